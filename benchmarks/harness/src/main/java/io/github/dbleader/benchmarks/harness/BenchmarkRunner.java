@@ -1,0 +1,149 @@
+package io.github.dbleader.benchmarks.harness;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Runs the whole benchmark and writes {@code RESULTS.md} and {@code results.svg}. Started
+ * by {@code benchmarks/run}, which builds the modules and their classpaths first.
+ *
+ * <p>Options: {@code --benchmarks DIR} (the benchmarks directory), {@code --output DIR}
+ * (default: the benchmarks directory), {@code --jdbc-url jdbc:mysql://HOST:PORT},
+ * {@code --user}, {@code --password}, {@code --trials N} (10), {@code --pause-trials N}
+ * (3), {@code --steady-seconds N} (30), {@code --seed N} (1), {@code --systems
+ * ours,shedlock,integration}, {@code --skip-jmh}, {@code --no-wait} (do not wait for a
+ * quiet machine), {@code --quick} (2 trials, 1 pause trial, 10 s steady state, no JMH, no
+ * wait, output under {@code target/quick}), {@code --command TEXT} (how the run was
+ * started, for the report), {@code --revision TEXT}.
+ */
+public final class BenchmarkRunner {
+
+	/** The 1-minute load average below which the machine counts as quiet. */
+	private static final double QUIET_LOAD = 1.5;
+
+	/** The longest wait for a quiet machine. */
+	private static final Duration QUIET_WAIT = Duration.ofMinutes(20);
+
+	private BenchmarkRunner() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		Instant startedAt = Instant.now();
+		long started = System.nanoTime();
+		Map<String, String> options = parse(args);
+		boolean quick = options.containsKey("quick");
+		Path benchmarks = Path.of(options.getOrDefault("benchmarks", "benchmarks")).toAbsolutePath().normalize();
+		Path output = Path.of(options.getOrDefault("output",
+				quick ? benchmarks.resolve("target/quick").toString() : benchmarks.toString()));
+		RunSettings settings = new RunSettings(benchmarks,
+				options.getOrDefault("jdbc-url", "jdbc:mysql://127.0.0.1:3306"), options.getOrDefault("user", "root"),
+				options.getOrDefault("password", ""), Duration.ofSeconds(3), Duration.ofMillis(500),
+				Duration.ofSeconds(1), Duration.ofMillis(100), 3,
+				Integer.parseInt(options.getOrDefault("trials", quick ? "2" : "10")),
+				Integer.parseInt(options.getOrDefault("pause-trials", quick ? "1" : "3")),
+				Duration.ofSeconds(Long.parseLong(options.getOrDefault("steady-seconds", quick ? "10" : "30"))),
+				Long.parseLong(options.getOrDefault("seed", "1")), !quick && !options.containsKey("skip-jmh"),
+				!quick && !options.containsKey("no-wait"));
+		List<SystemUnderTest> systems = new ArrayList<>();
+		for (String name : options.getOrDefault("systems", "ours,shedlock,integration").split(",")) {
+			systems.add(SystemUnderTest.valueOf(name.trim().toUpperCase()));
+		}
+		Duration waited = Duration.ZERO;
+		if (settings.waitForQuiet()) {
+			waited = Machine.awaitQuiet(QUIET_LOAD, QUIET_WAIT);
+		}
+		List<Double> loadBefore = Machine.loadAverages();
+		System.out.println("Load average before: " + loadBefore);
+		Path work = output.resolve("target/benchmark-run");
+		if (quick) {
+			work = output;
+		}
+		List<Microbenchmarks.Result> microbenchmarks = settings.microbenchmarks()
+				? Microbenchmarks.run(benchmarks, work.resolve("jmh")) : List.of();
+		List<SystemResults> results = new ArrayList<>();
+		Map<String, String> versions;
+		try (Database database = Database.prepare(settings)) {
+			versions = versions(benchmarks, database, options.get("revision"));
+			for (SystemUnderTest system : systems) {
+				System.out.println("== " + system.label());
+				results.add(new SystemBenchmark(system, settings, database, work.resolve("logs")).run());
+			}
+		}
+		List<Double> loadAfter = Machine.loadAverages();
+		System.out.println("Load average after: " + loadAfter);
+		RunRecord run = new RunRecord(settings, options.getOrDefault("command", "bash benchmarks/run"), startedAt,
+				Duration.ofNanos(System.nanoTime() - started), waited, loadBefore, loadAfter, versions,
+				microbenchmarks, results);
+		Files.createDirectories(output);
+		Files.writeString(output.resolve("results.svg"), Chart.svg(results, settings.lease().toMillis()),
+				StandardCharsets.UTF_8);
+		Files.writeString(output.resolve("RESULTS.md"), ResultsReport.markdown(run, "results.svg"),
+				StandardCharsets.UTF_8);
+		System.out.println("Wrote " + output.resolve("RESULTS.md") + " and " + output.resolve("results.svg"));
+	}
+
+	private static Map<String, String> parse(String[] args) {
+		Map<String, String> options = new LinkedHashMap<>();
+		for (int i = 0; i < args.length; i++) {
+			if (!args[i].startsWith("--")) {
+				throw new IllegalArgumentException("Unexpected argument '" + args[i] + "'");
+			}
+			String name = args[i].substring(2);
+			if (List.of("quick", "skip-jmh", "no-wait").contains(name)) {
+				options.put(name, "true");
+			}
+			else if (i + 1 < args.length) {
+				options.put(name, args[++i]);
+			}
+			else {
+				throw new IllegalArgumentException("Option --" + name + " needs a value");
+			}
+		}
+		return options;
+	}
+
+	/**
+	 * The versions that ran, read from the classpaths the applications ran with.
+	 */
+	private static Map<String, String> versions(Path benchmarks, Database database, String revision)
+			throws Exception {
+		String ours = Files.readString(benchmarks.resolve("app-ours/target/classpath.txt"));
+		String shedLock = Files.readString(benchmarks.resolve("app-shedlock/target/classpath.txt"));
+		String integration = Files.readString(benchmarks.resolve("app-integration/target/classpath.txt"));
+		String jmh = Files.readString(benchmarks.resolve("microbenchmarks/target/classpath.txt"));
+		Map<String, String> versions = new LinkedHashMap<>();
+		versions.put("this starter", jarVersion(ours, "leader-election-autoconfigure").orElse("?")
+				+ ((revision != null) ? " (commit " + revision + ")" : ""));
+		versions.put("Java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
+		versions.put("MariaDB", database.version());
+		versions.put("Spring Boot (every application)", jarVersion(ours, "spring-boot").orElse("?") + ", Spring Framework "
+				+ jarVersion(ours, "spring-core").orElse("?"));
+		versions.put("ShedLock", "shedlock-spring " + jarVersion(shedLock, "shedlock-spring").orElse("?")
+				+ ", shedlock-provider-jdbc-template " + jarVersion(shedLock, "shedlock-provider-jdbc-template").orElse("?")
+				+ " on Spring Boot " + jarVersion(shedLock, "spring-boot").orElse("?"));
+		versions.put("Spring Integration", "spring-integration-jdbc "
+				+ jarVersion(integration, "spring-integration-jdbc").orElse("?") + " on Spring Boot "
+				+ jarVersion(integration, "spring-boot").orElse("?") + " (Boot manages "
+				+ "7.1.1, which Maven Central does not serve here; 7.0.5 is the newest release that resolves)");
+		versions.put("JDBC driver", "MySQL Connector/J " + jarVersion(ours, "mysql-connector-j").orElse("?")
+				+ ", HikariCP " + jarVersion(ours, "HikariCP").orElse("?"));
+		versions.put("JMH", jarVersion(jmh, "jmh-core").orElse("?"));
+		return versions;
+	}
+
+	private static Optional<String> jarVersion(String classpath, String artifact) {
+		Matcher matcher = Pattern.compile("/" + Pattern.quote(artifact) + "-(\\d[^/]*?)\\.jar").matcher(classpath);
+		return matcher.find() ? Optional.of(matcher.group(1)) : Optional.empty();
+	}
+
+}

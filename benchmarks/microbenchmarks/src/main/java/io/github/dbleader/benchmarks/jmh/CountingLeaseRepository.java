@@ -1,0 +1,132 @@
+package io.github.dbleader.benchmarks.jmh;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.github.dbleader.election.Candidate;
+import io.github.dbleader.election.FencedCallback;
+import io.github.dbleader.election.LeaseRepository;
+import io.github.dbleader.election.LeaseState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link LeaseRepository} that counts every call before passing it on, apart by thread:
+ * calls from the election's own threads (the heartbeat) and calls from any other thread,
+ * such as the benchmark's. A leadership check that touched the database would show up in
+ * the second count.
+ */
+final class CountingLeaseRepository implements LeaseRepository {
+
+	private static final String ELECTION_THREAD_PREFIX = "leader-election-";
+
+	private final LeaseRepository delegate;
+
+	private final LongAdder electionThreadCalls = new LongAdder();
+
+	private final LongAdder otherThreadCalls = new LongAdder();
+
+	CountingLeaseRepository(LeaseRepository delegate) {
+		this.delegate = delegate;
+	}
+
+	/** @return calls made by the election's own threads */
+	long electionThreadCalls() {
+		return this.electionThreadCalls.sum();
+	}
+
+	/** @return calls made by any other thread */
+	long otherThreadCalls() {
+		return this.otherThreadCalls.sum();
+	}
+
+	private void count() {
+		if (Thread.currentThread().getName().startsWith(ELECTION_THREAD_PREFIX)) {
+			this.electionThreadCalls.increment();
+		}
+		else {
+			this.otherThreadCalls.increment();
+		}
+	}
+
+	@Override
+	public Optional<LeaseState> find(String election) {
+		count();
+		return this.delegate.find(election);
+	}
+
+	@Override
+	public boolean create(String election, String nodeId, Duration lease) {
+		count();
+		return this.delegate.create(election, nodeId, lease);
+	}
+
+	@Override
+	public boolean renew(String election, String nodeId, long term, Duration lease) {
+		count();
+		return this.delegate.renew(election, nodeId, term, lease);
+	}
+
+	@Override
+	public boolean takeOver(String election, String nodeId, long observedVersion, Duration lease) {
+		count();
+		return this.delegate.takeOver(election, nodeId, observedVersion, lease);
+	}
+
+	@Override
+	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
+		count();
+		return this.delegate.handOver(election, fromNodeId, term, toNodeId, lease);
+	}
+
+	@Override
+	public boolean yield(String election, String nodeId, long term) {
+		count();
+		return this.delegate.yield(election, nodeId, term);
+	}
+
+	@Override
+	public boolean reacquire(String election, String nodeId, long term, Duration lease) {
+		count();
+		return this.delegate.reacquire(election, nodeId, term, lease);
+	}
+
+	@Override
+	public boolean requestHandover(String election, String nodeId) {
+		count();
+		return this.delegate.requestHandover(election, nodeId);
+	}
+
+	@Override
+	public boolean requestReelection(String election) {
+		count();
+		return this.delegate.requestReelection(election);
+	}
+
+	@Override
+	public void heartbeat(String election, String nodeId) {
+		count();
+		this.delegate.heartbeat(election, nodeId);
+	}
+
+	@Override
+	public void removeCandidate(String election, String nodeId) {
+		count();
+		this.delegate.removeCandidate(election, nodeId);
+	}
+
+	@Override
+	public List<Candidate> liveCandidates(String election, Duration maxAge) {
+		count();
+		return this.delegate.liveCandidates(election, maxAge);
+	}
+
+	@Override
+	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
+			FencedCallback<T> callback) {
+		count();
+		return this.delegate.runFenced(election, nodeId, term, maxHoldTime, callback);
+	}
+
+}

@@ -1,0 +1,187 @@
+package io.github.dbleader.faults;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Sample processes competing in one election on the test database, each behind its own
+ * {@link FaultProxy}, plus a {@link LeaseMonitor}. Scenarios reuse the processes: before
+ * each one, {@link #awaitSteady(int)} heals every fault, replaces processes that are gone
+ * and waits for one leader that runs its job.
+ */
+final class Cluster implements AutoCloseable {
+
+	/** Longest wait for a process to start on a busy two-core machine. */
+	private static final Duration START_TIMEOUT = Duration.ofSeconds(120);
+
+	private final FaultDatabase database;
+
+	private final Path jar;
+
+	private final Path logDirectory;
+
+	private final LeaseMonitor monitor;
+
+	private final List<SampleNode> nodes = new CopyOnWriteArrayList<>();
+
+	private int started;
+
+	Cluster(FaultDatabase database) {
+		this.database = database;
+		this.jar = Path.of(System.getProperty("fault.sample-jar",
+				"../sample-app/target/sample-app-0.1.0-SNAPSHOT.jar"));
+		if (!Files.isRegularFile(this.jar)) {
+			throw new IllegalStateException("The sample's executable jar " + this.jar.toAbsolutePath()
+					+ " is missing: build it with ./mvnw -pl sample-app -am package -DskipTests");
+		}
+		this.logDirectory = Path.of(System.getProperty("fault.work-dir", "target/fault-runs"));
+		requireSameClock(database);
+		database.dropTables();
+		this.monitor = new LeaseMonitor(database);
+	}
+
+	/**
+	 * Some checks compare the time of a process's log line with a time of the database
+	 * clock, which is sound only when both read the same clock: the database must run on
+	 * this machine.
+	 */
+	private static void requireSameClock(FaultDatabase database) {
+		long offset = Long.MAX_VALUE;
+		for (int i = 0; i < 5; i++) {
+			long before = System.currentTimeMillis();
+			long databaseTime = database.now();
+			long after = System.currentTimeMillis();
+			long reading = databaseTime - (before + after) / 2;
+			offset = (Math.abs(reading) < Math.abs(offset)) ? reading : offset;
+		}
+		if (Math.abs(offset) > 20) {
+			throw new IllegalStateException("The database clock is " + offset + " ms off this machine's clock: the "
+					+ "fault tests compare the processes' log times with database times and need a database on this machine");
+		}
+	}
+
+	FaultDatabase database() {
+		return this.database;
+	}
+
+	LeaseMonitor monitor() {
+		return this.monitor;
+	}
+
+	/** @return every process started so far, alive or not, in order of start */
+	List<SampleNode> nodes() {
+		return List.copyOf(this.nodes);
+	}
+
+	/** @return the processes that run */
+	List<SampleNode> live() {
+		return this.nodes.stream().filter(SampleNode::isAlive).toList();
+	}
+
+	/**
+	 * The live processes other than one.
+	 * @param node the one to leave out
+	 * @return the others
+	 */
+	List<SampleNode> others(SampleNode node) {
+		return live().stream().filter((other) -> other != node).toList();
+	}
+
+	/**
+	 * Start processes in parallel and wait until each has started.
+	 * @param count how many
+	 */
+	void start(int count) {
+		List<SampleNode> starting = new ArrayList<>();
+		try {
+			for (int i = 0; i < count; i++) {
+				String id = "fault-" + (char) ('a' + this.started++);
+				SampleNode node = SampleNode.start(id, this.jar, this.database, this.logDirectory);
+				this.nodes.add(node);
+				starting.add(node);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		await("processes " + starting + " started").atMost(START_TIMEOUT)
+			.pollInterval(Duration.ofMillis(200))
+			.until(() -> starting.stream().allMatch(SampleNode::hasStarted));
+	}
+
+	/**
+	 * Heal every fault, keep at least {@code minimumNodes} processes running, and wait until
+	 * exactly one of them believes it leads, the lease names it and it runs its job.
+	 * @param minimumNodes processes that must run
+	 * @return the leader
+	 */
+	SampleNode awaitSteady(int minimumNodes) {
+		for (SampleNode node : this.nodes) {
+			node.proxy().heal();
+			if (node.isAlive() && node.isPaused()) {
+				node.resume();
+			}
+		}
+		int missing = minimumNodes - live().size();
+		if (missing > 0) {
+			start(missing);
+		}
+		SampleNode[] leader = new SampleNode[1];
+		await("one leader among " + live() + " that runs its job").atMost(Duration.ofSeconds(30))
+			.pollInterval(Duration.ofMillis(100))
+			.ignoreExceptions()
+			.until(() -> {
+				List<SampleNode> believers = believers();
+				if (believers.size() != 1) {
+					return false;
+				}
+				SampleNode candidate = believers.get(0);
+				Optional<LeaseMonitor.Sighting> lease = this.monitor.latest();
+				long now = this.database.now();
+				boolean leaseNamesIt = lease.isPresent() && candidate.id().equals(lease.get().leaderId())
+						&& lease.get().expiresAt() > now;
+				boolean runsJob = JobRuns.first(this.database, now - 1000, (run) -> run.nodeId().equals(candidate.id()))
+					.isPresent();
+				leader[0] = candidate;
+				return leaseNamesIt && runsJob;
+			});
+		return leader[0];
+	}
+
+	/**
+	 * Ask every live process whether it believes it leads (its gauge, no database access).
+	 * @return those that do
+	 */
+	List<SampleNode> believers() {
+		return live().stream().filter(SampleNode::believesItLeads).toList();
+	}
+
+	/** Stop every process (resuming paused ones first), the proxies and the monitor. */
+	@Override
+	public void close() {
+		RuntimeException failure = null;
+		for (SampleNode node : this.nodes) {
+			try {
+				node.close();
+			}
+			catch (RuntimeException ex) {
+				failure = ex;
+			}
+		}
+		this.monitor.close();
+		this.database.closeClock();
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+}

@@ -1,0 +1,171 @@
+package io.github.dbleader.faults;
+
+import java.net.InetSocketAddress;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The MySQL-protocol database the fault tests run against, given by
+ * {@code LEADER_ELECTION_TEST_MYSQL_URL}, {@code _USERNAME} and {@code _PASSWORD} (what CI
+ * exports), with the local defaults {@code jdbc:mysql://127.0.0.1:3306/test}, {@code root}
+ * and an empty password. An unreachable database fails the tests with a message that says
+ * what to set; it never skips them.
+ *
+ * <p>The tables are the suite's own ({@link #LEASE_TABLE}, {@link #CANDIDATE_TABLE},
+ * {@link #JOB_RUNS_TABLE}), so that other test runs on the same database are not disturbed.
+ */
+final class FaultDatabase {
+
+	static final String LEASE_TABLE = "fault_lease";
+
+	static final String CANDIDATE_TABLE = "fault_candidate";
+
+	static final String JOB_RUNS_TABLE = "fault_job_runs";
+
+	/** The election the sample's job runs under. */
+	static final String ELECTION = "default";
+
+	/** The database clock in epoch milliseconds, the expression the election itself uses. */
+	static final String NOW_MILLIS = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
+
+	private static final Pattern URL = Pattern.compile("jdbc:(mysql|mariadb)://([^/:?,]+)(?::(\\d+))?(.*)");
+
+	private final String url;
+
+	private final String username;
+
+	private final String password;
+
+	private final Matcher parsed;
+
+	/** Connection that reads the database clock; guarded by {@code this}. */
+	private Connection clock;
+
+	private FaultDatabase(String url, String username, String password) {
+		this.url = url;
+		this.username = username;
+		this.password = password;
+		this.parsed = URL.matcher(url);
+		if (!this.parsed.matches()) {
+			throw new IllegalStateException("LEADER_ELECTION_TEST_MYSQL_URL '" + url
+					+ "' is not a single-host jdbc:mysql:// URL; the fault tests put a proxy in front of that host");
+		}
+	}
+
+	/**
+	 * The database from the environment, checked to be reachable.
+	 * @return the database
+	 * @throws IllegalStateException if it cannot be reached
+	 */
+	static FaultDatabase fromEnvironment() {
+		FaultDatabase database = new FaultDatabase(env("URL", "jdbc:mysql://127.0.0.1:3306/test"),
+				env("USERNAME", "root"), env("PASSWORD", ""));
+		try (Connection connection = database.connect()) {
+			connection.isValid(2);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("The fault tests need a MySQL or MariaDB server at " + database.url
+					+ " (user '" + database.username + "'). Start one, or set LEADER_ELECTION_TEST_MYSQL_URL, "
+					+ "LEADER_ELECTION_TEST_MYSQL_USERNAME and LEADER_ELECTION_TEST_MYSQL_PASSWORD: " + ex, ex);
+		}
+		return database;
+	}
+
+	private static String env(String suffix, String defaultValue) {
+		String value = System.getenv("LEADER_ELECTION_TEST_MYSQL_" + suffix);
+		return (value != null) ? value : defaultValue;
+	}
+
+	String url() {
+		return this.url;
+	}
+
+	String username() {
+		return this.username;
+	}
+
+	String password() {
+		return this.password;
+	}
+
+	/** @return host and port of the database server, where a proxy forwards to */
+	InetSocketAddress address() {
+		String port = this.parsed.group(3);
+		return new InetSocketAddress(this.parsed.group(2), (port != null) ? Integer.parseInt(port) : 3306);
+	}
+
+	/**
+	 * The JDBC URL with the server replaced by a local port, e.g. a proxy's.
+	 * @param port the port on 127.0.0.1
+	 * @return the URL
+	 */
+	String urlThrough(int port) {
+		return "jdbc:" + this.parsed.group(1) + "://127.0.0.1:" + port + this.parsed.group(4);
+	}
+
+	/**
+	 * A direct connection (no proxy) whose reads give up after five seconds.
+	 * @return the connection; close it
+	 * @throws SQLException if the database cannot be reached
+	 */
+	Connection connect() throws SQLException {
+		Properties properties = new Properties();
+		properties.setProperty("user", this.username);
+		properties.setProperty("password", this.password);
+		properties.setProperty("connectTimeout", "5000");
+		properties.setProperty("socketTimeout", "5000");
+		return DriverManager.getConnection(this.url, properties);
+	}
+
+	/** Drop the suite's tables; the sample processes create them again at start-up. */
+	void dropTables() {
+		try (Connection connection = connect(); Statement statement = connection.createStatement()) {
+			for (String table : new String[] { LEASE_TABLE, CANDIDATE_TABLE, JOB_RUNS_TABLE }) {
+				statement.execute("DROP TABLE IF EXISTS " + table);
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not drop the fault tests' tables", ex);
+		}
+	}
+
+	/**
+	 * Read the database clock.
+	 * @return epoch milliseconds, UTC
+	 */
+	synchronized long now() {
+		try {
+			if (this.clock == null || this.clock.isClosed()) {
+				this.clock = connect();
+			}
+			try (Statement statement = this.clock.createStatement();
+					ResultSet result = statement.executeQuery("SELECT " + NOW_MILLIS)) {
+				result.next();
+				return result.getLong(1);
+			}
+		}
+		catch (SQLException ex) {
+			closeClock();
+			throw new IllegalStateException("Could not read the database clock", ex);
+		}
+	}
+
+	synchronized void closeClock() {
+		if (this.clock != null) {
+			try {
+				this.clock.close();
+			}
+			catch (SQLException ex) {
+				// Closing anyway.
+			}
+			this.clock = null;
+		}
+	}
+
+}

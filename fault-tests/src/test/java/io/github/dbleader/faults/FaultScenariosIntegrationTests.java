@@ -1,0 +1,623 @@
+package io.github.dbleader.faults;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import tools.jackson.databind.JsonNode;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Proves the election's safety and failover bounds under faults, with three processes of
+ * the sample application competing in one election on the real MySQL-protocol database
+ * (lease L = 3 s, renew interval R = 500 ms, guard G = L/5, statement timeout R/2), each
+ * recording a fenced {@code fault_job_runs} row per job run every 100 ms. Each scenario
+ * injects one fault (signals to a process, or a fault of its {@link FaultProxy}) and then
+ * checks from the database, the processes' logs and their actuator endpoints:
+ * <ul>
+ * <li>no two holders' fenced runs overlap and no run of a stale term commits (I4, I5);
+ * <li>no exception reaches application code (I7);
+ * <li>the failover or recovery time against a bound derived from L, R and G;
+ * <li>what the fault specifically threatens (belief bounded by the local clock (I2), no
+ * leadership from an unacknowledged statement (I3), separate pool (I8), release on
+ * shutdown (I10), forced operations (I6)).
+ * </ul>
+ * The processes are reused across scenarios; each scenario starts from a healed, steady
+ * cluster with one leader. The results go to {@code target/fault-report.md}.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class FaultScenariosIntegrationTests {
+
+	private static final long L = SampleNode.LEASE.toMillis();
+
+	private static final long R = SampleNode.RENEW.toMillis();
+
+	private static final long G = SampleNode.GUARD.toMillis();
+
+	/** Slack for the job's first run after a change of leader: job interval, round trips, scheduling. */
+	private static final long SLACK = 1000;
+
+	/** How much longer than a bound a wait goes on, so that a miss is measured rather than only reported. */
+	private static final Duration OBSERVE_BEYOND_BOUND = Duration.ofSeconds(5);
+
+	private static FaultDatabase database;
+
+	private static Cluster cluster;
+
+	@BeforeAll
+	static void startCluster() {
+		database = FaultDatabase.fromEnvironment();
+		cluster = new Cluster(database);
+		cluster.start(3);
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		if (cluster != null) {
+			cluster.close();
+		}
+	}
+
+	/**
+	 * 9. A pause shorter than the guard allows (1 s, well under L − G − R = 1.9 s: the last
+	 * renewal was at most R before the pause, so the belief has at least 0.9 s left when the
+	 * process resumes) changes nothing.
+	 */
+	@Test
+	@Order(1)
+	void shortPauseOfTheLeaderChangesNothing() throws Exception {
+		scenario("9. short SIGSTOP of the leader (1 s)", 3, (scenario, leader) -> {
+			double transitionsBefore = sumOfTransitions();
+			long term = currentTerm();
+			leader.pause();
+			sleep(Duration.ofSeconds(1)); // the pause itself
+			long resumedAt = database.now();
+			leader.resume();
+			await("a renewal by " + leader.id() + " after it resumed").atMost(Duration.ofMillis(2 * R + SLACK))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> renewedBy(leader, resumedAt));
+			assertThat(termsSince(scenario)).as("no change of leader after a short pause: terms seen")
+				.extracting(LeaseMonitor.Sighting::term)
+				.containsOnly(term);
+			assertThat(leader.believesItLeads()).as("the paused leader still leads after it resumed").isTrue();
+			assertThat(sumOfTransitions()).as("no transition counted (leader.election.transitions of every node)")
+				.isEqualTo(transitionsBefore);
+			scenario.detail("lease renewed " + (renewalTimeAfter(leader, resumedAt) - resumedAt)
+					+ " ms after SIGCONT, same term " + term);
+		});
+	}
+
+	/**
+	 * 7a. Replies on the leader's link 30 ms late, for longer than a lease. Below the
+	 * statement timeout (250 ms) for everything a renewal may wait for: its own round trip,
+	 * and the node's own fenced job transaction, whose share lock on the lease row the
+	 * renewal waits for (about six round trips and the 20 ms job: about 200 ms). No change
+	 * of leader, no transition.
+	 */
+	@Test
+	@Order(2)
+	void slightlySlowDatabaseOnTheLeadersLinkChangesNothing() throws Exception {
+		scenario("7a. leader's link slow, below the statement timeout (replies 30 ms late)", 3,
+				(scenario, leader) -> {
+					SlowLink result = slowLink(scenario, leader, Duration.ofMillis(30));
+					assertThat(result.revocations()).as("the leader keeps believing with replies 30 ms late").isEmpty();
+					assertThat(result.terms()).as("no change of leader with replies 30 ms late: terms seen")
+						.containsOnly(result.term());
+					assertThat(result.transitions()).as("no transition with replies 30 ms late").isZero();
+				});
+	}
+
+	/**
+	 * 7b. Replies on the leader's link 100 ms late, for longer than a lease: a renewal alone
+	 * stays below the statement timeout, but the node's own fenced job transaction (about six
+	 * round trips) now holds the share lock on the lease row for longer than the statement
+	 * timeout, and the renewal has to wait for it. Checked here: safety (whoever takes over
+	 * does so only after the leader stopped believing, no overlap, no stale write). Whether
+	 * the leader kept its lease is measured and reported, not asserted: with such a link it
+	 * loses it (see the report's details), because its own fenced transactions starve its
+	 * renewals.
+	 */
+	@Test
+	@Order(3)
+	void slowDatabaseOnTheLeadersLinkStarvesRenewalsBehindTheFence() throws Exception {
+		scenario("7b. leader's link slow, fenced transaction longer than the statement timeout (replies 100 ms late)",
+				3, (scenario, leader) -> {
+					SlowLink result = slowLink(scenario, leader, Duration.ofMillis(100));
+					assertStepsDownBeforeTakeOver(leader, result.revocations(), result.term(), scenario.startedAt());
+					scenario.detail((result.revocations().isEmpty() ? "leader kept its lease"
+							: "FINDING: leader lost its belief (" + result.revocations().get(0).reason()
+									+ ") although each renewal alone stays below the statement timeout: its "
+									+ "renewals waited for the share lock of its own fenced job transactions")
+							+ "; terms seen " + result.terms());
+				});
+	}
+
+	/**
+	 * 7c. Replies on the leader's link 500 ms late (twice the statement timeout): every
+	 * statement of the leader times out, so it stops believing at L − G after its last
+	 * acknowledged renewal, before any other node may take over (which needs the lease
+	 * expired at the database and a whole lease unchanged on its own clock).
+	 */
+	@Test
+	@Order(4)
+	void slowDatabaseOnTheLeadersLinkAboveTheStatementTimeout() throws Exception {
+		scenario("7c. leader's link slow, above the statement timeout (replies 500 ms late)", 3, (scenario, leader) -> {
+			long term = currentTerm();
+			long marksFrom = leader.log().mark();
+			long slowFrom = database.now();
+			leader.proxy().setReplyLatency(Duration.ofMillis(2 * SampleNode.STATEMENT_TIMEOUT.toMillis()));
+			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
+			scenario.failover("stepped down after replies became 500 ms late", revoked.atMillis() - slowFrom,
+					L - G + R);
+			// Let the fault last two leases: long enough for a take-over, if any node may take over.
+			sleep(Duration.ofMillis(Math.max(0, slowFrom + 2 * L - database.now())));
+			leader.proxy().setReplyLatency(Duration.ZERO);
+			List<LeaseMonitor.Sighting> newTerms = assertStepsDownBeforeTakeOver(leader, List.of(revoked), term,
+					slowFrom);
+			assertThat(revoked.atMillis() - slowFrom).as("I2 belief ends within L - G + R of the first late reply")
+				.isLessThanOrEqualTo(L - G + R);
+			scenario.detail(leader.id() + " revoked (" + revoked.reason() + ") " + (revoked.atMillis() - slowFrom)
+					+ " ms after the link slowed; "
+					+ (newTerms.isEmpty() ? "no take-over during the " + 2 * L + " ms of slowness"
+							: "taken over by " + newTerms.get(0).leaderId() + " "
+									+ (newTerms.get(0).acquiredAt() - revoked.atMillis()) + " ms after it stepped down"));
+		});
+	}
+
+	/**
+	 * Slow the leader's replies for L + R, then heal.
+	 * @return what happened meanwhile
+	 */
+	private SlowLink slowLink(Scenario scenario, SampleNode leader, Duration latency) throws InterruptedException {
+		long term = currentTerm();
+		double transitionsBefore = sumOfTransitions();
+		long marksFrom = leader.log().mark();
+		long slowFrom = database.now();
+		leader.proxy().setReplyLatency(latency);
+		sleep(Duration.ofMillis(L + R)); // longer than a lease: a failing leader would have been replaced
+		leader.proxy().setReplyLatency(Duration.ZERO);
+		long slowUntil = database.now();
+		List<LeaseMonitor.Sighting> sightings = cluster.monitor().since(slowFrom);
+		long renewals = sightings.stream()
+			.filter((sighting) -> leader.id().equals(sighting.leaderId()) && sighting.renewedAt() > slowFrom)
+			.count();
+		List<NodeLog.Transition> revocations = leader.log()
+			.transitions(marksFrom)
+			.stream()
+			.filter((transition) -> !transition.granted())
+			.toList();
+		long renewalTimeouts = leader.log()
+			.stackTraces(marksFrom)
+			.stream()
+			.filter(NodeLog.StackTrace::isElectionPoolBrokenConnection)
+			.count();
+		double transitions = sumOfTransitions() - transitionsBefore;
+		scenario.detail("replies " + latency.toMillis() + " ms late for " + (slowUntil - slowFrom) + " ms: " + renewals
+				+ " renewals, " + renewalTimeouts + " election statements timed out, " + revocations.size()
+				+ " revocations");
+		return new SlowLink(term, sightings.stream().map(LeaseMonitor.Sighting::term).distinct().toList(), revocations,
+				transitions);
+	}
+
+	/**
+	 * Check that every term taken by another node after a time began after the leader
+	 * stopped believing.
+	 * @return the new terms
+	 */
+	private List<LeaseMonitor.Sighting> assertStepsDownBeforeTakeOver(SampleNode leader,
+			List<NodeLog.Transition> revocations, long term, long fromDbMillis) {
+		List<LeaseMonitor.Sighting> newTerms = cluster.monitor()
+			.terms()
+			.stream()
+			.filter((sighting) -> sighting.term() > term && sighting.seenAt() >= fromDbMillis)
+			.toList();
+		for (LeaseMonitor.Sighting taken : newTerms) {
+			assertThat(revocations).as("I2 the slow leader %s stepped down before %s took over with term %d",
+					leader.id(), taken.leaderId(), taken.term())
+				.anyMatch((revoked) -> revoked.term() == term && revoked.atMillis() < taken.acquiredAt());
+		}
+		return newTerms;
+	}
+
+	/**
+	 * What happened while a leader's link was slow.
+	 *
+	 * @param term the leader's term before
+	 * @param terms every term seen meanwhile
+	 * @param revocations the leader's revocations meanwhile
+	 * @param transitions transitions counted by all nodes meanwhile
+	 */
+	private record SlowLink(long term, List<Long> terms, List<NodeLog.Transition> revocations, double transitions) {
+	}
+
+	/**
+	 * 8. Ambiguous commits: the leader's renewals reach the database and commit there, but
+	 * their replies are lost. The node must not count itself leader on such a statement: it
+	 * stops believing before the lease of its last acknowledged renewal expires, while the
+	 * database still shows its lease renewed by the unacknowledged statements.
+	 */
+	@Test
+	@Order(5)
+	void lostReplyOfARenewalDoesNotExtendTheBelief() throws Exception {
+		scenario("8. ambiguous commit: renewal replies lost", 3, (scenario, leader) -> {
+			long marksFrom = leader.log().mark();
+			long lossFrom = database.now();
+			leader.proxy().loseRepliesTo("SET renewed_at");
+			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
+			long firstLoss = leader.proxy().firstLossMillis();
+			int lost = leader.proxy().lostReplies();
+			List<LeaseMonitor.Sighting> sightings = cluster.monitor().since(lossFrom - 2 * R);
+			long lastAcknowledged = sightings.stream()
+				.filter((sighting) -> leader.id().equals(sighting.leaderId()) && sighting.renewedAt() < firstLoss)
+				.mapToLong(LeaseMonitor.Sighting::renewedAt)
+				.max()
+				.orElseThrow();
+			long unacknowledgedExpiry = sightings.stream()
+				.filter((sighting) -> leader.id().equals(sighting.leaderId()) && sighting.renewedAt() >= firstLoss)
+				.mapToLong(LeaseMonitor.Sighting::expiresAt)
+				.max()
+				.orElse(0);
+			leader.proxy().stopLosingReplies();
+			assertThat(lost).as("the proxy lost the reply of at least one renewal").isPositive();
+			assertThat(unacknowledgedExpiry)
+				.as("the renewals whose replies were lost committed at the database (ambiguous commits)")
+				.isPositive();
+			assertThat(revoked.atMillis())
+				.as("I3 belief never comes from an unacknowledged renewal: %s stops believing before the lease "
+						+ "of its last acknowledged renewal (%d) expires", leader.id(), lastAcknowledged)
+				.isLessThan(lastAcknowledged + L);
+			assertThat(revoked.atMillis())
+				.as("I3 the database still held %s's lease, renewed by the lost statements, when it stopped believing",
+						leader.id())
+				.isLessThan(unacknowledgedExpiry);
+			long healedAt = database.now();
+			long recovered = awaitExactlyOneBeliever(Duration.ofMillis(2 * R + SLACK)) - healedAt;
+			scenario.failover("one leader again after replies flow", recovered, 2 * R + SLACK);
+			scenario.detail(lost + " renewal replies lost; stepped down " + (revoked.atMillis() - lastAcknowledged)
+					+ " ms after the last acknowledged renewal while the database lease ran to +"
+					+ (unacknowledgedExpiry - revoked.atMillis()) + " ms (" + revoked.reason() + ")");
+		});
+	}
+
+	/**
+	 * 10. Business load holds every connection of the leader's application pool (pool of 2,
+	 * two {@code SELECT SLEEP(6)}) for two leases: the election renews on its own pool
+	 * (I8), so the leader keeps its lease; its job waits for a connection meanwhile.
+	 */
+	@Test
+	@Order(6)
+	void exhaustedApplicationPoolDoesNotStopRenewals() throws Exception {
+		scenario("10. application pool exhausted on the leader", 3, (scenario, leader) -> {
+			long term = currentTerm();
+			double transitionsBefore = sumOfTransitions();
+			int seconds = (int) (2 * L / 1000);
+			long heldFrom = database.now();
+			leader.holdApplicationConnections(SampleNode.POOL_SIZE, seconds);
+			await("the application pool of " + leader.id() + " exhausted").atMost(Duration.ofSeconds(2))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> leader.meter("hikaricp.connections.active") == SampleNode.POOL_SIZE
+						&& leader.meter("hikaricp.connections.pending") >= 1);
+			sleep(Duration.ofMillis(Math.max(0, heldFrom + seconds * 1000L - database.now()))); // the load lasts
+			long heldUntil = heldFrom + seconds * 1000L;
+			long renewals = cluster.monitor()
+				.since(heldFrom)
+				.stream()
+				.filter((sighting) -> leader.id().equals(sighting.leaderId()) && sighting.renewedAt() > heldFrom
+						&& sighting.renewedAt() < heldUntil)
+				.count();
+			long runsWhileHeld = JobRuns.since(database, heldFrom)
+				.stream()
+				.filter((run) -> run.startedAt() > heldFrom + 1000 && run.finishedAt() < heldUntil - 500)
+				.count();
+			assertThat(runsWhileHeld).as("the hook exhausted the pool: no job run while it was held").isZero();
+			assertThat(termsSince(scenario)).as("I8 the leader keeps its lease while its application pool is exhausted")
+				.extracting(LeaseMonitor.Sighting::term)
+				.containsOnly(term);
+			assertThat(renewals).as("I8 renewals go on while the application pool is exhausted")
+				.isGreaterThanOrEqualTo((seconds * 1000L) / R - 2);
+			assertThat(sumOfTransitions()).as("no transition while the application pool is exhausted")
+				.isEqualTo(transitionsBefore);
+			JobRuns.Run resumed = awaitFirstRun("a job run of " + leader.id() + " after the load", heldUntil,
+					(run) -> run.nodeId().equals(leader.id()), Duration.ofMillis(SLACK));
+			scenario.detail(renewals + " renewals in " + seconds + " s with the pool held, job resumed "
+					+ (resumed.startedAt() - heldUntil) + " ms after");
+		});
+	}
+
+	/**
+	 * 4. Forced hand-over ({@code POST /actuator/leader/default} naming a follower) and
+	 * forced re-election ({@code DELETE}): each done within two renew intervals (the
+	 * leader acts at its next renewal, the successor at its next heartbeat) plus the slack
+	 * for the successor's first job run; never two writers (I6).
+	 */
+	@Test
+	@Order(7)
+	void forcedHandOverAndReelection() throws Exception {
+		scenario("4. forced hand-over (POST) and re-election (DELETE)", 3, (scenario, leader) -> {
+			SampleNode target = cluster.others(leader).get(0);
+			long requestedAt = database.now();
+			target.forceLeader(target.id());
+			awaitFailover(scenario, "I6 a forced hand-over takes at most about 2 R", "hand-over", requestedAt,
+					(run) -> run.nodeId().equals(target.id()), 2 * R + SLACK);
+			assertThat(scenario.transitions(leader)).as("the old leader logs the hand-over")
+				.anyMatch((transition) -> !transition.granted() && transition.reason().equals("HANDED_OVER"));
+
+			long deletedAt = database.now();
+			target.forceReelection();
+			awaitFailover(scenario, "I6 a forced re-election takes at most about 2 R", "re-election", deletedAt,
+					(run) -> !run.nodeId().equals(target.id()), 2 * R + SLACK);
+		});
+	}
+
+	/**
+	 * 2. The leader frozen (SIGSTOP) for two leases, frozen inside a fenced transaction: the
+	 * proxy stops it the moment its fence (the share lock on the lease row) reached the
+	 * database. A follower takes over as from a dead leader: the server drops the frozen
+	 * session after the fence's session timeout (the lease, rounded up to seconds), which
+	 * rolls it back and frees the lock (I5), so the take-over comes within L + R + 1 s.
+	 * After SIGCONT the resumed node's belief has already ended by its monotonic clock (I2):
+	 * it commits nothing with its stale term, reports the revocation and becomes a follower.
+	 */
+	@Test
+	@Order(8)
+	void leaderPausedLongerThanTheLeaseResumesAsFollower() throws Exception {
+		scenario("2. SIGSTOP of the leader inside a fenced transaction for 2 L, then SIGCONT", 3, (scenario, leader) -> {
+			long staleTerm = currentTerm();
+			double revokedBefore = leader.transitions("revoked");
+			AtomicLong pausedAt = new AtomicLong();
+			leader.proxy().onStatement("LOCK IN SHARE MODE", () -> {
+				leader.pause();
+				pausedAt.set(database.now());
+			});
+			await("the leader frozen right after its fence reached the database").atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> pausedAt.get() != 0);
+			awaitFailover(scenario, "I5 a leader frozen inside a fenced transaction is replaced within L + R + 1 s",
+					"take-over from the frozen leader", pausedAt.get(), (run) -> !run.nodeId().equals(leader.id()),
+					L + R + SLACK);
+			sleep(Duration.ofMillis(Math.max(0, pausedAt.get() + 2 * L - database.now()))); // the rest of the pause
+			long resumedAt = database.now();
+			long marksFrom = leader.log().mark();
+			leader.resume();
+			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(R + SLACK));
+			assertThat(revoked.term()).as("the resumed node revokes its stale term").isEqualTo(staleTerm);
+			await("the resumed node reports it is a follower").atMost(Duration.ofMillis(2 * R + SLACK))
+				.pollInterval(Duration.ofMillis(50))
+				.ignoreExceptions()
+				.until(() -> {
+					JsonNode election = leader.election();
+					return !election.path("thisNodeLeads").asBoolean()
+							&& !leader.id().equals(election.path("leader").asString(""));
+				});
+			assertThat(leader.transitions("revoked")).as("the resumed node counts the revocation")
+				.isEqualTo(revokedBefore + 1);
+			sleep(Duration.ofMillis(2 * R)); // a resumed node that kept writing would show it now
+			List<JobRuns.Run> late = JobRuns.since(database, pausedAt.get())
+				.stream()
+				.filter((run) -> run.nodeId().equals(leader.id()) && run.term() == staleTerm)
+				.toList();
+			assertThat(late).as("I5 no fenced write of the stale term %d after the leader froze", staleTerm)
+				.isEmpty();
+			scenario.detail(leader.id() + " frozen inside its fenced transaction; revoked term " + staleTerm + " ("
+					+ revoked.reason() + ") " + (revoked.atMillis() - resumedAt) + " ms after SIGCONT");
+		});
+	}
+
+	/**
+	 * 3. The database unreachable from every node for L + 2 s: all proxies are cut the
+	 * moment the leader's fence reached the database, so the leader is inside a fenced
+	 * transaction, and connections hang without an error. Every node stops believing before
+	 * the lease could expire at the database (belief ends at L − G after the last
+	 * acknowledged renewal, the lease at L after it); after the network is restored exactly
+	 * one leader within 2 R plus 1 s for reconnecting, and the job runs again; nothing
+	 * reaches application code, not even the broken fenced transaction.
+	 */
+	@Test
+	@Order(9)
+	void databaseUnreachableForLongerThanTheLease() throws Exception {
+		scenario("3. database unreachable for L + 2 s, cut inside a fenced transaction", 3, (scenario, leader) -> {
+			List<SampleNode> nodes = cluster.live();
+			long marksFrom = leader.log().mark();
+			AtomicLong cutAt = new AtomicLong();
+			leader.proxy().onStatement("LOCK IN SHARE MODE", () -> {
+				nodes.forEach((node) -> node.proxy().cut());
+				cutAt.set(database.now());
+			});
+			await("the network cut right after the leader's fence reached the database")
+				.atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> cutAt.get() != 0);
+			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
+			LeaseMonitor.Sighting lastLease = cluster.monitor().latest().orElseThrow();
+			sleep(Duration.ofMillis(Math.max(0, cutAt.get() + L + 2000 - database.now()))); // the outage lasts
+			List<SampleNode> believersDuringCut = cluster.believers();
+			long restoredAt = database.now();
+			nodes.forEach((node) -> node.proxy().restore());
+			long recovered = awaitExactlyOneBeliever(Duration.ofMillis(2 * R + SLACK)) - restoredAt;
+			scenario.failover("one leader after the network is restored", recovered, 2 * R + SLACK);
+			JobRuns.Run first = awaitFirstRun("a job run after the network is restored", restoredAt, (run) -> true,
+					Duration.ofMillis(2 * R + SLACK));
+			scenario.failover("first job run after the restore", first.startedAt() - restoredAt, 2 * R + SLACK);
+			assertThat(revoked.atMillis())
+				.as("I2 the leader stops believing before its lease could expire at the database (%d)",
+						lastLease.expiresAt())
+				.isLessThan(lastLease.expiresAt());
+			assertThat(believersDuringCut).as("I2 no node believes it leads while the database is unreachable")
+				.isEmpty();
+			for (SampleNode node : nodes) {
+				assertThat(scenario.transitions(node))
+					.as("I3 no node is granted leadership while the database is unreachable")
+					.noneMatch((transition) -> transition.granted() && transition.atMillis() < restoredAt);
+			}
+			assertThat(recovered).as("exactly one leader within 2 R (+1 s for reconnecting) after the restore")
+				.isLessThanOrEqualTo(2 * R + SLACK);
+			scenario.detail(leader.id() + " stopped believing " + (lastLease.expiresAt() - revoked.atMillis())
+					+ " ms before its lease expired at the database (" + revoked.reason() + ")");
+		});
+	}
+
+	/** 1. {@code kill -9} of the leader: a new leader's first job run within L + R + 1 s. */
+	@Test
+	@Order(10)
+	void killedLeaderIsReplacedWithinLeasePlusRenewInterval() throws Exception {
+		scenario("1. kill -9 of the leader", 3, (scenario, leader) -> {
+			long killedAt = database.now();
+			leader.kill();
+			awaitFailover(scenario, "a killed leader is replaced within L + R + 1 s", "first run of a successor",
+					killedAt, (run) -> !run.nodeId().equals(leader.id()), L + R + SLACK);
+		});
+	}
+
+	/**
+	 * 5. SIGTERM of the leader: it releases the lease on shutdown (I10), so a successor's
+	 * first run comes within R + 1 s instead of a lease.
+	 */
+	@Test
+	@Order(11)
+	void gracefulShutdownHandsOverWithinARenewInterval() throws Exception {
+		scenario("5. SIGTERM of the leader", 2, (scenario, leader) -> {
+			long terminatedAt = database.now();
+			leader.terminate();
+			awaitFailover(scenario, "I10 a successor runs within R + 1 s of SIGTERM", "first run of a successor",
+					terminatedAt, (run) -> !run.nodeId().equals(leader.id()), R + SLACK);
+			assertThat(leader.log().contains("released leadership of term"))
+				.as("I10 the leader released its lease on shutdown")
+				.isTrue();
+		});
+	}
+
+	private void scenario(String title, int minimumNodes, ScenarioBody body) throws Exception {
+		SampleNode leader = cluster.awaitSteady(minimumNodes);
+		Scenario scenario = new Scenario(title, cluster);
+		Throwable failure = null;
+		try {
+			body.run(scenario, leader);
+			scenario.verifyCommonProperties();
+		}
+		catch (Throwable ex) {
+			failure = ex;
+			try {
+				scenario.verifyCommonProperties();
+			}
+			catch (Throwable alsoFailed) {
+				ex.addSuppressed(alsoFailed);
+			}
+			throw ex;
+		}
+		finally {
+			FaultReport.add(scenario.entry(failure));
+		}
+	}
+
+	/**
+	 * Wait for the first job run that shows a new leader at work, record the time it took
+	 * and check it against its bound.
+	 * @param property the property the bound expresses, for the failure message
+	 * @param what what is measured, for the report
+	 * @param fromDbMillis database time of the fault or request
+	 * @param which which runs count
+	 * @param boundMillis the bound
+	 */
+	private void awaitFailover(Scenario scenario, String property, String what, long fromDbMillis,
+			Predicate<JobRuns.Run> which, long boundMillis) {
+		JobRuns.Run first = awaitFirstRun(what, fromDbMillis, which, Duration.ofMillis(boundMillis));
+		scenario.failover(what + " (" + first.nodeId() + ")", first.startedAt() - fromDbMillis, boundMillis);
+		assertThat(first.startedAt() - fromDbMillis).as(property).isLessThanOrEqualTo(boundMillis);
+	}
+
+	private JobRuns.Run awaitFirstRun(String what, long fromDbMillis, Predicate<JobRuns.Run> which, Duration bound) {
+		JobRuns.Run[] found = new JobRuns.Run[1];
+		await(what).atMost(bound.plus(OBSERVE_BEYOND_BOUND)).pollInterval(Duration.ofMillis(50)).until(() -> {
+			Optional<JobRuns.Run> run = JobRuns.first(database, fromDbMillis, which);
+			run.ifPresent((value) -> found[0] = value);
+			return run.isPresent();
+		});
+		return found[0];
+	}
+
+	private NodeLog.Transition awaitRevocation(SampleNode node, long logMark, Duration bound) {
+		NodeLog.Transition[] found = new NodeLog.Transition[1];
+		await(node.id() + " logs the end of its leadership").atMost(bound.plus(OBSERVE_BEYOND_BOUND))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> {
+				Optional<NodeLog.Transition> revoked = node.log()
+					.transitions(logMark)
+					.stream()
+					.filter((transition) -> !transition.granted())
+					.findFirst();
+				revoked.ifPresent((value) -> found[0] = value);
+				return revoked.isPresent();
+			});
+		return found[0];
+	}
+
+	/**
+	 * Wait until exactly one live node believes it leads.
+	 * @param bound how long it may take
+	 * @return database time when that was first seen
+	 */
+	private long awaitExactlyOneBeliever(Duration bound) {
+		long[] seenAt = new long[1];
+		await("exactly one node believes it leads").atMost(bound.plus(OBSERVE_BEYOND_BOUND))
+			.pollInterval(Duration.ofMillis(50))
+			.ignoreExceptions()
+			.until(() -> {
+				if (cluster.believers().size() == 1) {
+					seenAt[0] = database.now();
+					return true;
+				}
+				return false;
+			});
+		return seenAt[0];
+	}
+
+	private static double sumOfTransitions() {
+		return cluster.live().stream().mapToDouble(SampleNode::transitions).sum();
+	}
+
+	private static long currentTerm() {
+		return cluster.monitor().latest().orElseThrow().term();
+	}
+
+	/** @return every version of the lease seen since the scenario began, with its term */
+	private static List<LeaseMonitor.Sighting> termsSince(Scenario scenario) {
+		return cluster.monitor().since(scenario.startedAt());
+	}
+
+	private static boolean renewedBy(SampleNode node, long afterDbMillis) {
+		return renewalTimeAfter(node, afterDbMillis) > 0;
+	}
+
+	private static long renewalTimeAfter(SampleNode node, long afterDbMillis) {
+		return cluster.monitor()
+			.since(afterDbMillis - 2 * R)
+			.stream()
+			.filter((sighting) -> node.id().equals(sighting.leaderId()) && sighting.renewedAt() > afterDbMillis)
+			.mapToLong(LeaseMonitor.Sighting::renewedAt)
+			.min()
+			.orElse(0);
+	}
+
+	/** Let real time pass: the fault lasts this long. */
+	private static void sleep(Duration duration) throws InterruptedException {
+		Thread.sleep(duration.toMillis());
+	}
+
+	@FunctionalInterface
+	private interface ScenarioBody {
+
+		void run(Scenario scenario, SampleNode leader) throws Exception;
+
+	}
+
+}

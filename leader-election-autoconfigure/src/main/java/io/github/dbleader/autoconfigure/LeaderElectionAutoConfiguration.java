@@ -1,0 +1,117 @@
+package io.github.dbleader.autoconfigure;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.ElectionSettings;
+import io.github.dbleader.election.LeadershipListener;
+import io.github.dbleader.election.LeaseRepository;
+import io.github.dbleader.election.event.ApplicationEventLeadershipListener;
+import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.context.ApplicationEventPublisher;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
+ * for leader election on the application's single {@code DataSource}: the lease schema,
+ * the {@link LeaseRepository}, the {@link ElectionService} to inject, and the lifecycle
+ * that starts the service late and stops it (releasing leases) before the
+ * {@code DataSource} closes.
+ */
+@AutoConfiguration(after = { DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+		DataSourceTransactionManagerAutoConfiguration.class })
+@ConditionalOnClass({ DataSource.class, JdbcTemplate.class, DataSourceScriptDatabaseInitializer.class })
+@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LeaderElectionProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
+public final class LeaderElectionAutoConfiguration {
+
+	@Bean
+	ElectionConnectionPool leaderElectionConnectionPool(DataSource dataSource, LeaderElectionProperties properties) {
+		LeaderElectionProperties.Jdbc jdbc = properties.getJdbc();
+		ElectionSettings settings = properties.determineElectionSettings();
+		return ElectionConnectionPool.create(dataSource, jdbc.isDedicatedPool(), jdbc.determineDedicatedPoolSize(),
+				settings.statementTimeout());
+	}
+
+	@Bean
+	DialectDetector leaderElectionDialectDetector(DataSource dataSource, LeaderElectionProperties properties) {
+		return new DialectDetector(dataSource, properties.getJdbc());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaseRepository leaderElectionLeaseRepository(DataSource dataSource, ElectionConnectionPool connectionPool,
+			ObjectProvider<PlatformTransactionManager> transactionManager, DialectDetector dialectDetector,
+			LeaderElectionProperties properties) {
+		LeaderElectionProperties.Jdbc jdbc = properties.getJdbc();
+		// Fenced work joins the application's transactions, so it runs on the application's
+		// DataSource and transaction manager, not on the election's pool.
+		PlatformTransactionManager fencedTransactions = transactionManager
+			.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
+		return new JdbcLeaseRepository(connectionPool.getDataSource(), fencedTransactions, dataSource,
+				dialectDetector.getDialect(), jdbc.determineLeaseTables(),
+				properties.determineElectionSettings().statementTimeout());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ElectionService electionService(LeaseRepository leaseRepository, LeaderElectionProperties properties,
+			Environment environment, ApplicationEventPublisher eventPublisher,
+			ObjectProvider<LeadershipListener> listeners) {
+		List<LeadershipListener> all = new ArrayList<>();
+		all.add(new ApplicationEventLeadershipListener(eventPublisher));
+		listeners.orderedStream().forEach(all::add);
+		ElectionService service = new ElectionService(leaseRepository, properties.determineElectionSettings(),
+				properties.determineNodeId(DefaultNodeId.of(environment)), new CompositeLeadershipListener(all));
+		// Creating an election starts no thread and sends no statement before start().
+		properties.determineElections().forEach(service::election);
+		return service;
+	}
+
+	@Bean
+	LeaderElectionLifecycle leaderElectionLifecycle(ElectionService electionService,
+			LeaderElectionProperties properties) {
+		return new LeaderElectionLifecycle(electionService, properties.isReleaseOnShutdown());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@Conditional(OnLeaderElectionDataSourceInitializationCondition.class)
+	static class SchemaInitializationConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		LeaderElectionDataSourceScriptDatabaseInitializer leaderElectionDataSourceScriptDatabaseInitializer(
+				DataSource dataSource, DialectDetector dialectDetector, LeaderElectionProperties properties) {
+			LeaderElectionProperties.Jdbc jdbc = properties.getJdbc();
+			return new LeaderElectionDataSourceScriptDatabaseInitializer(dataSource, jdbc.getInitializeSchema(),
+					dialectDetector.getDialect(), jdbc.determineLeaseTables());
+		}
+
+	}
+
+}

@@ -1,0 +1,385 @@
+package io.github.dbleader.autoconfigure;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.ElectionSettings;
+import io.github.dbleader.election.jdbc.LeaseTables;
+import io.github.dbleader.election.jdbc.SqlDialect;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.sql.init.DatabaseInitializationMode;
+
+/**
+ * Configuration properties of leader election.
+ *
+ * <p>With lease {@code L}, renew interval {@code R} and guard {@code G}: a crashed leader
+ * is replaced after at most {@code L + R}; a leader stops believing it leads at the latest
+ * {@code L - G} after its last successful renewal was sent. Start-up fails unless
+ * {@code 0 < R <= (L - G) / 2}, {@code 0 < G < L} and the statement timeout is shorter
+ * than {@code R}.
+ */
+@ConfigurationProperties("leader-election")
+public class LeaderElectionProperties {
+
+	static final String PREFIX = "leader-election";
+
+	/**
+	 * Whether to enable leader election. When disabled, no election runs and
+	 * {@code @LeaderOnly} methods are not advised: they run on every node.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Id of this node in every election: unique among running instances and human
+	 * readable, at most 255 characters. Defaults to "hostname:port:pid", with the port of
+	 * the web server when it is known at start-up ("hostname:pid" otherwise).
+	 */
+	private @Nullable String nodeId;
+
+	/**
+	 * How long a lease lasts at the database after each renewal. A crashed leader is
+	 * replaced after about lease-duration plus renew-interval.
+	 */
+	private Duration leaseDuration = Duration.ofSeconds(10);
+
+	/**
+	 * How often every node talks to the database: the leader renews its lease, followers
+	 * check whether it expired. At most half of lease-duration minus guard.
+	 */
+	private Duration renewInterval = Duration.ofSeconds(2);
+
+	/**
+	 * How much earlier than the database the leader stops believing it leads; absorbs
+	 * differences of clock rate between nodes. Defaults to a fifth of lease-duration.
+	 */
+	private @Nullable Duration guard;
+
+	/**
+	 * Limit of every statement the election sends (query timeout and socket timeout), and
+	 * of the wait for a connection of the dedicated pool. Shorter than renew-interval;
+	 * defaults to half of it.
+	 */
+	private @Nullable Duration statementTimeout;
+
+	/**
+	 * Whether a leader gives its leases up when the application shuts down normally, so
+	 * that another node takes over within one renew interval instead of a whole lease.
+	 */
+	private boolean releaseOnShutdown = true;
+
+	/**
+	 * Names of the elections this node joins at start-up (1 to 128 characters each). Other
+	 * elections are joined on first use, e.g. by a @LeaderOnly method naming them.
+	 */
+	private List<String> elections = new ArrayList<>(Arrays.asList("default"));
+
+	private final Jdbc jdbc = new Jdbc();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public @Nullable String getNodeId() {
+		return this.nodeId;
+	}
+
+	public void setNodeId(@Nullable String nodeId) {
+		this.nodeId = nodeId;
+	}
+
+	public Duration getLeaseDuration() {
+		return this.leaseDuration;
+	}
+
+	public void setLeaseDuration(Duration leaseDuration) {
+		this.leaseDuration = leaseDuration;
+	}
+
+	public Duration getRenewInterval() {
+		return this.renewInterval;
+	}
+
+	public void setRenewInterval(Duration renewInterval) {
+		this.renewInterval = renewInterval;
+	}
+
+	public @Nullable Duration getGuard() {
+		return this.guard;
+	}
+
+	public void setGuard(@Nullable Duration guard) {
+		this.guard = guard;
+	}
+
+	public @Nullable Duration getStatementTimeout() {
+		return this.statementTimeout;
+	}
+
+	public void setStatementTimeout(@Nullable Duration statementTimeout) {
+		this.statementTimeout = statementTimeout;
+	}
+
+	public boolean isReleaseOnShutdown() {
+		return this.releaseOnShutdown;
+	}
+
+	public void setReleaseOnShutdown(boolean releaseOnShutdown) {
+		this.releaseOnShutdown = releaseOnShutdown;
+	}
+
+	public List<String> getElections() {
+		return this.elections;
+	}
+
+	public void setElections(List<String> elections) {
+		this.elections = elections;
+	}
+
+	public Jdbc getJdbc() {
+		return this.jdbc;
+	}
+
+	/**
+	 * Determine the timing of the elections, applying the defaults of guard and statement
+	 * timeout.
+	 * @return validated settings
+	 * @throws InvalidLeaderElectionPropertyException if a value is invalid or the values
+	 * do not fit together
+	 */
+	public ElectionSettings determineElectionSettings() {
+		Duration lease = requirePositive("lease-duration", this.leaseDuration);
+		Duration renew = requirePositive("renew-interval", this.renewInterval);
+		Duration guard = (this.guard != null) ? requirePositive("guard", this.guard)
+				: ElectionSettings.defaultGuard(lease);
+		Duration timeout = (this.statementTimeout != null) ? requirePositive("statement-timeout", this.statementTimeout)
+				: ElectionSettings.defaultStatementTimeout(renew);
+		if (guard.compareTo(lease) >= 0) {
+			throw invalid("guard", guard, "the guard must be shorter than lease-duration (" + lease + ")",
+					"a positive duration shorter than lease-duration, by default a fifth of it");
+		}
+		Duration belief = lease.minus(guard);
+		if (renew.multipliedBy(2).compareTo(belief) > 0) {
+			throw invalid("renew-interval", renew,
+					"a failed renewal must be retried at least once before the leader's belief ends, which needs "
+							+ "renew-interval <= (lease-duration - guard) / 2 = (" + lease + " - " + guard + ") / 2",
+					"at most " + belief.dividedBy(2) + " with these values; or raise lease-duration");
+		}
+		if (timeout.compareTo(renew) >= 0) {
+			throw invalid("statement-timeout", timeout,
+					"a statement must time out before the next renewal is due (renew-interval " + renew + ")",
+					"a positive duration shorter than renew-interval, by default half of it");
+		}
+		return new ElectionSettings(lease, renew, guard, timeout);
+	}
+
+	/**
+	 * Determine this node's id.
+	 * @param defaultNodeId the id to use when none is configured
+	 * @return the node id
+	 * @throws InvalidLeaderElectionPropertyException if the configured id is blank or too
+	 * long
+	 */
+	public String determineNodeId(String defaultNodeId) {
+		if (this.nodeId == null) {
+			return defaultNodeId;
+		}
+		if (this.nodeId.isBlank() || this.nodeId.length() > ElectionService.MAX_NODE_ID_LENGTH) {
+			throw invalid("node-id", this.nodeId,
+					"the node id is " + (this.nodeId.isBlank() ? "blank" : this.nodeId.length() + " characters long"),
+					"1 to " + ElectionService.MAX_NODE_ID_LENGTH + " characters, unique among running instances");
+		}
+		return this.nodeId;
+	}
+
+	/**
+	 * Determine the elections to join at start-up.
+	 * @return the election names, without duplicates
+	 * @throws InvalidLeaderElectionPropertyException if a name is blank or too long
+	 */
+	public List<String> determineElections() {
+		List<String> names = new ArrayList<>();
+		for (String name : this.elections) {
+			if (name == null || name.isBlank() || name.length() > ElectionService.MAX_ELECTION_NAME_LENGTH) {
+				throw invalid("elections", this.elections,
+						"the election name '" + name + "' is "
+								+ ((name == null || name.isBlank()) ? "blank" : name.length() + " characters long"),
+						"a list of names of 1 to " + ElectionService.MAX_ELECTION_NAME_LENGTH + " characters each");
+			}
+			if (!names.contains(name)) {
+				names.add(name);
+			}
+		}
+		return names;
+	}
+
+	private static Duration requirePositive(String property, Duration value) {
+		if (value.isZero() || value.isNegative()) {
+			throw invalid(property, value, "the duration must be positive", "a positive duration such as 10s or 500ms");
+		}
+		return value;
+	}
+
+	static InvalidLeaderElectionPropertyException invalid(String property, @Nullable Object value, String reason,
+			String allowed) {
+		return new InvalidLeaderElectionPropertyException(PREFIX + "." + property, value, reason, allowed);
+	}
+
+	/**
+	 * Properties of the lease tables and the connections of the election.
+	 */
+	public static class Jdbc {
+
+		/**
+		 * Name of the lease table: a plain identifier (letters, digits, underscores; at most
+		 * 64 characters).
+		 */
+		private String tableName = "leader_election_lease";
+
+		/**
+		 * Name of the candidates table: a plain identifier (letters, digits, underscores; at
+		 * most 64 characters).
+		 */
+		private String candidateTableName = "leader_election_candidate";
+
+		/**
+		 * When to create the tables at start-up, after Flyway or Liquibase migrations.
+		 */
+		private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
+
+		/**
+		 * Database platform of the SQL dialect and schema script: mysql (also for MariaDB),
+		 * mariadb, postgresql or h2. Detected from the DataSource when not set.
+		 */
+		private @Nullable String platform;
+
+		/**
+		 * Whether the election's statements use a small connection pool of their own, built
+		 * from the settings of the application's HikariCP pool, so that renewals do not
+		 * starve when business load exhausts the application's pool. Ignored (the
+		 * application's DataSource is used) when that is not a HikariCP pool.
+		 */
+		private boolean dedicatedPool = true;
+
+		/**
+		 * Maximum size of the dedicated pool.
+		 */
+		private int dedicatedPoolSize = 2;
+
+		public String getTableName() {
+			return this.tableName;
+		}
+
+		public void setTableName(String tableName) {
+			this.tableName = tableName;
+		}
+
+		public String getCandidateTableName() {
+			return this.candidateTableName;
+		}
+
+		public void setCandidateTableName(String candidateTableName) {
+			this.candidateTableName = candidateTableName;
+		}
+
+		public DatabaseInitializationMode getInitializeSchema() {
+			return this.initializeSchema;
+		}
+
+		public void setInitializeSchema(DatabaseInitializationMode initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
+		public @Nullable String getPlatform() {
+			return this.platform;
+		}
+
+		public void setPlatform(@Nullable String platform) {
+			this.platform = platform;
+		}
+
+		public boolean isDedicatedPool() {
+			return this.dedicatedPool;
+		}
+
+		public void setDedicatedPool(boolean dedicatedPool) {
+			this.dedicatedPool = dedicatedPool;
+		}
+
+		public int getDedicatedPoolSize() {
+			return this.dedicatedPoolSize;
+		}
+
+		public void setDedicatedPoolSize(int dedicatedPoolSize) {
+			this.dedicatedPoolSize = dedicatedPoolSize;
+		}
+
+		/**
+		 * Determine the table names.
+		 * @return validated names
+		 * @throws InvalidLeaderElectionPropertyException if a name is not a plain identifier
+		 * or both are the same
+		 */
+		public LeaseTables determineLeaseTables() {
+			requireIdentifier("jdbc.table-name", this.tableName);
+			requireIdentifier("jdbc.candidate-table-name", this.candidateTableName);
+			if (this.tableName.equalsIgnoreCase(this.candidateTableName)) {
+				throw invalid("jdbc.candidate-table-name", this.candidateTableName,
+						"the candidates table must differ from the lease table (jdbc.table-name)",
+						"a plain identifier other than '" + this.tableName + "'");
+			}
+			return new LeaseTables(this.tableName, this.candidateTableName);
+		}
+
+		/**
+		 * Determine the dialect from {@link #getPlatform() platform}.
+		 * @return the dialect, or {@code null} if no platform is configured
+		 * @throws InvalidLeaderElectionPropertyException if the platform is not supported
+		 */
+		public @Nullable SqlDialect determineConfiguredDialect() {
+			if (this.platform == null || this.platform.isBlank()) {
+				return null;
+			}
+			try {
+				return SqlDialect.forName(this.platform);
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid("jdbc.platform", this.platform, "the platform is not supported",
+						SUPPORTED_PLATFORMS);
+			}
+		}
+
+		/**
+		 * Determine the size of the dedicated pool.
+		 * @return the size
+		 * @throws InvalidLeaderElectionPropertyException if it is below 1
+		 */
+		public int determineDedicatedPoolSize() {
+			if (this.dedicatedPoolSize < 1) {
+				throw invalid("jdbc.dedicated-pool-size", this.dedicatedPoolSize, "the pool needs a connection",
+						"a number of at least 1 (2 recommended); or set jdbc.dedicated-pool=false");
+			}
+			return this.dedicatedPoolSize;
+		}
+
+		private static void requireIdentifier(String property, String name) {
+			if (!LeaseTables.isValidName(name)) {
+				throw invalid(property, name, "a table name is written into SQL, so only a plain identifier is safe",
+						"1 to 64 letters, digits or underscores, not starting with a digit");
+			}
+		}
+
+		/** The platforms, as the failure analysis lists them. */
+		static final String SUPPORTED_PLATFORMS = "mysql (also for MariaDB), mariadb, postgresql or h2";
+
+	}
+
+}

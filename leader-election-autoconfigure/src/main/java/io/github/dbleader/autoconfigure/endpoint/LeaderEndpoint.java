@@ -1,0 +1,225 @@
+package io.github.dbleader.autoconfigure.endpoint;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+
+import io.github.dbleader.election.Candidate;
+import io.github.dbleader.election.Election;
+import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.LeaseRepository;
+import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.UnknownCandidateException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+/**
+ * {@link Endpoint @Endpoint} that shows who leads each election, as the database says, and
+ * lets an operator move leadership safely.
+ *
+ * <ul>
+ * <li>read: every election this node runs ({@code GET /actuator/leader}), or one election
+ * by name ({@code GET /actuator/leader/{election}}), including elections this node does
+ * not run but that have a lease row; an election with neither is unknown (404);
+ * <li>write: force leadership to a live candidate, this node by default
+ * ({@code POST /actuator/leader/{election}} with an optional body
+ * {@code {"nodeId": "..."}}). The current leader hands over at its next renewal, so the
+ * change takes about two renew intervals and there are never two leaders;
+ * <li>delete: force a re-election ({@code DELETE /actuator/leader/{election}}); the leader
+ * steps down at its next renewal and another live candidate takes over.
+ * </ul>
+ * Write and delete apply only to elections this node runs; invalid requests change
+ * nothing and fail with a message ({@link InvalidEndpointRequestException}, HTTP 400).
+ * Over HTTP, a POST must declare {@code Content-Type: application/json} (as every actuator
+ * write with parameters), its body may be empty; properties without a value are left out
+ * of the JSON, as everywhere in the actuator. Read-only by default: writes need
+ * {@code management.endpoint.leader.access=unrestricted}.
+ */
+@Endpoint(id = "leader", defaultAccess = Access.READ_ONLY)
+public class LeaderEndpoint {
+
+	private final ElectionService electionService;
+
+	private final LeaseRepository leaseRepository;
+
+	/**
+	 * Create an endpoint.
+	 * @param electionService the elections of this node
+	 * @param leaseRepository where to read leases of elections this node does not run
+	 */
+	public LeaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository) {
+		this.electionService = electionService;
+		this.leaseRepository = leaseRepository;
+	}
+
+	/**
+	 * Describe every election this node runs.
+	 * @return this node's id and its elections by name
+	 */
+	@ReadOperation
+	public LeaderDescriptor leader() {
+		Map<String, ElectionDescriptor> elections = new LinkedHashMap<>();
+		new TreeSet<>(this.electionService.elections().stream().map(Election::name).toList())
+			.forEach((name) -> elections.put(name, describe(name)));
+		return new LeaderDescriptor(this.electionService.nodeId(), elections);
+	}
+
+	/**
+	 * Describe one election.
+	 * @param election the election name
+	 * @return the election, or {@code null} if it is neither run by this node nor has a
+	 * lease row
+	 */
+	@ReadOperation
+	public @Nullable ElectionDescriptor election(@Selector String election) {
+		requireValidElectionName(election);
+		if (this.electionService.findElection(election) == null
+				&& this.leaseRepository.find(election).isEmpty()) {
+			return null;
+		}
+		return describe(election);
+	}
+
+	/**
+	 * Force leadership of an election to a node by safe hand-over.
+	 * @param election the election name
+	 * @param nodeId the node that should lead, or {@code null} for this node
+	 * @return the election after the request: the hand-over is pending until the current
+	 * leader carries it out
+	 */
+	@WriteOperation
+	public ElectionDescriptor forceLeader(@Selector String election, @Nullable String nodeId) {
+		Election target = requireElectionOfThisNode(election);
+		String leader = (nodeId != null) ? nodeId : this.electionService.nodeId();
+		if (leader.isBlank() || leader.length() > ElectionService.MAX_NODE_ID_LENGTH) {
+			throw new InvalidEndpointRequestException("Invalid node id '" + abbreviate(leader) + "'",
+					"Node id must be 1 to " + ElectionService.MAX_NODE_ID_LENGTH + " characters long but was "
+							+ leader.length());
+		}
+		try {
+			target.forceLeader(leader);
+		}
+		catch (UnknownCandidateException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "Node '" + leader
+					+ "' is not a live candidate of election '" + election + "'; live candidates are "
+					+ target.candidates().stream().map(Candidate::nodeId).toList());
+		}
+		catch (IllegalStateException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "Election '" + election
+					+ "' has no lease yet; try again after the first heartbeat");
+		}
+		return describe(election);
+	}
+
+	/**
+	 * Force a re-election: the current leader steps down at its next renewal.
+	 * @param election the election name
+	 * @return the election after the request
+	 */
+	@DeleteOperation
+	public ElectionDescriptor forceReelection(@Selector String election) {
+		Election target = requireElectionOfThisNode(election);
+		if (!target.forceReelection()) {
+			throw new InvalidEndpointRequestException("Election '" + election + "' has no leader",
+					"Election '" + election + "' has no leader to re-elect");
+		}
+		return describe(election);
+	}
+
+	private Election requireElectionOfThisNode(String election) {
+		requireValidElectionName(election);
+		Election found = this.electionService.findElection(election);
+		if (found == null) {
+			throw new InvalidEndpointRequestException("Election '" + election + "' is not run by this node",
+					"Election '" + election + "' is not run by this node; elections run here are "
+							+ new TreeSet<>(this.electionService.elections().stream().map(Election::name).toList()));
+		}
+		return found;
+	}
+
+	private static void requireValidElectionName(String election) {
+		if (election.isBlank() || election.length() > ElectionService.MAX_ELECTION_NAME_LENGTH) {
+			throw new InvalidEndpointRequestException("Invalid election name '" + abbreviate(election) + "'",
+					"Election name must be 1 to " + ElectionService.MAX_ELECTION_NAME_LENGTH
+							+ " characters long but was " + election.length());
+		}
+	}
+
+	private static String abbreviate(String value) {
+		return (value.length() > 40) ? value.substring(0, 40) + "..." : value;
+	}
+
+	private ElectionDescriptor describe(String name) {
+		Election election = this.electionService.findElection(name);
+		boolean thisNodeLeads = election != null && election.isLeader();
+		Optional<LeaseState> lease = this.leaseRepository.find(name);
+		List<CandidateDescriptor> candidates = this.leaseRepository
+			.liveCandidates(name, this.electionService.settings().leaseDuration())
+			.stream()
+			.map((candidate) -> new CandidateDescriptor(candidate.nodeId(), candidate.firstSeen(),
+					candidate.lastSeen()))
+			.toList();
+		if (lease.isEmpty()) {
+			return new ElectionDescriptor(null, 0, thisNodeLeads, null, null, null, false, null, false, candidates);
+		}
+		LeaseState state = lease.get();
+		return new ElectionDescriptor(state.expired() ? null : state.leaderId(), state.term(), thisNodeLeads,
+				state.acquiredAt(), state.renewedAt(), state.expiresAt(), state.expired(), state.handoverTo(),
+				state.reelectionRequested(), candidates);
+	}
+
+	/**
+	 * Description of this node's elections.
+	 *
+	 * @param nodeId this node's id
+	 * @param elections the elections this node runs, by name
+	 */
+	public record LeaderDescriptor(String nodeId, Map<String, ElectionDescriptor> elections)
+			implements OperationResponseBody {
+
+	}
+
+	/**
+	 * Description of one election, as the database says.
+	 *
+	 * @param leader the node that leads, or {@code null} if the lease is vacant or expired
+	 * @param term fencing token of the current (or last) leader; 0 if there never was one
+	 * @param thisNodeLeads whether this node believes it leads, right now
+	 * @param acquiredAt when the leader acquired the lease (database clock)
+	 * @param renewedAt when the leader last renewed it
+	 * @param expiresAt when the lease expires unless renewed
+	 * @param expired whether the lease has expired without a successor yet
+	 * @param handoverTo node that leadership is being handed over to, if pending
+	 * @param reelectionPending whether a re-election is pending
+	 * @param candidates the nodes seen alive within the lease duration
+	 */
+	public record ElectionDescriptor(@Nullable String leader, long term, boolean thisNodeLeads,
+			@Nullable Instant acquiredAt, @Nullable Instant renewedAt, @Nullable Instant expiresAt, boolean expired,
+			@Nullable String handoverTo, boolean reelectionPending,
+			List<CandidateDescriptor> candidates) implements OperationResponseBody {
+
+	}
+
+	/**
+	 * Description of a live candidate.
+	 *
+	 * @param nodeId the node
+	 * @param firstSeen when it joined the election (database clock)
+	 * @param lastSeen its last heartbeat (database clock)
+	 */
+	public record CandidateDescriptor(String nodeId, Instant firstSeen, Instant lastSeen) {
+
+	}
+
+}

@@ -1,0 +1,40 @@
+package io.github.dbleader.autoconfigure.endpoint;
+
+import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.LeaseRepository;
+
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
+ * for the {@link LeaderEndpoint}.
+ */
+@AutoConfiguration(after = LeaderElectionAutoConfiguration.class)
+@ConditionalOnClass(Endpoint.class)
+@ConditionalOnBean({ ElectionService.class, LeaseRepository.class })
+@ConditionalOnAvailableEndpoint(LeaderEndpoint.class)
+public final class LeaderEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	LeaderEndpoint leaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository) {
+		return new LeaderEndpoint(electionService, leaseRepository);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(LeaderEndpoint.class)
+	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	LeaderEndpointWebExtension leaderEndpointWebExtension(LeaderEndpoint leaderEndpoint) {
+		return new LeaderEndpointWebExtension(leaderEndpoint);
+	}
+
+}

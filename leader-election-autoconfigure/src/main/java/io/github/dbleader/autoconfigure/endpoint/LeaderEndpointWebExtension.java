@@ -1,0 +1,96 @@
+package io.github.dbleader.autoconfigure.endpoint;
+
+import java.util.function.Supplier;
+
+import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.ElectionDescriptor;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+
+/**
+ * {@link EndpointWebExtension @EndpointWebExtension} for the {@link LeaderEndpoint} that
+ * answers an invalid request with 400 and an unknown election with 404, each with a body
+ * that says what was wrong ({@code {"message": "..."}}), whatever the application's error
+ * page settings.
+ */
+@EndpointWebExtension(endpoint = LeaderEndpoint.class)
+public class LeaderEndpointWebExtension {
+
+	private final LeaderEndpoint delegate;
+
+	/**
+	 * Create an extension.
+	 * @param delegate the endpoint
+	 */
+	public LeaderEndpointWebExtension(LeaderEndpoint delegate) {
+		this.delegate = delegate;
+	}
+
+	/**
+	 * Describe one election.
+	 * @param election the election name
+	 * @return the election; 404 if unknown, 400 if the name is invalid
+	 */
+	@ReadOperation
+	public WebEndpointResponse<OperationResponseBody> election(@Selector String election) {
+		return respond(() -> {
+			ElectionDescriptor descriptor = this.delegate.election(election);
+			if (descriptor == null) {
+				return new WebEndpointResponse<>(new ErrorDescriptor("Election '" + election
+						+ "' is unknown: this node does not run it and it has no lease"),
+						WebEndpointResponse.STATUS_NOT_FOUND);
+			}
+			return new WebEndpointResponse<>(descriptor);
+		});
+	}
+
+	/**
+	 * Force leadership to a node.
+	 * @param election the election name
+	 * @param nodeId the node that should lead, or {@code null} for this node
+	 * @return the election after the request; 400 if the request is invalid
+	 */
+	@WriteOperation
+	public WebEndpointResponse<OperationResponseBody> forceLeader(@Selector String election,
+			@Nullable String nodeId) {
+		return respond(() -> new WebEndpointResponse<>(this.delegate.forceLeader(election, nodeId)));
+	}
+
+	/**
+	 * Force a re-election.
+	 * @param election the election name
+	 * @return the election after the request; 400 if the request is invalid
+	 */
+	@DeleteOperation
+	public WebEndpointResponse<OperationResponseBody> forceReelection(@Selector String election) {
+		return respond(() -> new WebEndpointResponse<>(this.delegate.forceReelection(election)));
+	}
+
+	private static WebEndpointResponse<OperationResponseBody> respond(
+			Supplier<WebEndpointResponse<OperationResponseBody>> operation) {
+		try {
+			return operation.get();
+		}
+		catch (InvalidEndpointRequestException ex) {
+			return new WebEndpointResponse<>(new ErrorDescriptor(ex.getReason()),
+					WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+	}
+
+	/**
+	 * Why a request failed.
+	 *
+	 * @param message what was wrong
+	 */
+	public record ErrorDescriptor(String message) implements OperationResponseBody {
+
+	}
+
+}

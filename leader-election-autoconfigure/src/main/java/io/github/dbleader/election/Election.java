@@ -1,0 +1,152 @@
+package io.github.dbleader.election;
+
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One named election as seen from this node. Obtain it from
+ * {@link ElectionService#election(String)}; the first call creates the election and makes
+ * this node a candidate.
+ *
+ * <p>{@link #isLeader()} is cheap (no database access) and exact: it compares the monotonic
+ * clock with the end of the current belief at every call. Everything else reads or writes
+ * the database.
+ */
+public final class Election {
+
+	private final ElectionLoop loop;
+
+	private final String nodeId;
+
+	private final LeaseRepository repository;
+
+	private final ElectionSettings settings;
+
+	Election(ElectionLoop loop, String nodeId, LeaseRepository repository, ElectionSettings settings) {
+		this.loop = loop;
+		this.nodeId = nodeId;
+		this.repository = repository;
+		this.settings = settings;
+	}
+
+	/** @return the election name */
+	public String name() {
+		return this.loop.election();
+	}
+
+	/** @return this node's id */
+	public String nodeId() {
+		return this.nodeId;
+	}
+
+	/**
+	 * Whether this node leads the election at this instant. Never touches the database.
+	 * @return {@code true} if leader
+	 */
+	public boolean isLeader() {
+		return this.loop.isLeader();
+	}
+
+	/**
+	 * The term (fencing token) this node leads with.
+	 * @return the term, or -1 if this node does not lead
+	 */
+	public long term() {
+		return this.loop.leaderTerm();
+	}
+
+	/**
+	 * Whether the election's database answered recently enough for leadership to be held.
+	 * @return {@code false} once the database has been unreachable for longer than
+	 * {@code lease - guard}
+	 */
+	public boolean isDatabaseReachable() {
+		return this.loop.databaseReachable();
+	}
+
+	/**
+	 * Read who leads the election from the database.
+	 * @return the leader, term and lease times
+	 */
+	public LeaderInfo leaderInfo() {
+		return this.repository.find(name())
+			.map((state) -> LeaderInfo.of(state, isLeader()))
+			.orElseGet(() -> LeaderInfo.none(name()));
+	}
+
+	/**
+	 * The candidates seen alive within the lease duration.
+	 * @return live candidates ordered by node id
+	 */
+	public List<Candidate> candidates() {
+		return this.repository.liveCandidates(name(), this.settings.leaseDuration());
+	}
+
+	/**
+	 * Ask for leadership to move to the given node. The current leader steps down and hands
+	 * the lease over at its next renewal; if no leader is alive, the target takes the lease
+	 * when it expires. Nothing happens if the target already leads.
+	 * @param targetNodeId the node that should lead
+	 * @throws UnknownCandidateException if the node is not a live candidate
+	 */
+	public void forceLeader(String targetNodeId) {
+		if (candidates().stream().noneMatch((candidate) -> candidate.nodeId().equals(targetNodeId))) {
+			throw new UnknownCandidateException(name(), targetNodeId);
+		}
+		LeaderInfo current = leaderInfo();
+		if (targetNodeId.equals(current.leaderId()) && current.handoverTo() == null) {
+			return;
+		}
+		if (!this.repository.requestHandover(name(), targetNodeId)) {
+			throw new IllegalStateException("Election '" + name() + "' has no lease yet");
+		}
+	}
+
+	/**
+	 * Ask for a re-election: the current leader steps down at its next renewal, and another
+	 * live candidate takes over (the old leader stays out for one lease unless it is alone).
+	 * @return {@code true} if requested, {@code false} if the election has no leader
+	 */
+	public boolean forceReelection() {
+		return this.repository.requestReelection(name());
+	}
+
+	/**
+	 * Give up leadership now if this node leads; it stays a candidate but lets the others
+	 * take over first.
+	 */
+	public void release() {
+		this.loop.release(RevocationReason.RELEASED, true);
+	}
+
+	/**
+	 * Run work that must only be committed by the current leader (DESIGN I5). The work runs
+	 * in a transaction that first locks the lease row in share mode and checks that this node
+	 * holds its term and the lease has not expired; a take-over has to wait for the
+	 * transaction to end, so a paused old leader cannot commit after a new one took over.
+	 * Keep the work short (well under a renew interval): it delays this node's own renewal.
+	 * @param <T> the result type
+	 * @param callback the work
+	 * @return the work's result
+	 * @throws NotLeaderException if this node is not the leader; nothing was committed
+	 */
+	public <T extends @Nullable Object> T runFenced(FencedCallback<T> callback) {
+		long term = this.loop.leaderTerm();
+		if (term < 0) {
+			throw new NotLeaderException(name(), this.nodeId, "this node does not lead");
+		}
+		return this.repository.runFenced(name(), this.nodeId, term, this.settings.leaseDuration(), (fencedTerm) -> {
+			// The database agreed; the local belief must still hold too.
+			if (this.loop.leaderTerm() != fencedTerm) {
+				throw new NotLeaderException(name(), this.nodeId, "leadership of term " + fencedTerm + " ended");
+			}
+			return callback.doInFence(fencedTerm);
+		});
+	}
+
+	ElectionLoop loop() {
+		return this.loop;
+	}
+
+}

@@ -1,0 +1,144 @@
+package io.github.dbleader.election;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The statements of the election, one method each. Every time comparison is made by the
+ * database against its own clock; the caller never passes a wall-clock time. Each write
+ * returns whether the database applied it; an exception means the outcome is unknown
+ * (the caller must not assume it was applied).
+ *
+ * <p>Implementations must bound every call by a statement timeout shorter than the renew
+ * interval.
+ */
+public interface LeaseRepository {
+
+	/**
+	 * Read the lease of an election.
+	 * @param election election name
+	 * @return the lease, or empty if the election has no row yet
+	 */
+	Optional<LeaseState> find(String election);
+
+	/**
+	 * Create the lease row with this node as its first leader.
+	 * @param election election name
+	 * @param nodeId this node
+	 * @param lease lease duration
+	 * @return {@code true} if created, {@code false} if the row already existed
+	 */
+	boolean create(String election, String nodeId, Duration lease);
+
+	/**
+	 * Extend this node's lease if it still holds the given term, no hand-over or
+	 * re-election is pending, and the database server is the one it was acquired on.
+	 * @param election election name
+	 * @param nodeId this node
+	 * @param term the term held
+	 * @param lease lease duration
+	 * @return {@code true} if renewed
+	 */
+	boolean renew(String election, String nodeId, long term, Duration lease);
+
+	/**
+	 * Take the lease: either it is vacant (and this node did not yield it within the last
+	 * lease), or it still has the observed version and has expired by the database clock.
+	 * A pending hand-over to another node keeps others out for one lease after expiry.
+	 * Assigns a new, strictly greater term.
+	 * @param election election name
+	 * @param nodeId this node
+	 * @param observedVersion version the caller saw unchanged for a whole lease, or
+	 * {@code -1} to take only a vacant lease
+	 * @param lease lease duration
+	 * @return {@code true} if this node now holds the lease
+	 */
+	boolean takeOver(String election, String nodeId, long observedVersion, Duration lease);
+
+	/**
+	 * Give the lease of the given term from this node to another, with a new term.
+	 * @param election election name
+	 * @param fromNodeId this node, the current holder
+	 * @param term the term held
+	 * @param toNodeId the node that gets the lease
+	 * @param lease lease duration
+	 * @return {@code true} if handed over
+	 */
+	boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease);
+
+	/**
+	 * Give the lease of the given term up: it becomes vacant at once.
+	 * @param election election name
+	 * @param nodeId this node, the current holder
+	 * @param term the term held
+	 * @return {@code true} if given up
+	 */
+	boolean yield(String election, String nodeId, long term);
+
+	/**
+	 * Take this node's own lease again with a new term, after the database server changed.
+	 * @param election election name
+	 * @param nodeId this node, the current holder
+	 * @param term the term held
+	 * @param lease lease duration
+	 * @return {@code true} if re-acquired
+	 */
+	boolean reacquire(String election, String nodeId, long term, Duration lease);
+
+	/**
+	 * Record a request to move leadership to a node; the leader carries it out.
+	 * @param election election name
+	 * @param nodeId the node that should lead
+	 * @return {@code true} if recorded, {@code false} if the election has no row
+	 */
+	boolean requestHandover(String election, String nodeId);
+
+	/**
+	 * Record a request for a re-election; the leader carries it out.
+	 * @param election election name
+	 * @return {@code true} if recorded, {@code false} if the election has no leader
+	 */
+	boolean requestReelection(String election);
+
+	/**
+	 * Record that this node is alive and takes part in the election.
+	 * @param election election name
+	 * @param nodeId this node
+	 */
+	void heartbeat(String election, String nodeId);
+
+	/**
+	 * Remove this node from the candidates.
+	 * @param election election name
+	 * @param nodeId this node
+	 */
+	void removeCandidate(String election, String nodeId);
+
+	/**
+	 * List the candidates whose last heartbeat is within the given age (database clock).
+	 * @param election election name
+	 * @param maxAge maximum age of the last heartbeat
+	 * @return the live candidates, ordered by node id
+	 */
+	List<Candidate> liveCandidates(String election, Duration maxAge);
+
+	/**
+	 * Run a callback in a transaction that first locks the lease row in share mode and
+	 * checks that the given node holds the given term and the lease has not expired.
+	 * @param <T> the callback's result type
+	 * @param election election name
+	 * @param nodeId this node
+	 * @param term the term this node believes it holds
+	 * @param maxHoldTime how long the database may keep a stalled transaction open before
+	 * it drops the session
+	 * @param callback the work
+	 * @return the callback's result
+	 * @throws NotLeaderException if the check fails; nothing is committed
+	 */
+	<T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
+			FencedCallback<T> callback);
+
+}

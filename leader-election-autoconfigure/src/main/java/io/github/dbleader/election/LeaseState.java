@@ -1,0 +1,38 @@
+package io.github.dbleader.election;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The lease row of one election as read from the database. Times are the database
+ * clock's, in UTC.
+ *
+ * @param election election name
+ * @param leaderId current leader, or {@code null} if the lease is vacant
+ * @param term fencing token of the current (or last) holder
+ * @param version changes on every write to the row
+ * @param acquiredAt when the current holder acquired the lease
+ * @param renewedAt when the current holder last renewed it
+ * @param expiresAt when the lease expires unless renewed
+ * @param handoverTo node that leadership was asked to move to, if any
+ * @param reelectionRequested whether a re-election was asked for
+ * @param yieldedBy the node that last gave the lease up on request, if any
+ * @param expired whether the lease has expired by the database clock at the time of the read
+ * @param sameServer whether the row was last acquired on the database server that answered this read
+ * @param databaseTime the database clock at the time of the read
+ */
+public record LeaseState(String election, @Nullable String leaderId, long term, long version,
+		@Nullable Instant acquiredAt, @Nullable Instant renewedAt, Instant expiresAt, @Nullable String handoverTo,
+		boolean reelectionRequested, @Nullable String yieldedBy, boolean expired, boolean sameServer,
+		Instant databaseTime) {
+
+	/**
+	 * Whether nobody holds the lease.
+	 * @return {@code true} if vacant
+	 */
+	public boolean vacant() {
+		return this.leaderId == null;
+	}
+
+}

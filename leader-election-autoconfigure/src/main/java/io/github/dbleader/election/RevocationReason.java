@@ -1,0 +1,29 @@
+package io.github.dbleader.election;
+
+/**
+ * Why a node stopped being the leader.
+ */
+public enum RevocationReason {
+
+	/** The application released leadership ({@link Election#release()}). */
+	RELEASED,
+
+	/** The lease ran out before it could be renewed, or another node took it over. */
+	EXPIRED,
+
+	/** Renewals failed because the database could not be reached in time. */
+	DATABASE_UNREACHABLE,
+
+	/** Leadership was handed over to another node on request. */
+	HANDED_OVER,
+
+	/** A re-election was requested; this node stepped down. */
+	REELECTION,
+
+	/** The database server changed (fail-over); the node stepped down to re-acquire. */
+	SERVER_CHANGED,
+
+	/** The application is shutting down. */
+	SHUTDOWN
+
+}

@@ -1,0 +1,352 @@
+package io.github.dbleader.election.jdbc;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+import io.github.dbleader.election.Candidate;
+import io.github.dbleader.election.FencedCallback;
+import io.github.dbleader.election.LeaseRepository;
+import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.NotLeaderException;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionStatus;
+
+/**
+ * {@link LeaseRepository} on a relational database through {@link JdbcTemplate}. All time
+ * arithmetic happens in SQL on the database clock, in epoch milliseconds (UTC). Every
+ * election statement has a query timeout and a network timeout, both from the statement
+ * timeout.
+ *
+ * <p>Two data sources: the election's statements go to {@code electionDataSource} (ideally
+ * a tiny pool of its own, so business load cannot starve renewals); fenced work runs on
+ * the application's transaction manager, so that the application's own {@code JdbcTemplate}
+ * joins the fenced transaction.
+ */
+public class JdbcLeaseRepository implements LeaseRepository {
+
+	private static final String COLUMNS = "election_name, leader_id, term, version, acquired_at, renewed_at, "
+			+ "expires_at, handover_to, reelection_requested, yielded_by";
+
+	private final JdbcTemplate jdbc;
+
+	private final PlatformTransactionManager transactionManager;
+
+	private final JdbcTemplate fencedJdbc;
+
+	private final SqlDialect dialect;
+
+	private final String find;
+
+	private final String create;
+
+	private final String renew;
+
+	private final String takeOver;
+
+	private final String handOver;
+
+	private final String yield;
+
+	private final String reacquire;
+
+	private final String requestHandover;
+
+	private final String requestReelection;
+
+	private final String upsertCandidate;
+
+	private final String removeCandidate;
+
+	private final String liveCandidates;
+
+	private final String fence;
+
+	/**
+	 * Create a repository.
+	 * @param electionDataSource data source for the election's statements
+	 * @param transactionManager the application's transaction manager for fenced work; must
+	 * manage {@code applicationDataSource}
+	 * @param applicationDataSource the data source fenced work writes to
+	 * @param dialect SQL dialect
+	 * @param tables table names
+	 * @param statementTimeout limit of every election statement
+	 */
+	public JdbcLeaseRepository(DataSource electionDataSource, PlatformTransactionManager transactionManager,
+			DataSource applicationDataSource, SqlDialect dialect, LeaseTables tables, Duration statementTimeout) {
+		Objects.requireNonNull(electionDataSource, "electionDataSource must not be null");
+		Objects.requireNonNull(statementTimeout, "statementTimeout must not be null");
+		this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
+		this.jdbc = new JdbcTemplate(new NetworkTimeoutDataSource(electionDataSource, statementTimeout));
+		this.jdbc.setQueryTimeout((int) Math.max(1, (statementTimeout.toMillis() + 999) / 1000));
+		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
+		this.fencedJdbc = new JdbcTemplate(applicationDataSource);
+		String lease = tables.leaseTable();
+		String candidates = tables.candidateTable();
+		String now = dialect.now();
+		String server = dialect.serverIdentity();
+		String newTerm = "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
+				+ ", renewed_at = " + now + ", expires_at = " + now + " + ?, handover_to = NULL, "
+				+ "reelection_requested = FALSE, yielded_by = NULL, server_identity = " + server;
+		this.find = "SELECT " + COLUMNS + ", CASE WHEN expires_at <= " + now
+				+ " THEN 1 ELSE 0 END AS expired, CASE WHEN server_identity = " + server
+				+ " THEN 1 ELSE 0 END AS same_server, " + now + " AS db_now FROM " + lease + " WHERE election_name = ?";
+		this.create = "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity) VALUES (?, ?, " + now + ", 1, "
+				+ now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ")";
+		this.renew = "UPDATE " + lease + " SET renewed_at = " + now + ", expires_at = " + now
+				+ " + ?, version = version + 1 WHERE election_name = ? AND leader_id = ? AND term = ?"
+				+ " AND handover_to IS NULL AND reelection_requested = FALSE AND server_identity = " + server;
+		String notHandedToOthers = "(handover_to IS NULL OR handover_to = ? OR expires_at + ? <= " + now + ")";
+		this.takeOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND ("
+				+ "(leader_id IS NULL AND (yielded_by IS NULL OR yielded_by <> ? OR expires_at + ? <= " + now + "))"
+				+ " OR (leader_id IS NOT NULL AND version = ? AND expires_at <= " + now + ")) AND " + notHandedToOthers;
+		this.handOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm
+				+ " WHERE election_name = ? AND leader_id = ? AND term = ?";
+		this.reacquire = "UPDATE " + lease + " SET " + newTerm + " WHERE election_name = ? AND leader_id = ? AND term = ?";
+		this.yield = "UPDATE " + lease + " SET leader_id = NULL, version = version + 1, expires_at = " + now
+				+ ", handover_to = NULL, reelection_requested = FALSE, yielded_by = ?"
+				+ " WHERE election_name = ? AND leader_id = ? AND term = ?";
+		this.requestHandover = "UPDATE " + lease
+				+ " SET handover_to = ?, reelection_requested = FALSE, version = version + 1 WHERE election_name = ?";
+		this.requestReelection = "UPDATE " + lease + " SET reelection_requested = TRUE, handover_to = NULL,"
+				+ " version = version + 1 WHERE election_name = ? AND leader_id IS NOT NULL";
+		this.upsertCandidate = dialect.upsertCandidate(candidates);
+		this.removeCandidate = "DELETE FROM " + candidates + " WHERE election_name = ? AND node_id = ?";
+		this.liveCandidates = "SELECT node_id, first_seen, last_seen FROM " + candidates
+				+ " WHERE election_name = ? AND last_seen > " + now + " - ? ORDER BY node_id";
+		this.fence = "SELECT leader_id, term, CASE WHEN expires_at > " + now + " THEN 1 ELSE 0 END AS valid FROM "
+				+ lease + " WHERE election_name = ?" + dialect.shareLock();
+	}
+
+	/**
+	 * Create a repository whose election statements and fenced work share one data source.
+	 * @param dataSource the data source
+	 * @param dialect SQL dialect
+	 * @param tables table names
+	 * @param statementTimeout limit of every election statement
+	 */
+	public JdbcLeaseRepository(DataSource dataSource, SqlDialect dialect, LeaseTables tables,
+			Duration statementTimeout) {
+		this(dataSource, new DataSourceTransactionManager(dataSource), dataSource, dialect, tables, statementTimeout);
+	}
+
+	/** @return the dialect in use */
+	public SqlDialect dialect() {
+		return this.dialect;
+	}
+
+	@Override
+	public Optional<LeaseState> find(String election) {
+		return this.jdbc.query(this.find, (rs, row) -> mapLease(rs), election).stream().findFirst();
+	}
+
+	@Override
+	public boolean create(String election, String nodeId, Duration lease) {
+		try {
+			return this.jdbc.update(this.create, election, nodeId, lease.toMillis()) == 1;
+		}
+		catch (DuplicateKeyException ex) {
+			return false;
+		}
+	}
+
+	@Override
+	public boolean renew(String election, String nodeId, long term, Duration lease) {
+		return this.jdbc.update(this.renew, lease.toMillis(), election, nodeId, term) == 1;
+	}
+
+	@Override
+	public boolean takeOver(String election, String nodeId, long observedVersion, Duration lease) {
+		long millis = lease.toMillis();
+		return this.jdbc.update(this.takeOver, nodeId, millis, election, nodeId, millis, observedVersion, nodeId,
+				millis) == 1;
+	}
+
+	@Override
+	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
+		return this.jdbc.update(this.handOver, toNodeId, lease.toMillis(), election, fromNodeId, term) == 1;
+	}
+
+	@Override
+	public boolean yield(String election, String nodeId, long term) {
+		return this.jdbc.update(this.yield, nodeId, election, nodeId, term) == 1;
+	}
+
+	@Override
+	public boolean reacquire(String election, String nodeId, long term, Duration lease) {
+		return this.jdbc.update(this.reacquire, lease.toMillis(), election, nodeId, term) == 1;
+	}
+
+	@Override
+	public boolean requestHandover(String election, String nodeId) {
+		return this.jdbc.update(this.requestHandover, nodeId, election) == 1;
+	}
+
+	@Override
+	public boolean requestReelection(String election) {
+		return this.jdbc.update(this.requestReelection, election) == 1;
+	}
+
+	@Override
+	public void heartbeat(String election, String nodeId) {
+		this.jdbc.update(this.upsertCandidate, election, nodeId);
+	}
+
+	@Override
+	public void removeCandidate(String election, String nodeId) {
+		this.jdbc.update(this.removeCandidate, election, nodeId);
+	}
+
+	@Override
+	public List<Candidate> liveCandidates(String election, Duration maxAge) {
+		return this.jdbc.query(this.liveCandidates, (rs, row) -> new Candidate(rs.getString("node_id"),
+				Instant.ofEpochMilli(rs.getLong("first_seen")), Instant.ofEpochMilli(rs.getLong("last_seen"))),
+				election, maxAge.toMillis());
+	}
+
+	@Override
+	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
+			FencedCallback<T> callback) {
+		long seconds = Math.max(1, (maxHoldTime.toMillis() + 999) / 1000);
+		// Not a TransactionTemplate: when the connection is gone (the server dropped the
+		// session of a holder frozen mid-transaction, or the network broke), a failed
+		// rollback must not replace the work's own exception, typically the
+		// NotLeaderException a stale holder must get; the server rolls back anyway.
+		TransactionStatus status = this.transactionManager.getTransaction(TransactionDefinition.withDefaults());
+		T result;
+		try {
+			result = inFence(election, nodeId, term, seconds, callback);
+		}
+		catch (Throwable ex) {
+			try {
+				this.transactionManager.rollback(status);
+			}
+			catch (RuntimeException rollbackFailure) {
+				ex.addSuppressed(rollbackFailure);
+			}
+			throw ex;
+		}
+		this.transactionManager.commit(status);
+		return result;
+	}
+
+	private <T extends @Nullable Object> T inFence(String election, String nodeId, long term, long seconds,
+			FencedCallback<T> callback) {
+		String limit = this.dialect.limitFencedSession(seconds);
+		if (limit != null) {
+			this.fencedJdbc.execute(limit);
+		}
+		T result;
+		try {
+			List<Fence> fences = this.fencedJdbc.query(this.fence,
+					(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term"), rs.getInt("valid") == 1),
+					election);
+			if (fences.isEmpty()) {
+				throw new NotLeaderException(election, nodeId, "the election has no lease");
+			}
+			Fence fence = fences.get(0);
+			if (!nodeId.equals(fence.leaderId) || fence.term != term) {
+				throw new NotLeaderException(election, nodeId, "the lease is held by '" + fence.leaderId
+						+ "' with term " + fence.term + ", not term " + term);
+			}
+			if (!fence.valid) {
+				throw new NotLeaderException(election, nodeId, "the lease of term " + term + " has expired");
+			}
+			result = callback.doInFence(term);
+		}
+		catch (Throwable ex) {
+			restoreFencedSession(ex);
+			throw ex;
+		}
+		restoreFencedSession(null);
+		return result;
+	}
+
+	/**
+	 * Undo the fence's session limit; a failure to do so must not hide the work's own
+	 * exception.
+	 * @param failure the exception the work ended with, or {@code null}
+	 */
+	private void restoreFencedSession(@Nullable Throwable failure) {
+		String restore = this.dialect.restoreFencedSession();
+		if (restore == null) {
+			return;
+		}
+		try {
+			this.fencedJdbc.execute(restore);
+		}
+		catch (RuntimeException ex) {
+			if (failure == null) {
+				throw ex;
+			}
+			failure.addSuppressed(ex);
+		}
+	}
+
+	private static LeaseState mapLease(ResultSet rs) throws SQLException {
+		return new LeaseState(rs.getString("election_name"), rs.getString("leader_id"), rs.getLong("term"),
+				rs.getLong("version"), instant(rs, "acquired_at"), instant(rs, "renewed_at"),
+				Instant.ofEpochMilli(rs.getLong("expires_at")), rs.getString("handover_to"),
+				rs.getBoolean("reelection_requested"), rs.getString("yielded_by"), rs.getInt("expired") == 1,
+				rs.getInt("same_server") == 1, Instant.ofEpochMilli(rs.getLong("db_now")));
+	}
+
+	private static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
+		long millis = rs.getLong(column);
+		return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
+	}
+
+	private record Fence(@Nullable String leaderId, long term, boolean valid) {
+	}
+
+	/**
+	 * Sets a network timeout on every connection handed to the election, so that a hung
+	 * database cannot stall the heartbeat beyond the statement timeout (Connector/J's socket
+	 * timeout is infinite by default). Pools such as HikariCP reset it on return.
+	 */
+	private static final class NetworkTimeoutDataSource extends DelegatingDataSource {
+
+		private final int timeoutMillis;
+
+		NetworkTimeoutDataSource(DataSource target, Duration timeout) {
+			super(target);
+			this.timeoutMillis = (int) Math.max(1, timeout.toMillis());
+		}
+
+		@Override
+		public Connection getConnection() throws SQLException {
+			return withTimeout(super.getConnection());
+		}
+
+		@Override
+		public Connection getConnection(String username, String password) throws SQLException {
+			return withTimeout(super.getConnection(username, password));
+		}
+
+		private Connection withTimeout(Connection connection) throws SQLException {
+			try {
+				connection.setNetworkTimeout(Runnable::run, this.timeoutMillis);
+			}
+			catch (java.sql.SQLFeatureNotSupportedException | AbstractMethodError ex) {
+				// The driver cannot limit the socket; the query timeout still applies.
+			}
+			return connection;
+		}
+
+	}
+
+}

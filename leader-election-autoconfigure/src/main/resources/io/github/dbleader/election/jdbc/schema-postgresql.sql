@@ -1,0 +1,24 @@
+-- Leader election schema for PostgreSQL 12+.
+-- Times are epoch milliseconds (UTC) from the database clock.
+CREATE TABLE IF NOT EXISTS leader_election_lease (
+  election_name        VARCHAR(128) NOT NULL,
+  leader_id            VARCHAR(255) NULL,
+  term                 BIGINT       NOT NULL,
+  version              BIGINT       NOT NULL,
+  acquired_at          BIGINT       NULL,
+  renewed_at           BIGINT       NULL,
+  expires_at           BIGINT       NOT NULL,
+  handover_to          VARCHAR(255) NULL,
+  reelection_requested BOOLEAN      NOT NULL DEFAULT FALSE,
+  yielded_by           VARCHAR(255) NULL,
+  server_identity      VARCHAR(255) NULL,
+  PRIMARY KEY (election_name)
+);
+
+CREATE TABLE IF NOT EXISTS leader_election_candidate (
+  election_name VARCHAR(128) NOT NULL,
+  node_id       VARCHAR(255) NOT NULL,
+  first_seen    BIGINT       NOT NULL,
+  last_seen     BIGINT       NOT NULL,
+  PRIMARY KEY (election_name, node_id)
+);

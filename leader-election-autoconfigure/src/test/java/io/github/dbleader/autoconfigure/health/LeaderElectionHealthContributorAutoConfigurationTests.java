@@ -1,0 +1,135 @@
+package io.github.dbleader.autoconfigure.health;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import javax.sql.DataSource;
+
+import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.LeaseRepository;
+import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+import io.github.dbleader.election.jdbc.LeaseTables;
+import io.github.dbleader.election.jdbc.SqlDialect;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.aop.MethodBeforeAdvice;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.CompositeHealthContributor;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.dao.DataAccessResourceFailureException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link LeaderElectionHealthContributorAutoConfiguration}.
+ */
+class LeaderElectionHealthContributorAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				LeaderElectionAutoConfiguration.class, LeaderElectionHealthContributorAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"leader-election.lease-duration=1s", "leader-election.renew-interval=200ms",
+				"leader-election.node-id=me", "leader-election.elections=default,jobs");
+
+	@Test
+	void contributesOneIndicatorPerElection() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasBean("leaderHealthContributor");
+			CompositeHealthContributor contributor = context.getBean(ElectionsHealthContributor.class);
+			assertThat(contributor.stream().map(CompositeHealthContributor.Entry::name)).containsExactly("default",
+					"jobs");
+			assertThat(contributor.getContributor("unknown")).isNull();
+		});
+	}
+
+	@Test
+	void leaderIsUpWithDetails() {
+		this.contextRunner.run((context) -> {
+			ElectionService service = context.getBean(ElectionService.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+			Health health = indicator(context.getBean(ElectionsHealthContributor.class), "default").health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("role", "leader").containsEntry("leader", "me");
+			assertThat((Long) health.getDetails().get("term")).isPositive();
+		});
+	}
+
+	@Test
+	void followerIsUp() {
+		this.contextRunner.run((context) -> {
+			ElectionService service = context.getBean(ElectionService.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+			service.election("default").release();
+			Health health = indicator(context.getBean(ElectionsHealthContributor.class), "default").health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("role", "follower");
+		});
+	}
+
+	@Test
+	void downWhenTheDatabaseIsUnreachable() {
+		this.contextRunner.withUserConfiguration(FailingRepositoryConfiguration.class).run((context) -> {
+			ElectionService service = context.getBean(ElectionService.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+			HealthIndicator indicator = indicator(context.getBean(ElectionsHealthContributor.class), "default");
+			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+			context.getBean(FailingRepositoryConfiguration.class).failing.set(true);
+			// A failed read is DOWN at once; unreachable for longer than lease - guard
+			// (800ms), the election says so too and this node no longer leads.
+			assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN);
+			await().atMost(Duration.ofSeconds(5)).until(() -> !service.election("default").isDatabaseReachable());
+			Health health = indicator.health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails()).containsEntry("role", "follower")
+				.containsEntry("error", "database unreachable");
+		});
+	}
+
+	@Test
+	void backsOffWhenDisabled() {
+		this.contextRunner.withPropertyValues("management.health.leader.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(ElectionsHealthContributor.class));
+	}
+
+	@Test
+	void backsOffWithoutElectionService() {
+		this.contextRunner.withPropertyValues("leader-election.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(ElectionsHealthContributor.class));
+	}
+
+	private static HealthIndicator indicator(CompositeHealthContributor contributor, String election) {
+		return (HealthIndicator) contributor.getContributor(election);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FailingRepositoryConfiguration {
+
+		final AtomicBoolean failing = new AtomicBoolean();
+
+		@Bean
+		LeaseRepository failingLeaseRepository(DataSource dataSource) {
+			LeaseRepository real = new JdbcLeaseRepository(dataSource, SqlDialect.H2, LeaseTables.defaults(),
+					Duration.ofMillis(100));
+			ProxyFactory factory = new ProxyFactory(real);
+			factory.addAdvice((MethodBeforeAdvice) (method, args, target) -> {
+				if (this.failing.get()) {
+					throw new DataAccessResourceFailureException("database unreachable (simulated)");
+				}
+			});
+			return (LeaseRepository) factory.getProxy();
+		}
+
+	}
+
+}

@@ -1,0 +1,71 @@
+package io.github.dbleader.autoconfigure.metrics;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.dbleader.election.ElectionService;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link LeaderElectionMetricsAutoConfiguration}.
+ */
+class LeaderElectionMetricsAutoConfigurationTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				LeaderElectionAutoConfiguration.class, MetricsAutoConfiguration.class,
+				LeaderElectionMetricsAutoConfiguration.class))
+		.withBean(SimpleMeterRegistry.class)
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"leader-election.lease-duration=3s", "leader-election.renew-interval=200ms");
+
+	@Test
+	void recordsLeadershipTermTransitionsAndHeartbeats() {
+		this.contextRunner.run((context) -> {
+			ElectionService service = context.getBean(ElectionService.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> registry.find("leader.election.transitions").tag("type", "granted").counter() != null);
+			assertThat(registry.get("leader.election.leader").tag("election", "default").gauge().value())
+				.isEqualTo(1);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> registry.get("leader.election.term").tag("election", "default").gauge().value() > 0);
+			assertThat(registry.get("leader.election.transitions")
+				.tags("election", "default", "type", "granted", "reason", "none")
+				.counter()
+				.count()).isEqualTo(1);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> registry.find("leader.election.heartbeat")
+					.tags("election", "default", "outcome", "success")
+					.timer() != null);
+			service.election("default").release();
+			assertThat(registry.get("leader.election.leader").tag("election", "default").gauge().value()).isZero();
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> registry.find("leader.election.transitions")
+					.tags("election", "default", "type", "revoked", "reason", "released")
+					.counter() != null);
+		});
+	}
+
+	@Test
+	void backsOffWithoutMeterRegistry() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+					LeaderElectionAutoConfiguration.class, LeaderElectionMetricsAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaderElectionMetrics.class));
+	}
+
+}

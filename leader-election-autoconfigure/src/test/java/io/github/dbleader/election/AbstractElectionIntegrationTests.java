@@ -1,0 +1,879 @@
+package io.github.dbleader.election;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.List;
+import java.util.Optional;
+import java.util.TimeZone;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.it.BeliefSampler;
+import io.github.dbleader.election.it.BeliefSampler.Reign;
+import io.github.dbleader.election.it.ElectionDatabase;
+import io.github.dbleader.election.it.ElectionNode;
+import io.github.dbleader.election.it.LeadershipRecorder;
+import io.github.dbleader.election.it.LeadershipRecorder.Event;
+import io.github.dbleader.election.it.TcpProxy;
+import io.github.dbleader.election.it.TcpProxy.Outage;
+import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+import io.github.dbleader.election.jdbc.LeaseTables;
+import io.github.dbleader.election.jdbc.SqlDialect;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The election core ({@link ElectionService} over {@link JdbcLeaseRepository}) with real
+ * threads, real time and a real database, which each subclass names. Several nodes take
+ * part in one election; each is a service of its own with its own node id, some on pools
+ * of their own, some sharing one. A {@link BeliefSampler} reads every node's belief every
+ * millisecond throughout each test, and every test asserts that no instant had two
+ * believers.
+ *
+ * <p>Proves on each database:
+ * <ul>
+ * <li>contenders elect exactly one leader, which keeps leading;
+ * <li>a crashed leader is replaced after its lease and not before (DESIGN I2, I3), a
+ * stopped one within about a renew interval (I10);
+ * <li>the term strictly increases on every change of leader (I4);
+ * <li>fenced work of a stale leader is rejected and writes nothing, a take-over waits for
+ * an open fenced transaction, and the server ends one frozen for longer than the lease so
+ * that the take-over proceeds and the late commit fails (I5);
+ * <li>forced hand-over and forced re-election take about two renew intervals, and forcing
+ * leadership to an unknown or dead node changes nothing (I6);
+ * <li>a leader cut off from the database stops believing before its lease expires at the
+ * database, without throwing to callers, and the election recovers (I2, I7);
+ * <li>neither the JVM's time zone nor the session's changes lease times (I1);
+ * <li>invalid timing, table names, election names and node ids are rejected when the
+ * objects are built, before anything is written.
+ * </ul>
+ * Lease 2 s, renew interval 400 ms, guard 400 ms, statement timeout 300 ms. Bounds add
+ * {@link #SLACK} for a loaded machine, but stay below the next slower mechanism (a
+ * graceful or forced hand-over must be faster than an expiry).
+ */
+@TestInstance(Lifecycle.PER_CLASS)
+@Timeout(90)
+abstract class AbstractElectionIntegrationTests {
+
+	static final Duration LEASE = Duration.ofSeconds(2);
+
+	static final Duration RENEW = Duration.ofMillis(400);
+
+	static final Duration GUARD = Duration.ofMillis(400);
+
+	static final Duration STATEMENT_TIMEOUT = Duration.ofMillis(300);
+
+	static final ElectionSettings SETTINGS = new ElectionSettings(LEASE, RENEW, GUARD, STATEMENT_TIMEOUT);
+
+	/** Allowance for threads that run late on a busy machine. */
+	static final Duration SLACK = Duration.ofSeconds(1);
+
+	/** Longest take-over after a leader released its lease: its successor's next heartbeat. */
+	static final Duration AFTER_RELEASE = RENEW.plus(SLACK);
+
+	/** Longest forced change: the leader's next heartbeat hands over, the successor's next one renews. */
+	static final Duration AFTER_FORCING = RENEW.multipliedBy(2).plus(SLACK);
+
+	/** Longest take-over after a crash: the lease, then a whole lease unchanged, seen a heartbeat late. */
+	static final Duration AFTER_CRASH = LEASE.plus(RENEW.multipliedBy(2)).plus(SLACK);
+
+	/** Extra time an await may take beyond the bound under test, so that a late result is reported with its timing. */
+	private static final Duration REPORTING_MARGIN = Duration.ofSeconds(5);
+
+	private static final Duration POLL = Duration.ofMillis(5);
+
+	private static final AtomicInteger electionCount = new AtomicInteger();
+
+	private final LeaseTables tables;
+
+	private final String workTable;
+
+	private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+
+	private ElectionDatabase database;
+
+	private HikariDataSource observerPool;
+
+	private JdbcLeaseRepository observer;
+
+	private String electionName;
+
+	private BeliefSampler beliefs;
+
+	private LeadershipRecorder events;
+
+	/**
+	 * Create the tests on tables of their own.
+	 * @param shortName distinguishes this class's tables from those of every other test
+	 * class on the same database
+	 */
+	protected AbstractElectionIntegrationTests(String shortName) {
+		this.tables = new LeaseTables("it_" + shortName + "_lease", "it_" + shortName + "_cand");
+		this.workTable = "it_" + shortName + "_work";
+	}
+
+	/**
+	 * The database to run on. Called once, before the first test.
+	 * @return the database
+	 */
+	protected abstract ElectionDatabase createDatabase();
+
+	@BeforeAll
+	void createTables() {
+		this.database = createDatabase();
+		this.observerPool = this.database.dataSource("observer", 4, (config) -> {
+		});
+		this.database.recreateTables(this.observerPool, this.tables);
+		this.database.dropTables(this.observerPool, this.workTable);
+		new JdbcTemplate(this.observerPool)
+			.execute("CREATE TABLE " + this.workTable + " (election_name VARCHAR(128) NOT NULL, id VARCHAR(64) NOT NULL,"
+					+ " term BIGINT NOT NULL, PRIMARY KEY (election_name, id))");
+		this.observer = new JdbcLeaseRepository(this.observerPool, dialect(), this.tables, Duration.ofSeconds(1));
+	}
+
+	@AfterAll
+	void dropTables() {
+		if (this.observerPool != null) {
+			this.database.dropTables(this.observerPool, this.workTable, this.tables.leaseTable(),
+					this.tables.candidateTable());
+			this.observerPool.close();
+		}
+		if (this.database != null) {
+			this.database.close();
+		}
+	}
+
+	@BeforeEach
+	void startSampling(TestInfo test) {
+		this.electionName = test.getTestMethod().orElseThrow().getName() + "-" + electionCount.incrementAndGet();
+		this.beliefs = closeAfterTest(new BeliefSampler());
+		this.events = new LeadershipRecorder();
+	}
+
+	@AfterEach
+	void closeResources() throws Exception {
+		Exception failure = null;
+		while (!this.resources.isEmpty()) {
+			try {
+				this.resources.pop().close();
+			}
+			catch (Exception ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	@ParameterizedTest(name = "{0} contenders, {1} of them on one pool")
+	@CsvSource({ "2, 0", "2, 2", "5, 3" })
+	void contendersElectExactlyOneLeader(int contenders, int sharingOnePool) {
+		HikariDataSource shared = closeAfterTest(pool("shared", sharingOnePool + 1));
+		List<ElectionNode> nodes = new ArrayList<>();
+		for (int i = 1; i <= contenders; i++) {
+			String nodeId = "node-" + i;
+			nodes.add((i <= sharingOnePool) ? node(nodeId, shared, shared) : node(nodeId));
+		}
+		ElectionNode[] all = nodes.toArray(ElectionNode[]::new);
+		nodes.forEach(ElectionNode::start);
+		ElectionNode leader = awaitSoleLeader(LEASE.plus(REPORTING_MARGIN), all);
+		// Several leases and many renewals: the same node keeps leading alone.
+		Duration observed = LEASE.plus(RENEW.multipliedBy(3));
+		await(leader + " keeps leading alone").during(observed)
+			.atMost(observed.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> soleLeader(all).filter(leader::equals).isPresent());
+		assertThat(lease().leaderId()).isEqualTo(leader.nodeId());
+		assertThat(liveCandidates()).containsExactlyInAnyOrderElementsOf(nodes.stream().map(ElectionNode::nodeId).toList());
+		assertThat(this.beliefs.reigns()).extracting(Reign::nodeId).containsOnly(leader.nodeId());
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void crashedLeaderIsReplacedAfterItsLeaseAndNotBefore() {
+		ElectionNode a = node("a");
+		ElectionNode b = node("b");
+		ElectionNode c = node("c");
+		startWithLeader(a, b, c);
+		crashAndAwaitSuccessor(a, b, c);
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void stoppedLeaderIsReplacedWithinARenewInterval() {
+		ElectionNode a = node("a");
+		ElectionNode b = node("b");
+		ElectionNode c = node("c");
+		long term = startWithLeader(a, b, c);
+		long stopping = System.nanoTime();
+		a.stop();
+		awaitNewLeaderWithin(AFTER_RELEASE, stopping, "take-over after a graceful stop", b, c);
+		assertThat(lease().term()).isGreaterThan(term);
+		assertThat(revocationReasonsOf("a")).containsExactly(RevocationReason.SHUTDOWN);
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void termStrictlyIncreasesAcrossEveryChangeOfLeader() {
+		ElectionNode a = node("a");
+		ElectionNode b = node("b");
+		ElectionNode c = node("c");
+		startWithLeader(a, b, c);
+		// Forced hand-over.
+		a.election().forceLeader("b");
+		awaitLeader(b);
+		// Forced re-election: the old leader stays out for a lease.
+		assertThat(b.election().forceReelection()).isTrue();
+		ElectionNode second = awaitSoleLeader(AFTER_FORCING.plus(REPORTING_MARGIN), a, c);
+		ElectionNode other = (second == a) ? c : a;
+		// Graceful stop, then a restart under the same node id.
+		second.stop();
+		ElectionNode third = awaitSoleLeader(AFTER_RELEASE.plus(REPORTING_MARGIN), b, other);
+		ElectionNode restarted = node(second.nodeId()).start();
+		awaitCandidates(second.nodeId());
+		// Crash: a take-over after expiry.
+		ElectionNode remaining = (third == b) ? other : b;
+		third.halt();
+		ElectionNode fourth = awaitSoleLeader(AFTER_CRASH.plus(REPORTING_MARGIN), remaining, restarted);
+		// Forced hand-over to whoever does not lead.
+		ElectionNode fifth = (fourth == restarted) ? remaining : restarted;
+		fourth.election().forceLeader(fifth.nodeId());
+		awaitLeader(fifth);
+
+		// Grants reach the listener after the fact, on each node's own thread.
+		List<Event> grants = await("the grant to " + fifth + " reaches its listener").atMost(REPORTING_MARGIN)
+			.until(this.events::grants, (delivered) -> !delivered.isEmpty()
+					&& delivered.get(delivered.size() - 1).nodeId().equals(fifth.nodeId()));
+		assertThat(grants).hasSizeGreaterThanOrEqualTo(6);
+		for (int i = 1; i < grants.size(); i++) {
+			Event previous = grants.get(i - 1);
+			Event next = grants.get(i);
+			if (next.nodeId().equals(previous.nodeId())) {
+				assertThat(next.term()).as("term of %s after %s", next, previous).isGreaterThanOrEqualTo(previous.term());
+			}
+			else {
+				assertThat(next.term()).as("term of %s after %s", next, previous).isGreaterThan(previous.term());
+			}
+		}
+		List<Reign> reigns = this.beliefs.reigns();
+		assertThat(reigns).extracting(Reign::nodeId).containsSubsequence("a", "b", second.nodeId(), third.nodeId(),
+				fourth.nodeId(), fifth.nodeId());
+		for (int i = 1; i < reigns.size(); i++) {
+			assertThat(reigns.get(i).term()).as("term of %s after %s", reigns.get(i), reigns.get(i - 1))
+				.isGreaterThanOrEqualTo(reigns.get(i - 1).term());
+			if (!reigns.get(i).nodeId().equals(reigns.get(i - 1).nodeId())) {
+				assertThat(reigns.get(i).term()).isGreaterThan(reigns.get(i - 1).term());
+			}
+		}
+		assertThat(lease().term()).isEqualTo(grants.get(grants.size() - 1).term());
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void fencedWorkOfAStaleLeaderIsRejectedAndWritesNothing() throws Exception {
+		TcpProxy proxy = closeAfterTest(TcpProxy.start(this.database.serverAddress()));
+		HikariDataSource direct = pool("a-election", 2);
+		// Fenced work waits as long as the network holds it back, like a paused process.
+		HikariDataSource delayed = this.database.dataSourceThrough(proxy, "a-fenced", 2, (config) -> {
+			config.setConnectionTimeout(30_000);
+			config.setValidationTimeout(20_000);
+		});
+		ElectionNode a = node("a", direct, delayed, direct, delayed);
+		ElectionNode b = node("b");
+		long term = startWithLeader(a, b);
+		JdbcTemplate fencedJdbc = new JdbcTemplate(delayed);
+		fencedJdbc.queryForObject("SELECT 1", Integer.class);
+		proxy.cut(Outage.BLACKHOLE);
+		Future<Long> work = inBackground(() -> a.election().runFenced((fencedTerm) -> {
+			insertWork(fencedJdbc, "stale", fencedTerm);
+			return fencedTerm;
+		}));
+		// The work passed the node's own check of its belief and waits on the network ...
+		await("fenced work held back by the network").atMost(Duration.ofSeconds(5))
+			.pollInterval(POLL)
+			.until(() -> proxy.bytesHeld() > 0);
+		// ... while the node pauses: no more renewals, another node takes over.
+		a.halt();
+		awaitLeader(b);
+		long newTerm = b.election().term();
+		assertThat(newTerm).isGreaterThan(term);
+		proxy.restore();
+		assertThatThrownBy(() -> work.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+			.cause()
+			.isInstanceOf(NotLeaderException.class)
+			.hasMessageContaining("held by 'b' with term " + newTerm);
+		assertThat(committedWork()).isEmpty();
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void takeOverWaitsForAnOpenFencedTransaction() throws Exception {
+		HikariDataSource aPool = pool("a", 2);
+		ElectionNode a = node("a", aPool, aPool, aPool);
+		ElectionNode b = node("b");
+		long term = startWithLeader(a, b);
+		JdbcTemplate aJdbc = new JdbcTemplate(aPool);
+		CountDownLatch working = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		Future<Long> work = inBackground(() -> a.election().runFenced((fencedTerm) -> {
+			insertWork(aJdbc, "held", fencedTerm);
+			working.countDown();
+			// Long work that keeps the transaction busy, never idle long enough for the server to end it.
+			while (!awaitQuietly(finish, Duration.ofMillis(100))) {
+				aJdbc.queryForObject("SELECT 1", Integer.class);
+			}
+			return fencedTerm;
+		}));
+		assertThat(working.await(5, TimeUnit.SECONDS)).isTrue();
+		a.halt();
+		// Without the transaction, b would take over within a lease and two renew intervals.
+		Duration held = LEASE.plus(RENEW.multipliedBy(3));
+		await("b stays a follower while a's fenced transaction is open").during(held)
+			.atMost(held.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> !b.isLeader() && "a".equals(lease().leaderId()) && lease().term() == term);
+		// Last look before the transaction ends: the take-over is overdue, and has not happened.
+		LeaseState overdue = lease();
+		assertThat(overdue.leaderId()).isEqualTo("a");
+		assertThat(overdue.term()).isEqualTo(term);
+		assertThat(overdue.expired()).as("lease expired at the database while the transaction was open").isTrue();
+		long finishing = System.nanoTime();
+		finish.countDown();
+		assertThat(work.get(5, TimeUnit.SECONDS)).isEqualTo(term);
+		awaitLeader(b);
+		assertThat(this.beliefs.reigns()).extracting(Reign::nodeId).containsExactly("a", "b");
+		Reign successor = this.beliefs.firstReignOf("b", Long.MIN_VALUE).orElseThrow();
+		// The take-over goes ahead once the row is free, not at some later expiry.
+		assertTookAtMost(Optional.of(successor), finishing, LEASE, "take-over after the fenced transaction ended");
+		assertThat(successor.term()).isGreaterThan(term);
+		assertThat(committedWork()).containsExactly("held=" + term);
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void fencedTransactionFrozenLongerThanTheLeaseIsEndedByTheServer() throws Exception {
+		assumeTrue(dialect() != SqlDialect.H2,
+				"H2 has no server-side limit on an idle transaction; a frozen holder blocks a take-over until it ends");
+		HikariDataSource aPool = pool("a", 2);
+		ElectionNode a = node("a", aPool, aPool, aPool);
+		ElectionNode b = node("b");
+		long term = startWithLeader(a, b);
+		JdbcTemplate aJdbc = new JdbcTemplate(aPool);
+		CountDownLatch frozen = new CountDownLatch(1);
+		CountDownLatch thaw = new CountDownLatch(1);
+		Future<Long> work = inBackground(() -> a.election().runFenced((fencedTerm) -> {
+			insertWork(aJdbc, "before-freeze", fencedTerm);
+			frozen.countDown();
+			awaitQuietly(thaw, Duration.ofMinutes(1));
+			insertWork(aJdbc, "after-thaw", fencedTerm);
+			return fencedTerm;
+		}));
+		assertThat(frozen.await(5, TimeUnit.SECONDS)).isTrue();
+		long freezing = System.nanoTime();
+		a.halt();
+		// The server ends the idle transaction after the lease, rounded up to whole seconds.
+		Duration holdLimit = Duration.ofSeconds((LEASE.toMillis() + 999) / 1000);
+		Duration bound = holdLimit.plus(RENEW.multipliedBy(2)).plus(SLACK);
+		awaitNewLeaderWithin(bound, freezing, "take-over while the old leader's fenced transaction is frozen", a, b);
+		thaw.countDown();
+		assertThatThrownBy(() -> work.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+			.cause()
+			.isInstanceOfAny(DataAccessException.class, TransactionException.class);
+		assertThat(committedWork()).isEmpty();
+		assertThat(lease().term()).isGreaterThan(term);
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void forcedHandOverMovesLeadershipWithinTwoRenewIntervals() {
+		HikariDataSource aPool = pool("a", 2);
+		HikariDataSource cPool = pool("c", 2);
+		ElectionNode a = node("a", aPool, aPool, aPool);
+		ElectionNode b = node("b");
+		ElectionNode c = node("c", cPool, cPool, cPool);
+		long term = startWithLeader(a, b, c);
+		long forcing = System.nanoTime();
+		b.election().forceLeader("c");
+		awaitNewLeaderWithin(AFTER_FORCING, forcing, "forced hand-over", c);
+		long newTerm = c.election().term();
+		assertThat(newTerm).isGreaterThan(term);
+		assertThat(revocationReasonsOf("a")).containsExactly(RevocationReason.HANDED_OVER);
+		// Only the new leader's fenced work commits.
+		assertThatExceptionOfType(NotLeaderException.class)
+			.isThrownBy(() -> a.election().runFenced((fencedTerm) -> insertWork(new JdbcTemplate(aPool), "from-a", fencedTerm)));
+		c.election().runFenced((fencedTerm) -> insertWork(new JdbcTemplate(cPool), "from-c", fencedTerm));
+		assertThat(committedWork()).containsExactly("from-c=" + newTerm);
+		// Forcing the leader that leads already changes nothing.
+		c.election().forceLeader("c");
+		awaitUnchangedLeadership(c, newTerm);
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void forcedReelectionMovesLeadershipWithinTwoRenewIntervals() {
+		ElectionNode a = node("a");
+		ElectionNode b = node("b");
+		ElectionNode c = node("c");
+		long term = startWithLeader(a, b, c);
+		long forcing = System.nanoTime();
+		assertThat(c.election().forceReelection()).isTrue();
+		// The old leader steps down at its next renewal and stays out for a lease.
+		ElectionNode successor = awaitNewLeaderWithin(AFTER_FORCING, forcing, "forced re-election", b, c);
+		assertThat(a.isLeader()).isFalse();
+		assertThat(successor.election().term()).isGreaterThan(term);
+		assertThat(revocationReasonsOf("a")).containsExactly(RevocationReason.REELECTION);
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void forcingLeadershipToAnUnknownOrDeadNodeThrowsAndChangesNothing() {
+		ElectionNode a = node("a");
+		ElectionNode b = node("b");
+		ElectionNode dead = node("dead");
+		long term = startWithLeader(a, b, dead);
+		dead.halt();
+		await("the halted node drops out of the candidates").atMost(LEASE.plus(RENEW).plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> !liveCandidates().contains("dead"));
+		LeaseState before = lease();
+		assertThatExceptionOfType(UnknownCandidateException.class)
+			.isThrownBy(() -> b.election().forceLeader("nobody"))
+			.withMessageContaining("'nobody'");
+		assertThatExceptionOfType(UnknownCandidateException.class)
+			.isThrownBy(() -> b.election().forceLeader("dead"))
+			.withMessageContaining("'dead'");
+		LeaseState after = lease();
+		assertThat(after.leaderId()).isEqualTo(before.leaderId()).isEqualTo("a");
+		assertThat(after.term()).isEqualTo(before.term()).isEqualTo(term);
+		assertThat(after.handoverTo()).isNull();
+		assertThat(after.reelectionRequested()).isFalse();
+		awaitUnchangedLeadership(a, term);
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@ParameterizedTest
+	@EnumSource(Outage.class)
+	void leaderCutOffFromTheDatabaseStopsBelievingBeforeItsLeaseExpires(Outage outage) {
+		TcpProxy proxy = closeAfterTest(TcpProxy.start(this.database.serverAddress()));
+		HikariDataSource aPool = this.database.dataSourceThrough(proxy, "a", 2, (config) -> {
+		});
+		ElectionNode a = node("a", aPool, aPool, aPool);
+		ElectionNode b = node("b");
+		long term = startWithLeader(a, b);
+		long cutting = System.nanoTime();
+		proxy.cut(outage);
+		// Read the lease from a direct connection until the database no longer gives it to a.
+		AtomicBoolean stoppedWhileHeld = new AtomicBoolean();
+		AtomicBoolean believedWhenExpired = new AtomicBoolean();
+		await("the lease of a expires at the database").atMost(LEASE.plus(REPORTING_MARGIN))
+			.pollDelay(Duration.ZERO)
+			.pollInterval(POLL)
+			.until(() -> {
+				boolean believed = a.isLeader();
+				LeaseState lease = lease();
+				if ("a".equals(lease.leaderId()) && lease.term() == term && !lease.expired()) {
+					// Read after a was seen not to believe: the lease was still held.
+					stoppedWhileHeld.compareAndSet(false, !believed);
+					return false;
+				}
+				believedWhenExpired.set(a.isLeader());
+				return true;
+			});
+		assertThat(believedWhenExpired).as("a believed it leads when the database first said its lease expired")
+			.isFalse();
+		assertThat(stoppedWhileHeld).as("a stopped believing while the database still held its lease").isTrue();
+		Reign reign = this.beliefs.reignOf("a", term).orElseThrow();
+		assertThat(reign.hasEnded()).isTrue();
+		assertThat(Duration.ofNanos(reign.endedBy() - cutting)).as("belief after the cut")
+			.isLessThanOrEqualTo(LEASE.minus(GUARD).plus(SLACK));
+		assertThat(revocationReasonsOf("a")).hasSize(1);
+		awaitLeader(b);
+		await("a reports its database unreachable").atMost(REPORTING_MARGIN)
+			.until(() -> !a.election().isDatabaseReachable());
+		assertThat(this.beliefs.firstReignOf("a", reign.endedBy())).as("a believed again while cut off").isEmpty();
+		proxy.restore();
+		await("a reaches the database again").atMost(Duration.ofSeconds(15))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> a.election().isDatabaseReachable() && liveCandidates().contains("a"));
+		Duration observed = RENEW.multipliedBy(3);
+		await("exactly one leader after the outage").during(observed)
+			.atMost(observed.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> soleLeader(a, b).isPresent());
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void timeZonesOfTheJvmAndTheSessionChangeNothing() {
+		TimeZone original = TimeZone.getDefault();
+		TimeZone.setDefault(TimeZone.getTimeZone("America/New_York"));
+		try {
+			SessionTimeZone zone = SessionTimeZone.of(dialect());
+			Consumer<HikariConfig> zoned = (config) -> config.setConnectionInitSql(zone.setting());
+			HikariDataSource observerPool = closeAfterTest(this.database.dataSource("zoned-observer", 2, zoned));
+			assertThat(new JdbcTemplate(observerPool).queryForObject(zone.query(), String.class))
+				.isEqualTo(zone.expected());
+			JdbcLeaseRepository zonedObserver = new JdbcLeaseRepository(observerPool, dialect(), this.tables,
+					Duration.ofSeconds(1));
+			List<ElectionNode> nodes = new ArrayList<>();
+			for (String nodeId : List.of("a", "b", "c")) {
+				HikariDataSource pool = this.database.dataSource(nodeId, 2, zoned);
+				nodes.add(node(nodeId, pool, pool, pool));
+			}
+			ElectionNode a = nodes.get(0);
+			ElectionNode b = nodes.get(1);
+			ElectionNode c = nodes.get(2);
+			startWithLeader(a, b, c);
+			LeaseState lease = zonedObserver.find(this.electionName).orElseThrow();
+			assertThat(Duration.between(lease.renewedAt(), lease.expiresAt())).as("lease duration at the database")
+				.isBetween(LEASE, LEASE.plusMillis(50));
+			assertThat(Duration.between(lease.databaseTime(), lease.expiresAt())).as("lease left")
+				.isPositive()
+				.isLessThanOrEqualTo(LEASE);
+			assertThat(lease.acquiredAt()).isBeforeOrEqualTo(lease.renewedAt());
+			assertThat(lease.renewedAt()).isBeforeOrEqualTo(lease.databaseTime());
+			// A time zone offset would move the database's epoch clock by at least half an hour.
+			assertThat(Duration.between(Instant.now(), lease.databaseTime()).abs()).as("database clock against UTC")
+				.isLessThan(Duration.ofMinutes(10));
+			List<Candidate> candidates = zonedObserver.liveCandidates(this.electionName, LEASE);
+			assertThat(candidates).extracting(Candidate::nodeId).containsExactly("a", "b", "c");
+			assertThat(candidates).allSatisfy((candidate) -> assertThat(
+					Duration.between(candidate.lastSeen(), lease.databaseTime()).abs())
+				.isLessThanOrEqualTo(LEASE));
+			long forcing = System.nanoTime();
+			a.election().forceLeader("b");
+			awaitNewLeaderWithin(AFTER_FORCING, forcing, "forced hand-over", b);
+			crashAndAwaitSuccessor(b, a, c);
+			this.beliefs.assertNeverTwoBelievers();
+		}
+		finally {
+			TimeZone.setDefault(original);
+		}
+	}
+
+	@Test
+	void invalidTimingNamesAndIdsAreRejectedAtConstructionAndWriteNothing() {
+		int rowsBefore = rowCount();
+		assertRejected(() -> ElectionSettings.of(LEASE, LEASE), "renewInterval (PT2S) must be at most half");
+		assertRejected(() -> ElectionSettings.of(LEASE, LEASE.plusSeconds(1)), "renewInterval (PT3S) must be at most half");
+		assertRejected(() -> ElectionSettings.of(LEASE, Duration.ZERO), "renewInterval must be positive");
+		assertRejected(() -> ElectionSettings.of(LEASE, RENEW.negated()), "renewInterval must be positive");
+		assertRejected(() -> ElectionSettings.of(Duration.ZERO, RENEW), "leaseDuration must be positive");
+		assertRejected(() -> ElectionSettings.of(LEASE.negated(), RENEW), "leaseDuration must be positive");
+		assertRejected(() -> new ElectionSettings(LEASE, RENEW, GUARD, RENEW), "statementTimeout (PT0.4S) must be shorter");
+		for (String name : List.of("it_bad-lease", "it bad", "it_bad;DROP TABLE " + this.tables.leaseTable(),
+				"test.it_bad", "`it_bad`", "\"it_bad\"", "it_bad'", "", "it_bäd", "it_bad\n")) {
+			assertRejected(() -> new LeaseTables(name, "it_bad_cand"), "Invalid lease table name '" + name + "'");
+			assertRejected(() -> new LeaseTables("it_bad_lease", name), "Invalid candidate table name '" + name + "'");
+		}
+		HikariDataSource pool = pool("valid", 2);
+		JdbcLeaseRepository repository = new JdbcLeaseRepository(pool, dialect(), this.tables, STATEMENT_TIMEOUT);
+		String tooLongNodeId = "n".repeat(ElectionService.MAX_NODE_ID_LENGTH + 1);
+		assertRejected(() -> new ElectionService(repository, SETTINGS, tooLongNodeId, LeadershipListener.NONE),
+				"node id '" + tooLongNodeId + "' is 256 characters long; at most 255");
+		assertRejected(() -> new ElectionService(repository, SETTINGS, " ", LeadershipListener.NONE),
+				"node id must not be blank");
+		ElectionService service = new ElectionService(repository, SETTINGS, "valid", LeadershipListener.NONE);
+		closeAfterTest(pool);
+		closeAfterTest((AutoCloseable) service::halt);
+		service.start();
+		String tooLongName = "e".repeat(ElectionService.MAX_ELECTION_NAME_LENGTH + 1);
+		assertRejected(() -> service.election(tooLongName),
+				"election name '" + tooLongName + "' is 129 characters long; at most 128");
+		assertRejected(() -> service.election(""), "election name must not be blank");
+		assertThat(service.elections()).isEmpty();
+		service.stop();
+		assertThat(rowCount()).isEqualTo(rowsBefore);
+	}
+
+	@Test
+	void longestElectionNameAndNodeIdFitTheirColumns() {
+		String name = "wahl-ü-".repeat(30).substring(0, ElectionService.MAX_ELECTION_NAME_LENGTH);
+		String nodeId = "knoten-ñ-".repeat(40).substring(0, ElectionService.MAX_NODE_ID_LENGTH);
+		HikariDataSource pool = pool("longest", 2);
+		JdbcLeaseRepository repository = new JdbcLeaseRepository(pool, dialect(), this.tables, STATEMENT_TIMEOUT);
+		ElectionNode node = closeAfterTest(new ElectionNode(nodeId, name, repository, SETTINGS, this.events, pool));
+		this.beliefs.watch(node);
+		node.start();
+		awaitLeader(node);
+		await("the node takes part").atMost(REPORTING_MARGIN)
+			.until(() -> !this.observer.liveCandidates(name, LEASE).isEmpty());
+		LeaseState lease = this.observer.find(name).orElseThrow();
+		assertThat(lease.election()).isEqualTo(name);
+		assertThat(lease.leaderId()).isEqualTo(nodeId);
+		assertThat(this.observer.liveCandidates(name, LEASE)).extracting(Candidate::nodeId).containsExactly(nodeId);
+	}
+
+	/**
+	 * Crash the leader and assert that one of the others takes over after the lease, not
+	 * before: no earlier than the crashed leader's last renewal plus the lease, whether
+	 * judged by the database clock or by this JVM's, and at most a lease and two renew
+	 * intervals after the crash.
+	 * @param leader the leader
+	 * @param followers the others
+	 * @return the successor
+	 */
+	private ElectionNode crashAndAwaitSuccessor(ElectionNode leader, ElectionNode... followers) {
+		long term = leader.election().term();
+		assertThat(term).isNotNegative();
+		long crashing = System.nanoTime();
+		leader.halt();
+		// The lease as the crashed leader left it. A renewal still in flight could only make the
+		// real last renewal later than this one, and so the bounds below weaker, never wrong.
+		long reading = System.nanoTime();
+		LeaseState left = lease();
+		assertThat(left.leaderId()).isEqualTo(leader.nodeId());
+		// The database read its clock after this JVM read 'reading': on this JVM's clock, the
+		// last renewal happened no earlier than this.
+		long renewedNoEarlierThan = reading - Duration.between(left.renewedAt(), left.databaseTime()).toNanos();
+		ElectionNode successor = awaitNewLeaderWithin(AFTER_CRASH, crashing, "take-over after a crash", followers);
+		Reign reign = this.beliefs.firstReignOf(successor.nodeId(), crashing).orElseThrow();
+		// Nobody may lead before a whole lease has passed since the last renewal (I3); the
+		// sampler reads every millisecond, and the database clock has millisecond precision.
+		Duration tolerance = Duration.ofMillis(50);
+		assertThat(Duration.ofNanos(reign.beganAfter() - renewedNoEarlierThan))
+			.as("take-over after the crashed leader's last renewal")
+			.isGreaterThanOrEqualTo(LEASE.minus(tolerance));
+		LeaseState taken = lease();
+		assertThat(taken.leaderId()).isEqualTo(successor.nodeId());
+		assertThat(taken.acquiredAt()).as("take-over by the database clock").isAfterOrEqualTo(left.expiresAt());
+		assertThat(taken.term()).isGreaterThan(term);
+		return successor;
+	}
+
+	/**
+	 * Start the first node, wait until it leads, then start the others and wait until they
+	 * take part.
+	 * @param leader the node to lead
+	 * @param followers the others
+	 * @return the leader's term
+	 */
+	private long startWithLeader(ElectionNode leader, ElectionNode... followers) {
+		leader.start();
+		awaitLeader(leader);
+		List<String> nodeIds = new ArrayList<>();
+		for (ElectionNode follower : followers) {
+			follower.start();
+			nodeIds.add(follower.nodeId());
+		}
+		awaitCandidates(nodeIds.toArray(String[]::new));
+		long term = leader.election().term();
+		assertThat(term).isNotNegative();
+		return term;
+	}
+
+	/**
+	 * Wait until a node's listener has heard that its leadership ended (events arrive after
+	 * the fact, on another thread), then return the reasons of every revocation it heard.
+	 * @param nodeId the node
+	 * @return the reasons, in order
+	 */
+	private List<RevocationReason> revocationReasonsOf(String nodeId) {
+		await(nodeId + "'s listener hears that its leadership ended").atMost(REPORTING_MARGIN)
+			.until(() -> !this.events.revocationsOf(nodeId).isEmpty());
+		return this.events.revocationsOf(nodeId).stream().map(Event::reason).toList();
+	}
+
+	private void awaitLeader(ElectionNode node) {
+		await(node + " leads").atMost(LEASE.plus(RENEW.multipliedBy(2)).plus(REPORTING_MARGIN))
+			.pollInterval(POLL)
+			.until(node::isLeader);
+	}
+
+	private void awaitCandidates(String... nodeIds) {
+		await(Arrays.toString(nodeIds) + " take part").atMost(RENEW.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> liveCandidates().containsAll(List.of(nodeIds)));
+	}
+
+	private void awaitUnchangedLeadership(ElectionNode leader, long term) {
+		Duration observed = RENEW.multipliedBy(2);
+		await(leader + " keeps leading with term " + term).during(observed)
+			.atMost(observed.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> leader.election().term() == term && lease().term() == term && lease().handoverTo() == null);
+	}
+
+	private static ElectionNode awaitSoleLeader(Duration atMost, ElectionNode... nodes) {
+		return await("exactly one leader among " + Arrays.toString(nodes)).atMost(atMost)
+			.pollInterval(POLL)
+			.until(() -> soleLeader(nodes), Optional::isPresent)
+			.get();
+	}
+
+	private static Optional<ElectionNode> soleLeader(ElectionNode... nodes) {
+		List<ElectionNode> leaders = new ArrayList<>();
+		for (ElectionNode node : nodes) {
+			if (node.isLeader()) {
+				leaders.add(node);
+			}
+		}
+		return (leaders.size() == 1) ? Optional.of(leaders.get(0)) : Optional.empty();
+	}
+
+	/**
+	 * Wait until exactly one of the candidates leads, and assert that its reign began within
+	 * a bound of a moment, as the sampler saw it.
+	 * @param bound the bound
+	 * @param sinceNanos the moment, from {@link System#nanoTime()}
+	 * @param what what took that long, for the failure message
+	 * @param candidates the nodes that may lead
+	 * @return the leader
+	 */
+	private ElectionNode awaitNewLeaderWithin(Duration bound, long sinceNanos, String what,
+			ElectionNode... candidates) {
+		ElectionNode leader = awaitSoleLeader(bound.plus(REPORTING_MARGIN), candidates);
+		assertTookAtMost(this.beliefs.firstReignOf(leader.nodeId(), sinceNanos), sinceNanos, bound, what);
+		return leader;
+	}
+
+	private static void assertTookAtMost(Optional<Reign> reign, long fromNanos, Duration bound, String what) {
+		assertThat(reign).as("%s: a new leader was seen", what).isPresent();
+		assertThat(Duration.ofNanos(reign.get().seenFrom() - fromNanos)).as(what).isLessThanOrEqualTo(bound);
+	}
+
+	private static void assertRejected(Executable construction, String message) {
+		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(construction::execute)
+			.withMessageContaining(message);
+	}
+
+	private static boolean awaitQuietly(CountDownLatch latch, Duration timeout) {
+		try {
+			return latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private ElectionNode node(String nodeId) {
+		HikariDataSource pool = pool(nodeId, 2);
+		return node(nodeId, pool, pool, pool);
+	}
+
+	private ElectionNode node(String nodeId, DataSource electionDataSource, DataSource applicationDataSource,
+			AutoCloseable... owned) {
+		JdbcLeaseRepository repository = new JdbcLeaseRepository(electionDataSource,
+				new DataSourceTransactionManager(applicationDataSource), applicationDataSource, dialect(), this.tables,
+				STATEMENT_TIMEOUT);
+		ElectionNode node = closeAfterTest(
+				new ElectionNode(nodeId, this.electionName, repository, SETTINGS, this.events, owned));
+		this.beliefs.watch(node);
+		return node;
+	}
+
+	private HikariDataSource pool(String name, int maxPoolSize) {
+		return this.database.dataSource(name, maxPoolSize, (config) -> {
+		});
+	}
+
+	private <T> Future<T> inBackground(Callable<T> task) {
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		closeAfterTest((AutoCloseable) executor::shutdownNow);
+		return executor.submit(task);
+	}
+
+	private <T extends AutoCloseable> T closeAfterTest(T resource) {
+		this.resources.push(resource);
+		return resource;
+	}
+
+	private SqlDialect dialect() {
+		return this.database.dialect();
+	}
+
+	private LeaseState lease() {
+		return this.observer.find(this.electionName).orElseThrow();
+	}
+
+	private List<String> liveCandidates() {
+		return this.observer.liveCandidates(this.electionName, LEASE).stream().map(Candidate::nodeId).toList();
+	}
+
+	private int insertWork(JdbcTemplate jdbc, String id, long term) {
+		return jdbc.update("INSERT INTO " + this.workTable + " (election_name, id, term) VALUES (?, ?, ?)",
+				this.electionName, id, term);
+	}
+
+	/** @return the work committed in this test's election, as {@code id=term} */
+	private List<String> committedWork() {
+		return new JdbcTemplate(this.observerPool).query(
+				"SELECT id, term FROM " + this.workTable + " WHERE election_name = ? ORDER BY id",
+				(rs, row) -> rs.getString("id") + "=" + rs.getLong("term"), this.electionName);
+	}
+
+	private int rowCount() {
+		JdbcTemplate jdbc = new JdbcTemplate(this.observerPool);
+		return jdbc.queryForObject("SELECT COUNT(*) FROM " + this.tables.leaseTable(), Integer.class)
+				+ jdbc.queryForObject("SELECT COUNT(*) FROM " + this.tables.candidateTable(), Integer.class);
+	}
+
+	/**
+	 * A session time zone other than UTC and the JVM's, set on every connection of a pool.
+	 *
+	 * @param setting the statement that sets it
+	 * @param query a query that returns it
+	 * @param expected what the query returns when it is set
+	 */
+	private record SessionTimeZone(String setting, String query, String expected) {
+
+		static SessionTimeZone of(SqlDialect dialect) {
+			return switch (dialect) {
+				// Named zones need the time zone tables, which MariaDB does not load by default.
+				case MYSQL -> new SessionTimeZone("SET time_zone = '+05:30'", "SELECT @@session.time_zone", "+05:30");
+				case POSTGRESQL -> new SessionTimeZone("SET TIME ZONE 'Europe/Berlin'",
+						"SELECT current_setting('TimeZone')", "Europe/Berlin");
+				case H2 -> new SessionTimeZone("SET TIME ZONE 'Asia/Kolkata'",
+						"SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'TIME ZONE'",
+						"Asia/Kolkata");
+			};
+		}
+
+	}
+
+}

@@ -1,0 +1,435 @@
+package io.github.dbleader.election;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The election state machine with fake clocks and an in-memory repository: no threads, no
+ * sleeps. Lease L = 10s, renew interval R = 2s, guard G = 2s, so a belief lasts 8s from the
+ * send of the last successful statement.
+ */
+class ElectionLoopTests {
+
+	private static final Duration L = Duration.ofSeconds(10);
+
+	private static final Duration R = Duration.ofSeconds(2);
+
+	private static final Duration BELIEF = Duration.ofSeconds(8);
+
+	private static final Duration TICK = Duration.ofMillis(100);
+
+	private final ElectionSettings settings = ElectionSettings.of(L, R);
+
+	private final InMemoryLeaseRepository repository = new InMemoryLeaseRepository();
+
+	private final Node a = new Node("a");
+
+	private final Node b = new Node("b");
+
+	@Test
+	void firstNodeAcquiresAndOthersFollow() {
+		this.a.tick();
+		this.b.tick();
+		assertThat(this.a.loop.isLeader()).isTrue();
+		assertThat(this.b.loop.isLeader()).isFalse();
+		long term = this.repository.row("e").term;
+		assertThat(this.a.loop.leaderTerm()).isEqualTo(term);
+		assertThat(this.b.loop.leaderTerm()).isEqualTo(-1);
+		assertThat(this.a.listener.events).containsExactly("changed null -> a", "granted a " + term);
+		assertThat(this.b.listener.events).containsExactly("changed null -> a");
+	}
+
+	@Test
+	void beliefLastsLeaseMinusGuardFromTheSendOfTheLastRenewal() {
+		this.a.tick();
+		elapse(R);
+		this.a.tick();
+		elapse(BELIEF.minus(Duration.ofNanos(1)));
+		assertThat(this.a.loop.isLeader()).isTrue();
+		elapse(Duration.ofNanos(1));
+		assertThat(this.a.loop.isLeader()).isFalse();
+		assertThat(this.a.loop.leaderTerm()).isEqualTo(-1);
+	}
+
+	@Test
+	void slowRenewalCountsFromWhenItWasSentNotFromWhenItReturned() {
+		this.a.tick();
+		elapse(R);
+		// The renewal takes 1.5s to come back (slow database, still within its timeout).
+		this.repository.setDuringStatement(() -> elapse(Duration.ofMillis(1500)));
+		this.a.tick();
+		this.repository.setDuringStatement(() -> {
+		});
+		// 1.5s for the renewal and 1.5s for the candidate heartbeat have passed since it was sent.
+		elapse(BELIEF.minus(Duration.ofMillis(3000)).minus(Duration.ofNanos(1)));
+		assertThat(this.a.loop.isLeader()).isTrue();
+		elapse(Duration.ofNanos(1));
+		assertThat(this.a.loop.isLeader()).isFalse();
+	}
+
+	@Test
+	void renewalKeepsLeadershipWithTheSameTermAndNoEvents() {
+		this.a.tick();
+		long term = this.a.loop.leaderTerm();
+		for (int i = 0; i < 20; i++) {
+			elapse(R);
+			this.a.tick();
+			this.b.tick();
+			assertThat(this.a.loop.isLeader()).isTrue();
+			assertThat(this.b.loop.isLeader()).isFalse();
+		}
+		assertThat(this.a.loop.leaderTerm()).isEqualTo(term);
+		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + term);
+	}
+
+	@Test
+	void followerTakesOverOnlyAfterSeeingTheRowUnchangedForAWholeLeaseOnItsOwnClock() {
+		this.a.tick();
+		this.b.tick();
+		// a dies; the database clock jumps an hour ahead (e.g. a fail-over to a server with
+		// another clock): the database says "expired" at once, but b must still wait a lease.
+		this.repository.advanceDatabaseClock(Duration.ofHours(1));
+		Duration waited = Duration.ZERO;
+		while (!this.b.loop.isLeader()) {
+			elapseNodes(R);
+			waited = waited.plus(R);
+			this.b.tick();
+			assertThat(waited).isLessThanOrEqualTo(L.plus(R));
+		}
+		assertThat(waited).isGreaterThanOrEqualTo(L);
+		assertThat(this.repository.statements().indexOf("takeOver")).isPositive();
+	}
+
+	@Test
+	void followerDoesNotTakeOverWhileTheDatabaseSaysTheLeaseIsValid() {
+		this.a.tick();
+		this.b.tick();
+		// a dies; b's clock runs fast (a whole lease passes for b) but the database clock
+		// has not reached the expiry yet.
+		this.b.clock.advance(L.multipliedBy(3));
+		this.b.tick();
+		assertThat(this.b.loop.isLeader()).isFalse();
+		assertThat(this.repository.statements()).doesNotContain("takeOver");
+	}
+
+	@Test
+	void guardEndsTheOldBeliefBeforeAnyoneElseCanBelieve() {
+		this.a.tick();
+		this.b.tick();
+		long lastRenewalSent = 0;
+		long now = 0;
+		long aStopped = -1;
+		long bStarted = -1;
+		// a renews for a while, then its heartbeat stops (process dead or stuck) while its
+		// belief runs out on its own; b polls every renew interval.
+		for (int step = 0; step < 400; step++) {
+			if (step % 20 == 0) {
+				if (step <= 100) {
+					lastRenewalSent = now;
+					this.a.tick();
+				}
+				this.b.tick();
+			}
+			assertThat(this.a.loop.isLeader() && this.b.loop.isLeader()).as("two believers at %d ms", now).isFalse();
+			if (aStopped < 0 && !this.a.loop.isLeader()) {
+				aStopped = now;
+			}
+			if (bStarted < 0 && this.b.loop.isLeader()) {
+				bStarted = now;
+			}
+			elapse(TICK);
+			now += TICK.toMillis();
+		}
+		assertThat(aStopped).isEqualTo(lastRenewalSent + BELIEF.toMillis());
+		assertThat(bStarted).isGreaterThanOrEqualTo(lastRenewalSent + L.toMillis());
+		assertThat(bStarted - aStopped).isGreaterThanOrEqualTo(Duration.ofSeconds(2).toMillis());
+	}
+
+	@Test
+	void failedRenewalDoesNotExtendTheBeliefAndTheWatchdogRevokesAtTheDeadline() {
+		this.a.tick();
+		long term = this.a.loop.leaderTerm();
+		this.repository.setUnreachable(true);
+		for (int i = 0; i < 3; i++) {
+			elapse(R);
+			this.a.tick();
+			this.a.loop.checkDeadline();
+			assertThat(this.a.loop.isLeader()).isTrue();
+		}
+		elapse(Duration.ofSeconds(2));
+		assertThat(this.a.loop.isLeader()).isFalse();
+		assertThat(this.a.loop.databaseReachable()).isFalse();
+		this.a.loop.checkDeadline();
+		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + term,
+				"revoked a " + term + " DATABASE_UNREACHABLE");
+	}
+
+	@Test
+	void renewalWhoseAnswerIsLostDoesNotCount() {
+		this.a.tick();
+		// From now on every statement reaches the database, but its answer is lost.
+		this.repository.setLoseAnswers(true);
+		elapse(R);
+		this.a.tick();
+		long renewedAt = this.repository.row("e").renewedAt;
+		assertThat(renewedAt).as("the database applied the renewal").isEqualTo(1_700_000_000_000L + R.toMillis());
+		// The belief still ends 8s after the first acquisition, not after the lost renewal.
+		elapse(BELIEF.minus(R));
+		assertThat(this.a.loop.isLeader()).isFalse();
+	}
+
+	@Test
+	void shortOutageChangesNothing() {
+		this.a.tick();
+		this.b.tick();
+		long term = this.a.loop.leaderTerm();
+		this.repository.setUnreachable(true);
+		for (int i = 0; i < 2; i++) {
+			elapse(R);
+			this.a.tick();
+			this.b.tick();
+			this.a.loop.checkDeadline();
+			assertThat(this.a.loop.isLeader()).isTrue();
+		}
+		this.repository.setUnreachable(false);
+		for (int i = 0; i < 10; i++) {
+			elapse(R);
+			this.a.tick();
+			this.b.tick();
+			this.a.loop.checkDeadline();
+			assertThat(this.a.loop.isLeader()).isTrue();
+			assertThat(this.b.loop.isLeader()).isFalse();
+		}
+		assertThat(this.a.loop.leaderTerm()).isEqualTo(term);
+		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + term);
+	}
+
+	@Test
+	void forcedHandoverStepsDownBeforeTheTargetBelieves() {
+		this.a.tick();
+		this.b.tick();
+		long oldTerm = this.a.loop.leaderTerm();
+		this.a.election.forceLeader("b");
+		assertThat(this.a.loop.isLeader()).as("the request alone changes nothing yet").isTrue();
+		elapse(R);
+		this.a.tick();
+		assertThat(this.a.loop.isLeader()).isFalse();
+		assertThat(this.b.loop.isLeader()).isFalse();
+		assertThat(this.repository.row("e").leaderId).isEqualTo("b");
+		this.b.tick();
+		assertThat(this.b.loop.isLeader()).isTrue();
+		assertThat(this.b.loop.leaderTerm()).isGreaterThan(oldTerm);
+		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + oldTerm,
+				"revoked a " + oldTerm + " HANDED_OVER");
+		elapse(R);
+		this.a.tick();
+		this.b.tick();
+		assertThat(this.a.loop.isLeader()).isFalse();
+		assertThat(this.b.loop.isLeader()).isTrue();
+	}
+
+	@Test
+	void forcingLeadershipToANodeThatIsNotALiveCandidateChangesNothing() {
+		this.a.tick();
+		this.b.tick();
+		assertThatExceptionOfType(UnknownCandidateException.class).isThrownBy(() -> this.a.election.forceLeader("x"))
+			.withMessageContaining("'x'");
+		// b was seen, but not within the last lease.
+		elapse(L);
+		this.a.tick();
+		assertThatExceptionOfType(UnknownCandidateException.class).isThrownBy(() -> this.a.election.forceLeader("b"));
+		assertThat(this.repository.statements()).doesNotContain("requestHandover");
+		assertThat(this.repository.row("e").handoverTo).isNull();
+	}
+
+	@Test
+	void forcingLeadershipToTheCurrentLeaderIsANoOp() {
+		this.a.tick();
+		this.a.election.forceLeader("a");
+		assertThat(this.repository.statements()).doesNotContain("requestHandover");
+	}
+
+	@Test
+	void reelectionLetsAnotherNodeTakeOver() {
+		this.a.tick();
+		this.b.tick();
+		long oldTerm = this.a.loop.leaderTerm();
+		assertThat(this.a.election.forceReelection()).isTrue();
+		elapse(R);
+		this.a.tick();
+		assertThat(this.a.loop.isLeader()).isFalse();
+		assertThat(this.repository.row("e").leaderId).isNull();
+		this.a.tick();
+		assertThat(this.a.loop.isLeader()).as("the old leader stays out").isFalse();
+		this.b.tick();
+		assertThat(this.b.loop.isLeader()).isTrue();
+		assertThat(this.b.loop.leaderTerm()).isGreaterThan(oldTerm);
+		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + oldTerm,
+				"revoked a " + oldTerm + " REELECTION");
+	}
+
+	@Test
+	void reelectionWithoutOtherCandidatesReturnsToTheOldLeaderAfterALease() {
+		this.a.tick();
+		this.a.election.forceReelection();
+		this.a.tick();
+		assertThat(this.a.loop.isLeader()).isFalse();
+		elapse(L);
+		this.a.tick();
+		assertThat(this.a.loop.isLeader()).isTrue();
+	}
+
+	@Test
+	void releaseEndsBeliefAndAnotherNodeTakesOverAtItsNextHeartbeat() {
+		this.a.tick();
+		this.b.tick();
+		long oldTerm = this.a.loop.leaderTerm();
+		this.a.election.release();
+		assertThat(this.a.loop.isLeader()).isFalse();
+		assertThat(this.repository.row("e").leaderId).isNull();
+		elapse(R);
+		this.b.tick();
+		assertThat(this.b.loop.isLeader()).isTrue();
+		assertThat(this.b.loop.leaderTerm()).isGreaterThan(oldTerm);
+		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + oldTerm,
+				"revoked a " + oldTerm + " RELEASED");
+	}
+
+	@Test
+	void pausedLeaderThatResumesAfterATakeOverDoesNotBelieveAgain() {
+		this.a.tick();
+		this.b.tick();
+		long oldTerm = this.a.loop.leaderTerm();
+		// a is paused (no ticks, no watchdog) for three leases; b takes over.
+		for (int i = 0; i < 15; i++) {
+			elapse(R);
+			this.b.tick();
+		}
+		assertThat(this.b.loop.isLeader()).isTrue();
+		assertThat(this.a.loop.isLeader()).isFalse();
+		this.a.tick();
+		assertThat(this.a.loop.isLeader()).isFalse();
+		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + oldTerm,
+				"revoked a " + oldTerm + " EXPIRED");
+		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> this.a.election.runFenced((t) -> t));
+	}
+
+	@Test
+	void databaseFailOverMakesTheLeaderStepDownAndTakeANewTerm() {
+		this.a.tick();
+		long oldTerm = this.a.loop.leaderTerm();
+		this.repository.failOver("server-2");
+		elapse(R);
+		this.a.tick();
+		assertThat(this.a.loop.isLeader()).isTrue();
+		long newTerm = this.a.loop.leaderTerm();
+		assertThat(newTerm).isGreaterThan(oldTerm);
+		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + oldTerm,
+				"revoked a " + oldTerm + " SERVER_CHANGED", "granted a " + newTerm);
+	}
+
+	@Test
+	void nodeNamedInTheLeaseBelievesOnlyAfterItsOwnStatementSucceedsAndUnderANewTerm() {
+		this.a.tick();
+		long oldTerm = this.a.loop.leaderTerm();
+		// a restarts with the same id: the new instance finds itself named in the lease.
+		Node restarted = new Node("a");
+		this.repository.setUnreachable(true);
+		restarted.tick();
+		assertThat(restarted.loop.isLeader()).isFalse();
+		this.repository.setUnreachable(false);
+		restarted.tick();
+		assertThat(restarted.loop.isLeader()).isTrue();
+		assertThat(restarted.loop.leaderTerm()).isGreaterThan(oldTerm);
+		// Fenced work of the earlier process under the old term cannot commit any more.
+		assertThatExceptionOfType(NotLeaderException.class)
+			.isThrownBy(() -> this.repository.runFenced("e", "a", oldTerm, L, (t) -> t));
+	}
+
+	@Test
+	void stoppingLeavesTheCandidatesEvenWhenTheReleaseFails() {
+		this.a.tick();
+		this.b.tick();
+		this.repository.failNext("yield");
+		this.a.loop.release(RevocationReason.SHUTDOWN, false);
+		assertThat(this.a.loop.isLeader()).isFalse();
+		assertThat(this.repository.liveCandidates("e", L)).extracting(Candidate::nodeId).containsExactly("b");
+	}
+
+	@Test
+	void fencedWorkRunsWithTheTermOfTheCurrentBelief() {
+		this.a.tick();
+		Long fencedTerm = this.a.election.runFenced((term) -> term);
+		assertThat(fencedTerm).isEqualTo(this.a.loop.leaderTerm());
+		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> this.b.election.runFenced((t) -> t));
+	}
+
+	@Test
+	void termStrictlyIncreasesAcrossEveryChange() {
+		this.a.tick();
+		this.b.tick();
+		this.a.election.forceLeader("b");
+		this.a.tick();
+		this.b.tick();
+		this.b.election.forceReelection();
+		this.b.tick();
+		this.a.tick();
+		this.a.election.release();
+		this.b.tick();
+		this.b.election.release();
+		elapse(L);
+		this.a.tick();
+		assertThat(this.a.loop.isLeader()).isTrue();
+		java.util.List<Long> terms = new java.util.ArrayList<>();
+		for (String event : mergedGrants()) {
+			terms.add(Long.parseLong(event.split(" ")[2]));
+		}
+		assertThat(terms).hasSize(5).isSorted().doesNotHaveDuplicates();
+	}
+
+	private java.util.List<String> mergedGrants() {
+		java.util.List<String> grants = new java.util.ArrayList<>();
+		this.a.listener.events.stream().filter((e) -> e.startsWith("granted")).forEach(grants::add);
+		this.b.listener.events.stream().filter((e) -> e.startsWith("granted")).forEach(grants::add);
+		grants.sort((x, y) -> Long.compare(Long.parseLong(x.split(" ")[2]), Long.parseLong(y.split(" ")[2])));
+		return grants;
+	}
+
+	private void elapse(Duration duration) {
+		elapseNodes(duration);
+		this.repository.advanceDatabaseClock(duration);
+	}
+
+	private void elapseNodes(Duration duration) {
+		this.a.clock.advance(duration);
+		this.b.clock.advance(duration);
+	}
+
+	private final class Node {
+
+		final FakeClock clock = new FakeClock();
+
+		final RecordingListener listener = new RecordingListener();
+
+		final ElectionLoop loop;
+
+		final Election election;
+
+		Node(String id) {
+			this.loop = new ElectionLoop("e", id, ElectionLoopTests.this.repository, ElectionLoopTests.this.settings,
+					this.clock, this.listener, Runnable::run);
+			this.election = new Election(this.loop, id, ElectionLoopTests.this.repository,
+					ElectionLoopTests.this.settings);
+		}
+
+		void tick() {
+			this.loop.tick();
+		}
+
+	}
+
+}

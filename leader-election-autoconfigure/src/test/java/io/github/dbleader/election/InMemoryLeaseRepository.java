@@ -1,0 +1,313 @@
+package io.github.dbleader.election;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link LeaseRepository} in memory with the same semantics as the SQL statements of
+ * {@code JdbcLeaseRepository}, on a database clock the test controls separately from the
+ * nodes' monotonic clocks. Failures can be injected: a statement that fails before it
+ * reaches the database, or one that is applied but whose answer is lost.
+ */
+final class InMemoryLeaseRepository implements LeaseRepository {
+
+	private final Map<String, Row> rows = new HashMap<>();
+
+	private final Map<String, Map<String, long[]>> candidates = new HashMap<>();
+
+	private long databaseMillis = 1_700_000_000_000L;
+
+	private String serverIdentity = "server-1";
+
+	private boolean unreachable;
+
+	private boolean loseAnswers;
+
+	private @Nullable String failNext;
+
+	private final List<String> statements = new ArrayList<>();
+
+	private Runnable duringStatement = () -> {
+	};
+
+	void advanceDatabaseClock(Duration duration) {
+		this.databaseMillis += duration.toMillis();
+	}
+
+	void setUnreachable(boolean unreachable) {
+		this.unreachable = unreachable;
+	}
+
+	/** Apply writes but throw as if the connection broke before the answer arrived. */
+	void setLoseAnswers(boolean loseAnswers) {
+		this.loseAnswers = loseAnswers;
+	}
+
+	/** Make the next statement of that name fail before it reaches the database. */
+	void failNext(String statement) {
+		this.failNext = statement;
+	}
+
+	void failOver(String newServerIdentity) {
+		this.serverIdentity = newServerIdentity;
+	}
+
+	/** Run something (e.g. move a clock) while each statement is under way. */
+	void setDuringStatement(Runnable duringStatement) {
+		this.duringStatement = duringStatement;
+	}
+
+	List<String> statements() {
+		return this.statements;
+	}
+
+	@Nullable Row row(String election) {
+		return this.rows.get(election);
+	}
+
+	@Override
+	public Optional<LeaseState> find(String election) {
+		return read("find", () -> Optional.ofNullable(this.rows.get(election)).map((row) -> row.state(election, this.databaseMillis, this.serverIdentity)));
+	}
+
+	@Override
+	public boolean create(String election, String nodeId, Duration lease) {
+		return write("create", () -> {
+			if (this.rows.containsKey(election)) {
+				return false;
+			}
+			Row row = new Row();
+			row.leaderId = nodeId;
+			row.term = this.databaseMillis;
+			row.version = 1;
+			row.acquiredAt = row.renewedAt = this.databaseMillis;
+			row.expiresAt = this.databaseMillis + lease.toMillis();
+			row.serverIdentity = this.serverIdentity;
+			this.rows.put(election, row);
+			return true;
+		});
+	}
+
+	@Override
+	public boolean renew(String election, String nodeId, long term, Duration lease) {
+		return write("renew", () -> {
+			Row row = this.rows.get(election);
+			if (row == null || !nodeId.equals(row.leaderId) || row.term != term || row.handoverTo != null
+					|| row.reelectionRequested || !this.serverIdentity.equals(row.serverIdentity)) {
+				return false;
+			}
+			row.renewedAt = this.databaseMillis;
+			row.expiresAt = this.databaseMillis + lease.toMillis();
+			row.version++;
+			return true;
+		});
+	}
+
+	@Override
+	public boolean takeOver(String election, String nodeId, long observedVersion, Duration lease) {
+		return write("takeOver", () -> {
+			Row row = this.rows.get(election);
+			if (row == null) {
+				return false;
+			}
+			long now = this.databaseMillis;
+			boolean vacant = row.leaderId == null
+					&& (row.yieldedBy == null || !row.yieldedBy.equals(nodeId) || row.expiresAt + lease.toMillis() <= now);
+			boolean expired = row.leaderId != null && row.version == observedVersion && row.expiresAt <= now;
+			boolean notHandedToOthers = row.handoverTo == null || row.handoverTo.equals(nodeId)
+					|| row.expiresAt + lease.toMillis() <= now;
+			if (!(vacant || expired) || !notHandedToOthers) {
+				return false;
+			}
+			row.leaderId = nodeId;
+			newTerm(row, lease);
+			return true;
+		});
+	}
+
+	@Override
+	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
+		return write("handOver", () -> {
+			Row row = this.rows.get(election);
+			if (row == null || !fromNodeId.equals(row.leaderId) || row.term != term) {
+				return false;
+			}
+			row.leaderId = toNodeId;
+			newTerm(row, lease);
+			return true;
+		});
+	}
+
+	@Override
+	public boolean yield(String election, String nodeId, long term) {
+		return write("yield", () -> {
+			Row row = this.rows.get(election);
+			if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
+				return false;
+			}
+			row.leaderId = null;
+			row.version++;
+			row.expiresAt = this.databaseMillis;
+			row.handoverTo = null;
+			row.reelectionRequested = false;
+			row.yieldedBy = nodeId;
+			return true;
+		});
+	}
+
+	@Override
+	public boolean reacquire(String election, String nodeId, long term, Duration lease) {
+		return write("reacquire", () -> {
+			Row row = this.rows.get(election);
+			if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
+				return false;
+			}
+			newTerm(row, lease);
+			return true;
+		});
+	}
+
+	@Override
+	public boolean requestHandover(String election, String nodeId) {
+		return write("requestHandover", () -> {
+			Row row = this.rows.get(election);
+			if (row == null) {
+				return false;
+			}
+			row.handoverTo = nodeId;
+			row.reelectionRequested = false;
+			row.version++;
+			return true;
+		});
+	}
+
+	@Override
+	public boolean requestReelection(String election) {
+		return write("requestReelection", () -> {
+			Row row = this.rows.get(election);
+			if (row == null || row.leaderId == null) {
+				return false;
+			}
+			row.reelectionRequested = true;
+			row.handoverTo = null;
+			row.version++;
+			return true;
+		});
+	}
+
+	@Override
+	public void heartbeat(String election, String nodeId) {
+		write("heartbeat", () -> {
+			this.candidates.computeIfAbsent(election, (key) -> new HashMap<>())
+				.computeIfAbsent(nodeId, (key) -> new long[] { this.databaseMillis, 0 })[1] = this.databaseMillis;
+			return true;
+		});
+	}
+
+	@Override
+	public void removeCandidate(String election, String nodeId) {
+		write("removeCandidate", () -> this.candidates.getOrDefault(election, Map.of()).remove(nodeId) != null);
+	}
+
+	@Override
+	public List<Candidate> liveCandidates(String election, Duration maxAge) {
+		return read("liveCandidates", () -> this.candidates.getOrDefault(election, Map.of())
+			.entrySet()
+			.stream()
+			.filter((entry) -> entry.getValue()[1] > this.databaseMillis - maxAge.toMillis())
+			.map((entry) -> new Candidate(entry.getKey(), Instant.ofEpochMilli(entry.getValue()[0]),
+					Instant.ofEpochMilli(entry.getValue()[1])))
+			.sorted((a, b) -> a.nodeId().compareTo(b.nodeId()))
+			.toList());
+	}
+
+	@Override
+	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
+			FencedCallback<T> callback) {
+		return read("runFenced", () -> {
+			Row row = this.rows.get(election);
+			if (row == null || !nodeId.equals(row.leaderId) || row.term != term || row.expiresAt <= this.databaseMillis) {
+				throw new NotLeaderException(election, nodeId, "fence check failed");
+			}
+			return callback.doInFence(term);
+		});
+	}
+
+	private void newTerm(Row row, Duration lease) {
+		long now = this.databaseMillis;
+		row.term = Math.max(row.term + 1, now);
+		row.version++;
+		row.acquiredAt = row.renewedAt = now;
+		row.expiresAt = now + lease.toMillis();
+		row.handoverTo = null;
+		row.reelectionRequested = false;
+		row.yieldedBy = null;
+		row.serverIdentity = this.serverIdentity;
+	}
+
+	private <T> T read(String statement, Supplier<T> action) {
+		this.statements.add(statement);
+		if (this.unreachable) {
+			throw new IllegalStateException("database unreachable");
+		}
+		return action.get();
+	}
+
+	private boolean write(String statement, Supplier<Boolean> action) {
+		this.statements.add(statement);
+		this.duringStatement.run();
+		if (statement.equals(this.failNext)) {
+			this.failNext = null;
+			throw new IllegalStateException("statement timed out");
+		}
+		if (this.unreachable) {
+			throw new IllegalStateException("database unreachable");
+		}
+		boolean applied = action.get();
+		if (this.loseAnswers) {
+			throw new IllegalStateException("connection lost after the statement was sent");
+		}
+		return applied;
+	}
+
+	static final class Row {
+
+		@Nullable String leaderId;
+
+		long term;
+
+		long version;
+
+		long acquiredAt;
+
+		long renewedAt;
+
+		long expiresAt;
+
+		@Nullable String handoverTo;
+
+		boolean reelectionRequested;
+
+		@Nullable String yieldedBy;
+
+		@Nullable String serverIdentity;
+
+		LeaseState state(String election, long now, String server) {
+			return new LeaseState(election, this.leaderId, this.term, this.version, Instant.ofEpochMilli(this.acquiredAt),
+					Instant.ofEpochMilli(this.renewedAt), Instant.ofEpochMilli(this.expiresAt), this.handoverTo,
+					this.reelectionRequested, this.yieldedBy, this.expiresAt <= now, Objects.equals(server, this.serverIdentity),
+					Instant.ofEpochMilli(now));
+		}
+
+	}
+
+}

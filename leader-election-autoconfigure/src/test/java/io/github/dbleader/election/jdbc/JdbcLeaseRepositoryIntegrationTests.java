@@ -1,0 +1,153 @@
+package io.github.dbleader.election.jdbc;
+
+import java.time.Duration;
+import java.util.List;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.Candidate;
+import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.NotLeaderException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Every statement of {@link JdbcLeaseRepository} against each real database.
+ */
+class JdbcLeaseRepositoryIntegrationTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(5);
+
+	private static final LeaseTables TABLES = new LeaseTables("repo_test_lease", "repo_test_candidate");
+
+	private HikariDataSource dataSource;
+
+	@AfterEach
+	void close() {
+		if (this.dataSource != null) {
+			this.dataSource.close();
+		}
+	}
+
+	private JdbcLeaseRepository repository(TestDatabase database) {
+		this.dataSource = database.dataSource(4);
+		database.recreateSchema(this.dataSource, TABLES);
+		return new JdbcLeaseRepository(this.dataSource, database.dialect(), TABLES, Duration.ofSeconds(1));
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void createRenewAndRead(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		assertThat(repository.find("e")).isEmpty();
+		assertThat(repository.create("e", "a", LEASE)).isTrue();
+		assertThat(repository.create("e", "b", LEASE)).isFalse();
+		LeaseState state = repository.find("e").orElseThrow();
+		assertThat(state.leaderId()).isEqualTo("a");
+		assertThat(state.expired()).isFalse();
+		assertThat(state.sameServer()).isTrue();
+		assertThat(state.expiresAt()).isAfter(state.databaseTime());
+		assertThat(Duration.between(state.databaseTime(), state.expiresAt())).isLessThanOrEqualTo(LEASE);
+		assertThat(repository.renew("e", "a", state.term(), LEASE)).isTrue();
+		assertThat(repository.renew("e", "b", state.term(), LEASE)).isFalse();
+		assertThat(repository.renew("e", "a", state.term() + 1, LEASE)).isFalse();
+		assertThat(repository.find("e").orElseThrow().version()).isEqualTo(state.version() + 1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void takeOverOnlyExpiredObservedVersionWithGreaterTerm(TestDatabase database) throws Exception {
+		JdbcLeaseRepository repository = repository(database);
+		repository.create("e", "a", Duration.ofMillis(200));
+		LeaseState state = repository.find("e").orElseThrow();
+		assertThat(repository.takeOver("e", "b", state.version(), LEASE)).isFalse();
+		Thread.sleep(300); // the lease must run out at the database clock
+		assertThat(repository.takeOver("e", "b", state.version() - 1, LEASE)).isFalse();
+		assertThat(repository.takeOver("e", "b", -1, LEASE)).isFalse();
+		assertThat(repository.takeOver("e", "b", state.version(), LEASE)).isTrue();
+		LeaseState taken = repository.find("e").orElseThrow();
+		assertThat(taken.leaderId()).isEqualTo("b");
+		assertThat(taken.term()).isGreaterThan(state.term());
+		assertThat(repository.renew("e", "a", state.term(), LEASE)).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void yieldMakesVacantButKeepsYielderOut(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		repository.create("e", "a", LEASE);
+		LeaseState state = repository.find("e").orElseThrow();
+		assertThat(repository.yield("e", "b", state.term())).isFalse();
+		assertThat(repository.yield("e", "a", state.term())).isTrue();
+		LeaseState vacant = repository.find("e").orElseThrow();
+		assertThat(vacant.vacant()).isTrue();
+		assertThat(vacant.yieldedBy()).isEqualTo("a");
+		assertThat(repository.takeOver("e", "a", -1, LEASE)).isFalse();
+		assertThat(repository.takeOver("e", "b", -1, LEASE)).isTrue();
+		assertThat(repository.find("e").orElseThrow().term()).isGreaterThan(state.term());
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void handoverAndReelectionRequestsBlockRenewal(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		repository.create("e", "a", LEASE);
+		long term = repository.find("e").orElseThrow().term();
+		assertThat(repository.requestHandover("e", "b")).isTrue();
+		assertThat(repository.renew("e", "a", term, LEASE)).isFalse();
+		assertThat(repository.find("e").orElseThrow().handoverTo()).isEqualTo("b");
+		assertThat(repository.handOver("e", "a", term, "b", LEASE)).isTrue();
+		LeaseState handed = repository.find("e").orElseThrow();
+		assertThat(handed.leaderId()).isEqualTo("b");
+		assertThat(handed.handoverTo()).isNull();
+		assertThat(handed.term()).isGreaterThan(term);
+		assertThat(repository.renew("e", "b", handed.term(), LEASE)).isTrue();
+		assertThat(repository.requestReelection("e")).isTrue();
+		assertThat(repository.renew("e", "b", handed.term(), LEASE)).isFalse();
+		assertThat(repository.find("e").orElseThrow().reelectionRequested()).isTrue();
+		assertThat(repository.reacquire("e", "b", handed.term(), LEASE)).isTrue();
+		assertThat(repository.find("e").orElseThrow().term()).isGreaterThan(handed.term());
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void candidates(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		repository.heartbeat("e", "b");
+		repository.heartbeat("e", "a");
+		repository.heartbeat("e", "a");
+		repository.heartbeat("other", "c");
+		List<Candidate> candidates = repository.liveCandidates("e", LEASE);
+		assertThat(candidates).extracting(Candidate::nodeId).containsExactly("a", "b");
+		assertThat(candidates.get(0).lastSeen()).isAfterOrEqualTo(candidates.get(0).firstSeen());
+		repository.removeCandidate("e", "a");
+		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("b");
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void fencedWorkCommitsOnlyForTheHolderOfTheTerm(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		jdbc.execute("DROP TABLE IF EXISTS fenced_work");
+		jdbc.execute("CREATE TABLE fenced_work (id INT PRIMARY KEY)");
+		repository.create("e", "a", LEASE);
+		long term = repository.find("e").orElseThrow().term();
+		Long fencedTerm = repository.runFenced("e", "a", term, LEASE, (t) -> {
+			jdbc.update("INSERT INTO fenced_work (id) VALUES (1)");
+			return t;
+		});
+		assertThat(fencedTerm).isEqualTo(term);
+		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "a", term - 1,
+				LEASE, (t) -> jdbc.update("INSERT INTO fenced_work (id) VALUES (2)")));
+		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "b", term,
+				LEASE, (t) -> jdbc.update("INSERT INTO fenced_work (id) VALUES (3)")));
+		assertThat(jdbc.queryForList("SELECT id FROM fenced_work", Integer.class)).containsExactly(1);
+	}
+
+}

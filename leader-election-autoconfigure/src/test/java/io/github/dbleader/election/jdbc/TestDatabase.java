@@ -1,0 +1,136 @@
+package io.github.dbleader.election.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+/**
+ * The databases the integration tests run against. MySQL-protocol and PostgreSQL servers
+ * are given by environment variables ({@code LEADER_ELECTION_TEST_MYSQL_URL},
+ * {@code _USERNAME}, {@code _PASSWORD}, and the same with {@code POSTGRESQL}); without them
+ * the local defaults of a developer machine are used. An unreachable server fails the test
+ * with a message that says what to set: a missing database is never a silent skip.
+ */
+public enum TestDatabase {
+
+	/** MySQL or MariaDB. */
+	MYSQL("LEADER_ELECTION_TEST_MYSQL", "jdbc:mysql://127.0.0.1:3306/test", "root", "", SqlDialect.MYSQL),
+
+	/** PostgreSQL. */
+	POSTGRESQL("LEADER_ELECTION_TEST_POSTGRESQL", "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "",
+			SqlDialect.POSTGRESQL),
+
+	/** H2 in memory, one database per JVM. */
+	H2(null, "jdbc:h2:mem:leader_election_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "", SqlDialect.H2);
+
+	private final String envPrefix;
+
+	private final String defaultUrl;
+
+	private final String defaultUsername;
+
+	private final String defaultPassword;
+
+	private final SqlDialect dialect;
+
+	TestDatabase(String envPrefix, String defaultUrl, String defaultUsername, String defaultPassword,
+			SqlDialect dialect) {
+		this.envPrefix = envPrefix;
+		this.defaultUrl = defaultUrl;
+		this.defaultUsername = defaultUsername;
+		this.defaultPassword = defaultPassword;
+		this.dialect = dialect;
+	}
+
+	/** @return the dialect for this database */
+	public SqlDialect dialect() {
+		return this.dialect;
+	}
+
+	/** @return the JDBC URL, from the environment or the local default */
+	public String url() {
+		return env("_URL", this.defaultUrl);
+	}
+
+	/** @return the user name */
+	public String username() {
+		return env("_USERNAME", this.defaultUsername);
+	}
+
+	/** @return the password */
+	public String password() {
+		return env("_PASSWORD", this.defaultPassword);
+	}
+
+	/**
+	 * A new pool on this database, checked to be reachable.
+	 * @param maxPoolSize maximum pool size
+	 * @return the pool; close it after the test
+	 */
+	public HikariDataSource dataSource(int maxPoolSize) {
+		return dataSource(url(), maxPoolSize);
+	}
+
+	/**
+	 * A new pool on this database at another URL (e.g. through a proxy), checked to be
+	 * reachable.
+	 * @param url the URL
+	 * @param maxPoolSize maximum pool size
+	 * @return the pool; close it after the test
+	 */
+	public HikariDataSource dataSource(String url, int maxPoolSize) {
+		HikariDataSource dataSource = new HikariDataSource();
+		dataSource.setJdbcUrl(url);
+		dataSource.setUsername(username());
+		dataSource.setPassword(password());
+		dataSource.setMaximumPoolSize(maxPoolSize);
+		dataSource.setMinimumIdle(0);
+		dataSource.setConnectionTimeout(2000);
+		dataSource.setInitializationFailTimeout(-1);
+		dataSource.setPoolName("test-" + name().toLowerCase() + "-" + UUID.randomUUID().toString().substring(0, 8));
+		checkReachable(dataSource);
+		return dataSource;
+	}
+
+	/**
+	 * Drop and create the election tables.
+	 * @param dataSource where
+	 * @param tables which names
+	 */
+	public void recreateSchema(DataSource dataSource, LeaseTables tables) {
+		try (Connection connection = dataSource.getConnection()) {
+			connection.createStatement().execute("DROP TABLE IF EXISTS " + tables.leaseTable());
+			connection.createStatement().execute("DROP TABLE IF EXISTS " + tables.candidateTable());
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+		LeaseSchema.create(dataSource, this.dialect, tables);
+	}
+
+	private void checkReachable(HikariDataSource dataSource) {
+		try (Connection connection = dataSource.getConnection()) {
+			connection.isValid(2);
+		}
+		catch (SQLException ex) {
+			dataSource.close();
+			throw new IllegalStateException("The " + name() + " test database at " + dataSource.getJdbcUrl()
+					+ " is not reachable (" + ex.getMessage() + "). Start it, or point the tests at one with "
+					+ this.envPrefix + "_URL, " + this.envPrefix + "_USERNAME and " + this.envPrefix
+					+ "_PASSWORD (bash .ci/run does this for you).", ex);
+		}
+	}
+
+	private String env(String suffix, String fallback) {
+		if (this.envPrefix == null) {
+			return fallback;
+		}
+		String value = System.getenv(this.envPrefix + suffix);
+		return (value != null && !value.isEmpty()) ? value : fallback;
+	}
+
+}

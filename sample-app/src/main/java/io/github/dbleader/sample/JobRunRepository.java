@@ -1,0 +1,100 @@
+package io.github.dbleader.sample;
+
+import java.time.Instant;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import io.github.dbleader.election.jdbc.LeaseTables;
+import io.github.dbleader.election.jdbc.SqlDialect;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.stereotype.Repository;
+
+/**
+ * The job runs table ({@code job_runs} unless {@code sample.job-runs-table} says
+ * otherwise): one row per job run, with times from the database clock in epoch
+ * milliseconds, so rows of different nodes can be compared with each other and with the
+ * lease. The table is created at start-up if missing, on any of the supported databases.
+ */
+@Repository
+public class JobRunRepository {
+
+	private final JdbcTemplate jdbc;
+
+	private final String table;
+
+	private final String now;
+
+	public JobRunRepository(JdbcTemplate jdbc, DataSource dataSource, SampleProperties properties)
+			throws MetaDataAccessException {
+		this.jdbc = jdbc;
+		this.table = properties.getJobRunsTable();
+		if (!LeaseTables.isValidName(this.table)) {
+			// The name is written into SQL: accept a plain identifier only, as the election does.
+			throw new IllegalArgumentException("sample.job-runs-table '" + this.table
+					+ "' is not a plain identifier: use 1 to 64 letters, digits or underscores");
+		}
+		String product = JdbcUtils.extractDatabaseMetaData(dataSource,
+				(metaData) -> metaData.getDatabaseProductName());
+		SqlDialect dialect = SqlDialect.forName(product);
+		// The election's own clock expression, so job times and lease times are comparable.
+		this.now = dialect.currentTimeMillis();
+		String id = (dialect == SqlDialect.POSTGRESQL) ? "BIGSERIAL PRIMARY KEY" : "BIGINT AUTO_INCREMENT PRIMARY KEY";
+		jdbc.execute("CREATE TABLE IF NOT EXISTS " + this.table + " (id " + id + ", election VARCHAR(128) NOT NULL, "
+				+ "node_id VARCHAR(255) NOT NULL, term BIGINT NOT NULL, started_at BIGINT NOT NULL, "
+				+ "finished_at BIGINT NOT NULL)");
+	}
+
+	/**
+	 * Read the database clock.
+	 * @return epoch milliseconds
+	 */
+	public long databaseTime() {
+		Long millis = this.jdbc.queryForObject("SELECT " + this.now, Long.class);
+		return (millis != null) ? millis : 0;
+	}
+
+	/**
+	 * Record a run that started at the given database time and finishes now.
+	 * @param election election name
+	 * @param nodeId node that ran the job
+	 * @param term term it ran under
+	 * @param startedAt database time of the start
+	 */
+	public void insert(String election, String nodeId, long term, long startedAt) {
+		this.jdbc.update("INSERT INTO " + this.table
+				+ " (election, node_id, term, started_at, finished_at) VALUES (?, ?, ?, ?, " + this.now + ")",
+				election, nodeId, term, startedAt);
+	}
+
+	/**
+	 * The latest runs, newest first.
+	 * @param limit how many
+	 * @return the runs
+	 */
+	public List<JobRun> latest(int limit) {
+		return this.jdbc.query("SELECT id, election, node_id, term, started_at, finished_at FROM " + this.table
+				+ " ORDER BY id DESC LIMIT ?",
+				(rs, row) -> new JobRun(rs.getLong("id"), rs.getString("election"), rs.getString("node_id"),
+						rs.getLong("term"), Instant.ofEpochMilli(rs.getLong("started_at")),
+						Instant.ofEpochMilli(rs.getLong("finished_at"))),
+				limit);
+	}
+
+	/**
+	 * One run of the job.
+	 *
+	 * @param id row id
+	 * @param election election name
+	 * @param nodeId node that ran it
+	 * @param term term it ran under
+	 * @param startedAt start, database clock
+	 * @param finishedAt end, database clock
+	 */
+	public record JobRun(long id, String election, String nodeId, long term, Instant startedAt, Instant finishedAt) {
+	}
+
+}

@@ -1,0 +1,67 @@
+package io.github.dbleader.sample;
+
+import java.time.Duration;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Settings of the sample job.
+ */
+@ConfigurationProperties("sample")
+public class SampleProperties {
+
+	/**
+	 * Pause between the end of one job run and the start of the next.
+	 */
+	private Duration jobInterval = Duration.ofSeconds(1);
+
+	/**
+	 * How long each job run works inside its fenced transaction.
+	 */
+	private Duration jobDuration = Duration.ofMillis(20);
+
+	/**
+	 * Name of the table that records the job runs: a plain identifier (letters, digits,
+	 * underscores; at most 64 characters). Created at start-up if missing.
+	 */
+	private String jobRunsTable = "job_runs";
+
+	/**
+	 * Whether to expose POST /api/business-load, a test hook that holds connections of the
+	 * application's pool with slow queries.
+	 */
+	private boolean businessLoadEndpoint;
+
+	public Duration getJobInterval() {
+		return this.jobInterval;
+	}
+
+	public void setJobInterval(Duration jobInterval) {
+		this.jobInterval = jobInterval;
+	}
+
+	public Duration getJobDuration() {
+		return this.jobDuration;
+	}
+
+	public void setJobDuration(Duration jobDuration) {
+		this.jobDuration = jobDuration;
+	}
+
+	public String getJobRunsTable() {
+		return this.jobRunsTable;
+	}
+
+	public void setJobRunsTable(String jobRunsTable) {
+		this.jobRunsTable = jobRunsTable;
+	}
+
+	public boolean isBusinessLoadEndpoint() {
+		return this.businessLoadEndpoint;
+	}
+
+	public void setBusinessLoadEndpoint(boolean businessLoadEndpoint) {
+		this.businessLoadEndpoint = businessLoadEndpoint;
+	}
+
+}

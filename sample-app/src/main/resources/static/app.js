@@ -1,0 +1,142 @@
+// Status page of the sample: every second, reads the leader endpoint and the latest job
+// runs of the node that serves it. Plain JavaScript, no build step.
+'use strict';
+
+const election = new URLSearchParams(location.search).get('election') || 'default';
+const endpoint = 'actuator/leader/' + encodeURIComponent(election);
+let nodeId = null;
+
+function text(id, value) {
+  document.getElementById(id).textContent = value;
+}
+
+// Clock time with milliseconds, in the browser's time zone.
+function time(iso) {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return date.toLocaleTimeString('en-GB', { hour12: false }) + '.' + String(date.getMilliseconds()).padStart(3, '0');
+}
+
+// Distance from the database clock, not the browser's: every time shown was written by
+// the database, and the browser's clock may be off by seconds.
+function relative(iso, databaseTime) {
+  if (!iso || !databaseTime) return '';
+  const seconds = (new Date(iso) - new Date(databaseTime)) / 1000;
+  if (Math.abs(seconds) < 0.05) return 'now';
+  return seconds > 0 ? 'in ' + seconds.toFixed(1) + ' s' : Math.abs(seconds).toFixed(1) + ' s ago';
+}
+
+function timeAndRelative(iso, databaseTime) {
+  const distance = relative(iso, databaseTime);
+  return time(iso) + (distance ? ' (' + distance + ')' : '');
+}
+
+function showError(message) {
+  const error = document.getElementById('error');
+  error.hidden = !message;
+  error.textContent = message || '';
+}
+
+async function call(method, body) {
+  const options = { method, headers: { Accept: 'application/json' } };
+  if (body !== undefined) {
+    // Actuator writes with a body need this content type.
+    options.headers['Content-Type'] = 'application/json';
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(endpoint, options);
+  if (!response.ok) {
+    let detail = await response.text();
+    try {
+      detail = JSON.parse(detail).message || detail;
+    } catch (ignored) {
+      // Not JSON: show the text as it is.
+    }
+    throw new Error(method + ' ' + endpoint + ' failed (' + response.status + '): ' + detail);
+  }
+  return response.json();
+}
+
+function cell(row, value) {
+  const td = document.createElement('td');
+  td.textContent = value;
+  row.appendChild(td);
+  return td;
+}
+
+function renderElection(state, databaseTime) {
+  text('election-name', election);
+  text('leader', state.leader || '(none)');
+  text('term', state.term);
+  text('acquired', time(state.acquiredAt));
+  text('renewed', timeAndRelative(state.renewedAt, databaseTime));
+  text('expires', timeAndRelative(state.expiresAt, databaseTime) + (state.expired ? ' – expired' : ''));
+  text('pending', state.handoverTo ? 'hand-over to ' + state.handoverTo
+    : (state.reelectionPending ? 're-election' : 'none'));
+  const role = document.getElementById('role');
+  role.textContent = state.thisNodeLeads ? 'LEADER' : 'follower';
+  role.className = 'role ' + (state.thisNodeLeads ? 'leader' : 'follower');
+
+  document.getElementById('candidates').replaceChildren(...(state.candidates || []).map((candidate) => {
+    const row = document.createElement('tr');
+    row.dataset.nodeId = candidate.nodeId;
+    const leads = candidate.nodeId === state.leader;
+    if (leads) row.className = 'leader';
+    cell(row, candidate.nodeId + (leads ? ' ★ leader' : '') + (candidate.nodeId === nodeId ? ' (this node)' : ''));
+    cell(row, time(candidate.firstSeen));
+    cell(row, timeAndRelative(candidate.lastSeen, databaseTime));
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'make-leader';
+    button.dataset.nodeId = candidate.nodeId;
+    button.textContent = 'Make leader';
+    button.disabled = leads;
+    button.addEventListener('click', () => act(() => call('POST', { nodeId: candidate.nodeId })));
+    cell(row, '').appendChild(button);
+    return row;
+  }));
+}
+
+function renderRuns(runs) {
+  document.getElementById('runs').replaceChildren(...runs.map((run) => {
+    const row = document.createElement('tr');
+    row.dataset.nodeId = run.nodeId;
+    for (const value of [run.id, run.nodeId, run.term, time(run.startedAt),
+      (new Date(run.finishedAt) - new Date(run.startedAt)) + ' ms']) {
+      cell(row, value);
+    }
+    return row;
+  }));
+}
+
+async function act(action) {
+  try {
+    await action();
+    showError(null);
+  } catch (error) {
+    showError(error.message);
+  }
+  refresh();
+}
+
+async function refresh() {
+  try {
+    if (nodeId === null) {
+      const all = await (await fetch('actuator/leader')).json();
+      nodeId = all.nodeId;
+      text('node-id', nodeId);
+    }
+    const [state, jobRuns] = await Promise.all([call('GET'),
+      fetch('api/job-runs?limit=15').then((response) => response.json())]);
+    renderElection(state, jobRuns.databaseTime);
+    renderRuns(jobRuns.runs);
+    text('refreshed', new Date().toLocaleTimeString('en-GB', { hour12: false }));
+    if (document.getElementById('error').textContent.startsWith('Refresh')) showError(null);
+  } catch (error) {
+    showError('Refresh failed: ' + error.message);
+  }
+}
+
+document.getElementById('reelect').addEventListener('click', () => act(() => call('DELETE')));
+refresh();
+setInterval(refresh, 1000);

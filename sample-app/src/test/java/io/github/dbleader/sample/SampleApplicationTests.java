@@ -1,0 +1,75 @@
+package io.github.dbleader.sample;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The sample application alone, on an in-memory H2 database of its own (the embedded
+ * default, without the shared file): it leads, runs its fenced job, and serves the status
+ * page and the APIs the page reads.
+ */
+class SampleApplicationTests {
+
+	private SampleNode node;
+
+	@AfterEach
+	void stop() {
+		if (this.node != null) {
+			this.node.close();
+		}
+	}
+
+	@Test
+	void leadsRunsTheJobAndServesTheStatusPage() {
+		this.node = SampleNode.start("solo", List.of(inMemoryDatabase(), "--sample.job-interval=50ms"));
+		await().atMost(Duration.ofSeconds(10)).until(this.node.election()::isLeader);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.node.bean(JobRunRepository.class).latest(5).size() >= 3);
+		assertThat(this.node.bean(JobRunRepository.class).latest(5)).allSatisfy((run) -> {
+			assertThat(run.nodeId()).isEqualTo("solo");
+			assertThat(run.term()).isEqualTo(this.node.election().term());
+			// The job works 20ms by default, measured on the database clock.
+			assertThat(Duration.between(run.startedAt(), run.finishedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(20));
+		});
+
+		HttpResponse<String> page = this.node.send("GET", "/", null);
+		assertThat(page.statusCode()).isEqualTo(200);
+		assertThat(page.body()).contains("id=\"leader\"", "id=\"candidates\"", "id=\"runs\"", "id=\"reelect\"",
+				"app.js");
+		assertThat(this.node.send("GET", "/app.js", null).body()).contains("make-leader");
+
+		HttpResponse<String> runs = this.node.send("GET", "/api/job-runs?limit=2", null);
+		assertThat(runs.statusCode()).isEqualTo(200);
+		assertThat(runs.body()).contains("\"databaseTime\":", "\"nodeId\":\"solo\"");
+
+		HttpResponse<String> leader = this.node.send("GET", "/actuator/leader/default", null);
+		assertThat(leader.statusCode()).isEqualTo(200);
+		assertThat(leader.body()).contains("\"leader\":\"solo\"", "\"thisNodeLeads\":true");
+		assertThat(this.node.send("GET", "/actuator/health/leader/default", null).body())
+			.contains("\"status\":\"UP\"", "\"role\":\"leader\"");
+		assertThat(this.node.send("GET", "/actuator/metrics/leader.election.leader", null).body())
+			.contains("\"value\":1.0");
+	}
+
+	@Test
+	void refusesAJobRunsTableNameThatIsNoPlainIdentifier() {
+		assertThatException()
+			.isThrownBy(() -> SampleNode.start("solo",
+					List.of(inMemoryDatabase(), "--sample.job-runs-table=job_runs; DROP TABLE x")))
+			.satisfies((ex) -> assertThat(ex).rootCause().hasMessageContaining("sample.job-runs-table"));
+	}
+
+	private static String inMemoryDatabase() {
+		return "--spring.datasource.url=jdbc:h2:mem:sample-" + UUID.randomUUID() + ";MODE=MySQL";
+	}
+
+}

@@ -1,0 +1,141 @@
+package io.github.dbleader.sample;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * The MySQL-protocol database (MariaDB in CI) the sample's integration tests run on, given
+ * by {@code LEADER_ELECTION_TEST_MYSQL_URL}, {@code _USERNAME} and {@code _PASSWORD} (the
+ * variables {@code .ci/run} exports), or the local {@code root@127.0.0.1:3306/test} when
+ * unset. An unreachable database fails the test with a message that says what to set; it
+ * is never a skip.
+ *
+ * <p>Other builds use the same database at the same time, so each instance names its own
+ * tables with a random prefix and drops only those.
+ */
+final class SampleDatabase {
+
+	private static final String ENV = "LEADER_ELECTION_TEST_MYSQL";
+
+	private final String prefix = "sample_" + UUID.randomUUID().toString().substring(0, 8).toLowerCase(Locale.ROOT);
+
+	private final JdbcTemplate jdbc;
+
+	private SampleDatabase() {
+		this.jdbc = new JdbcTemplate(new DriverManagerDataSource(url(), username(), password()));
+	}
+
+	/**
+	 * Check that the database answers and name fresh tables on it.
+	 * @return the database
+	 * @throws IllegalStateException if the database cannot be reached
+	 */
+	static SampleDatabase connect() {
+		DriverManager.setLoginTimeout(10);
+		try (Connection connection = DriverManager.getConnection(url(), username(), password())) {
+			connection.isValid(5);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("The MySQL-protocol test database at " + url() + " is not reachable ("
+					+ ex.getMessage() + "). Start it, or point the tests at one with " + ENV + "_URL, " + ENV
+					+ "_USERNAME and " + ENV + "_PASSWORD (bash .ci/run does this for you).", ex);
+		}
+		return new SampleDatabase();
+	}
+
+	static String url() {
+		return env("_URL", "jdbc:mysql://127.0.0.1:3306/test");
+	}
+
+	static String username() {
+		return env("_USERNAME", "root");
+	}
+
+	static String password() {
+		return env("_PASSWORD", "");
+	}
+
+	/** @return the lease table of this test run */
+	String leaseTable() {
+		return this.prefix + "_lease";
+	}
+
+	/** @return the candidates table of this test run */
+	String candidateTable() {
+		return this.prefix + "_candidate";
+	}
+
+	/** @return the job runs table of this test run */
+	String jobRunsTable() {
+		return this.prefix + "_job_runs";
+	}
+
+	/**
+	 * Arguments that point the sample at this database and its own tables.
+	 * @return command line arguments
+	 */
+	List<String> arguments() {
+		return List.of("--spring.datasource.url=" + url(), "--spring.datasource.username=" + username(),
+				"--spring.datasource.password=" + password(), "--leader-election.jdbc.table-name=" + leaseTable(),
+				"--leader-election.jdbc.candidate-table-name=" + candidateTable(),
+				"--sample.job-runs-table=" + jobRunsTable());
+	}
+
+	/** @return a template on this database, outside the applications under test */
+	JdbcTemplate jdbc() {
+		return this.jdbc;
+	}
+
+	/**
+	 * Every recorded job run, in the order they started.
+	 * @return the runs
+	 */
+	List<Run> runs() {
+		return this.jdbc.query("SELECT id, node_id, term, started_at, finished_at FROM " + jobRunsTable()
+				+ " ORDER BY started_at, id", (rs, row) -> new Run(rs.getLong("id"), rs.getString("node_id"),
+						rs.getLong("term"), rs.getLong("started_at"), rs.getLong("finished_at")));
+	}
+
+	/**
+	 * How many runs a node recorded.
+	 * @param nodeId the node
+	 * @return the count
+	 */
+	int runsOf(String nodeId) {
+		Integer count = this.jdbc.queryForObject("SELECT COUNT(*) FROM " + jobRunsTable() + " WHERE node_id = ?",
+				Integer.class, nodeId);
+		return (count != null) ? count : 0;
+	}
+
+	/** Drop the tables of this test run (and nothing else). */
+	void dropTables() {
+		for (String table : List.of(jobRunsTable(), leaseTable(), candidateTable())) {
+			this.jdbc.execute("DROP TABLE IF EXISTS " + table);
+		}
+	}
+
+	private static String env(String suffix, String fallback) {
+		String value = System.getenv(ENV + suffix);
+		return (value != null && !value.isEmpty()) ? value : fallback;
+	}
+
+	/**
+	 * A row of the job runs table; times are database epoch milliseconds.
+	 *
+	 * @param id row id
+	 * @param nodeId node that ran the job
+	 * @param term term it ran under
+	 * @param startedAt start
+	 * @param finishedAt end
+	 */
+	record Run(long id, String nodeId, long term, long startedAt, long finishedAt) {
+	}
+
+}
