@@ -263,26 +263,29 @@ abstract class AbstractElectionIntegrationTests {
 		ElectionNode b = node("b");
 		ElectionNode c = node("c");
 		startWithLeader(a, b, c);
+		seenLeading(a);
 		// Forced hand-over.
 		a.election().forceLeader("b");
 		awaitLeader(b);
+		seenLeading(b);
 		// Forced re-election: the old leader stays out for a lease.
 		assertThat(b.election().forceReelection()).isTrue();
-		ElectionNode second = awaitSoleLeader(AFTER_FORCING.plus(REPORTING_MARGIN), a, c);
+		ElectionNode second = seenLeading(awaitSoleLeader(AFTER_FORCING.plus(REPORTING_MARGIN), a, c));
 		ElectionNode other = (second == a) ? c : a;
 		// Graceful stop, then a restart under the same node id.
 		second.stop();
-		ElectionNode third = awaitSoleLeader(AFTER_RELEASE.plus(REPORTING_MARGIN), b, other);
+		ElectionNode third = seenLeading(awaitSoleLeader(AFTER_RELEASE.plus(REPORTING_MARGIN), b, other));
 		ElectionNode restarted = node(second.nodeId()).start();
 		awaitCandidates(second.nodeId());
 		// Crash: a take-over after expiry.
 		ElectionNode remaining = (third == b) ? other : b;
 		third.halt();
-		ElectionNode fourth = awaitSoleLeader(AFTER_CRASH.plus(REPORTING_MARGIN), remaining, restarted);
+		ElectionNode fourth = seenLeading(awaitSoleLeader(AFTER_CRASH.plus(REPORTING_MARGIN), remaining, restarted));
 		// Forced hand-over to whoever does not lead.
 		ElectionNode fifth = (fourth == restarted) ? remaining : restarted;
 		fourth.election().forceLeader(fifth.nodeId());
 		awaitLeader(fifth);
+		seenLeading(fifth);
 
 		// Grants reach the listener after the fact, on each node's own thread.
 		List<Event> grants = await("the grant to " + fifth + " reaches its listener").atMost(REPORTING_MARGIN)
@@ -736,6 +739,22 @@ abstract class AbstractElectionIntegrationTests {
 			.atMost(observed.plus(REPORTING_MARGIN))
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> leader.election().term() == term && lease().term() == term && lease().handoverTo() == null);
+	}
+
+	/**
+	 * Make sure the sampler has seen a leader's reign before the test ends it. A reign that
+	 * the test ends at once (a stop, a hand-over) can be shorter than the gap between two
+	 * sweeps on a loaded machine, and a test about the order of reigns must not depend on
+	 * that.
+	 * @param leader a node that leads now
+	 * @return the leader
+	 */
+	private ElectionNode seenLeading(ElectionNode leader) {
+		long term = leader.election().term();
+		assertThat(term).as("%s leads", leader).isNotNegative();
+		assertThat(this.beliefs.reignOf(leader.nodeId(), term)).as("the sampler saw %s lead in term %d", leader, term)
+			.isPresent();
+		return leader;
 	}
 
 	private static ElectionNode awaitSoleLeader(Duration atMost, ElectionNode... nodes) {
