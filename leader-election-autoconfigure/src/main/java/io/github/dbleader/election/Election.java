@@ -66,6 +66,16 @@ public final class Election {
 	}
 
 	/**
+	 * Whether another running instance uses this node's id. While it does, this instance
+	 * takes no part in the election (it never leads), so that two instances with one id
+	 * cannot both believe they lead. Give every instance its own node id.
+	 * @return {@code true} if the node id is in use by another instance
+	 */
+	public boolean isNodeIdInUseElsewhere() {
+		return this.loop.nodeIdInUse();
+	}
+
+	/**
 	 * Read who leads the election from the database.
 	 * @return the leader, term and lease times
 	 */

@@ -32,6 +32,8 @@ final class ElectionLoop {
 
 	private final String nodeId;
 
+	private final String instanceId;
+
 	private final LeaseRepository repository;
 
 	private final ElectionSettings settings;
@@ -69,6 +71,14 @@ final class ElectionLoop {
 
 	private volatile boolean databaseFailing;
 
+	/** Whether another running instance uses this node id, as of the last heartbeat. */
+	private volatile boolean nodeIdInUse;
+
+	/** Whether this instance took the node id over from a stale instance less than a lease ago. Heartbeat thread only. */
+	private boolean inherited;
+
+	private long inheritedAtNanos;
+
 	private volatile long lastSuccessNanos;
 
 	/** Whether a heartbeat is in progress, and since when ({@link System#nanoTime()}). */
@@ -78,10 +88,11 @@ final class ElectionLoop {
 
 	private volatile boolean stopped;
 
-	ElectionLoop(String election, String nodeId, LeaseRepository repository, ElectionSettings settings,
-			MonotonicClock clock, LeadershipListener listener, Executor notifier) {
+	ElectionLoop(String election, String nodeId, String instanceId, LeaseRepository repository,
+			ElectionSettings settings, MonotonicClock clock, LeadershipListener listener, Executor notifier) {
 		this.election = election;
 		this.nodeId = nodeId;
+		this.instanceId = instanceId;
 		this.repository = repository;
 		this.settings = settings;
 		this.clock = clock;
@@ -128,7 +139,15 @@ final class ElectionLoop {
 		return !this.databaseFailing || this.clock.nanoTime() - this.lastSuccessNanos < this.beliefNanos;
 	}
 
-	/** One heartbeat: renew or compete, then record this node as a live candidate. */
+	/**
+	 * Whether another running instance uses this node's id, so that this one takes no part.
+	 * @return {@code true} if the id is in use elsewhere
+	 */
+	boolean nodeIdInUse() {
+		return this.nodeIdInUse;
+	}
+
+	/** One heartbeat: record this instance as a live candidate, then renew or compete. */
 	synchronized void tick() {
 		if (this.stopped) {
 			return;
@@ -141,13 +160,14 @@ final class ElectionLoop {
 		this.ticking = true;
 		boolean succeeded = false;
 		try {
-			if (this.heldTerm >= 0) {
-				leaderTick();
+			if (takePart()) {
+				if (this.heldTerm >= 0) {
+					leaderTick();
+				}
+				else {
+					followerTick();
+				}
 			}
-			else {
-				followerTick();
-			}
-			this.repository.heartbeat(this.election, this.nodeId);
 			databaseAnswered();
 			succeeded = true;
 		}
@@ -160,6 +180,55 @@ final class ElectionLoop {
 		Duration duration = Duration.ofNanos(System.nanoTime() - started);
 		boolean outcome = succeeded;
 		notify(() -> this.listener.heartbeat(this.election, this.nodeId, outcome, duration));
+	}
+
+	/**
+	 * The candidate heartbeat. It comes first so that a second running instance with this
+	 * node id never reaches the lease statements, where it would adopt the lease that names
+	 * its id and believe alongside the first.
+	 * @return whether this instance may take part in the election
+	 */
+	private boolean takePart() {
+		Candidacy candidacy = this.repository.heartbeat(this.election, this.nodeId, this.instanceId, lease());
+		if (candidacy == Candidacy.IN_USE) {
+			if (!this.nodeIdInUse) {
+				this.nodeIdInUse = true;
+				logger.error("Election '{}': node id '{}' is in use by another running instance; this instance takes "
+						+ "no part until that one stops. Give every instance its own leader-election.node-id",
+						this.election, this.nodeId);
+			}
+			if (this.heldTerm >= 0) {
+				// The row went stale while this instance could not reach the database, and
+				// another instance with the same id took it over.
+				endBelief(RevocationReason.NODE_ID_IN_USE);
+				this.heldTerm = -1;
+			}
+			return false;
+		}
+		if (this.nodeIdInUse) {
+			this.nodeIdInUse = false;
+			logger.info("Election '{}': node id '{}' is no longer in use by another instance; taking part",
+					this.election, this.nodeId);
+		}
+		if (candidacy == Candidacy.INHERITED) {
+			this.inherited = true;
+			this.inheritedAtNanos = this.clock.nanoTime();
+		}
+		return true;
+	}
+
+	/**
+	 * Whether a lease that names this node id may belong to another instance: within a lease
+	 * of taking the id over from a stale instance, which may be paused rather than dead. Its
+	 * last renewal followed its last heartbeat, so after that lease its belief has ended.
+	 * @param nowNanos the current monotonic time
+	 * @return {@code true} while such a lease must be treated like any other node's
+	 */
+	private boolean mayBeAnotherInstancesLease(long nowNanos) {
+		if (this.inherited && nowNanos - this.inheritedAtNanos >= this.leaseNanos) {
+			this.inherited = false;
+		}
+		return this.inherited;
 	}
 
 	private void leaderTick() {
@@ -252,7 +321,7 @@ final class ElectionLoop {
 		}
 		LeaseState state = found.get();
 		observe(state);
-		if (this.nodeId.equals(state.leaderId())) {
+		if (this.nodeId.equals(state.leaderId()) && !mayBeAnotherInstancesLease(readAt)) {
 			// The lease names this node (a hand-over to it, or a restart with the same id):
 			// believe only once a statement of its own succeeds, and under a new term, so
 			// that fenced work of an earlier process with this id can no longer commit.
@@ -327,7 +396,7 @@ final class ElectionLoop {
 			// Apart from the release: a node that failed to release must still leave the
 			// candidates, or a forced hand-over to it would be accepted for a whole lease.
 			try {
-				this.repository.removeCandidate(this.election, this.nodeId);
+				this.repository.removeCandidate(this.election, this.nodeId, this.instanceId);
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Election '{}': could not leave the candidates; the entry ages out within a lease: {}",

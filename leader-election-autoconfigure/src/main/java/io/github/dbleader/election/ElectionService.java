@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,6 +41,9 @@ public final class ElectionService implements AutoCloseable {
 	private final ElectionSettings settings;
 
 	private final String nodeId;
+
+	/** Tells this running instance apart from another one started with the same node id. */
+	private final String instanceId = UUID.randomUUID().toString();
 
 	private final LeadershipListener listener;
 
@@ -114,8 +118,8 @@ public final class ElectionService implements AutoCloseable {
 		validateId("election name", name, MAX_ELECTION_NAME_LENGTH);
 		synchronized (this.lifecycleMonitor) {
 			return this.elections.computeIfAbsent(name, (key) -> {
-				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.repository, this.settings, this.clock,
-						this.listener, this::notifyListener);
+				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.instanceId, this.repository,
+						this.settings, this.clock, this.listener, this::notifyListener);
 				Election created = new Election(loop, this.nodeId, this.repository, this.settings);
 				if (this.running) {
 					schedule(created);

@@ -104,18 +104,25 @@ public interface LeaseRepository {
 	boolean requestReelection(String election);
 
 	/**
-	 * Record that this node is alive and takes part in the election.
+	 * Record that this node is alive and takes part in the election, unless another running
+	 * instance uses the same node id: the candidates row carries the token of the instance
+	 * that wrote it, and another instance's row counts as in use until its last heartbeat is
+	 * older than {@code staleAfter} (database clock).
 	 * @param election election name
 	 * @param nodeId this node
+	 * @param instanceId token of this running instance, the same for all its heartbeats
+	 * @param staleAfter age after which another instance's row may be taken over
+	 * @return whether this instance may use the node id, and how it got it
 	 */
-	void heartbeat(String election, String nodeId);
+	Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter);
 
 	/**
-	 * Remove this node from the candidates.
+	 * Remove this node from the candidates, if the row is this instance's own.
 	 * @param election election name
 	 * @param nodeId this node
+	 * @param instanceId token of this running instance
 	 */
-	void removeCandidate(String election, String nodeId);
+	void removeCandidate(String election, String nodeId, String instanceId);
 
 	/**
 	 * List the candidates whose last heartbeat is within the given age (database clock).

@@ -24,6 +24,12 @@ public enum RevocationReason {
 	SERVER_CHANGED,
 
 	/** The application is shutting down. */
-	SHUTDOWN
+	SHUTDOWN,
+
+	/**
+	 * Another running instance took this node id over while this one could not reach the
+	 * database (duplicate {@code node-id}s); this instance takes no part while it runs.
+	 */
+	NODE_ID_IN_USE
 
 }

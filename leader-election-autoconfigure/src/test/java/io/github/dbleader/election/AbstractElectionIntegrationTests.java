@@ -234,6 +234,29 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	@Test
+	void secondInstanceWithTheSameNodeIdTakesNoPartWhileTheFirstRuns() {
+		ElectionNode first = node("a");
+		ElectionNode b = node("b");
+		long term = startWithLeader(first, b);
+		// A misconfigured second instance with the same node id.
+		ElectionNode duplicate = node("a").start();
+		await(duplicate + " finds its node id in use").atMost(RENEW.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> duplicate.election().isNodeIdInUseElsewhere());
+		awaitUnchangedLeadership(first, term);
+		assertThat(first.election().isNodeIdInUseElsewhere()).isFalse();
+		assertThat(duplicate.isLeader()).isFalse();
+		// The first crashes: a successor takes over as usual, and the duplicate's id is free
+		// once the first one's heartbeats have stopped for a lease.
+		crashAndAwaitSuccessor(first, b, duplicate);
+		await(duplicate + " takes part once the first instance is gone").atMost(AFTER_CRASH.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> !duplicate.election().isNodeIdInUseElsewhere());
+		assertThat(liveCandidates()).containsExactly("a", "b");
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
 	void crashedLeaderIsReplacedAfterItsLeaseAndNotBefore() {
 		ElectionNode a = node("a");
 		ElectionNode b = node("b");

@@ -1,6 +1,8 @@
 package io.github.dbleader.election;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +27,9 @@ class ElectionLoopTests {
 	private final ElectionSettings settings = ElectionSettings.of(L, R);
 
 	private final InMemoryLeaseRepository repository = new InMemoryLeaseRepository();
+
+	/** Every node of the test, so that time passes for all of them alike. */
+	private final List<Node> nodes = new ArrayList<>();
 
 	private final Node a = new Node("a");
 
@@ -64,8 +69,8 @@ class ElectionLoopTests {
 		this.a.tick();
 		this.repository.setDuringStatement(() -> {
 		});
-		// 1.5s for the renewal and 1.5s for the candidate heartbeat have passed since it was sent.
-		elapse(BELIEF.minus(Duration.ofMillis(3000)).minus(Duration.ofNanos(1)));
+		// The candidate heartbeat went first; 1.5s for the renewal have passed since it was sent.
+		elapse(BELIEF.minus(Duration.ofMillis(1500)).minus(Duration.ofNanos(1)));
 		assertThat(this.a.loop.isLeader()).isTrue();
 		elapse(Duration.ofNanos(1));
 		assertThat(this.a.loop.isLeader()).isFalse();
@@ -171,8 +176,8 @@ class ElectionLoopTests {
 	@Test
 	void renewalWhoseAnswerIsLostDoesNotCount() {
 		this.a.tick();
-		// From now on every statement reaches the database, but its answer is lost.
-		this.repository.setLoseAnswers(true);
+		// From now on every renewal reaches the database, but its answer is lost.
+		this.repository.loseAnswersOf("renew");
 		elapse(R);
 		this.a.tick();
 		long renewedAt = this.repository.row("e").renewedAt;
@@ -335,19 +340,96 @@ class ElectionLoopTests {
 	@Test
 	void nodeNamedInTheLeaseBelievesOnlyAfterItsOwnStatementSucceedsAndUnderANewTerm() {
 		this.a.tick();
-		long oldTerm = this.a.loop.leaderTerm();
-		// a restarts with the same id: the new instance finds itself named in the lease.
-		Node restarted = new Node("a");
+		this.b.tick();
+		this.a.election.forceLeader("b");
+		this.a.tick();
+		long handedOverTerm = this.repository.row("e").term;
+		assertThat(this.repository.row("e").leaderId).isEqualTo("b");
+		// b finds itself named in the lease: that alone is no reason to believe.
 		this.repository.setUnreachable(true);
+		this.b.tick();
+		assertThat(this.b.loop.isLeader()).isFalse();
+		this.repository.setUnreachable(false);
+		this.b.tick();
+		assertThat(this.b.loop.isLeader()).isTrue();
+		assertThat(this.b.loop.leaderTerm()).isGreaterThan(handedOverTerm);
+	}
+
+	@Test
+	void restartAfterACrashUnderTheSameIdWaitsForTheOldInstancesRowAndLease() {
+		this.a.tick();
+		long oldTerm = this.a.loop.leaderTerm();
+		// a crashes; a new process starts with the same node id.
+		Node restarted = new Node("a", "a-restarted");
 		restarted.tick();
 		assertThat(restarted.loop.isLeader()).isFalse();
-		this.repository.setUnreachable(false);
-		restarted.tick();
-		assertThat(restarted.loop.isLeader()).isTrue();
+		assertThat(restarted.election.isNodeIdInUseElsewhere()).isTrue();
+		Duration waited = Duration.ZERO;
+		while (!restarted.loop.isLeader()) {
+			elapse(R);
+			waited = waited.plus(R);
+			restarted.tick();
+			assertThat(waited).isLessThanOrEqualTo(L.multipliedBy(2).plus(R.multipliedBy(2)));
+		}
+		// A lease for the old row to go stale, then a whole lease of an unchanged lease row.
+		assertThat(waited).isGreaterThanOrEqualTo(L.multipliedBy(2));
+		assertThat(restarted.election.isNodeIdInUseElsewhere()).isFalse();
 		assertThat(restarted.loop.leaderTerm()).isGreaterThan(oldTerm);
 		// Fenced work of the earlier process under the old term cannot commit any more.
 		assertThatExceptionOfType(NotLeaderException.class)
 			.isThrownBy(() -> this.repository.runFenced("e", "a", oldTerm, L, (t) -> t));
+	}
+
+	@Test
+	void secondInstanceWithTheSameNodeIdTakesNoPartWhileTheFirstRuns() {
+		this.a.tick();
+		long term = this.a.loop.leaderTerm();
+		Node duplicate = new Node("a", "a-duplicate");
+		for (int i = 0; i < 20; i++) {
+			duplicate.tick();
+			assertThat(duplicate.loop.isLeader()).isFalse();
+			assertThat(duplicate.election.isNodeIdInUseElsewhere()).isTrue();
+			elapse(R);
+			this.a.tick();
+			assertThat(this.a.loop.leaderTerm()).isEqualTo(term);
+		}
+		assertThat(duplicate.listener.events).isEmpty();
+		assertThat(this.a.election.isNodeIdInUseElsewhere()).isFalse();
+		// The duplicate never got past its candidate heartbeat.
+		assertThat(this.repository.statements()).doesNotContain("reacquire", "takeOver");
+		// Stopping the duplicate leaves the running instance's row alone.
+		duplicate.loop.release(RevocationReason.SHUTDOWN, false);
+		assertThat(this.repository.liveCandidates("e", L)).extracting(Candidate::nodeId).containsExactly("a");
+	}
+
+	@Test
+	void duplicateThatInheritsTheNodeIdAfterADatabaseClockJumpNeverBelievesAlongsideTheFirst() {
+		this.a.tick();
+		long firstTerm = this.a.loop.leaderTerm();
+		Node duplicate = new Node("a", "a-duplicate");
+		duplicate.tick();
+		assertThat(duplicate.election.isNodeIdInUseElsewhere()).isTrue();
+		// The database clock jumps a lease ahead (a fail-over to a server with another clock):
+		// a's candidate row looks stale at once, and the duplicate takes the node id over.
+		this.repository.advanceDatabaseClock(L);
+		int duplicateLeads = 0;
+		for (int step = 0; step < 60; step++) {
+			duplicate.tick();
+			assertThat(this.a.loop.isLeader() && duplicate.loop.isLeader()).as("two believers at step %d", step)
+				.isFalse();
+			this.a.tick();
+			assertThat(this.a.loop.isLeader() && duplicate.loop.isLeader()).as("two believers at step %d", step)
+				.isFalse();
+			duplicateLeads += duplicate.loop.isLeader() ? 1 : 0;
+			elapse(R);
+		}
+		// a learnt at its next heartbeat that its id is in use, and stepped down.
+		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + firstTerm,
+				"revoked a " + firstTerm + " NODE_ID_IN_USE");
+		assertThat(this.a.election.isNodeIdInUseElsewhere()).isTrue();
+		// The duplicate took the lease over like any node's, under a new term.
+		assertThat(duplicateLeads).isPositive();
+		assertThat(duplicate.loop.leaderTerm()).isGreaterThan(firstTerm);
 	}
 
 	@Test
@@ -405,8 +487,7 @@ class ElectionLoopTests {
 	}
 
 	private void elapseNodes(Duration duration) {
-		this.a.clock.advance(duration);
-		this.b.clock.advance(duration);
+		this.nodes.forEach((node) -> node.clock.advance(duration));
 	}
 
 	private final class Node {
@@ -420,10 +501,15 @@ class ElectionLoopTests {
 		final Election election;
 
 		Node(String id) {
-			this.loop = new ElectionLoop("e", id, ElectionLoopTests.this.repository, ElectionLoopTests.this.settings,
-					this.clock, this.listener, Runnable::run);
+			this(id, id + "-instance");
+		}
+
+		Node(String id, String instanceId) {
+			this.loop = new ElectionLoop("e", id, instanceId, ElectionLoopTests.this.repository,
+					ElectionLoopTests.this.settings, this.clock, this.listener, Runnable::run);
 			this.election = new Election(this.loop, id, ElectionLoopTests.this.repository,
 					ElectionLoopTests.this.settings);
+			ElectionLoopTests.this.nodes.add(this);
 		}
 
 		void tick() {

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -22,7 +23,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	private final Map<String, Row> rows = new HashMap<>();
 
-	private final Map<String, Map<String, long[]>> candidates = new HashMap<>();
+	private final Map<String, Map<String, CandidateRow>> candidates = new HashMap<>();
 
 	private long databaseMillis = 1_700_000_000_000L;
 
@@ -30,7 +31,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	private boolean unreachable;
 
-	private boolean loseAnswers;
+	private Set<String> loseAnswersOf = Set.of();
 
 	private @Nullable String failNext;
 
@@ -47,9 +48,9 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		this.unreachable = unreachable;
 	}
 
-	/** Apply writes but throw as if the connection broke before the answer arrived. */
-	void setLoseAnswers(boolean loseAnswers) {
-		this.loseAnswers = loseAnswers;
+	/** Apply these writes but throw as if the connection broke before the answer arrived. */
+	void loseAnswersOf(String... statements) {
+		this.loseAnswersOf = Set.of(statements);
 	}
 
 	/** Make the next statement of that name fail before it reaches the database. */
@@ -205,17 +206,33 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public void heartbeat(String election, String nodeId) {
-		write("heartbeat", () -> {
-			this.candidates.computeIfAbsent(election, (key) -> new HashMap<>())
-				.computeIfAbsent(nodeId, (key) -> new long[] { this.databaseMillis, 0 })[1] = this.databaseMillis;
-			return true;
+	public Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter) {
+		return write("heartbeat", () -> {
+			Map<String, CandidateRow> rows = this.candidates.computeIfAbsent(election, (key) -> new HashMap<>());
+			CandidateRow row = rows.get(nodeId);
+			if (row == null) {
+				rows.put(nodeId, new CandidateRow(instanceId, this.databaseMillis));
+				return Candidacy.HELD;
+			}
+			if (row.instanceId.equals(instanceId)) {
+				row.lastSeen = this.databaseMillis;
+				return Candidacy.HELD;
+			}
+			if (row.lastSeen <= this.databaseMillis - staleAfter.toMillis()) {
+				rows.put(nodeId, new CandidateRow(instanceId, this.databaseMillis));
+				return Candidacy.INHERITED;
+			}
+			return Candidacy.IN_USE;
 		});
 	}
 
 	@Override
-	public void removeCandidate(String election, String nodeId) {
-		write("removeCandidate", () -> this.candidates.getOrDefault(election, Map.of()).remove(nodeId) != null);
+	public void removeCandidate(String election, String nodeId, String instanceId) {
+		write("removeCandidate", () -> {
+			Map<String, CandidateRow> rows = this.candidates.getOrDefault(election, Map.of());
+			CandidateRow row = rows.get(nodeId);
+			return row != null && row.instanceId.equals(instanceId) && rows.remove(nodeId) != null;
+		});
 	}
 
 	@Override
@@ -223,9 +240,9 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		return read("liveCandidates", () -> this.candidates.getOrDefault(election, Map.of())
 			.entrySet()
 			.stream()
-			.filter((entry) -> entry.getValue()[1] > this.databaseMillis - maxAge.toMillis())
-			.map((entry) -> new Candidate(entry.getKey(), Instant.ofEpochMilli(entry.getValue()[0]),
-					Instant.ofEpochMilli(entry.getValue()[1])))
+			.filter((entry) -> entry.getValue().lastSeen > this.databaseMillis - maxAge.toMillis())
+			.map((entry) -> new Candidate(entry.getKey(), Instant.ofEpochMilli(entry.getValue().firstSeen),
+					Instant.ofEpochMilli(entry.getValue().lastSeen)))
 			.sorted((a, b) -> a.nodeId().compareTo(b.nodeId()))
 			.toList());
 	}
@@ -262,7 +279,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		return action.get();
 	}
 
-	private boolean write(String statement, Supplier<Boolean> action) {
+	private <T> T write(String statement, Supplier<T> action) {
 		this.statements.add(statement);
 		this.duringStatement.run();
 		if (statement.equals(this.failNext)) {
@@ -272,11 +289,27 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		if (this.unreachable) {
 			throw new IllegalStateException("database unreachable");
 		}
-		boolean applied = action.get();
-		if (this.loseAnswers) {
+		T applied = action.get();
+		if (this.loseAnswersOf.contains(statement)) {
 			throw new IllegalStateException("connection lost after the statement was sent");
 		}
 		return applied;
+	}
+
+	private static final class CandidateRow {
+
+		private final String instanceId;
+
+		private final long firstSeen;
+
+		private long lastSeen;
+
+		CandidateRow(String instanceId, long seen) {
+			this.instanceId = instanceId;
+			this.firstSeen = seen;
+			this.lastSeen = seen;
+		}
+
 	}
 
 	static final class Row {

@@ -11,6 +11,7 @@ import java.util.Optional;
 
 import javax.sql.DataSource;
 
+import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseRepository;
@@ -68,7 +69,11 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String requestReelection;
 
-	private final String upsertCandidate;
+	private final String refreshCandidate;
+
+	private final String inheritCandidate;
+
+	private final String insertCandidate;
 
 	private final String removeCandidate;
 
@@ -124,8 +129,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ " SET handover_to = ?, reelection_requested = FALSE, version = version + 1 WHERE election_name = ?";
 		this.requestReelection = "UPDATE " + lease + " SET reelection_requested = TRUE, handover_to = NULL,"
 				+ " version = version + 1 WHERE election_name = ? AND leader_id IS NOT NULL";
-		this.upsertCandidate = dialect.upsertCandidate(candidates);
-		this.removeCandidate = "DELETE FROM " + candidates + " WHERE election_name = ? AND node_id = ?";
+		// Three portable statements instead of an upsert: the row of another running
+		// instance with the same node id must be left alone, and the caller must learn so.
+		this.refreshCandidate = "UPDATE " + candidates + " SET last_seen = " + now
+				+ " WHERE election_name = ? AND node_id = ? AND instance_id = ?";
+		this.inheritCandidate = "UPDATE " + candidates + " SET instance_id = ?, first_seen = " + now + ", last_seen = "
+				+ now + " WHERE election_name = ? AND node_id = ? AND last_seen <= " + now + " - ?";
+		this.insertCandidate = "INSERT INTO " + candidates
+				+ " (election_name, node_id, instance_id, first_seen, last_seen) VALUES (?, ?, ?, " + now + ", " + now
+				+ ")";
+		this.removeCandidate = "DELETE FROM " + candidates
+				+ " WHERE election_name = ? AND node_id = ? AND instance_id = ?";
 		this.liveCandidates = "SELECT node_id, first_seen, last_seen FROM " + candidates
 				+ " WHERE election_name = ? AND last_seen > " + now + " - ? ORDER BY node_id";
 		this.fence = "SELECT leader_id, term, CASE WHEN expires_at > " + now + " THEN 1 ELSE 0 END AS valid FROM "
@@ -202,13 +216,29 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public void heartbeat(String election, String nodeId) {
-		this.jdbc.update(this.upsertCandidate, election, nodeId);
+	public Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter) {
+		// Steady state is the first statement alone. Heartbeats are a renew interval apart,
+		// so last_seen always changes and the count is 1 even where drivers report changed
+		// rather than matched rows.
+		if (this.jdbc.update(this.refreshCandidate, election, nodeId, instanceId) == 1) {
+			return Candidacy.HELD;
+		}
+		if (this.jdbc.update(this.inheritCandidate, instanceId, election, nodeId, staleAfter.toMillis()) == 1) {
+			return Candidacy.INHERITED;
+		}
+		try {
+			this.jdbc.update(this.insertCandidate, election, nodeId, instanceId);
+			return Candidacy.HELD;
+		}
+		catch (DuplicateKeyException ex) {
+			// A live row of another instance, or one written since the statements above.
+			return Candidacy.IN_USE;
+		}
 	}
 
 	@Override
-	public void removeCandidate(String election, String nodeId) {
-		this.jdbc.update(this.removeCandidate, election, nodeId);
+	public void removeCandidate(String election, String nodeId, String instanceId) {
+		this.jdbc.update(this.removeCandidate, election, nodeId, instanceId);
 	}
 
 	@Override

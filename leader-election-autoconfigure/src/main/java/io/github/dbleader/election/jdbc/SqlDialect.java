@@ -7,8 +7,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * What differs between databases in the lease statements: the database clock in epoch
  * milliseconds (UTC, so session time zones and daylight saving never matter), the
- * candidates' upsert, the share lock of the fence, and how the server drops a stalled
- * fenced transaction.
+ * share lock of the fence, and how the server drops a stalled fenced transaction.
  */
 public enum SqlDialect {
 
@@ -18,12 +17,6 @@ public enum SqlDialect {
 	 */
 	MYSQL("mysql", "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)",
 			"CONCAT(@@hostname, ':', @@port, ':', @@server_id)", " LOCK IN SHARE MODE") {
-
-		@Override
-		String upsertCandidate(String table) {
-			return "INSERT INTO " + table + " (election_name, node_id, first_seen, last_seen) VALUES (?, ?, " + now()
-					+ ", " + now() + ") ON DUPLICATE KEY UPDATE last_seen = " + now();
-		}
 
 		@Override
 		String limitFencedSession(long seconds) {
@@ -48,12 +41,6 @@ public enum SqlDialect {
 			"(COALESCE(host(inet_server_addr()), 'local') || ':' || current_setting('port'))", " FOR SHARE") {
 
 		@Override
-		String upsertCandidate(String table) {
-			return "INSERT INTO " + table + " (election_name, node_id, first_seen, last_seen) VALUES (?, ?, " + now()
-					+ ", " + now() + ") ON CONFLICT (election_name, node_id) DO UPDATE SET last_seen = EXCLUDED.last_seen";
-		}
-
-		@Override
 		String limitFencedSession(long seconds) {
 			return "SET LOCAL idle_in_transaction_session_timeout = '" + seconds + "s'";
 		}
@@ -66,17 +53,7 @@ public enum SqlDialect {
 	 * time zone and so moves with the zone and with daylight saving. H2 has no shared-lock
 	 * read, so the fence takes an exclusive row lock.
 	 */
-	H2("h2", "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", "'h2'", " FOR UPDATE") {
-
-		@Override
-		String upsertCandidate(String table) {
-			return "MERGE INTO " + table + " c USING (VALUES (CAST(? AS VARCHAR(128)), CAST(? AS VARCHAR(255)))) s(e, n)"
-					+ " ON c.election_name = s.e AND c.node_id = s.n WHEN MATCHED THEN UPDATE SET last_seen = " + now()
-					+ " WHEN NOT MATCHED THEN INSERT (election_name, node_id, first_seen, last_seen) VALUES (s.e, s.n, "
-					+ now() + ", " + now() + ")";
-		}
-
-	};
+	H2("h2", "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", "'h2'", " FOR UPDATE");
 
 	private final String platform;
 
@@ -146,13 +123,6 @@ public enum SqlDialect {
 	String shareLock() {
 		return this.shareLock;
 	}
-
-	/**
-	 * Insert a candidate or refresh its last-seen time; parameters: election, node.
-	 * @param table candidates table
-	 * @return the statement
-	 */
-	abstract String upsertCandidate(String table);
 
 	/**
 	 * Statement that makes the server end a fenced transaction whose client stalls for the

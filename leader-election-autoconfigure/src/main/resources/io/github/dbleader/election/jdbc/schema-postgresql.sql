@@ -18,6 +18,7 @@ CREATE TABLE IF NOT EXISTS leader_election_lease (
 CREATE TABLE IF NOT EXISTS leader_election_candidate (
   election_name VARCHAR(128) NOT NULL,
   node_id       VARCHAR(255) NOT NULL,
+  instance_id   VARCHAR(64)  NOT NULL,
   first_seen    BIGINT       NOT NULL,
   last_seen     BIGINT       NOT NULL,
   PRIMARY KEY (election_name, node_id)

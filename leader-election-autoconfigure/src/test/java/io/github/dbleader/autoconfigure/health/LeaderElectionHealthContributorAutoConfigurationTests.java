@@ -26,6 +26,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -93,6 +94,22 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(health.getDetails()).containsEntry("role", "follower")
 				.containsEntry("error", "database unreachable");
+		});
+	}
+
+	@Test
+	void downWhileAnotherInstanceUsesTheNodeId() {
+		this.contextRunner.run((context) -> {
+			ElectionService service = context.getBean(ElectionService.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+			// Another running instance with node id "me" claims the candidates row.
+			new JdbcTemplate(context.getBean(DataSource.class)).update(
+					"UPDATE leader_election_candidate SET instance_id = 'another-instance' WHERE node_id = 'me'");
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isNodeIdInUseElsewhere());
+			Health health = indicator(context.getBean(ElectionsHealthContributor.class), "default").health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails()).containsEntry("role", "follower")
+				.containsEntry("error", "node id 'me' is in use by another running instance");
 		});
 	}
 

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
@@ -15,6 +16,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Every statement of {@link JdbcLeaseRepository} against each real database.
@@ -66,7 +68,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 		repository.create("e", "a", Duration.ofMillis(200));
 		LeaseState state = repository.find("e").orElseThrow();
 		assertThat(repository.takeOver("e", "b", state.version(), LEASE)).isFalse();
-		Thread.sleep(300); // the lease must run out at the database clock
+		await("the lease runs out at the database clock").atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> repository.find("e").orElseThrow().expired());
 		assertThat(repository.takeOver("e", "b", state.version() - 1, LEASE)).isFalse();
 		assertThat(repository.takeOver("e", "b", -1, LEASE)).isFalse();
 		assertThat(repository.takeOver("e", "b", state.version(), LEASE)).isTrue();
@@ -118,15 +122,37 @@ class JdbcLeaseRepositoryIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void candidates(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
-		repository.heartbeat("e", "b");
-		repository.heartbeat("e", "a");
-		repository.heartbeat("e", "a");
-		repository.heartbeat("other", "c");
+		assertThat(repository.heartbeat("e", "b", "b-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("e", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("e", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("other", "c", "c-1", LEASE)).isEqualTo(Candidacy.HELD);
 		List<Candidate> candidates = repository.liveCandidates("e", LEASE);
 		assertThat(candidates).extracting(Candidate::nodeId).containsExactly("a", "b");
 		assertThat(candidates.get(0).lastSeen()).isAfterOrEqualTo(candidates.get(0).firstSeen());
-		repository.removeCandidate("e", "a");
+		repository.removeCandidate("e", "a", "a-1");
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("b");
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void nodeIdOfALiveInstanceIsNotTakenByAnother(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		Duration staleAfter = Duration.ofMillis(300);
+		assertThat(repository.heartbeat("e", "a", "first", staleAfter)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("e", "a", "second", staleAfter)).isEqualTo(Candidacy.IN_USE);
+		// The second instance stopping leaves the first one's row alone.
+		repository.removeCandidate("e", "a", "second");
+		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
+		// Once the first instance's heartbeats have stopped for that long, the second takes the id over.
+		Candidacy later = await("the first instance's row goes stale").atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> repository.heartbeat("e", "a", "second", staleAfter), (candidacy) -> candidacy != Candidacy.IN_USE);
+		assertThat(later).isEqualTo(Candidacy.INHERITED);
+		assertThat(repository.heartbeat("e", "a", "second", staleAfter)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("e", "a", "first", staleAfter)).isEqualTo(Candidacy.IN_USE);
+		repository.removeCandidate("e", "a", "second");
+		assertThat(repository.liveCandidates("e", LEASE)).isEmpty();
+		assertThat(repository.heartbeat("e", "a", "first", staleAfter)).isEqualTo(Candidacy.HELD);
 	}
 
 	@ParameterizedTest

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 
+import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseRepository;
@@ -105,15 +106,15 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public void heartbeat(String election, String nodeId) {
+	public Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter) {
 		count();
-		this.delegate.heartbeat(election, nodeId);
+		return this.delegate.heartbeat(election, nodeId, instanceId, staleAfter);
 	}
 
 	@Override
-	public void removeCandidate(String election, String nodeId) {
+	public void removeCandidate(String election, String nodeId, String instanceId) {
 		count();
-		this.delegate.removeCandidate(election, nodeId);
+		this.delegate.removeCandidate(election, nodeId, instanceId);
 	}
 
 	@Override
