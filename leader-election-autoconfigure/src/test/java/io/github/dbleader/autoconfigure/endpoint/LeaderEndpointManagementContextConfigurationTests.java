@@ -79,7 +79,8 @@ class LeaderEndpointManagementContextConfigurationTests {
 	 * @param id the endpoint id
 	 * @param rootPath the path it is mapped to, below the base path
 	 */
-	private record MappedEndpoint(String id, String rootPath) implements ExposableEndpoint<Operation>, PathMappedEndpoint {
+	private record MappedEndpoint(String id,
+			String rootPath) implements ExposableEndpoint<Operation>, PathMappedEndpoint {
 
 		@Override
 		public EndpointId getEndpointId() {
