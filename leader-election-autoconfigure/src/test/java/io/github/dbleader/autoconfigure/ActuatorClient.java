@@ -12,7 +12,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * Sends requests to the {@code leader} endpoint of a running application over HTTP.
+ * Sends requests to the {@code leader} endpoint of a running application over HTTP: by
+ * default at {@code /actuator/leader} on the application's port, or wherever the test puts
+ * it (a management port of its own, other base paths).
  */
 public final class ActuatorClient {
 
@@ -20,16 +22,34 @@ public final class ActuatorClient {
 
 	private final ConfigurableApplicationContext context;
 
+	private final String portProperty;
+
+	private final String endpointPath;
+
 	/**
-	 * Create a client.
+	 * Create a client for {@code /actuator/leader} on the application's port.
 	 * @param context an application started with a web server
 	 */
 	public ActuatorClient(ConfigurableApplicationContext context) {
-		this.context = context;
+		this(context, "local.server.port", "/actuator/leader");
 	}
 
 	/**
-	 * Send a request to {@code /actuator/leader} + {@code path}.
+	 * Create a client for the endpoint on another port or path.
+	 * @param context an application started with a web server
+	 * @param portProperty the property that holds the port, e.g.
+	 * {@code local.management.port}
+	 * @param endpointPath the full path of the endpoint on that port, e.g.
+	 * {@code /management/manage/elections}
+	 */
+	public ActuatorClient(ConfigurableApplicationContext context, String portProperty, String endpointPath) {
+		this.context = context;
+		this.portProperty = portProperty;
+		this.endpointPath = endpointPath;
+	}
+
+	/**
+	 * Send a request to the endpoint path + {@code path}.
 	 * @param method the HTTP method
 	 * @param path the path below the endpoint, e.g. {@code /default}
 	 * @param json the body, sent as {@code application/json}; {@code null} for none and no
@@ -38,9 +58,9 @@ public final class ActuatorClient {
 	 */
 	public HttpResponse<String> send(String method, String path, @Nullable String json)
 			throws IOException, InterruptedException {
-		int port = this.context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
+		int port = this.context.getEnvironment().getRequiredProperty(this.portProperty, Integer.class);
 		HttpRequest.Builder request = HttpRequest
-			.newBuilder(URI.create("http://localhost:" + port + "/actuator/leader" + path))
+			.newBuilder(URI.create("http://localhost:" + port + this.endpointPath + path))
 			.timeout(Duration.ofSeconds(10));
 		if (json != null) {
 			request.header("Content-Type", "application/json");
