@@ -9,6 +9,7 @@ import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -37,7 +38,11 @@ class JdbcLeaseRepositoryIntegrationTests {
 	}
 
 	private JdbcLeaseRepository repository(TestDatabase database) {
-		this.dataSource = database.dataSource(4);
+		return repository(database, database.url());
+	}
+
+	private JdbcLeaseRepository repository(TestDatabase database, String url) {
+		this.dataSource = database.dataSource(url, 4);
 		database.recreateSchema(this.dataSource, TABLES);
 		return new JdbcLeaseRepository(this.dataSource, database.dialect(), TABLES, Duration.ofSeconds(1));
 	}
@@ -174,6 +179,35 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "b", term,
 				LEASE, (t) -> jdbc.update("INSERT INTO fenced_work (id) VALUES (3)")));
 		assertThat(jdbc.queryForList("SELECT id FROM fenced_work", Integer.class)).containsExactly(1);
+	}
+
+	/**
+	 * MariaDB Connector/J, like MySQL Connector/J, counts the rows an UPDATE matched, but
+	 * applications may set {@code useAffectedRows=true}, which counts only rows whose values
+	 * changed. Every election UPDATE increments the version, so it still counts the row it
+	 * matched, even when it changes nothing else.
+	 */
+	@Test
+	void updatesCountTheirRowWhenTheMariaDbDriverCountsAffectedRows() {
+		TestDatabase database = TestDatabase.MARIADB;
+		String url = database.url();
+		JdbcLeaseRepository repository = repository(database,
+				url + (url.contains("?") ? "&" : "?") + "useAffectedRows=true");
+		assertThat(repository.create("e", "a", LEASE)).isTrue();
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		assertThat(jdbc.update("UPDATE " + TABLES.leaseTable() + " SET leader_id = leader_id")).as("affected rows")
+			.isZero();
+		long term = repository.find("e").orElseThrow().term();
+		assertThat(repository.renew("e", "a", term, LEASE)).isTrue();
+		assertThat(repository.renew("e", "a", term, LEASE)).isTrue();
+		assertThat(repository.requestHandover("e", "b")).isTrue();
+		assertThat(repository.requestHandover("e", "b")).isTrue();
+		assertThat(repository.requestReelection("e")).isTrue();
+		assertThat(repository.requestReelection("e")).isTrue();
+		assertThat(repository.reacquire("e", "a", term, LEASE)).isTrue();
+		repository.heartbeat("e", "a");
+		repository.heartbeat("e", "a");
+		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
 	}
 
 }

@@ -7,18 +7,42 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The databases the integration tests run against. MySQL-protocol and PostgreSQL servers
  * are given by environment variables ({@code LEADER_ELECTION_TEST_MYSQL_URL},
  * {@code _USERNAME}, {@code _PASSWORD}, and the same with {@code POSTGRESQL}); without them
- * the local defaults of a developer machine are used. An unreachable server fails the test
+ * the local defaults of a developer machine are used. {@link #MARIADB} is the MySQL-protocol
+ * server again, reached through MariaDB Connector/J. An unreachable server fails the test
  * with a message that says what to set: a missing database is never a silent skip.
  */
 public enum TestDatabase {
 
-	/** MySQL or MariaDB. */
+	/** MySQL or MariaDB through MySQL Connector/J. */
 	MYSQL("LEADER_ELECTION_TEST_MYSQL", "jdbc:mysql://127.0.0.1:3306/test", "root", "", SqlDialect.MYSQL),
+
+	/**
+	 * MariaDB (or MySQL) through MariaDB Connector/J: {@code LEADER_ELECTION_TEST_MARIADB_URL},
+	 * or else {@link #MYSQL}'s URL with {@code jdbc:mariadb:} for {@code jdbc:mysql:}, and
+	 * {@link #MYSQL}'s user name and password.
+	 */
+	MARIADB("LEADER_ELECTION_TEST_MYSQL", "jdbc:mariadb://127.0.0.1:3306/test", "root", "", SqlDialect.MYSQL) {
+
+		private static final String URL_VARIABLE = "LEADER_ELECTION_TEST_MARIADB_URL";
+
+		@Override
+		public String url() {
+			String url = variable(URL_VARIABLE, null);
+			return (url != null) ? url : MYSQL.url().replaceFirst("^jdbc:mysql:", "jdbc:mariadb:");
+		}
+
+		@Override
+		String urlVariable() {
+			return URL_VARIABLE + " (or LEADER_ELECTION_TEST_MYSQL_URL, with jdbc:mariadb: for jdbc:mysql:)";
+		}
+
+	},
 
 	/** PostgreSQL. */
 	POSTGRESQL("LEADER_ELECTION_TEST_POSTGRESQL", "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "",
@@ -120,16 +144,22 @@ public enum TestDatabase {
 			dataSource.close();
 			throw new IllegalStateException("The " + name() + " test database at " + dataSource.getJdbcUrl()
 					+ " is not reachable (" + ex.getMessage() + "). Start it, or point the tests at one with "
-					+ this.envPrefix + "_URL, " + this.envPrefix + "_USERNAME and " + this.envPrefix
+					+ urlVariable() + ", " + this.envPrefix + "_USERNAME and " + this.envPrefix
 					+ "_PASSWORD (bash .ci/run does this for you).", ex);
 		}
 	}
 
+	/** @return the environment variable, or variables, that give the URL */
+	String urlVariable() {
+		return this.envPrefix + "_URL";
+	}
+
 	private String env(String suffix, String fallback) {
-		if (this.envPrefix == null) {
-			return fallback;
-		}
-		String value = System.getenv(this.envPrefix + suffix);
+		return (this.envPrefix != null) ? variable(this.envPrefix + suffix, fallback) : fallback;
+	}
+
+	private static @Nullable String variable(String name, @Nullable String fallback) {
+		String value = System.getenv(name);
 		return (value != null && !value.isEmpty()) ? value : fallback;
 	}
 
