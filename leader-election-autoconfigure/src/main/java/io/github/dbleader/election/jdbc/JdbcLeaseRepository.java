@@ -131,7 +131,9 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ " version = version + 1 WHERE election_name = ? AND leader_id IS NOT NULL";
 		// Three portable statements instead of an upsert: the row of another running
 		// instance with the same node id must be left alone, and the caller must learn so.
-		this.refreshCandidate = "UPDATE " + candidates + " SET last_seen = " + now
+		// GREATEST: the row changes even on a second heartbeat within one millisecond, so
+		// drivers that count changed rather than matched rows (useAffectedRows) count it.
+		this.refreshCandidate = "UPDATE " + candidates + " SET last_seen = GREATEST(" + now + ", last_seen + 1)"
 				+ " WHERE election_name = ? AND node_id = ? AND instance_id = ?";
 		this.inheritCandidate = "UPDATE " + candidates + " SET instance_id = ?, first_seen = " + now + ", last_seen = "
 				+ now + " WHERE election_name = ? AND node_id = ? AND last_seen <= " + now + " - ?";
@@ -217,9 +219,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter) {
-		// Steady state is the first statement alone. Heartbeats are a renew interval apart,
-		// so last_seen always changes and the count is 1 even where drivers report changed
-		// rather than matched rows.
+		// Steady state is the first statement alone.
 		if (this.jdbc.update(this.refreshCandidate, election, nodeId, instanceId) == 1) {
 			return Candidacy.HELD;
 		}

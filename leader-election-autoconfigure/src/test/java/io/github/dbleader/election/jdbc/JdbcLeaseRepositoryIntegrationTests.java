@@ -205,8 +205,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(repository.requestReelection("e")).isTrue();
 		assertThat(repository.requestReelection("e")).isTrue();
 		assertThat(repository.reacquire("e", "a", term, LEASE)).isTrue();
-		repository.heartbeat("e", "a");
-		repository.heartbeat("e", "a");
+		assertThat(repository.heartbeat("e", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("e", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
 	}
 
