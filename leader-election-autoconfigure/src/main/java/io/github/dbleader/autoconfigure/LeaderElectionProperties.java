@@ -73,8 +73,9 @@ public class LeaderElectionProperties {
 	private boolean releaseOnShutdown = true;
 
 	/**
-	 * Names of the elections this node joins at start-up (1 to 128 characters each). Other
-	 * elections are joined on first use, e.g. by a @LeaderOnly method naming them.
+	 * Names of the elections this node joins at start-up (1 to 128 characters each), besides
+	 * those that @LeaderOnly beans name, which are joined at start-up too. Others are joined
+	 * on first use.
 	 */
 	private List<String> elections = new ArrayList<>(Arrays.asList("default"));
 

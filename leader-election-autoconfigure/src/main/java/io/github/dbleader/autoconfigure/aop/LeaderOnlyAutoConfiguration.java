@@ -47,6 +47,12 @@ public final class LeaderOnlyAutoConfiguration {
 				() -> skippedInvocationListeners.orderedStream().toList()));
 	}
 
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static LeaderOnlyElectionRegistrar leaderOnlyElectionRegistrar(ObjectProvider<ElectionService> electionService) {
+		return new LeaderOnlyElectionRegistrar(electionService);
+	}
+
 	static class AutoProxyCreatorRegistrar implements ImportBeanDefinitionRegistrar {
 
 		@Override

@@ -28,9 +28,10 @@ import org.springframework.core.annotation.AliasFor;
  * when the work ends. For side effects that must never happen twice, use
  * {@code Election.runFenced(...)} inside the method.
  *
- * <p>List every election name used here in {@code leader-election.elections} so that this
- * node competes from start-up; otherwise it joins the election at the first call (which is
- * skipped).
+ * <p>With the starter's auto-configuration, this node joins every election named here at
+ * start-up. Without it, make sure the election is created (e.g.
+ * {@code ElectionService.election(name)}) before the first call, which is otherwise
+ * skipped while the node joins.
  */
 @Target({ ElementType.TYPE, ElementType.METHOD })
 @Retention(RetentionPolicy.RUNTIME)

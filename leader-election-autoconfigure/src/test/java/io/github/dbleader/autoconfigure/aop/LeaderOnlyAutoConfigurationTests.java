@@ -189,6 +189,33 @@ class LeaderOnlyAutoConfigurationTests {
 	}
 
 	@Test
+	void joinsTheElectionsThatAnnotationsNameAtStartUpSoTheFirstCallRuns() {
+		this.contextRunner.withPropertyValues("leader-election.elections=default")
+			.withUserConfiguration(NightlyJobConfiguration.class)
+			.run((context) -> {
+				ElectionService service = context.getBean(ElectionService.class);
+				// Named by a method's annotation and by a class's, listed nowhere else.
+				assertThat(service.findElection("reports")).isNotNull();
+				assertThat(service.findElection("nightly")).isNotNull();
+				awaitLeadership(context, "nightly");
+				NightlyJob job = context.getBean(NightlyJob.class);
+				job.run();
+				assertThat(job.runs()).isEqualTo(1);
+				assertThat(skipped(context, "nightly")).isZero();
+			});
+	}
+
+	@Test
+	void invalidElectionNameInAnAnnotationFailsStartUp() {
+		this.contextRunner.withUserConfiguration(BlankElectionJobConfiguration.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.isInstanceOf(IllegalStateException.class)
+				.hasMessage("@LeaderOnly of bean 'blankElectionJob' names an invalid election: "
+						+ "election name must not be blank"));
+	}
+
+	@Test
 	void noAdvisorWithoutElectionService() {
 		this.contextRunner.withPropertyValues("leader-election.enabled=false").run((context) -> {
 			assertThat(context).doesNotHaveBean(LeaderOnlyAdvisor.class);
@@ -416,6 +443,49 @@ class LeaderOnlyAutoConfigurationTests {
 		@Override
 		public String greet() {
 			return "hello";
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class NightlyJobConfiguration {
+
+		@Bean
+		NightlyJob nightlyJob() {
+			return new NightlyJob();
+		}
+
+	}
+
+	@LeaderOnly(election = "nightly")
+	static class NightlyJob {
+
+		private final AtomicInteger runs = new AtomicInteger();
+
+		public int runs() {
+			return this.runs.get();
+		}
+
+		public void run() {
+			this.runs.incrementAndGet();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BlankElectionJobConfiguration {
+
+		@Bean
+		BlankElectionJob blankElectionJob() {
+			return new BlankElectionJob();
+		}
+
+	}
+
+	static class BlankElectionJob {
+
+		@LeaderOnly(election = " ")
+		public void run() {
 		}
 
 	}
