@@ -241,7 +241,7 @@ public class LeaderElectionProperties {
 
 		/**
 		 * Name of the lease table: a plain identifier (letters, digits, underscores; at most
-		 * 64 characters).
+		 * 57 characters). The fence table is named after it, with "_fence" appended.
 		 */
 		private String tableName = "leader_election_lease";
 
@@ -332,10 +332,18 @@ public class LeaderElectionProperties {
 		public LeaseTables determineLeaseTables() {
 			requireIdentifier("jdbc.table-name", this.tableName);
 			requireIdentifier("jdbc.candidate-table-name", this.candidateTableName);
-			if (this.tableName.equalsIgnoreCase(this.candidateTableName)) {
+			if (this.tableName.length() > LeaseTables.MAX_LEASE_TABLE_LENGTH) {
+				throw invalid("jdbc.table-name", this.tableName,
+						"the fence table is named after the lease table with '" + LeaseTables.FENCE_TABLE_SUFFIX
+								+ "' appended, and must fit in 63 characters",
+						"at most " + LeaseTables.MAX_LEASE_TABLE_LENGTH + " letters, digits or underscores");
+			}
+			String fenceTable = this.tableName + LeaseTables.FENCE_TABLE_SUFFIX;
+			if (this.tableName.equalsIgnoreCase(this.candidateTableName)
+					|| fenceTable.equalsIgnoreCase(this.candidateTableName)) {
 				throw invalid("jdbc.candidate-table-name", this.candidateTableName,
-						"the candidates table must differ from the lease table (jdbc.table-name)",
-						"a plain identifier other than '" + this.tableName + "'");
+						"the candidates table must differ from the lease table (jdbc.table-name) and its fence table",
+						"a plain identifier other than '" + this.tableName + "' and '" + fenceTable + "'");
 			}
 			return new LeaseTables(this.tableName, this.candidateTableName);
 		}

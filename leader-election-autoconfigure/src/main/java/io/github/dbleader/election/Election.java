@@ -132,10 +132,11 @@ public final class Election {
 
 	/**
 	 * Run work that must only be committed by the current leader (DESIGN I5). The work runs
-	 * in a transaction that first locks the lease row in share mode and checks that this node
-	 * holds its term and the lease has not expired; a take-over has to wait for the
+	 * in a transaction that first locks the lease's fence row in share mode and checks that
+	 * this node holds its term and the lease has not expired; a take-over has to wait for the
 	 * transaction to end, so a paused old leader cannot commit after a new one took over.
-	 * Keep the work short (well under a renew interval): it delays this node's own renewal.
+	 * This node's renewals do not wait for it, but every change of holder does (a forced
+	 * hand-over or re-election too).
 	 * @param <T> the result type
 	 * @param callback the work
 	 * @return the work's result

@@ -133,8 +133,9 @@ public interface LeaseRepository {
 	List<Candidate> liveCandidates(String election, Duration maxAge);
 
 	/**
-	 * Run a callback in a transaction that first locks the lease row in share mode and
-	 * checks that the given node holds the given term and the lease has not expired.
+	 * Run a callback in a transaction that first locks the lease's fence in share mode and
+	 * checks that the given node holds the given term and the lease has not expired. Every
+	 * change of holder must wait for that lock; the holder's renewals must not.
 	 * @param <T> the callback's result type
 	 * @param election election name
 	 * @param nodeId this node

@@ -51,6 +51,7 @@ class LeaderOnlySchedulingIntegrationTests {
 			JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 			jdbc.execute("DROP TABLE IF EXISTS boot_sched_lease");
 			jdbc.execute("DROP TABLE IF EXISTS boot_sched_candidate");
+			jdbc.execute("DROP TABLE IF EXISTS boot_sched_lease_fence");
 		}
 		this.first = start("sched-a");
 		Election firstElection = election(this.first);

@@ -382,19 +382,8 @@ abstract class AbstractElectionIntegrationTests {
 		ElectionNode a = node("a", aPool, aPool, aPool);
 		ElectionNode b = node("b");
 		long term = startWithLeader(a, b);
-		JdbcTemplate aJdbc = new JdbcTemplate(aPool);
-		CountDownLatch working = new CountDownLatch(1);
 		CountDownLatch finish = new CountDownLatch(1);
-		Future<Long> work = inBackground(() -> a.election().runFenced((fencedTerm) -> {
-			insertWork(aJdbc, "held", fencedTerm);
-			working.countDown();
-			// Long work that keeps the transaction busy, never idle long enough for the server to end it.
-			while (!awaitQuietly(finish, Duration.ofMillis(100))) {
-				aJdbc.queryForObject("SELECT 1", Integer.class);
-			}
-			return fencedTerm;
-		}));
-		assertThat(working.await(5, TimeUnit.SECONDS)).isTrue();
+		Future<Long> work = startLongFencedWork(a, aPool, "held", finish);
 		a.halt();
 		// Without the transaction, b would take over within a lease and two renew intervals.
 		Duration held = LEASE.plus(RENEW.multipliedBy(3));
@@ -417,6 +406,28 @@ abstract class AbstractElectionIntegrationTests {
 		assertTookAtMost(Optional.of(successor), finishing, LEASE, "take-over after the fenced transaction ended");
 		assertThat(successor.term()).isGreaterThan(term);
 		assertThat(committedWork()).containsExactly("held=" + term);
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void ownFencedTransactionLongerThanTheLeaseDoesNotHoldUpRenewals() throws Exception {
+		HikariDataSource aPool = pool("a", 2);
+		ElectionNode a = node("a", aPool, aPool, aPool);
+		ElectionNode b = node("b");
+		long term = startWithLeader(a, b);
+		CountDownLatch finish = new CountDownLatch(1);
+		Future<Long> work = startLongFencedWork(a, aPool, "long", finish);
+		// The fence row is locked, the lease row is not: a's renewals go on for longer than a
+		// lease, and nobody takes over.
+		Duration held = LEASE.plus(RENEW.multipliedBy(3));
+		await("a keeps leading while its fenced transaction is open").during(held)
+			.atMost(held.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> a.election().term() == term && !b.isLeader() && !lease().expired());
+		finish.countDown();
+		assertThat(work.get(5, TimeUnit.SECONDS)).isEqualTo(term);
+		assertThat(committedWork()).containsExactly("long=" + term);
+		assertThat(this.beliefs.reigns()).extracting(Reign::nodeId).containsExactly("a");
 		this.beliefs.assertNeverTwoBelievers();
 	}
 
@@ -821,6 +832,32 @@ abstract class AbstractElectionIntegrationTests {
 	private static void assertRejected(Executable construction, String message) {
 		assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(construction::execute)
 			.withMessageContaining(message);
+	}
+
+	/**
+	 * Start fenced work in the background that inserts one work row and then keeps its
+	 * transaction open, busy (never idle long enough for the server to end it), until told
+	 * to finish; return once the work row is written.
+	 * @param node the leader
+	 * @param pool the node's application pool
+	 * @param id the work row's id
+	 * @param finish counted down to let the work commit
+	 * @return the work, which answers its term
+	 */
+	private Future<Long> startLongFencedWork(ElectionNode node, DataSource pool, String id, CountDownLatch finish)
+			throws InterruptedException {
+		JdbcTemplate jdbc = new JdbcTemplate(pool);
+		CountDownLatch working = new CountDownLatch(1);
+		Future<Long> work = inBackground(() -> node.election().runFenced((fencedTerm) -> {
+			insertWork(jdbc, id, fencedTerm);
+			working.countDown();
+			while (!awaitQuietly(finish, Duration.ofMillis(100))) {
+				jdbc.queryForObject("SELECT 1", Integer.class);
+			}
+			return fencedTerm;
+		}));
+		assertThat(working.await(5, TimeUnit.SECONDS)).as("the fenced work started").isTrue();
+		return work;
 	}
 
 	private static boolean awaitQuietly(CountDownLatch latch, Duration timeout) {

@@ -116,7 +116,7 @@ final class SampleDatabase {
 
 	/** Drop the tables of this test run (and nothing else). */
 	void dropTables() {
-		for (String table : List.of(jobRunsTable(), leaseTable(), candidateTable())) {
+		for (String table : List.of(jobRunsTable(), leaseTable(), candidateTable(), leaseTable() + "_fence")) {
 			this.jdbc.execute("DROP TABLE IF EXISTS " + table);
 		}
 	}

@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.IntSupplier;
 
 import javax.sql.DataSource;
 
@@ -26,6 +27,7 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@link LeaseRepository} on a relational database through {@link JdbcTemplate}. All time
@@ -37,6 +39,12 @@ import org.springframework.transaction.TransactionStatus;
  * a tiny pool of its own, so business load cannot starve renewals); fenced work runs on
  * the application's transaction manager, so that the application's own {@code JdbcTemplate}
  * joins the fenced transaction.
+ *
+ * <p>Three tables ({@link LeaseTables}): the lease row, written by every renewal; the
+ * candidates; and the fence row, a copy of the lease's holder and term that every change of
+ * holder updates in the same transaction as the lease row. Fenced transactions lock the
+ * fence row in share mode, so a change of holder waits for them (I5) while renewals do not
+ * (I9).
  */
 public class JdbcLeaseRepository implements LeaseRepository {
 
@@ -44,6 +52,9 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			+ "expires_at, handover_to, reelection_requested, yielded_by";
 
 	private final JdbcTemplate jdbc;
+
+	/** Transactions on the election's data source, for a change of holder and its fence row. */
+	private final TransactionTemplate holderChanges;
 
 	private final PlatformTransactionManager transactionManager;
 
@@ -79,7 +90,13 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String liveCandidates;
 
-	private final String fence;
+	private final String updateFence;
+
+	private final String insertFence;
+
+	private final String lockFence;
+
+	private final String leaseValid;
 
 	/**
 	 * Create a repository.
@@ -96,12 +113,15 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		Objects.requireNonNull(electionDataSource, "electionDataSource must not be null");
 		Objects.requireNonNull(statementTimeout, "statementTimeout must not be null");
 		this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
-		this.jdbc = new JdbcTemplate(new NetworkTimeoutDataSource(electionDataSource, statementTimeout));
+		DataSource electionStatements = new NetworkTimeoutDataSource(electionDataSource, statementTimeout);
+		this.jdbc = new JdbcTemplate(electionStatements);
 		this.jdbc.setQueryTimeout((int) Math.max(1, (statementTimeout.toMillis() + 999) / 1000));
+		this.holderChanges = new TransactionTemplate(new DataSourceTransactionManager(electionStatements));
 		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
 		this.fencedJdbc = new JdbcTemplate(applicationDataSource);
 		String lease = tables.leaseTable();
 		String candidates = tables.candidateTable();
+		String fence = tables.fenceTable();
 		String now = dialect.now();
 		String server = dialect.serverIdentity();
 		String newTerm = "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
@@ -144,8 +164,15 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ " WHERE election_name = ? AND node_id = ? AND instance_id = ?";
 		this.liveCandidates = "SELECT node_id, first_seen, last_seen FROM " + candidates
 				+ " WHERE election_name = ? AND last_seen > " + now + " - ? ORDER BY node_id";
-		this.fence = "SELECT leader_id, term, CASE WHEN expires_at > " + now + " THEN 1 ELSE 0 END AS valid FROM "
-				+ lease + " WHERE election_name = ?" + dialect.shareLock();
+		// The fence row copies the holder from the lease row, in the transaction that changed it.
+		String holder = " FROM " + lease + " WHERE election_name = ?)";
+		this.updateFence = "UPDATE " + fence + " SET leader_id = (SELECT leader_id" + holder + ", term = (SELECT term"
+				+ holder + " WHERE election_name = ?";
+		this.insertFence = "INSERT INTO " + fence + " (election_name, leader_id, term) SELECT election_name, "
+				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
+		this.lockFence = "SELECT leader_id, term FROM " + fence + " WHERE election_name = ?" + dialect.shareLock();
+		this.leaseValid = "SELECT CASE WHEN expires_at > " + now + " THEN 1 ELSE 0 END AS valid FROM " + lease
+				+ " WHERE election_name = ? AND leader_id = ? AND term = ?";
 	}
 
 	/**
@@ -173,7 +200,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public boolean create(String election, String nodeId, Duration lease) {
 		try {
-			return this.jdbc.update(this.create, election, nodeId, lease.toMillis()) == 1;
+			return changeHolder(election, () -> this.jdbc.update(this.create, election, nodeId, lease.toMillis()));
 		}
 		catch (DuplicateKeyException ex) {
 			return false;
@@ -188,23 +215,44 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public boolean takeOver(String election, String nodeId, long observedVersion, Duration lease) {
 		long millis = lease.toMillis();
-		return this.jdbc.update(this.takeOver, nodeId, millis, election, nodeId, millis, observedVersion, nodeId,
-				millis) == 1;
+		return changeHolder(election, () -> this.jdbc.update(this.takeOver, nodeId, millis, election, nodeId, millis,
+				observedVersion, nodeId, millis));
 	}
 
 	@Override
 	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
-		return this.jdbc.update(this.handOver, toNodeId, lease.toMillis(), election, fromNodeId, term) == 1;
+		return changeHolder(election,
+				() -> this.jdbc.update(this.handOver, toNodeId, lease.toMillis(), election, fromNodeId, term));
 	}
 
 	@Override
 	public boolean yield(String election, String nodeId, long term) {
-		return this.jdbc.update(this.yield, nodeId, election, nodeId, term) == 1;
+		return changeHolder(election, () -> this.jdbc.update(this.yield, nodeId, election, nodeId, term));
 	}
 
 	@Override
 	public boolean reacquire(String election, String nodeId, long term, Duration lease) {
-		return this.jdbc.update(this.reacquire, lease.toMillis(), election, nodeId, term) == 1;
+		return changeHolder(election, () -> this.jdbc.update(this.reacquire, lease.toMillis(), election, nodeId, term));
+	}
+
+	/**
+	 * Change the holder of a lease and, in the same transaction, its fence row. Updating the
+	 * fence row waits for fenced transactions, which hold it in share mode (I5).
+	 * @param election election name
+	 * @param change the statement on the lease row, returning the rows it changed
+	 * @return whether the lease row changed
+	 */
+	private boolean changeHolder(String election, IntSupplier change) {
+		Boolean changed = this.holderChanges.execute((status) -> {
+			if (change.getAsInt() != 1) {
+				return false;
+			}
+			if (this.jdbc.update(this.updateFence, election, election, election) == 0) {
+				this.jdbc.update(this.insertFence, election);
+			}
+			return true;
+		});
+		return Boolean.TRUE.equals(changed);
 	}
 
 	@Override
@@ -282,9 +330,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		}
 		T result;
 		try {
-			List<Fence> fences = this.fencedJdbc.query(this.fence,
-					(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term"), rs.getInt("valid") == 1),
-					election);
+			List<Fence> fences = this.fencedJdbc.query(this.lockFence,
+					(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term")), election);
 			if (fences.isEmpty()) {
 				throw new NotLeaderException(election, nodeId, "the election has no lease");
 			}
@@ -293,7 +340,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				throw new NotLeaderException(election, nodeId, "the lease is held by '" + fence.leaderId
 						+ "' with term " + fence.term + ", not term " + term);
 			}
-			if (!fence.valid) {
+			// A plain read: the holder cannot change while the fence row is locked, and its
+			// renewals must not wait for this transaction.
+			List<Integer> valid = this.fencedJdbc.queryForList(this.leaseValid, Integer.class, election, nodeId, term);
+			if (valid.isEmpty() || valid.get(0) != 1) {
 				throw new NotLeaderException(election, nodeId, "the lease of term " + term + " has expired");
 			}
 			result = callback.doInFence(term);
@@ -340,7 +390,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
 	}
 
-	private record Fence(@Nullable String leaderId, long term, boolean valid) {
+	private record Fence(@Nullable String leaderId, long term) {
 	}
 
 	/**

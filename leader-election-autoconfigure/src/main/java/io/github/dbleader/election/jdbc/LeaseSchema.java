@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -11,7 +14,7 @@ import org.springframework.core.io.ByteArrayResource;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 /**
- * The DDL of the lease and candidates tables, shipped in the jar as
+ * The DDL of the lease, candidates and fence tables, shipped in the jar as
  * {@code io/github/dbleader/election/jdbc/schema-<platform>.sql} with the default table
  * names, which are replaced by the configured ones.
  */
@@ -19,6 +22,10 @@ public final class LeaseSchema {
 
 	/** Location of the scripts, with {@code @@platform@@} for the platform. */
 	public static final String LOCATION = "classpath:io/github/dbleader/election/jdbc/schema-@@platform@@.sql";
+
+	private static final Pattern TABLE_NAME = Pattern.compile("\\b(" + LeaseTables.DEFAULT_LEASE_TABLE
+			+ LeaseTables.FENCE_TABLE_SUFFIX + "|" + LeaseTables.DEFAULT_LEASE_TABLE + "|"
+			+ LeaseTables.DEFAULT_CANDIDATE_TABLE + ")\\b");
 
 	private LeaseSchema() {
 	}
@@ -37,8 +44,11 @@ public final class LeaseSchema {
 				throw new IllegalStateException("Schema script " + resource + " is missing from the jar");
 			}
 			String script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-			return script.replace(LeaseTables.DEFAULT_CANDIDATE_TABLE, tables.candidateTable())
-				.replace(LeaseTables.DEFAULT_LEASE_TABLE, tables.leaseTable());
+			LeaseTables defaults = LeaseTables.defaults();
+			Map<String, String> names = Map.of(defaults.leaseTable(), tables.leaseTable(), defaults.candidateTable(),
+					tables.candidateTable(), defaults.fenceTable(), tables.fenceTable());
+			// Whole names in one pass: the default lease table's name begins the fence table's.
+			return TABLE_NAME.matcher(script).replaceAll((match) -> Matcher.quoteReplacement(names.get(match.group())));
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);

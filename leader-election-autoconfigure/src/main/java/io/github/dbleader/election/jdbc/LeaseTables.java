@@ -3,9 +3,11 @@ package io.github.dbleader.election.jdbc;
 import java.util.regex.Pattern;
 
 /**
- * Names of the lease table and the candidates table. Only plain identifiers are accepted
- * (letters, digits and underscores, not starting with a digit, at most 64 characters),
- * since the names are written into SQL.
+ * Names of the lease table and the candidates table; the fence table is named after the
+ * lease table ({@link #fenceTable()}). Only plain identifiers are accepted (letters, digits
+ * and underscores, not starting with a digit, at most 64 characters, and at most
+ * {@value #MAX_LEASE_TABLE_LENGTH} for the lease table so that its fence table fits
+ * PostgreSQL's 63), since the names are written into SQL.
  *
  * @param leaseTable lease table, default {@code leader_election_lease}
  * @param candidateTable candidates table, default {@code leader_election_candidate}
@@ -18,6 +20,12 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	/** Default candidates table name. */
 	public static final String DEFAULT_CANDIDATE_TABLE = "leader_election_candidate";
 
+	/** Appended to the lease table's name to name the fence table. */
+	public static final String FENCE_TABLE_SUFFIX = "_fence";
+
+	/** Longest lease table name. */
+	public static final int MAX_LEASE_TABLE_LENGTH = 63 - FENCE_TABLE_SUFFIX.length();
+
 	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
 
 	/**
@@ -27,10 +35,28 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	public LeaseTables {
 		validate("lease table", leaseTable);
 		validate("candidate table", candidateTable);
+		if (leaseTable.length() > MAX_LEASE_TABLE_LENGTH) {
+			throw new IllegalArgumentException("Invalid lease table name '" + leaseTable + "': at most "
+					+ MAX_LEASE_TABLE_LENGTH + " characters, so that its fence table '" + leaseTable
+					+ FENCE_TABLE_SUFFIX + "' is a valid name too");
+		}
 		if (leaseTable.equalsIgnoreCase(candidateTable)) {
 			throw new IllegalArgumentException("lease table and candidate table must differ but both are '"
 					+ leaseTable + "'");
 		}
+		if (candidateTable.equalsIgnoreCase(leaseTable + FENCE_TABLE_SUFFIX)) {
+			throw new IllegalArgumentException("candidate table '" + candidateTable
+					+ "' must differ from the fence table of lease table '" + leaseTable + "'");
+		}
+	}
+
+	/**
+	 * The fence table: the holder of each lease, kept apart from the lease row that every
+	 * renewal writes, so that fenced transactions can lock it without holding up renewals.
+	 * @return the lease table's name followed by {@value #FENCE_TABLE_SUFFIX}
+	 */
+	public String fenceTable() {
+		return this.leaseTable + FENCE_TABLE_SUFFIX;
 	}
 
 	/**

@@ -23,3 +23,13 @@ CREATE TABLE IF NOT EXISTS leader_election_candidate (
   last_seen     BIGINT       NOT NULL,
   PRIMARY KEY (election_name, node_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+
+-- The holder of each lease, kept apart from the lease row that every renewal writes.
+-- Fenced transactions lock this row in share mode; a change of holder updates it and so
+-- waits for them, while the holder's own renewals do not.
+CREATE TABLE IF NOT EXISTS leader_election_lease_fence (
+  election_name VARCHAR(128) NOT NULL,
+  leader_id     VARCHAR(255) NULL,
+  term          BIGINT       NOT NULL,
+  PRIMARY KEY (election_name)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;

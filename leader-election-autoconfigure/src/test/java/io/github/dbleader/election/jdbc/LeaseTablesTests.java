@@ -24,6 +24,19 @@ class LeaseTablesTests {
 	@Test
 	void rejectsTooLongNames() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("l".repeat(65), "candidates"));
+		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("lease", "c".repeat(65)));
+		// The lease table leaves room for its fence table's suffix within PostgreSQL's 63.
+		assertThat(new LeaseTables("l".repeat(57), "candidates").fenceTable()).hasSize(63);
+		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("l".repeat(58), "candidates"))
+			.withMessageContaining("at most 57 characters");
+	}
+
+	@Test
+	void fenceTableIsNamedAfterTheLeaseTable() {
+		assertThat(LeaseTables.defaults().fenceTable()).isEqualTo("leader_election_lease_fence");
+		assertThat(new LeaseTables("jobs_lease", "jobs_candidates").fenceTable()).isEqualTo("jobs_lease_fence");
+		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("jobs", "jobs_fence"))
+			.withMessageContaining("must differ from the fence table");
 	}
 
 	@Test
@@ -39,10 +52,17 @@ class LeaseTablesTests {
 
 	@Test
 	void schemaUsesTheConfiguredNames() {
-		String script = LeaseSchema.script(SqlDialect.MYSQL, new LeaseTables("my_lease", "my_candidates"));
-		assertThat(script).contains("CREATE TABLE IF NOT EXISTS my_lease (")
-			.contains("CREATE TABLE IF NOT EXISTS my_candidates (")
-			.doesNotContain("leader_election_");
+		for (SqlDialect dialect : SqlDialect.values()) {
+			// A candidates table whose name begins with the default lease table's is left whole.
+			String script = LeaseSchema.script(dialect,
+					new LeaseTables("my_lease", "leader_election_lease_candidates"));
+			assertThat(script).contains("CREATE TABLE IF NOT EXISTS my_lease (")
+				.contains("CREATE TABLE IF NOT EXISTS leader_election_lease_candidates (")
+				.contains("CREATE TABLE IF NOT EXISTS my_lease_fence (")
+				.doesNotContain("leader_election_candidate ")
+				.doesNotContain("leader_election_lease ")
+				.doesNotContain("leader_election_lease_fence");
+		}
 	}
 
 	@Test

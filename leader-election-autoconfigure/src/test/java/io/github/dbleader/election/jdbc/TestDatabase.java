@@ -129,6 +129,7 @@ public enum TestDatabase {
 		try (Connection connection = dataSource.getConnection()) {
 			connection.createStatement().execute("DROP TABLE IF EXISTS " + tables.leaseTable());
 			connection.createStatement().execute("DROP TABLE IF EXISTS " + tables.candidateTable());
+			connection.createStatement().execute("DROP TABLE IF EXISTS " + tables.fenceTable());
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException(ex);
