@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -27,7 +28,6 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
-import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * {@link LeaseRepository} on a relational database through {@link JdbcTemplate}. All time
@@ -54,7 +54,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	private final JdbcTemplate jdbc;
 
 	/** Transactions on the election's data source, for a change of holder and its fence row. */
-	private final TransactionTemplate holderChanges;
+	private final PlatformTransactionManager holderChanges;
 
 	private final PlatformTransactionManager transactionManager;
 
@@ -94,9 +94,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String insertFence;
 
-	private final String lockFence;
-
-	private final String leaseValid;
+	private final String fence;
 
 	/**
 	 * Create a repository.
@@ -116,7 +114,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		DataSource electionStatements = new NetworkTimeoutDataSource(electionDataSource, statementTimeout);
 		this.jdbc = new JdbcTemplate(electionStatements);
 		this.jdbc.setQueryTimeout((int) Math.max(1, (statementTimeout.toMillis() + 999) / 1000));
-		this.holderChanges = new TransactionTemplate(new DataSourceTransactionManager(electionStatements));
+		this.holderChanges = new DataSourceTransactionManager(electionStatements);
 		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
 		this.fencedJdbc = new JdbcTemplate(applicationDataSource);
 		String lease = tables.leaseTable();
@@ -170,9 +168,11 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ holder + " WHERE election_name = ?";
 		this.insertFence = "INSERT INTO " + fence + " (election_name, leader_id, term) SELECT election_name, "
 				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
-		this.lockFence = "SELECT leader_id, term FROM " + fence + " WHERE election_name = ?" + dialect.shareLock();
-		this.leaseValid = "SELECT CASE WHEN expires_at > " + now + " THEN 1 ELSE 0 END AS valid FROM " + lease
-				+ " WHERE election_name = ? AND leader_id = ? AND term = ?";
+		// One round trip. The lock covers the fence row only: a subquery of a locking read is
+		// a plain read, so the lease row, which renewals write, is not locked.
+		this.fence = "SELECT f.leader_id, f.term, (SELECT CASE WHEN l.expires_at > " + now + " THEN 1 ELSE 0 END"
+				+ " FROM " + lease + " l WHERE l.election_name = f.election_name AND l.leader_id = f.leader_id"
+				+ " AND l.term = f.term) AS valid FROM " + fence + " f WHERE f.election_name = ?" + dialect.shareLock();
 	}
 
 	/**
@@ -243,7 +243,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * @return whether the lease row changed
 	 */
 	private boolean changeHolder(String election, IntSupplier change) {
-		Boolean changed = this.holderChanges.execute((status) -> {
+		return inTransaction(this.holderChanges, () -> {
 			if (change.getAsInt() != 1) {
 				return false;
 			}
@@ -252,7 +252,37 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			}
 			return true;
 		});
-		return Boolean.TRUE.equals(changed);
+	}
+
+	/**
+	 * Run work in a new transaction. Not a TransactionTemplate: when the connection is gone
+	 * (the network broke, or the server dropped the session of a holder frozen
+	 * mid-transaction), a failed rollback must neither replace the work's own exception
+	 * (typically the NotLeaderException a stale holder must get) nor be logged as an error;
+	 * the server rolls back anyway.
+	 * @param <T> the result type
+	 * @param transactionManager the transaction manager
+	 * @param work the work
+	 * @return the work's result
+	 */
+	private static <T extends @Nullable Object> T inTransaction(PlatformTransactionManager transactionManager,
+			Supplier<T> work) {
+		TransactionStatus status = transactionManager.getTransaction(TransactionDefinition.withDefaults());
+		T result;
+		try {
+			result = work.get();
+		}
+		catch (Throwable ex) {
+			try {
+				transactionManager.rollback(status);
+			}
+			catch (RuntimeException rollbackFailure) {
+				ex.addSuppressed(rollbackFailure);
+			}
+			throw ex;
+		}
+		transactionManager.commit(status);
+		return result;
 	}
 
 	@Override
@@ -300,26 +330,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
 			FencedCallback<T> callback) {
 		long seconds = Math.max(1, (maxHoldTime.toMillis() + 999) / 1000);
-		// Not a TransactionTemplate: when the connection is gone (the server dropped the
-		// session of a holder frozen mid-transaction, or the network broke), a failed
-		// rollback must not replace the work's own exception, typically the
-		// NotLeaderException a stale holder must get; the server rolls back anyway.
-		TransactionStatus status = this.transactionManager.getTransaction(TransactionDefinition.withDefaults());
-		T result;
-		try {
-			result = inFence(election, nodeId, term, seconds, callback);
-		}
-		catch (Throwable ex) {
-			try {
-				this.transactionManager.rollback(status);
-			}
-			catch (RuntimeException rollbackFailure) {
-				ex.addSuppressed(rollbackFailure);
-			}
-			throw ex;
-		}
-		this.transactionManager.commit(status);
-		return result;
+		return inTransaction(this.transactionManager, () -> inFence(election, nodeId, term, seconds, callback));
 	}
 
 	private <T extends @Nullable Object> T inFence(String election, String nodeId, long term, long seconds,
@@ -330,8 +341,9 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		}
 		T result;
 		try {
-			List<Fence> fences = this.fencedJdbc.query(this.lockFence,
-					(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term")), election);
+			List<Fence> fences = this.fencedJdbc.query(this.fence,
+					(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term"), rs.getInt("valid") == 1),
+					election);
 			if (fences.isEmpty()) {
 				throw new NotLeaderException(election, nodeId, "the election has no lease");
 			}
@@ -340,10 +352,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				throw new NotLeaderException(election, nodeId, "the lease is held by '" + fence.leaderId
 						+ "' with term " + fence.term + ", not term " + term);
 			}
-			// A plain read: the holder cannot change while the fence row is locked, and its
-			// renewals must not wait for this transaction.
-			List<Integer> valid = this.fencedJdbc.queryForList(this.leaseValid, Integer.class, election, nodeId, term);
-			if (valid.isEmpty() || valid.get(0) != 1) {
+			if (!fence.valid) {
 				throw new NotLeaderException(election, nodeId, "the lease of term " + term + " has expired");
 			}
 			result = callback.doInFence(term);
@@ -390,7 +399,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
 	}
 
-	private record Fence(@Nullable String leaderId, long term) {
+	private record Fence(@Nullable String leaderId, long term, boolean valid) {
 	}
 
 	/**
