@@ -292,7 +292,7 @@ final class ResultsReport {
 						+ format("%.1f", (steady.runnerPerSecond() - steady.otherPerSecond()) * steady.seconds()
 								/ Math.max(1, steady.runsBySlot().get(steady.runnerSlot())))
 						+ " statements per run, is what one fenced run costs (transaction control, the share lock on"
-						+ " the lease row, the session timeout set and reset, the clock and the insert).");
+						+ " the fence row, the session timeout set and reset, the clock and the insert).");
 				line();
 			}
 		}
