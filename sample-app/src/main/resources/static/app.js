@@ -74,7 +74,8 @@ function renderElection(state, databaseTime) {
   text('pending', state.handoverTo ? 'hand-over to ' + state.handoverTo
     : (state.reelectionPending ? 're-election' : 'none'));
   const role = document.getElementById('role');
-  role.textContent = state.thisNodeLeads ? 'LEADER' : 'follower';
+  role.textContent = state.thisNodeLeads ? 'LEADER'
+    : (state.nodeIdInUseElsewhere ? 'excluded: another instance uses this node id' : 'follower');
   role.className = 'role ' + (state.thisNodeLeads ? 'leader' : 'follower');
 
   document.getElementById('candidates').replaceChildren(...(state.candidates || []).map((candidate) => {

@@ -163,6 +163,7 @@ public class LeaderEndpoint {
 	private ElectionDescriptor describe(String name) {
 		Election election = this.electionService.findElection(name);
 		boolean thisNodeLeads = election != null && election.isLeader();
+		boolean nodeIdInUseElsewhere = election != null && election.isNodeIdInUseElsewhere();
 		Optional<LeaseState> lease = this.leaseRepository.find(name);
 		List<CandidateDescriptor> candidates = this.leaseRepository
 			.liveCandidates(name, this.electionService.settings().leaseDuration())
@@ -171,11 +172,12 @@ public class LeaderEndpoint {
 					candidate.lastSeen()))
 			.toList();
 		if (lease.isEmpty()) {
-			return new ElectionDescriptor(null, 0, thisNodeLeads, null, null, null, false, null, false, candidates);
+			return new ElectionDescriptor(null, 0, thisNodeLeads, nodeIdInUseElsewhere, null, null, null, false, null,
+					false, candidates);
 		}
 		LeaseState state = lease.get();
 		return new ElectionDescriptor(state.expired() ? null : state.leaderId(), state.term(), thisNodeLeads,
-				state.acquiredAt(), state.renewedAt(), state.expiresAt(), state.expired(), state.handoverTo(),
+				nodeIdInUseElsewhere, state.acquiredAt(), state.renewedAt(), state.expiresAt(), state.expired(), state.handoverTo(),
 				state.reelectionRequested(), candidates);
 	}
 
@@ -196,6 +198,8 @@ public class LeaderEndpoint {
 	 * @param leader the node that leads, or {@code null} if the lease is vacant or expired
 	 * @param term fencing token of the current (or last) leader; 0 if there never was one
 	 * @param thisNodeLeads whether this node believes it leads, right now
+	 * @param nodeIdInUseElsewhere whether another running instance uses this node's id, so
+	 * that this one takes no part in the election
 	 * @param acquiredAt when the leader acquired the lease (database clock)
 	 * @param renewedAt when the leader last renewed it
 	 * @param expiresAt when the lease expires unless renewed
@@ -205,7 +209,7 @@ public class LeaderEndpoint {
 	 * @param candidates the nodes seen alive within the lease duration
 	 */
 	public record ElectionDescriptor(@Nullable String leader, long term, boolean thisNodeLeads,
-			@Nullable Instant acquiredAt, @Nullable Instant renewedAt, @Nullable Instant expiresAt, boolean expired,
+			boolean nodeIdInUseElsewhere, @Nullable Instant acquiredAt, @Nullable Instant renewedAt, @Nullable Instant expiresAt, boolean expired,
 			@Nullable String handoverTo, boolean reelectionPending,
 			List<CandidateDescriptor> candidates) implements OperationResponseBody {
 

@@ -1,0 +1,52 @@
+package io.github.dbleader.autoconfigure.endpoint;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.ElectionDescriptor;
+import io.github.dbleader.election.ElectionService;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Tests for {@link LeaderEndpoint}'s read operations, called directly on an embedded
+ * database.
+ */
+class LeaderEndpointTests {
+
+	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				LeaderElectionAutoConfiguration.class, LeaderEndpointAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"management.endpoints.web.exposure.include=leader", "leader-election.lease-duration=1s",
+				"leader-election.renew-interval=200ms", "leader-election.node-id=me");
+
+	@Test
+	void showsThatAnotherInstanceUsesThisNodesId() {
+		this.contextRunner.run((context) -> {
+			ElectionService service = context.getBean(ElectionService.class);
+			LeaderEndpoint endpoint = context.getBean(LeaderEndpoint.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+			ElectionDescriptor leading = endpoint.election("default");
+			assertThat(leading.thisNodeLeads()).isTrue();
+			assertThat(leading.nodeIdInUseElsewhere()).isFalse();
+			// Another running instance with node id "me" claims the candidates row.
+			new JdbcTemplate(context.getBean(DataSource.class)).update(
+					"UPDATE leader_election_candidate SET instance_id = 'another-instance' WHERE node_id = 'me'");
+			await().atMost(Duration.ofSeconds(5)).until(() -> endpoint.election("default").nodeIdInUseElsewhere());
+			assertThat(endpoint.leader().elections().get("default").nodeIdInUseElsewhere()).isTrue();
+			assertThat(endpoint.election("default").thisNodeLeads()).isFalse();
+		});
+	}
+
+}
