@@ -74,7 +74,10 @@ final class ElectionLoop {
 	/** Whether another running instance uses this node id, as of the last heartbeat. */
 	private volatile boolean nodeIdInUse;
 
-	/** Whether this instance took the node id over from a stale instance less than a lease ago. Heartbeat thread only. */
+	/**
+	 * Whether this instance took the node id over from a stale instance less than a lease
+	 * ago. Heartbeat thread only.
+	 */
 	private boolean inherited;
 
 	private long inheritedAtNanos;

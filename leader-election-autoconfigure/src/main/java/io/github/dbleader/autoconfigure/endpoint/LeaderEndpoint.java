@@ -209,8 +209,8 @@ public class LeaderEndpoint {
 	 * @param candidates the nodes seen alive within the lease duration
 	 */
 	public record ElectionDescriptor(@Nullable String leader, long term, boolean thisNodeLeads,
-			boolean nodeIdInUseElsewhere, @Nullable Instant acquiredAt, @Nullable Instant renewedAt, @Nullable Instant expiresAt, boolean expired,
-			@Nullable String handoverTo, boolean reelectionPending,
+			boolean nodeIdInUseElsewhere, @Nullable Instant acquiredAt, @Nullable Instant renewedAt,
+			@Nullable Instant expiresAt, boolean expired, @Nullable String handoverTo, boolean reelectionPending,
 			List<CandidateDescriptor> candidates) implements OperationResponseBody {
 
 	}
