@@ -97,6 +97,27 @@ final class Cluster implements AutoCloseable {
 	}
 
 	/**
+	 * Start a process that is not one of the cluster's (never replaced, not counted) and wait
+	 * until it has started. The caller closes it.
+	 * @param id node id, possibly one that a cluster process uses
+	 * @param logName name of its log
+	 * @return the process
+	 */
+	SampleNode startUnmanaged(String id, String logName) {
+		SampleNode node;
+		try {
+			node = SampleNode.start(id, logName, this.jar, this.database, this.logDirectory);
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		await("process " + node + " started").atMost(START_TIMEOUT)
+			.pollInterval(Duration.ofMillis(200))
+			.until(node::hasStarted);
+		return node;
+	}
+
+	/**
 	 * Start processes in parallel and wait until each has started.
 	 * @param count how many
 	 */

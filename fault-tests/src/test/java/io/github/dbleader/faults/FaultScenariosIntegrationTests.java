@@ -492,6 +492,41 @@ class FaultScenariosIntegrationTests {
 		});
 	}
 
+	/**
+	 * 11. A second process started with the leader's node id (a misconfigured
+	 * {@code node-id}): it finds the id in use, takes no part and never believes it leads,
+	 * while the leader keeps its term; its graceful stop leaves the leader's candidacy and
+	 * lease alone.
+	 */
+	@Test
+	@Order(12)
+	void secondProcessWithTheLeadersNodeIdTakesNoPart() throws Exception {
+		scenario("11. a second process started with the leader's node id", 3, (scenario, leader) -> {
+			long term = currentTerm();
+			try (SampleNode duplicate = cluster.startUnmanaged(leader.id(), leader.id() + "-duplicate")) {
+				await("the duplicate reports its node id in use").atMost(Duration.ofMillis(R + SLACK))
+					.pollInterval(Duration.ofMillis(50))
+					.until(() -> duplicate.election().path("nodeIdInUseElsewhere").asBoolean());
+				Duration watched = Duration.ofMillis(L + 2 * R);
+				await("for L + 2 R the duplicate never leads and the leader keeps term " + term).during(watched)
+					.atMost(watched.plusSeconds(5))
+					.pollInterval(Duration.ofMillis(50))
+					.until(() -> !duplicate.believesItLeads() && leader.believesItLeads() && currentTerm() == term);
+				assertThat(duplicate.log().contains("is in use by another running instance"))
+					.as("the duplicate logs that its node id is in use")
+					.isTrue();
+				duplicate.terminate();
+			}
+			Duration watched = Duration.ofMillis(2 * R);
+			await("after the duplicate stopped, the leader keeps term " + term).during(watched)
+				.atMost(watched.plusSeconds(5))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> leader.believesItLeads() && currentTerm() == term
+						&& leader.election().path("candidates").findValuesAsString("nodeId").contains(leader.id()));
+			scenario.detail("the duplicate of " + leader.id() + " took no part; term " + term + " unchanged");
+		});
+	}
+
 	private void scenario(String title, int minimumNodes, ScenarioBody body) throws Exception {
 		SampleNode leader = cluster.awaitSteady(minimumNodes);
 		Scenario scenario = new Scenario(title, cluster);

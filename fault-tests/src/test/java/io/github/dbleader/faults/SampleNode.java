@@ -84,6 +84,23 @@ final class SampleNode implements AutoCloseable {
 	 * @throws IOException if the process or proxy cannot start
 	 */
 	static SampleNode start(String id, Path jar, FaultDatabase database, Path logDirectory) throws IOException {
+		return start(id, id, jar, database, logDirectory);
+	}
+
+	/**
+	 * Start a process whose log has a name of its own; it connects to the database through
+	 * a new proxy.
+	 * @param id node id
+	 * @param logName the log's name ({@code <logName>.log}), so that two processes with one
+	 * node id keep separate logs
+	 * @param jar the sample's executable jar
+	 * @param database the database
+	 * @param logDirectory where the process's output goes
+	 * @return the node, not yet necessarily started
+	 * @throws IOException if the process or proxy cannot start
+	 */
+	static SampleNode start(String id, String logName, Path jar, FaultDatabase database, Path logDirectory)
+			throws IOException {
 		FaultProxy proxy = new FaultProxy(id, database.address());
 		int port = Ports.free();
 		List<String> command = new ArrayList<>();
@@ -107,7 +124,7 @@ final class SampleNode implements AutoCloseable {
 		command.add("--spring.main.banner-mode=off");
 		command.add("--logging.pattern.dateformat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
 		Files.createDirectories(logDirectory);
-		Path logFile = logDirectory.resolve(id + ".log");
+		Path logFile = logDirectory.resolve(logName + ".log");
 		Process process;
 		try {
 			process = new ProcessBuilder(command).redirectErrorStream(true)
