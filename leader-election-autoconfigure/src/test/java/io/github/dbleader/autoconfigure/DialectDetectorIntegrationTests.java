@@ -1,7 +1,8 @@
 package io.github.dbleader.autoconfigure;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.dbleader.election.jdbc.TestDatabase;
+import io.github.dbleader.election.jdbc.SqlDialect;
+import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -19,7 +20,7 @@ class DialectDetectorIntegrationTests {
 	void detectsTheDialectOfEachDriver(TestDatabase database) {
 		try (HikariDataSource dataSource = database.dataSource(1)) {
 			assertThat(new DialectDetector(dataSource, new LeaderElectionProperties.Jdbc()).getDialect())
-				.isEqualTo(database.dialect());
+				.isEqualTo(SqlDialect.forName(database.platform()));
 		}
 	}
 

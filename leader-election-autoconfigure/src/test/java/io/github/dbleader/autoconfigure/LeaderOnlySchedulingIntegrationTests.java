@@ -7,7 +7,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.aop.LeaderOnly;
-import io.github.dbleader.election.jdbc.TestDatabase;
+import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 

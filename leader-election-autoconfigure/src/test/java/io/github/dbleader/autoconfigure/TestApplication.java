@@ -3,7 +3,7 @@ package io.github.dbleader.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
-import io.github.dbleader.election.jdbc.TestDatabase;
+import io.github.dbleader.test.TestDatabase;
 
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.WebApplicationType;

@@ -7,7 +7,7 @@ import io.github.dbleader.autoconfigure.ActuatorClient;
 import io.github.dbleader.autoconfigure.TestApplication;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
-import io.github.dbleader.election.jdbc.TestDatabase;
+import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ConfigurableApplicationContext;

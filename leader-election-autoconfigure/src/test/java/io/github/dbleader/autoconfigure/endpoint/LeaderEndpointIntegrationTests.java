@@ -7,6 +7,8 @@ import java.util.List;
 
 import com.jayway.jsonpath.JsonPath;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.jdbc.LeaseSchema;
+import io.github.dbleader.election.jdbc.SqlDialect;
 import io.github.dbleader.autoconfigure.ActuatorClient;
 import io.github.dbleader.autoconfigure.Handovers;
 import io.github.dbleader.autoconfigure.TestApplication;
@@ -18,7 +20,7 @@ import io.github.dbleader.election.LeaderInfo;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.LeaseTables;
-import io.github.dbleader.election.jdbc.TestDatabase;
+import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -61,7 +63,8 @@ class LeaderEndpointIntegrationTests {
 	@BeforeAll
 	static void start() {
 		dataSource = DATABASE.dataSource(2);
-		DATABASE.recreateSchema(dataSource, TABLES);
+		DATABASE.dropTables(dataSource, TABLES.leaseTable(), TABLES.candidateTable(), TABLES.fenceTable());
+		LeaseSchema.create(dataSource, SqlDialect.forName(DATABASE.platform()), TABLES);
 		application = TestApplication.start(DATABASE, true, new Class<?>[0], "leader-election.node-id=endpoint-a",
 				"leader-election.lease-duration=6s", "leader-election.renew-interval=1s",
 				"leader-election.jdbc.table-name=" + TABLES.leaseTable(),
@@ -70,7 +73,7 @@ class LeaderEndpointIntegrationTests {
 				"management.endpoint.leader.access=unrestricted");
 		thisElection = application.getBean(ElectionService.class).election("default");
 		await().atMost(Duration.ofSeconds(10)).until(thisElection::isLeader);
-		otherNode = new ElectionService(new JdbcLeaseRepository(dataSource, DATABASE.dialect(), TABLES,
+		otherNode = new ElectionService(new JdbcLeaseRepository(dataSource, SqlDialect.forName(DATABASE.platform()), TABLES,
 				SETTINGS.statementTimeout()), SETTINGS, "endpoint-b", LeadershipListener.NONE);
 		otherElection = otherNode.election("default");
 		otherNode.start();
@@ -176,7 +179,7 @@ class LeaderEndpointIntegrationTests {
 
 	@Test
 	void deadNodeIsRejected() throws Exception {
-		ElectionService dead = new ElectionService(new JdbcLeaseRepository(dataSource, DATABASE.dialect(), TABLES,
+		ElectionService dead = new ElectionService(new JdbcLeaseRepository(dataSource, SqlDialect.forName(DATABASE.platform()), TABLES,
 				SETTINGS.statementTimeout()), SETTINGS, "endpoint-dead", LeadershipListener.NONE);
 		dead.election("default");
 		dead.start();

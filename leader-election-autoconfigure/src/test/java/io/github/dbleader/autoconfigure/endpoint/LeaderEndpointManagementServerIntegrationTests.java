@@ -7,6 +7,8 @@ import java.util.List;
 
 import com.jayway.jsonpath.JsonPath;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.jdbc.LeaseSchema;
+import io.github.dbleader.election.jdbc.SqlDialect;
 import io.github.dbleader.autoconfigure.ActuatorClient;
 import io.github.dbleader.autoconfigure.Handovers;
 import io.github.dbleader.autoconfigure.TestApplication;
@@ -17,7 +19,7 @@ import io.github.dbleader.election.LeaderInfo;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.LeaseTables;
-import io.github.dbleader.election.jdbc.TestDatabase;
+import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -121,7 +123,8 @@ class LeaderEndpointManagementServerIntegrationTests {
 	 */
 	private void start(String... properties) {
 		this.dataSource = DATABASE.dataSource(2);
-		DATABASE.recreateSchema(this.dataSource, TABLES);
+		DATABASE.dropTables(this.dataSource, TABLES.leaseTable(), TABLES.candidateTable(), TABLES.fenceTable());
+		LeaseSchema.create(this.dataSource, SqlDialect.forName(DATABASE.platform()), TABLES);
 		List<String> all = new ArrayList<>(List.of("leader-election.node-id=mgmt-a",
 				"leader-election.lease-duration=" + SETTINGS.leaseDuration().toMillis() + "ms",
 				"leader-election.renew-interval=" + RENEW.toMillis() + "ms",
@@ -133,7 +136,7 @@ class LeaderEndpointManagementServerIntegrationTests {
 		this.application = TestApplication.start(DATABASE, true, new Class<?>[0], all.toArray(String[]::new));
 		this.thisElection = this.application.getBean(ElectionService.class).election("default");
 		await().atMost(Duration.ofSeconds(10)).until(this.thisElection::isLeader);
-		this.otherNode = new ElectionService(new JdbcLeaseRepository(this.dataSource, DATABASE.dialect(), TABLES,
+		this.otherNode = new ElectionService(new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(DATABASE.platform()), TABLES,
 				SETTINGS.statementTimeout()), SETTINGS, "mgmt-b", LeadershipListener.NONE);
 		this.otherElection = this.otherNode.election("default");
 		this.otherNode.start();

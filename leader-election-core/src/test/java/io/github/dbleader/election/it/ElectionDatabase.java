@@ -8,12 +8,13 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.dbleader.test.TcpProxy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.jdbc.LeaseSchema;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
-import io.github.dbleader.election.jdbc.TestDatabase;
+import io.github.dbleader.test.TestDatabase;
 import org.h2.tools.Server;
 import org.jspecify.annotations.Nullable;
 import org.testcontainers.containers.JdbcDatabaseContainer;
@@ -66,7 +67,7 @@ public final class ElectionDatabase implements AutoCloseable {
 	 */
 	public static ElectionDatabase of(TestDatabase database) {
 		database.dataSource(1).close();
-		return server(database.dialect(), database.url(), database.username(), database.password());
+		return server(SqlDialect.forName(database.platform()), database.url(), database.username(), database.password());
 	}
 
 	/**

@@ -1,7 +1,7 @@
 package io.github.dbleader.election;
 
 import io.github.dbleader.election.it.ElectionDatabase;
-import io.github.dbleader.election.jdbc.TestDatabase;
+import io.github.dbleader.test.TestDatabase;
 
 /**
  * {@link AbstractElectionIntegrationTests} on the MySQL or MariaDB server named by

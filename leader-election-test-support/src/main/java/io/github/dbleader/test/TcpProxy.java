@@ -1,4 +1,4 @@
-package io.github.dbleader.election.it;
+package io.github.dbleader.test;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -3,6 +3,7 @@ package io.github.dbleader.election.jdbc;
 import java.time.Duration;
 import java.util.List;
 
+import io.github.dbleader.test.TestDatabase;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
@@ -43,8 +44,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	private JdbcLeaseRepository repository(TestDatabase database, String url) {
 		this.dataSource = database.dataSource(url, 4);
-		database.recreateSchema(this.dataSource, TABLES);
-		return new JdbcLeaseRepository(this.dataSource, database.dialect(), TABLES, Duration.ofSeconds(1));
+		database.dropTables(this.dataSource, TABLES.leaseTable(), TABLES.candidateTable(), TABLES.fenceTable());
+		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
+		return new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
 	}
 
 	@ParameterizedTest

@@ -1,4 +1,4 @@
-package io.github.dbleader.election.jdbc;
+package io.github.dbleader.test;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -20,14 +20,14 @@ import org.jspecify.annotations.Nullable;
 public enum TestDatabase {
 
 	/** MySQL or MariaDB through MySQL Connector/J. */
-	MYSQL("LEADER_ELECTION_TEST_MYSQL", "jdbc:mysql://127.0.0.1:3306/test", "root", "", SqlDialect.MYSQL),
+	MYSQL("LEADER_ELECTION_TEST_MYSQL", "jdbc:mysql://127.0.0.1:3306/test", "root", "", "mysql"),
 
 	/**
 	 * MariaDB (or MySQL) through MariaDB Connector/J: {@code LEADER_ELECTION_TEST_MARIADB_URL},
 	 * or else {@link #MYSQL}'s URL with {@code jdbc:mariadb:} for {@code jdbc:mysql:}, and
 	 * {@link #MYSQL}'s user name and password.
 	 */
-	MARIADB("LEADER_ELECTION_TEST_MYSQL", "jdbc:mariadb://127.0.0.1:3306/test", "root", "", SqlDialect.MYSQL) {
+	MARIADB("LEADER_ELECTION_TEST_MYSQL", "jdbc:mariadb://127.0.0.1:3306/test", "root", "", "mysql") {
 
 		private static final String URL_VARIABLE = "LEADER_ELECTION_TEST_MARIADB_URL";
 
@@ -46,10 +46,10 @@ public enum TestDatabase {
 
 	/** PostgreSQL. */
 	POSTGRESQL("LEADER_ELECTION_TEST_POSTGRESQL", "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "",
-			SqlDialect.POSTGRESQL),
+			"postgresql"),
 
 	/** H2 in memory, one database per JVM. */
-	H2(null, "jdbc:h2:mem:leader_election_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "", SqlDialect.H2);
+	H2(null, "jdbc:h2:mem:leader_election_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "", "h2");
 
 	private final String envPrefix;
 
@@ -59,20 +59,23 @@ public enum TestDatabase {
 
 	private final String defaultPassword;
 
-	private final SqlDialect dialect;
+	private final String platform;
 
 	TestDatabase(String envPrefix, String defaultUrl, String defaultUsername, String defaultPassword,
-			SqlDialect dialect) {
+			String platform) {
 		this.envPrefix = envPrefix;
 		this.defaultUrl = defaultUrl;
 		this.defaultUsername = defaultUsername;
 		this.defaultPassword = defaultPassword;
-		this.dialect = dialect;
+		this.platform = platform;
 	}
 
-	/** @return the dialect for this database */
-	public SqlDialect dialect() {
-		return this.dialect;
+	/**
+	 * The platform name, as in the starter's {@code schema-<platform>.sql}.
+	 * @return {@code mysql}, {@code postgresql} or {@code h2}
+	 */
+	public String platform() {
+		return this.platform;
 	}
 
 	/** @return the JDBC URL, from the environment or the local default */
@@ -121,20 +124,19 @@ public enum TestDatabase {
 	}
 
 	/**
-	 * Drop and create the election tables.
+	 * Drop tables if they exist, so that a test starts from a schema of its own.
 	 * @param dataSource where
-	 * @param tables which names
+	 * @param tables the table names
 	 */
-	public void recreateSchema(DataSource dataSource, LeaseTables tables) {
+	public void dropTables(DataSource dataSource, String... tables) {
 		try (Connection connection = dataSource.getConnection()) {
-			connection.createStatement().execute("DROP TABLE IF EXISTS " + tables.leaseTable());
-			connection.createStatement().execute("DROP TABLE IF EXISTS " + tables.candidateTable());
-			connection.createStatement().execute("DROP TABLE IF EXISTS " + tables.fenceTable());
+			for (String table : tables) {
+				connection.createStatement().execute("DROP TABLE IF EXISTS " + table);
+			}
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException(ex);
 		}
-		LeaseSchema.create(dataSource, this.dialect, tables);
 	}
 
 	private void checkReachable(HikariDataSource dataSource) {

@@ -1,11 +1,15 @@
-package io.github.dbleader.election.event;
+package io.github.dbleader.autoconfigure;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.dbleader.election.event.ApplicationEventLeadershipListener;
+import io.github.dbleader.election.event.LeaderChangedEvent;
+import io.github.dbleader.election.event.LeadershipEvent;
+import io.github.dbleader.election.event.LeadershipGrantedEvent;
+import io.github.dbleader.election.event.LeadershipRevokedEvent;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.RevocationReason;
 import org.junit.jupiter.api.Test;
