@@ -97,7 +97,7 @@ class ManyContendersIntegrationTests {
 			}
 
 			@Override
-			public void heartbeat(String election, String nodeId, boolean succeeded, Duration took) {
+			public void heartbeat(String nodeId, int elections, boolean succeeded, Duration took) {
 				if (!succeeded) {
 					failedHeartbeats.incrementAndGet();
 				}

@@ -40,8 +40,8 @@ final class CompositeLeadershipListener implements LeadershipListener {
 	}
 
 	@Override
-	public void heartbeat(String election, String nodeId, boolean succeeded, Duration duration) {
-		each((listener) -> listener.heartbeat(election, nodeId, succeeded, duration));
+	public void heartbeat(String nodeId, int elections, boolean succeeded, Duration duration) {
+		each((listener) -> listener.heartbeat(nodeId, elections, succeeded, duration));
 	}
 
 	private void each(java.util.function.Consumer<LeadershipListener> callback) {

@@ -23,11 +23,15 @@ public final class Election {
 
 	private final ElectionSettings settings;
 
-	Election(ElectionLoop loop, String nodeId, LeaseRepository repository, ElectionSettings settings) {
+	private final Heartbeat heartbeat;
+
+	Election(ElectionLoop loop, String nodeId, LeaseRepository repository, ElectionSettings settings,
+			Heartbeat heartbeat) {
 		this.loop = loop;
 		this.nodeId = nodeId;
 		this.repository = repository;
 		this.settings = settings;
+		this.heartbeat = heartbeat;
 	}
 
 	/** @return the election name */
@@ -127,7 +131,7 @@ public final class Election {
 	 * take over first.
 	 */
 	public void release() {
-		this.loop.release(RevocationReason.RELEASED, true);
+		this.heartbeat.release(this.loop, RevocationReason.RELEASED, true);
 	}
 
 	/**

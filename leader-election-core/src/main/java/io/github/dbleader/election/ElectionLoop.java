@@ -1,8 +1,6 @@
 package io.github.dbleader.election;
 
-import java.time.Duration;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
@@ -10,19 +8,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The state machine of one election on one node. {@link #tick()} is the heartbeat, run
- * every renew interval by {@link ElectionService}; {@link #checkDeadline()} is the
- * watchdog that announces the end of a belief even when the heartbeat is stuck.
+ * The state machine of one election on one node. It sends no statement itself: the node's
+ * {@link Heartbeat} sends the statements of all elections at once, hands each state
+ * machine what the database answered, and carries out the one change of holder it may ask
+ * for ({@link LeaseChange}). The watchdog ({@link #checkDeadline()}) announces the end of a
+ * belief even when the heartbeat is stuck.
  *
  * <p>Safety rests on three rules (see DESIGN.md I2, I3, I6):
  * <ul>
  * <li>belief ends at {@code t_sent + lease - guard}, where {@code t_sent} is read from the
  * monotonic clock before the successful statement was sent; {@link #isLeader()} compares
  * with that deadline on every call;
- * <li>belief starts only after a statement of this node succeeded at the database;
+ * <li>belief starts or is extended only after a statement of this node succeeded at the
+ * database: a batched renewal counts for an election only if the read after it shows that
+ * election's row moved on, still held with the same term, nothing pending, same server;
  * <li>an expired lease is taken over only after this node saw the row at the same version
  * for a whole lease on its own clock.
  * </ul>
+ *
+ * <p>The heartbeat holds this object's monitor from {@link #decide} until the change it
+ * returned was carried out, and so does {@link Heartbeat#release}, so that a release never
+ * interleaves with a change of holder of the same election.
  */
 final class ElectionLoop {
 
@@ -32,17 +38,13 @@ final class ElectionLoop {
 
 	private final String nodeId;
 
-	private final String instanceId;
-
-	private final LeaseRepository repository;
-
-	private final ElectionSettings settings;
-
 	private final MonotonicClock clock;
 
 	private final LeadershipListener listener;
 
 	private final Executor notifier;
+
+	private final DatabaseStatus database;
 
 	private final long leaseNanos;
 
@@ -56,8 +58,20 @@ final class ElectionLoop {
 
 	private final Object beliefMonitor = new Object();
 
-	/** Term this node holds at the database as far as it knows, or -1. Heartbeat thread only. */
+	/** Term this node holds at the database as far as it knows, or -1. */
 	private long heldTerm = -1;
+
+	/**
+	 * Version of the held row as this node last read it, or -1: a batched renewal counts
+	 * only if it moved the row on from this version.
+	 */
+	private long heldVersion = -1;
+
+	/**
+	 * Batched renewals sent since {@link #heldVersion} was read whose outcome is unknown
+	 * (they, or the read after them, failed): each may have moved the row one version on.
+	 */
+	private int unconfirmedRenewals;
 
 	private long observedVersion = -1;
 
@@ -69,41 +83,32 @@ final class ElectionLoop {
 
 	private boolean seenAny;
 
-	private volatile boolean databaseFailing;
+	/** Whether this instance has its own candidates row in the election. */
+	private boolean candidate;
 
 	/** Whether another running instance uses this node id, as of the last heartbeat. */
 	private volatile boolean nodeIdInUse;
 
 	/**
 	 * Whether this instance took the node id over from a stale instance less than a lease
-	 * ago. Heartbeat thread only.
+	 * ago.
 	 */
 	private boolean inherited;
 
 	private long inheritedAtNanos;
 
-	private volatile long lastSuccessNanos;
-
-	/** Whether a heartbeat is in progress, and since when ({@link System#nanoTime()}). */
-	private volatile boolean ticking;
-
-	private volatile long tickStartedNanos;
-
 	private volatile boolean stopped;
 
-	ElectionLoop(String election, String nodeId, String instanceId, LeaseRepository repository,
-			ElectionSettings settings, MonotonicClock clock, LeadershipListener listener, Executor notifier) {
+	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
+			LeadershipListener listener, Executor notifier, DatabaseStatus database) {
 		this.election = election;
 		this.nodeId = nodeId;
-		this.instanceId = instanceId;
-		this.repository = repository;
-		this.settings = settings;
 		this.clock = clock;
 		this.listener = listener;
 		this.notifier = notifier;
+		this.database = database;
 		this.leaseNanos = settings.leaseDuration().toNanos();
 		this.beliefNanos = settings.leaseDuration().minus(settings.guard()).toNanos();
-		this.lastSuccessNanos = clock.nanoTime();
 	}
 
 	String election() {
@@ -129,17 +134,12 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * Whether the database answered within the belief window; {@code false} once it has been
-	 * unreachable for longer than {@code lease - guard}, or once a heartbeat has been stuck in
-	 * a call for that long (a driver that cannot time out its socket), so that health shows
-	 * it even when the heartbeat thread hangs (I7).
+	 * Whether the database answered within the belief window (see
+	 * {@link DatabaseStatus#reachable()}).
 	 * @return {@code true} if reachable
 	 */
 	boolean databaseReachable() {
-		if (this.ticking && System.nanoTime() - this.tickStartedNanos >= this.beliefNanos) {
-			return false;
-		}
-		return !this.databaseFailing || this.clock.nanoTime() - this.lastSuccessNanos < this.beliefNanos;
+		return this.database.reachable();
 	}
 
 	/**
@@ -150,74 +150,154 @@ final class ElectionLoop {
 		return this.nodeIdInUse;
 	}
 
-	/** One heartbeat: record this instance as a live candidate, then renew or compete. */
-	synchronized void tick() {
-		if (this.stopped) {
-			return;
-		}
-		// Timed with System.nanoTime(), not the injected clock: the time only feeds metrics and
-		// the check for a heartbeat stuck in a call, and must not consume readings of a fake
-		// clock in tests.
-		long started = System.nanoTime();
-		this.tickStartedNanos = started;
-		this.ticking = true;
-		boolean succeeded = false;
-		try {
-			if (takePart()) {
-				if (this.heldTerm >= 0) {
-					leaderTick();
-				}
-				else {
-					followerTick();
-				}
-			}
-			databaseAnswered();
-			succeeded = true;
-		}
-		catch (RuntimeException ex) {
-			databaseFailed(ex);
-		}
-		finally {
-			this.ticking = false;
-		}
-		Duration duration = Duration.ofNanos(System.nanoTime() - started);
-		boolean outcome = succeeded;
-		notify(() -> this.listener.heartbeat(this.election, this.nodeId, outcome, duration));
+	boolean stopped() {
+		return this.stopped;
+	}
+
+	/** @return whether this instance has its own candidates row in the election */
+	synchronized boolean candidate() {
+		return this.candidate;
 	}
 
 	/**
-	 * The candidate heartbeat. It comes first so that a second running instance with this
+	 * This round's candidacy. It comes first so that a second running instance with this
 	 * node id never reaches the lease statements, where it would adopt the lease that names
 	 * its id and believe alongside the first.
-	 * @return whether this instance may take part in the election
+	 * @param candidacy what the candidates row said, or {@code null} if this instance has
+	 * not joined yet (it takes no part this round)
+	 * @return whether this instance takes part in the election this round
 	 */
-	private boolean takePart() {
-		Candidacy candidacy = this.repository.heartbeat(this.election, this.nodeId, this.instanceId, lease());
+	synchronized boolean candidacy(@Nullable Candidacy candidacy) {
+		if (candidacy == null || this.stopped) {
+			this.candidate = false;
+			return false;
+		}
 		if (candidacy == Candidacy.IN_USE) {
-			if (!this.nodeIdInUse) {
-				this.nodeIdInUse = true;
-				logger.error("Election '{}': node id '{}' is in use by another running instance; this instance takes "
-						+ "no part until that one stops. Give every instance its own leader-election.node-id",
-						this.election, this.nodeId);
-			}
+			this.candidate = false;
+			this.nodeIdInUse = true;
 			if (this.heldTerm >= 0) {
 				// The row went stale while this instance could not reach the database, and
 				// another instance with the same id took it over.
 				endBelief(RevocationReason.NODE_ID_IN_USE);
-				this.heldTerm = -1;
+				dropHold();
 			}
 			return false;
 		}
-		if (this.nodeIdInUse) {
-			this.nodeIdInUse = false;
-			logger.info("Election '{}': node id '{}' is no longer in use by another instance; taking part",
-					this.election, this.nodeId);
-		}
+		this.candidate = true;
+		this.nodeIdInUse = false;
 		if (candidacy == Candidacy.INHERITED) {
 			this.inherited = true;
 			this.inheritedAtNanos = this.clock.nanoTime();
 		}
 		return true;
+	}
+
+	/**
+	 * The term to renew in this round's batched renewal.
+	 * @return the term held, or -1
+	 */
+	synchronized long termToRenew() {
+		return this.stopped ? -1 : this.heldTerm;
+	}
+
+	/**
+	 * The batched renewal was sent but its outcome is unknown (it, or the read after it,
+	 * failed): it never counts, but it may have moved the row one version on.
+	 */
+	synchronized void renewalOutcomeUnknown() {
+		this.unconfirmedRenewals++;
+	}
+
+	/**
+	 * Decide from this round's read of the lease. Must be called, and the change it returns
+	 * carried out, while holding this object's monitor.
+	 * @param renewedTerm the term included in this round's batched renewal, which completed
+	 * without error, or -1
+	 * @param renewSentNanos when the batched renewal was sent (monotonic clock)
+	 * @param state the lease as read after the renewal, or {@code null} if it has no row
+	 * @param readAtNanos when the read returned (monotonic clock)
+	 * @return the change of holder to carry out now, or {@code null}
+	 */
+	@Nullable LeaseChange decide(long renewedTerm, long renewSentNanos, @Nullable LeaseState state, long readAtNanos) {
+		if (this.stopped) {
+			return null;
+		}
+		return (this.heldTerm >= 0) ? leaderDecision(renewedTerm, renewSentNanos, state)
+				: followerDecision(state, readAtNanos);
+	}
+
+	private @Nullable LeaseChange leaderDecision(long renewedTerm, long sentNanos, @Nullable LeaseState state) {
+		if (state == null || !this.nodeId.equals(state.leaderId()) || state.term() != this.heldTerm) {
+			endBelief(RevocationReason.EXPIRED);
+			dropHold();
+			if (state != null) {
+				observe(state);
+			}
+			return null;
+		}
+		String handoverTo = state.handoverTo();
+		if (handoverTo != null) {
+			// Stop believing before the statement is sent, so the two never overlap (I6).
+			endBelief(RevocationReason.HANDED_OVER);
+			if (handoverTo.equals(this.nodeId)) {
+				// Asked to lead while leading: take a fresh term, which also clears the request.
+				return LeaseChange.reacquire(this.heldTerm);
+			}
+			long term = this.heldTerm;
+			dropHold();
+			return LeaseChange.handOver(term, handoverTo);
+		}
+		if (state.reelectionRequested()) {
+			endBelief(RevocationReason.REELECTION);
+			long term = this.heldTerm;
+			dropHold();
+			return LeaseChange.yield(term);
+		}
+		if (!state.sameServer()) {
+			// The database failed over: the old server's leases mean nothing for fencing (I4).
+			endBelief(RevocationReason.SERVER_CHANGED);
+			logger.warn("Election '{}': database server changed, re-acquiring leadership with a new term",
+					this.election);
+			return LeaseChange.reacquire(this.heldTerm);
+		}
+		// Held, nothing pending, same server. Only renewals by this node with this term move
+		// such a row on without changing its holder, term or requests: the renewal sent at
+		// sentNanos, and the unconfirmed ones before it. A row that did not move was not
+		// renewed (the server answering the renewal was not the one answering the read).
+		long moved = state.version() - this.heldVersion;
+		boolean renewed = renewedTerm == this.heldTerm && this.heldVersion >= 0 && moved >= 1
+				&& moved <= 1 + this.unconfirmedRenewals;
+		this.heldVersion = state.version();
+		this.unconfirmedRenewals = 0;
+		if (renewed) {
+			believe(this.heldTerm, sentNanos);
+		}
+		return null;
+	}
+
+	private @Nullable LeaseChange followerDecision(@Nullable LeaseState state, long readAt) {
+		if (state == null) {
+			return LeaseChange.create();
+		}
+		observe(state);
+		if (this.nodeId.equals(state.leaderId()) && !mayBeAnotherInstancesLease(readAt)) {
+			// The lease names this node (a hand-over to it, or a restart with the same id):
+			// believe only once a statement of its own succeeds, and under a new term, so
+			// that fenced work of an earlier process with this id can no longer commit.
+			return LeaseChange.reacquire(state.term());
+		}
+		if (state.version() != this.observedVersion) {
+			this.observedVersion = state.version();
+			this.observedSinceNanos = readAt;
+		}
+		if (state.vacant()) {
+			return LeaseChange.takeOver(-1);
+		}
+		// Both the database and this node's own clock must agree that the lease ran out (I3).
+		if (state.expired() && readAt - this.observedSinceNanos >= this.leaseNanos) {
+			return LeaseChange.takeOver(state.version());
+		}
+		return null;
 	}
 
 	/**
@@ -234,127 +314,32 @@ final class ElectionLoop {
 		return this.inherited;
 	}
 
-	private void leaderTick() {
-		long sent = this.clock.nanoTime();
-		if (this.repository.renew(this.election, this.nodeId, this.heldTerm, lease())) {
-			believe(this.heldTerm, sent);
-			return;
-		}
-		// Not renewed: find out why before doing anything else.
-		Optional<LeaseState> found = this.repository.find(this.election);
-		if (found.isEmpty() || !this.nodeId.equals(found.get().leaderId()) || found.get().term() != this.heldTerm) {
-			endBelief(RevocationReason.EXPIRED);
-			this.heldTerm = -1;
-			found.ifPresent(this::observe);
-			return;
-		}
-		LeaseState state = found.get();
-		String handoverTo = state.handoverTo();
-		if (handoverTo != null) {
-			handOver(handoverTo);
-		}
-		else if (state.reelectionRequested()) {
-			stepDown(RevocationReason.REELECTION);
-		}
-		else if (!state.sameServer()) {
-			// The database failed over: the old server's leases mean nothing for fencing (I4).
-			endBelief(RevocationReason.SERVER_CHANGED);
-			logger.warn("Election '{}': database server changed, re-acquiring leadership with a new term",
-					this.election);
-			long resent = this.clock.nanoTime();
-			if (this.repository.reacquire(this.election, this.nodeId, this.heldTerm, lease())) {
-				adoptOwnLease(resent);
-			}
-			else {
-				this.heldTerm = -1;
-			}
-		}
-	}
-
-	private void handOver(String target) {
-		if (target.equals(this.nodeId)) {
-			// Asked to lead while leading: take a fresh term, which also clears the request.
-			endBelief(RevocationReason.HANDED_OVER);
-			long sent = this.clock.nanoTime();
-			if (this.repository.reacquire(this.election, this.nodeId, this.heldTerm, lease())) {
-				adoptOwnLease(sent);
-			}
-			else {
-				this.heldTerm = -1;
-			}
-			return;
-		}
-		// Stop believing before the statement is sent, so the two never overlap (I6).
-		endBelief(RevocationReason.HANDED_OVER);
-		long term = this.heldTerm;
-		this.heldTerm = -1;
-		if (this.repository.handOver(this.election, this.nodeId, term, target, lease())) {
-			logger.info("Election '{}': handed leadership over to '{}'", this.election, target);
-		}
-	}
-
-	private void stepDown(RevocationReason reason) {
-		endBelief(reason);
-		long term = this.heldTerm;
-		this.heldTerm = -1;
-		this.repository.yield(this.election, this.nodeId, term);
-	}
-
-	private void adoptOwnLease(long sent) {
-		Optional<LeaseState> state = this.repository.find(this.election);
-		if (state.isPresent() && this.nodeId.equals(state.get().leaderId())) {
-			this.heldTerm = state.get().term();
-			observe(state.get());
-			believe(this.heldTerm, sent);
+	/**
+	 * A change that makes this node the holder (create, take-over, re-acquire) was applied;
+	 * adopt the row read right after it. Call while holding this object's monitor.
+	 * @param sentNanos when the change was sent (monotonic clock)
+	 * @param state the row read after the change, or {@code null}
+	 */
+	void acquired(long sentNanos, @Nullable LeaseState state) {
+		if (state != null && this.nodeId.equals(state.leaderId()) && !this.stopped) {
+			this.heldTerm = state.term();
+			this.heldVersion = state.version();
+			this.unconfirmedRenewals = 0;
+			observe(state);
+			believe(this.heldTerm, sentNanos);
 		}
 		else {
-			this.heldTerm = -1;
+			dropHold();
 		}
 	}
 
-	private void followerTick() {
-		Optional<LeaseState> found = this.repository.find(this.election);
-		long readAt = this.clock.nanoTime();
-		if (found.isEmpty()) {
-			long sent = this.clock.nanoTime();
-			if (this.repository.create(this.election, this.nodeId, lease())) {
-				adoptOwnLease(sent);
-			}
-			return;
-		}
-		LeaseState state = found.get();
-		observe(state);
-		if (this.nodeId.equals(state.leaderId()) && !mayBeAnotherInstancesLease(readAt)) {
-			// The lease names this node (a hand-over to it, or a restart with the same id):
-			// believe only once a statement of its own succeeds, and under a new term, so
-			// that fenced work of an earlier process with this id can no longer commit.
-			long sent = this.clock.nanoTime();
-			if (this.repository.reacquire(this.election, this.nodeId, state.term(), lease())) {
-				adoptOwnLease(sent);
-			}
-			return;
-		}
-		if (state.version() != this.observedVersion) {
-			this.observedVersion = state.version();
-			this.observedSinceNanos = readAt;
-		}
-		boolean mayTake;
-		long version;
-		if (state.vacant()) {
-			mayTake = true;
-			version = -1;
-		}
-		else {
-			// Both the database and this node's own clock must agree that the lease ran out (I3).
-			mayTake = state.expired() && readAt - this.observedSinceNanos >= this.leaseNanos;
-			version = state.version();
-		}
-		if (mayTake) {
-			long sent = this.clock.nanoTime();
-			if (this.repository.takeOver(this.election, this.nodeId, version, lease())) {
-				adoptOwnLease(sent);
-			}
-		}
+	/**
+	 * A change that would have made this node the holder was not applied, or its outcome is
+	 * unknown: hold nothing. A lease it may still have written names this node and is
+	 * re-acquired under a new term before it is believed.
+	 */
+	void notAcquired() {
+		dropHold();
 	}
 
 	/**
@@ -368,50 +353,39 @@ final class ElectionLoop {
 				this.belief = null;
 				this.announced = null;
 				revoked(current.term,
-						this.databaseFailing ? RevocationReason.DATABASE_UNREACHABLE : RevocationReason.EXPIRED);
+						this.database.failing() ? RevocationReason.DATABASE_UNREACHABLE : RevocationReason.EXPIRED);
 			}
 		}
 	}
 
 	/**
-	 * Give up leadership: stop believing first, then make the lease vacant so another node
-	 * takes over within a renew interval (I10).
+	 * Give up leadership: stop believing first. Call while holding this object's monitor;
+	 * the caller then makes the returned lease vacant so another node takes over within a
+	 * renew interval (I10).
 	 * @param reason reason announced to listeners
 	 * @param keepCompeting whether this node stays a candidate
+	 * @return the term to give up, or -1 if this node holds none
 	 */
-	synchronized void release(RevocationReason reason, boolean keepCompeting) {
+	long relinquish(RevocationReason reason, boolean keepCompeting) {
 		endBelief(reason);
 		if (!keepCompeting) {
 			this.stopped = true;
 		}
 		long term = this.heldTerm;
-		this.heldTerm = -1;
-		try {
-			if (term >= 0 && this.repository.yield(this.election, this.nodeId, term)) {
-				logger.info("Election '{}': released leadership of term {}", this.election, term);
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Election '{}': could not release the lease; it will expire on its own: {}", this.election,
-					ex.toString());
-		}
-		if (!keepCompeting) {
-			// Apart from the release: a node that failed to release must still leave the
-			// candidates, or a forced hand-over to it would be accepted for a whole lease.
-			try {
-				this.repository.removeCandidate(this.election, this.nodeId, this.instanceId);
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Election '{}': could not leave the candidates; the entry ages out within a lease: {}",
-						this.election, ex.toString());
-			}
-		}
+		dropHold();
+		return term;
 	}
 
 	/** Stop without touching the database: the lease expires on its own. */
 	void halt() {
 		this.stopped = true;
 		endBelief(RevocationReason.SHUTDOWN);
+	}
+
+	private void dropHold() {
+		this.heldTerm = -1;
+		this.heldVersion = -1;
+		this.unconfirmedRenewals = 0;
 	}
 
 	private void observe(LeaseState state) {
@@ -422,7 +396,7 @@ final class ElectionLoop {
 			this.seenLeader = leader;
 			this.seenTerm = state.term();
 			long term = state.term();
-			notify(() -> this.listener.leaderChanged(this.election, previous, leader, term));
+			this.notifier.execute(() -> this.listener.leaderChanged(this.election, previous, leader, term));
 		}
 	}
 
@@ -452,7 +426,7 @@ final class ElectionLoop {
 			this.belief = granted;
 			this.announced = granted;
 			logger.info("Election '{}': leadership granted to '{}' with term {}", this.election, this.nodeId, term);
-			notify(() -> this.listener.granted(this.election, this.nodeId, term));
+			this.notifier.execute(() -> this.listener.granted(this.election, this.nodeId, term));
 		}
 	}
 
@@ -470,46 +444,7 @@ final class ElectionLoop {
 	private void revoked(long term, RevocationReason reason) {
 		logger.info("Election '{}': leadership of term {} revoked from '{}' ({})", this.election, term, this.nodeId,
 				reason);
-		notify(() -> this.listener.revoked(this.election, this.nodeId, term, reason));
-	}
-
-	private void databaseAnswered() {
-		this.lastSuccessNanos = this.clock.nanoTime();
-		if (this.databaseFailing) {
-			this.databaseFailing = false;
-			logger.info("Election '{}': database reachable again", this.election);
-		}
-	}
-
-	private void databaseFailed(RuntimeException ex) {
-		if (!this.databaseFailing) {
-			this.databaseFailing = true;
-			logger.warn("Election '{}': database unreachable, leadership ends at the latest when the lease would: {}",
-					this.election, ex.toString());
-		}
-		else {
-			logger.debug("Election '{}': database still unreachable", this.election, ex);
-		}
-	}
-
-	private void notify(Runnable callback) {
-		try {
-			this.notifier.execute(() -> {
-				try {
-					callback.run();
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Election '{}': leadership listener failed", this.election, ex);
-				}
-			});
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Election '{}': could not notify leadership listener", this.election, ex);
-		}
-	}
-
-	private Duration lease() {
-		return this.settings.leaseDuration();
+		this.notifier.execute(() -> this.listener.revoked(this.election, this.nodeId, term, reason));
 	}
 
 	private record Belief(long term, long deadlineNanos) {

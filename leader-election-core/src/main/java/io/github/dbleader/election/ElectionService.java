@@ -6,14 +6,16 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
@@ -21,10 +23,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs every election of this node: one scheduler thread for all heartbeats, one watchdog
- * thread, one thread for listener callbacks. Elections are created on first use with
- * {@link #election(String)}. Start with {@link #start()}; {@link #stop()} releases every
- * lease this node holds so that successors take over within a renew interval.
+ * Runs every election of this node: one heartbeat thread that sends the statements of all
+ * elections at once every renew interval (a fixed number of statements whatever the
+ * number of elections), one watchdog thread, one thread for listener callbacks. Elections
+ * are joined on first use with {@link #election(String)} and left with
+ * {@link #leave(String)}, also while the service runs. Start with {@link #start()};
+ * {@link #stop()} releases every lease this node holds so that successors take over within
+ * a renew interval.
  */
 public final class ElectionService implements AutoCloseable {
 
@@ -51,7 +56,13 @@ public final class ElectionService implements AutoCloseable {
 
 	private final Map<String, Election> elections = new ConcurrentHashMap<>();
 
-	private final Map<String, ScheduledFuture<?>> heartbeats = new ConcurrentHashMap<>();
+	private final DatabaseStatus database;
+
+	private final Heartbeat heartbeat;
+
+	private final ListenerExecutor notifications = new ListenerExecutor(this::notifyListener);
+
+	private final AtomicBoolean extraRoundQueued = new AtomicBoolean();
 
 	private final Object lifecycleMonitor = new Object();
 
@@ -79,6 +90,9 @@ public final class ElectionService implements AutoCloseable {
 		this.nodeId = validateId("node id", nodeId, MAX_NODE_ID_LENGTH);
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 		this.clock = Objects.requireNonNull(clock, "clock must not be null");
+		this.database = new DatabaseStatus(this.nodeId, settings, clock);
+		this.heartbeat = new Heartbeat(this.nodeId, this.instanceId, repository, settings, clock, this.database,
+				listener, this.notifications, new Random());
 	}
 
 	/**
@@ -104,8 +118,8 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	/**
-	 * Return the election of that name, creating it on first use. Once the service runs, a
-	 * new election starts competing at once.
+	 * Return the election of that name, joining it on first use. Once the service runs, a
+	 * new election starts competing at the next heartbeat, which comes at once.
 	 * @param name election name: 1 to 128 characters
 	 * @return the election
 	 * @throws IllegalArgumentException if the name is blank or too long
@@ -118,15 +132,41 @@ public final class ElectionService implements AutoCloseable {
 		validateId("election name", name, MAX_ELECTION_NAME_LENGTH);
 		synchronized (this.lifecycleMonitor) {
 			return this.elections.computeIfAbsent(name, (key) -> {
-				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.instanceId, this.repository,
-						this.settings, this.clock, this.listener, this::notifyListener);
-				Election created = new Election(loop, this.nodeId, this.repository, this.settings);
-				if (this.running) {
-					schedule(created);
+				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.settings, this.clock, this.listener,
+						this.notifications, this.database);
+				Election created = new Election(loop, this.nodeId, this.repository, this.settings, this.heartbeat);
+				if (this.running && this.extraRoundQueued.compareAndSet(false, true)) {
+					// One extra round for however many elections are joined meanwhile.
+					this.scheduler.execute(() -> {
+						this.extraRoundQueued.set(false);
+						runHeartbeat();
+					});
 				}
 				return created;
 			});
 		}
+	}
+
+	/**
+	 * Leave an election: if this node leads it, it gives the lease up first (another node
+	 * takes over within a renew interval), then it leaves the candidates. The
+	 * {@link Election} object obtained before no longer leads and cannot run fenced work;
+	 * {@link #election(String)} joins again with a new one. Rows of elections that no node
+	 * runs any more are deleted after ten leases.
+	 * @param name election name
+	 * @return whether this node had joined the election
+	 */
+	public boolean leave(String name) {
+		Election left;
+		synchronized (this.lifecycleMonitor) {
+			left = this.elections.remove(name);
+		}
+		if (left == null) {
+			return false;
+		}
+		this.heartbeat.release(left.loop(), RevocationReason.LEFT, false);
+		logger.info("Election '{}': node '{}' left", name, this.nodeId);
+		return true;
 	}
 
 	/**
@@ -149,13 +189,17 @@ public final class ElectionService implements AutoCloseable {
 			if (this.running) {
 				return;
 			}
-			this.scheduler = Executors.newSingleThreadScheduledExecutor(threads("leader-election-heartbeat"));
+			ScheduledThreadPoolExecutor heartbeatThread = new ScheduledThreadPoolExecutor(1,
+					threads("leader-election-heartbeat"));
+			// On stop, the next round that is already scheduled is dropped, not awaited.
+			heartbeatThread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+			this.scheduler = heartbeatThread;
 			this.watchdog = Executors.newSingleThreadScheduledExecutor(threads("leader-election-watchdog"));
 			this.notifier = Executors.newSingleThreadExecutor(threads("leader-election-events"));
 			long period = Math.max(1, this.settings.renewInterval().toNanos() / 4);
 			this.watchdog.scheduleAtFixedRate(this::checkDeadlines, period, period, TimeUnit.NANOSECONDS);
 			this.running = true;
-			this.elections.values().forEach(this::schedule);
+			this.scheduler.execute(this::heartbeatAndReschedule);
 			logger.info("Leader election started for node '{}' (lease {}, renew interval {}, guard {})", this.nodeId,
 					this.settings.leaseDuration(), this.settings.renewInterval(), this.settings.guard());
 		}
@@ -189,17 +233,17 @@ public final class ElectionService implements AutoCloseable {
 				return;
 			}
 			this.running = false;
-			this.heartbeats.values().forEach((future) -> future.cancel(false));
-			this.heartbeats.clear();
 			stopping = new ArrayList<>(this.elections.values());
 		}
-		for (Election election : stopping) {
-			if (release) {
-				election.loop().release(RevocationReason.SHUTDOWN, false);
-			}
-			else {
-				election.loop().halt();
-			}
+		// Wait for a round under way, so that no change of holder races the release.
+		this.scheduler.shutdown();
+		awaitTermination(this.scheduler);
+		List<ElectionLoop> loops = stopping.stream().map(Election::loop).toList();
+		if (release) {
+			this.heartbeat.releaseAll(loops);
+		}
+		else {
+			loops.forEach(ElectionLoop::halt);
 		}
 		this.scheduler.shutdownNow();
 		this.watchdog.shutdownNow();
@@ -221,20 +265,45 @@ public final class ElectionService implements AutoCloseable {
 		stop();
 	}
 
-	private void schedule(Election election) {
-		long period = this.settings.renewInterval().toNanos();
-		ElectionLoop loop = election.loop();
-		this.heartbeats.put(election.name(),
-				this.scheduler.scheduleWithFixedDelay(() -> runSafely(loop), 0, period, TimeUnit.NANOSECONDS));
+	/**
+	 * One heartbeat round, then the next one a renew interval after this one started (or at
+	 * once, if this one took longer). Not a fixed-rate schedule: after a long stall that
+	 * would run all the missed rounds back to back.
+	 */
+	private void heartbeatAndReschedule() {
+		long started = System.nanoTime();
+		runHeartbeat();
+		ScheduledExecutorService executor = this.scheduler;
+		if (this.running && executor != null && !executor.isShutdown()) {
+			long delay = this.settings.renewInterval().toNanos() - (System.nanoTime() - started);
+			try {
+				executor.schedule(this::heartbeatAndReschedule, Math.max(0, delay), TimeUnit.NANOSECONDS);
+			}
+			catch (RuntimeException ex) {
+				// Shut down meanwhile.
+			}
+		}
 	}
 
-	private static void runSafely(ElectionLoop loop) {
+	private void runHeartbeat() {
+		if (!this.running) {
+			return;
+		}
 		try {
-			loop.tick();
+			this.heartbeat.run(this.elections.values().stream().map(Election::loop).toList());
 		}
 		catch (Throwable ex) {
-			// A failed tick must not cancel the schedule.
-			logger.error("Election '{}': heartbeat failed unexpectedly", loop.election(), ex);
+			// A failed round must not end the schedule.
+			logger.error("Node '{}': heartbeat failed unexpectedly", this.nodeId, ex);
+		}
+	}
+
+	private static void awaitTermination(ExecutorService executor) {
+		try {
+			executor.awaitTermination(1, TimeUnit.MINUTES);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 

@@ -50,16 +50,16 @@ public interface LeadershipListener {
 	}
 
 	/**
-	 * One heartbeat of an election ended (a renewal, or a follower's check of the lease,
-	 * and the candidate's heartbeat). Meant for metrics: called once per renew interval and
-	 * election, so keep it cheap.
-	 * @param election election name
+	 * One heartbeat round of this node ended: the batched candidacy, renewal and read of all
+	 * of its elections, and the changes of holder they led to. Meant for metrics: called
+	 * once per renew interval, so keep it cheap.
 	 * @param nodeId this node
-	 * @param succeeded whether every statement of the heartbeat succeeded; {@code false} if
+	 * @param elections how many elections the round covered
+	 * @param succeeded whether every statement of the round succeeded; {@code false} if
 	 * the database could not be reached or a statement failed
-	 * @param duration how long the heartbeat took
+	 * @param duration how long the round took
 	 */
-	default void heartbeat(String election, String nodeId, boolean succeeded, Duration duration) {
+	default void heartbeat(String nodeId, int elections, boolean succeeded, Duration duration) {
 	}
 
 }

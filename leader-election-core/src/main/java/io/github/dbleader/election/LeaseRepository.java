@@ -2,7 +2,9 @@ package io.github.dbleader.election;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -11,6 +13,11 @@ import org.jspecify.annotations.Nullable;
  * database against its own clock; the caller never passes a wall-clock time. Each write
  * returns whether the database applied it; an exception means the outcome is unknown
  * (the caller must not assume it was applied).
+ *
+ * <p>A node's heartbeat costs a fixed number of statements whatever the number of its
+ * elections (DESIGN I9): {@link #refreshCandidacies}, {@link #renewAll} and
+ * {@link #findAll}. Changes of holder stay single-row conditional statements, one per
+ * change.
  *
  * <p>Implementations must bound every call by a statement timeout shorter than the renew
  * interval.
@@ -34,15 +41,25 @@ public interface LeaseRepository {
 	boolean create(String election, String nodeId, Duration lease);
 
 	/**
-	 * Extend this node's lease if it still holds the given term, no hand-over or
-	 * re-election is pending, and the database server is the one it was acquired on.
-	 * @param election election name
+	 * Read the leases of every election in which this running instance has its own
+	 * candidates row, in one statement.
 	 * @param nodeId this node
-	 * @param term the term held
-	 * @param lease lease duration
-	 * @return {@code true} if renewed
+	 * @param instanceId token of this running instance
+	 * @return the leases that exist, in no particular order
 	 */
-	boolean renew(String election, String nodeId, long term, Duration lease);
+	List<LeaseState> findAll(String nodeId, String instanceId);
+
+	/**
+	 * Extend, in one statement, every listed lease that this node still holds with the
+	 * listed term, with no hand-over or re-election pending, on the database server it was
+	 * acquired on. Each renewed row's version goes up by exactly one, which is how the
+	 * caller learns from its next read which leases were renewed.
+	 * @param nodeId this node
+	 * @param heldTerms the term this node holds, by election name
+	 * @param lease lease duration
+	 * @return how many leases were renewed
+	 */
+	int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease);
 
 	/**
 	 * Take the lease: either it is vacant (and this node did not yield it within the last
@@ -104,7 +121,8 @@ public interface LeaseRepository {
 	boolean requestReelection(String election);
 
 	/**
-	 * Record that this node is alive and takes part in the election, unless another running
+	 * Join an election as a candidate, or take part in it again: record that this node is
+	 * alive and takes part in the election, unless another running
 	 * instance uses the same node id: the candidates row carries the token of the instance
 	 * that wrote it, and another instance's row counts as in use until its last heartbeat is
 	 * older than {@code staleAfter} (database clock).
@@ -123,6 +141,41 @@ public interface LeaseRepository {
 	 * @param instanceId token of this running instance
 	 */
 	void removeCandidate(String election, String nodeId, String instanceId);
+
+	/**
+	 * Record, in one statement, that this running instance is alive in every election it
+	 * has a candidates row in. A row that another instance took over (or that was removed)
+	 * is not refreshed; {@link #candidacies} tells which rows are this instance's.
+	 * @param nodeId this node
+	 * @param instanceId token of this running instance
+	 * @return how many rows were refreshed
+	 */
+	int refreshCandidacies(String nodeId, String instanceId);
+
+	/**
+	 * The elections in which this running instance has its own candidates row.
+	 * @param nodeId this node
+	 * @param instanceId token of this running instance
+	 * @return election names
+	 */
+	Set<String> candidacies(String nodeId, String instanceId);
+
+	/**
+	 * Remove every candidates row of this running instance, in one statement.
+	 * @param nodeId this node
+	 * @param instanceId token of this running instance
+	 */
+	void removeCandidacies(String nodeId, String instanceId);
+
+	/**
+	 * Delete what nobody uses any more: candidates rows whose last heartbeat is older than
+	 * {@code maxAge} (a crashed node's), then the lease and fence rows of elections that
+	 * have no candidate left and whose lease expired more than {@code maxAge} ago. Each
+	 * election's term stays unique: a lease created again later starts from the database
+	 * clock, far past any term of the deleted row.
+	 * @param maxAge how long a row must have been unused
+	 */
+	void purge(Duration maxAge);
 
 	/**
 	 * List the candidates whose last heartbeat is within the given age (database clock).

@@ -26,6 +26,9 @@ public enum RevocationReason {
 	/** The application is shutting down. */
 	SHUTDOWN,
 
+	/** The application left the election ({@link ElectionService#leave(String)}). */
+	LEFT,
+
 	/**
 	 * Another running instance took this node id over while this one could not reach the
 	 * database (duplicate {@code node-id}s); this instance takes no part while it runs.

@@ -1,15 +1,20 @@
 package io.github.dbleader.election;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TimeZone;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -18,7 +23,11 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.stream.IntStream;
 
 import javax.sql.DataSource;
 
@@ -30,11 +39,11 @@ import io.github.dbleader.election.it.ElectionDatabase;
 import io.github.dbleader.election.it.ElectionNode;
 import io.github.dbleader.election.it.LeadershipRecorder;
 import io.github.dbleader.election.it.LeadershipRecorder.Event;
-import io.github.dbleader.test.TcpProxy;
-import io.github.dbleader.test.TcpProxy.Outage;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
+import io.github.dbleader.test.TcpProxy;
+import io.github.dbleader.test.TcpProxy.Outage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -231,6 +240,79 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(liveCandidates()).containsExactlyInAnyOrderElementsOf(nodes.stream().map(ElectionNode::nodeId).toList());
 		assertThat(this.beliefs.reigns()).extracting(Reign::nodeId).containsOnly(leader.nodeId());
 		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	@Test
+	void manyElectionsPerNodeCostAFixedNumberOfStatementsAndMoveOneByOne() throws Exception {
+		List<String> names = IntStream.range(0, 40).mapToObj((i) -> this.electionName + "-" + i).toList();
+		Map<String, LongAdder> aCalls = new ConcurrentHashMap<>();
+		Map<String, LongAdder> bCalls = new ConcurrentHashMap<>();
+		ElectionService a = service("a", aCalls);
+		ElectionService b = service("b", bCalls);
+		names.forEach(a::election);
+		a.start();
+		await("a leads all " + names.size() + " elections").atMost(LEASE.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> names.stream().allMatch((name) -> a.election(name).isLeader()));
+		names.forEach(b::election);
+		b.start();
+		AtomicReference<String> overlap = closeAfterTest(watchForOverlap(names, a, b)).overlap;
+		await("b takes part in every election").atMost(RENEW.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> names.stream().allMatch((name) -> b.election(name).candidates().size() == 2));
+		// Steady state: a renews all its leases and b checks all of them, in a few statements.
+		Map<String, Long> aBefore = snapshot(aCalls);
+		Map<String, Long> bBefore = snapshot(bCalls);
+		long started = System.nanoTime();
+		Duration window = RENEW.multipliedBy(6);
+		await("a keeps leading everything").during(window)
+			.atMost(window.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> names.stream().allMatch((name) -> a.election(name).isLeader()));
+		Map<String, Long> aDuring = difference(snapshot(aCalls), aBefore);
+		Map<String, Long> bDuring = difference(snapshot(bCalls), bBefore);
+		long rounds = Duration.ofNanos(System.nanoTime() - started).dividedBy(RENEW) + 2;
+		aDuring.remove("purge");
+		bDuring.remove("purge");
+		assertThat(aDuring.keySet()).containsOnly("refreshCandidacies", "renewAll", "findAll");
+		assertThat(bDuring.keySet()).containsOnly("refreshCandidacies", "findAll");
+		assertThat(aDuring.values().stream().mapToLong(Long::longValue).sum()).isLessThanOrEqualTo(3 * rounds);
+		assertThat(bDuring.values().stream().mapToLong(Long::longValue).sum()).isLessThanOrEqualTo(2 * rounds);
+		// A hand-over of one election while a's batched renewal goes on for the others.
+		Map<String, Long> terms = new HashMap<>();
+		names.forEach((name) -> terms.put(name, a.election(name).term()));
+		String handedOver = names.get(7);
+		long forcing = System.nanoTime();
+		a.election(handedOver).forceLeader("b");
+		await("b leads " + handedOver).atMost(AFTER_FORCING.plus(REPORTING_MARGIN))
+			.pollInterval(POLL)
+			.until(() -> b.election(handedOver).isLeader());
+		assertThat(Duration.ofNanos(System.nanoTime() - forcing)).isLessThanOrEqualTo(AFTER_FORCING);
+		assertThat(b.election(handedOver).term()).isGreaterThan(terms.get(handedOver));
+		// a leaves one election at run time: b takes it within a renew interval.
+		String left = names.get(3);
+		long leaving = System.nanoTime();
+		assertThat(a.leave(left)).isTrue();
+		assertThat(a.findElection(left)).isNull();
+		await("b leads " + left).atMost(AFTER_RELEASE.plus(REPORTING_MARGIN))
+			.pollInterval(POLL)
+			.until(() -> b.election(left).isLeader());
+		assertThat(Duration.ofNanos(System.nanoTime() - leaving)).isLessThanOrEqualTo(AFTER_RELEASE);
+		assertThat(b.election(left).candidates()).extracting(Candidate::nodeId).containsExactly("b");
+		// Every other election stayed with a under its term.
+		for (String name : names) {
+			if (!name.equals(handedOver) && !name.equals(left)) {
+				assertThat(a.election(name).term()).as(name).isEqualTo(terms.get(name));
+			}
+		}
+		// A graceful stop hands every remaining election to b within a renew interval.
+		long stopping = System.nanoTime();
+		a.stop();
+		await("b leads everything").atMost(AFTER_RELEASE.plus(REPORTING_MARGIN))
+			.pollInterval(POLL)
+			.until(() -> names.stream().allMatch((name) -> b.election(name).isLeader()));
+		assertThat(Duration.ofNanos(System.nanoTime() - stopping)).isLessThanOrEqualTo(AFTER_RELEASE);
+		assertThat(overlap.get()).as("an election believed by both nodes at once").isNull();
 	}
 
 	@Test
@@ -895,6 +977,85 @@ abstract class AbstractElectionIntegrationTests {
 		ExecutorService executor = Executors.newSingleThreadExecutor();
 		closeAfterTest((AutoCloseable) executor::shutdownNow);
 		return executor.submit(task);
+	}
+
+	/**
+	 * A node of its own whose lease statements are counted by method name.
+	 * @param nodeId its id
+	 * @param calls where the counts go
+	 * @return the node's service, stopped after the test
+	 */
+	private ElectionService service(String nodeId, Map<String, LongAdder> calls) {
+		HikariDataSource pool = closeAfterTest(pool(nodeId, 2));
+		LeaseRepository repository = new JdbcLeaseRepository(pool, new DataSourceTransactionManager(pool), pool,
+				dialect(), this.tables, STATEMENT_TIMEOUT);
+		LeaseRepository counted = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { LeaseRepository.class }, (proxy, method, args) -> {
+					calls.computeIfAbsent(method.getName(), (name) -> new LongAdder()).increment();
+					try {
+						return method.invoke(repository, args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
+		return closeAfterTest(new ElectionService(counted, SETTINGS, nodeId, this.events));
+	}
+
+	private static Map<String, Long> snapshot(Map<String, LongAdder> calls) {
+		Map<String, Long> snapshot = new HashMap<>();
+		calls.forEach((name, count) -> snapshot.put(name, count.sum()));
+		return snapshot;
+	}
+
+	private static Map<String, Long> difference(Map<String, Long> after, Map<String, Long> before) {
+		Map<String, Long> difference = new HashMap<>();
+		after.forEach((name, count) -> {
+			long delta = count - before.getOrDefault(name, 0L);
+			if (delta > 0) {
+				difference.put(name, delta);
+			}
+		});
+		return difference;
+	}
+
+	/**
+	 * Check, every millisecond until closed, that no election is believed by both services.
+	 * @return the watch; its {@code overlap} names the first election seen believed twice
+	 */
+	private static OverlapWatch watchForOverlap(List<String> names, ElectionService first, ElectionService second) {
+		OverlapWatch watch = new OverlapWatch();
+		watch.thread = new Thread(() -> {
+			while (!watch.stopped) {
+				for (String name : names) {
+					Election one = first.findElection(name);
+					Election other = second.findElection(name);
+					if (one != null && other != null && one.isLeader() && other.isLeader()) {
+						watch.overlap.compareAndSet(null, name);
+					}
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+			}
+		}, "overlap-watch");
+		watch.thread.setDaemon(true);
+		watch.thread.start();
+		return watch;
+	}
+
+	private static final class OverlapWatch implements AutoCloseable {
+
+		final AtomicReference<String> overlap = new AtomicReference<>();
+
+		volatile boolean stopped;
+
+		Thread thread;
+
+		@Override
+		public void close() throws InterruptedException {
+			this.stopped = true;
+			this.thread.join(5000);
+		}
+
 	}
 
 	private <T extends AutoCloseable> T closeAfterTest(T resource) {

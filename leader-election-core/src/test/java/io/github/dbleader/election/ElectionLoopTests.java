@@ -177,7 +177,7 @@ class ElectionLoopTests {
 	void renewalWhoseAnswerIsLostDoesNotCount() {
 		this.a.tick();
 		// From now on every renewal reaches the database, but its answer is lost.
-		this.repository.loseAnswersOf("renew");
+		this.repository.loseAnswersOf("renewAll");
 		elapse(R);
 		this.a.tick();
 		long renewedAt = this.repository.row("e").renewedAt;
@@ -398,7 +398,7 @@ class ElectionLoopTests {
 		// The duplicate never got past its candidate heartbeat.
 		assertThat(this.repository.statements()).doesNotContain("reacquire", "takeOver");
 		// Stopping the duplicate leaves the running instance's row alone.
-		duplicate.loop.release(RevocationReason.SHUTDOWN, false);
+		duplicate.release(RevocationReason.SHUTDOWN, false);
 		assertThat(this.repository.liveCandidates("e", L)).extracting(Candidate::nodeId).containsExactly("a");
 	}
 
@@ -437,7 +437,7 @@ class ElectionLoopTests {
 		this.a.tick();
 		this.b.tick();
 		this.repository.failNext("yield");
-		this.a.loop.release(RevocationReason.SHUTDOWN, false);
+		this.a.release(RevocationReason.SHUTDOWN, false);
 		assertThat(this.a.loop.isLeader()).isFalse();
 		assertThat(this.repository.liveCandidates("e", L)).extracting(Candidate::nodeId).containsExactly("b");
 	}
@@ -492,9 +492,11 @@ class ElectionLoopTests {
 
 	private final class Node {
 
-		final FakeClock clock = new FakeClock();
+		final FakeNode node;
 
-		final RecordingListener listener = new RecordingListener();
+		final FakeClock clock;
+
+		final RecordingListener listener;
 
 		final ElectionLoop loop;
 
@@ -505,15 +507,21 @@ class ElectionLoopTests {
 		}
 
 		Node(String id, String instanceId) {
-			this.loop = new ElectionLoop("e", id, instanceId, ElectionLoopTests.this.repository,
-					ElectionLoopTests.this.settings, this.clock, this.listener, Runnable::run);
-			this.election = new Election(this.loop, id, ElectionLoopTests.this.repository,
-					ElectionLoopTests.this.settings);
 			ElectionLoopTests.this.nodes.add(this);
+			this.node = new FakeNode(id, instanceId, ElectionLoopTests.this.repository, ElectionLoopTests.this.settings);
+			this.clock = this.node.clock;
+			this.listener = this.node.listener;
+			this.election = this.node.join("e");
+			this.loop = this.election.loop();
 		}
 
+		/** One heartbeat round of this node. */
 		void tick() {
-			this.loop.tick();
+			this.node.tick();
+		}
+
+		void release(RevocationReason reason, boolean keepCompeting) {
+			this.node.release("e", reason, keepCompeting);
 		}
 
 	}

@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -40,6 +41,9 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	private Runnable duringStatement = () -> {
 	};
 
+	private Runnable beforeRead = () -> {
+	};
+
 	void advanceDatabaseClock(Duration duration) {
 		this.databaseMillis += duration.toMillis();
 	}
@@ -65,6 +69,11 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	/** Run something (e.g. move a clock) while each statement is under way. */
 	void setDuringStatement(Runnable duringStatement) {
 		this.duringStatement = duringStatement;
+	}
+
+	/** Run something (e.g. switch the server) before each read. */
+	void setBeforeRead(Runnable beforeRead) {
+		this.beforeRead = beforeRead;
 	}
 
 	List<String> statements() {
@@ -99,17 +108,29 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public boolean renew(String election, String nodeId, long term, Duration lease) {
-		return write("renew", () -> {
-			Row row = this.rows.get(election);
-			if (row == null || !nodeId.equals(row.leaderId) || row.term != term || row.handoverTo != null
-					|| row.reelectionRequested || !this.serverIdentity.equals(row.serverIdentity)) {
-				return false;
+	public List<LeaseState> findAll(String nodeId, String instanceId) {
+		return read("findAll", () -> ownCandidacies(nodeId, instanceId).stream()
+			.filter(this.rows::containsKey)
+			.map((election) -> this.rows.get(election).state(election, this.databaseMillis, this.serverIdentity))
+			.toList());
+	}
+
+	@Override
+	public int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease) {
+		return write("renewAll", () -> {
+			int renewed = 0;
+			for (Map.Entry<String, Long> held : heldTerms.entrySet()) {
+				Row row = this.rows.get(held.getKey());
+				if (row == null || !nodeId.equals(row.leaderId) || row.term != held.getValue() || row.handoverTo != null
+						|| row.reelectionRequested || !this.serverIdentity.equals(row.serverIdentity)) {
+					continue;
+				}
+				row.renewedAt = this.databaseMillis;
+				row.expiresAt = this.databaseMillis + lease.toMillis();
+				row.version++;
+				renewed++;
 			}
-			row.renewedAt = this.databaseMillis;
-			row.expiresAt = this.databaseMillis + lease.toMillis();
-			row.version++;
-			return true;
+			return renewed;
 		});
 	}
 
@@ -236,6 +257,58 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
+	public int refreshCandidacies(String nodeId, String instanceId) {
+		return write("refreshCandidacies", () -> {
+			int refreshed = 0;
+			for (Map<String, CandidateRow> rows : this.candidates.values()) {
+				CandidateRow row = rows.get(nodeId);
+				if (row != null && row.instanceId.equals(instanceId)) {
+					row.lastSeen = this.databaseMillis;
+					refreshed++;
+				}
+			}
+			return refreshed;
+		});
+	}
+
+	@Override
+	public Set<String> candidacies(String nodeId, String instanceId) {
+		return read("candidacies", () -> ownCandidacies(nodeId, instanceId));
+	}
+
+	private Set<String> ownCandidacies(String nodeId, String instanceId) {
+		Set<String> own = new TreeSet<>();
+		this.candidates.forEach((election, rows) -> {
+			CandidateRow row = rows.get(nodeId);
+			if (row != null && row.instanceId.equals(instanceId)) {
+				own.add(election);
+			}
+		});
+		return own;
+	}
+
+	@Override
+	public void removeCandidacies(String nodeId, String instanceId) {
+		write("removeCandidacies", () -> {
+			this.candidates.values().forEach((rows) -> rows.computeIfPresent(nodeId,
+					(key, row) -> row.instanceId.equals(instanceId) ? null : row));
+			return true;
+		});
+	}
+
+	@Override
+	public void purge(Duration maxAge) {
+		write("purge", () -> {
+			long before = this.databaseMillis - maxAge.toMillis();
+			this.candidates.values().forEach((rows) -> rows.values().removeIf((row) -> row.lastSeen < before));
+			this.rows.entrySet()
+				.removeIf((entry) -> entry.getValue().expiresAt < before
+						&& this.candidates.getOrDefault(entry.getKey(), Map.of()).isEmpty());
+			return true;
+		});
+	}
+
+	@Override
 	public List<Candidate> liveCandidates(String election, Duration maxAge) {
 		return read("liveCandidates", () -> this.candidates.getOrDefault(election, Map.of())
 			.entrySet()
@@ -273,6 +346,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	private <T> T read(String statement, Supplier<T> action) {
 		this.statements.add(statement);
+		this.beforeRead.run();
 		if (this.unreachable) {
 			throw new IllegalStateException("database unreachable");
 		}

@@ -22,7 +22,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The meters of the elections, each tagged with {@code election}:
+ * The meters of the elections, each tagged with {@code election} unless said otherwise:
  * <ul>
  * <li>{@code leader.election.leader}: gauge, 1 while this node leads, else 0 (read at
  * every scrape from the local deadline, no database access);
@@ -30,7 +30,8 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code leader.election.transitions}: counter of this node's changes of leadership,
  * tagged {@code type} ({@code granted} or {@code revoked}) and {@code reason}
  * ({@code none} when granted, else the {@link RevocationReason} in lower case);
- * <li>{@code leader.election.heartbeat}: timer of heartbeats, tagged {@code outcome}
+ * <li>{@code leader.election.heartbeat}: timer of this node's heartbeat rounds (one round
+ * covers all of its elections, so no {@code election} tag), tagged {@code outcome}
  * ({@code success} or {@code failure});
  * <li>{@code leader.election.leader.only.skipped}: counter of {@code @LeaderOnly} calls
  * skipped because this node did not lead.
@@ -83,12 +84,11 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 	}
 
 	@Override
-	public void heartbeat(String election, String nodeId, boolean succeeded, Duration duration) {
-		MeterRegistry registry = registeredFor(election);
+	public void heartbeat(String nodeId, int elections, boolean succeeded, Duration duration) {
+		MeterRegistry registry = this.registry;
 		if (registry != null) {
 			Timer.builder(PREFIX + "heartbeat")
-				.description("Heartbeats of the election: renewals or checks of the lease")
-				.tag("election", election)
+				.description("Heartbeat rounds of this node: batched candidacy, renewals and reads of all its elections")
 				.tag("outcome", succeeded ? "success" : "failure")
 				.register(registry)
 				.record(duration);

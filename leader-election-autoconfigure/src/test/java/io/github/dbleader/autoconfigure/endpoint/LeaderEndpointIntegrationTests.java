@@ -7,8 +7,6 @@ import java.util.List;
 
 import com.jayway.jsonpath.JsonPath;
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.dbleader.election.jdbc.LeaseSchema;
-import io.github.dbleader.election.jdbc.SqlDialect;
 import io.github.dbleader.autoconfigure.ActuatorClient;
 import io.github.dbleader.autoconfigure.Handovers;
 import io.github.dbleader.autoconfigure.TestApplication;
@@ -19,7 +17,9 @@ import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.LeaderInfo;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+import io.github.dbleader.election.jdbc.LeaseSchema;
 import io.github.dbleader.election.jdbc.LeaseTables;
+import io.github.dbleader.election.jdbc.SqlDialect;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -5,9 +5,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -48,6 +52,9 @@ import org.springframework.transaction.TransactionStatus;
  */
 public class JdbcLeaseRepository implements LeaseRepository {
 
+	/** Most keys one statement lists: 10,000 leases in one batched renewal. */
+	static final int MAX_KEYS_PER_STATEMENT = 10_000;
+
 	private static final String COLUMNS = "election_name, leader_id, term, version, acquired_at, renewed_at, "
 			+ "expires_at, handover_to, reelection_requested, yielded_by";
 
@@ -66,7 +73,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String create;
 
-	private final String renew;
+	private final String findAll;
+
+	/** The batched renewal up to its list of (election, term) pairs. */
+	private final String renewAll;
 
 	private final String takeOver;
 
@@ -87,6 +97,25 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	private final String insertCandidate;
 
 	private final String removeCandidate;
+
+	private final String refreshCandidacies;
+
+	private final String candidacies;
+
+	private final String removeCandidacies;
+
+	private final String staleCandidates;
+
+	/** Deletes stale candidates rows, up to their list of (election, node) keys. */
+	private final String purgeCandidates;
+
+	private final String unusedLeases;
+
+	/** Deletes unused leases, up to their list of election names. */
+	private final String purgeLeases;
+
+	/** Deletes the fence rows of deleted leases, up to their list of election names. */
+	private final String purgeFences;
 
 	private final String liveCandidates;
 
@@ -125,14 +154,19 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		String newTerm = "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
 				+ ", renewed_at = " + now + ", expires_at = " + now + " + ?, handover_to = NULL, "
 				+ "reelection_requested = FALSE, yielded_by = NULL, server_identity = " + server;
-		this.find = "SELECT " + COLUMNS + ", CASE WHEN expires_at <= " + now
+		String select = "SELECT " + COLUMNS + ", CASE WHEN expires_at <= " + now
 				+ " THEN 1 ELSE 0 END AS expired, CASE WHEN server_identity = " + server
-				+ " THEN 1 ELSE 0 END AS same_server, " + now + " AS db_now FROM " + lease + " WHERE election_name = ?";
+				+ " THEN 1 ELSE 0 END AS same_server, " + now + " AS db_now FROM " + lease;
+		this.find = select + " WHERE election_name = ?";
+		String ownCandidacies = "SELECT election_name FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
+		this.findAll = select + " WHERE election_name IN (" + ownCandidacies + ")";
 		this.create = "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity) VALUES (?, ?, " + now + ", 1, "
 				+ now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ")";
-		this.renew = "UPDATE " + lease + " SET renewed_at = " + now + ", expires_at = " + now
-				+ " + ?, version = version + 1 WHERE election_name = ? AND leader_id = ? AND term = ?"
-				+ " AND handover_to IS NULL AND reelection_requested = FALSE AND server_identity = " + server;
+		// Each row by its own election and term; version + 1 is how the node learns which rows
+		// this statement renewed.
+		this.renewAll = "UPDATE " + lease + " SET renewed_at = " + now + ", expires_at = " + now
+				+ " + ?, version = version + 1 WHERE leader_id = ? AND handover_to IS NULL"
+				+ " AND reelection_requested = FALSE AND server_identity = " + server + " AND (election_name, term) IN (";
 		String notHandedToOthers = "(handover_to IS NULL OR handover_to = ? OR expires_at + ? <= " + now + ")";
 		this.takeOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND ("
 				+ "(leader_id IS NULL AND (yielded_by IS NULL OR yielded_by <> ? OR expires_at + ? <= " + now + "))"
@@ -160,6 +194,22 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ ")";
 		this.removeCandidate = "DELETE FROM " + candidates
 				+ " WHERE election_name = ? AND node_id = ? AND instance_id = ?";
+		this.refreshCandidacies = "UPDATE " + candidates + " SET last_seen = GREATEST(" + now + ", last_seen + 1)"
+				+ " WHERE node_id = ? AND instance_id = ?";
+		this.candidacies = ownCandidacies;
+		this.removeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
+		// Plain reads find what to purge; the deletes then lock only those rows by key. A
+		// delete that scanned would queue behind a fenced transaction's share lock on a fence
+		// row while holding locks that renewals need.
+		String stale = " WHERE last_seen < " + now + " - ?";
+		this.staleCandidates = "SELECT election_name, node_id FROM " + candidates + stale;
+		this.purgeCandidates = "DELETE FROM " + candidates + stale + " AND (election_name, node_id) IN (";
+		String expiredLong = " WHERE expires_at < " + now + " - ?";
+		this.unusedLeases = "SELECT election_name FROM " + lease + " l" + expiredLong + " AND NOT EXISTS (SELECT 1 FROM "
+				+ candidates + " c WHERE c.election_name = l.election_name)";
+		this.purgeLeases = "DELETE FROM " + lease + expiredLong + " AND election_name IN (";
+		this.purgeFences = "DELETE FROM " + fence + " WHERE NOT EXISTS (SELECT 1 FROM " + lease + " l"
+				+ " WHERE l.election_name = " + fence + ".election_name) AND election_name IN (";
 		this.liveCandidates = "SELECT node_id, first_seen, last_seen FROM " + candidates
 				+ " WHERE election_name = ? AND last_seen > " + now + " - ? ORDER BY node_id";
 		// The fence row copies the holder from the lease row, in the transaction that changed it.
@@ -208,8 +258,39 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public boolean renew(String election, String nodeId, long term, Duration lease) {
-		return this.jdbc.update(this.renew, lease.toMillis(), election, nodeId, term) == 1;
+	public List<LeaseState> findAll(String nodeId, String instanceId) {
+		return this.jdbc.query(this.findAll, (rs, row) -> mapLease(rs), nodeId, instanceId);
+	}
+
+	@Override
+	public int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease) {
+		List<Object[]> held = new ArrayList<>(heldTerms.size());
+		heldTerms.forEach((election, term) -> held.add(new Object[] { election, term }));
+		return updateListed(this.renewAll, held, lease.toMillis(), nodeId);
+	}
+
+	/**
+	 * Run a statement that ends with an open {@code IN (} list for each chunk of keys: one
+	 * statement up to the parameter limits of the drivers (PostgreSQL: 32767).
+	 * @param sql the statement up to and including {@code IN (}
+	 * @param keys the keys, each one value or a row of values
+	 * @param leadingArgs the arguments before the list
+	 * @return the rows changed, summed over the chunks
+	 */
+	private int updateListed(String sql, List<Object[]> keys, Object... leadingArgs) {
+		int changed = 0;
+		for (int from = 0; from < keys.size(); from += MAX_KEYS_PER_STATEMENT) {
+			List<Object[]> chunk = keys.subList(from, Math.min(keys.size(), from + MAX_KEYS_PER_STATEMENT));
+			StringBuilder statement = new StringBuilder(sql.length() + chunk.size() * 8).append(sql);
+			List<Object> args = new ArrayList<>(List.of(leadingArgs));
+			for (Object[] key : chunk) {
+				statement.append((args.size() == leadingArgs.length) ? "" : ", ");
+				statement.append((key.length == 1) ? "?" : "(" + "?, ".repeat(key.length - 1) + "?)");
+				args.addAll(List.of(key));
+			}
+			changed += this.jdbc.update(statement.append(')').toString(), args.toArray());
+		}
+		return changed;
 	}
 
 	@Override
@@ -317,6 +398,35 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public void removeCandidate(String election, String nodeId, String instanceId) {
 		this.jdbc.update(this.removeCandidate, election, nodeId, instanceId);
+	}
+
+	@Override
+	public int refreshCandidacies(String nodeId, String instanceId) {
+		return this.jdbc.update(this.refreshCandidacies, nodeId, instanceId);
+	}
+
+	@Override
+	public Set<String> candidacies(String nodeId, String instanceId) {
+		return new HashSet<>(this.jdbc.queryForList(this.candidacies, String.class, nodeId, instanceId));
+	}
+
+	@Override
+	public void removeCandidacies(String nodeId, String instanceId) {
+		this.jdbc.update(this.removeCandidacies, nodeId, instanceId);
+	}
+
+	@Override
+	public void purge(Duration maxAge) {
+		long millis = maxAge.toMillis();
+		List<Object[]> candidates = this.jdbc.query(this.staleCandidates,
+				(rs, row) -> new Object[] { rs.getString(1), rs.getString(2) }, millis);
+		updateListed(this.purgeCandidates, candidates, millis);
+		List<Object[]> leases = this.jdbc.query(this.unusedLeases, (rs, row) -> new Object[] { rs.getString(1) },
+				millis);
+		updateListed(this.purgeLeases, leases, millis);
+		// A fenced transaction of a deleted lease could only fail its check; nothing else
+		// reads a fence row without its lease.
+		updateListed(this.purgeFences, leases);
 	}
 
 	@Override

@@ -23,6 +23,12 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	/** Appended to the lease table's name to name the fence table. */
 	public static final String FENCE_TABLE_SUFFIX = "_fence";
 
+	/**
+	 * Appended to the lease table's name to name the index of the candidates table by node,
+	 * which the batched heartbeat uses (index names are per schema on PostgreSQL and H2).
+	 */
+	public static final String NODE_INDEX_SUFFIX = "_node";
+
 	/** Longest lease table name. */
 	public static final int MAX_LEASE_TABLE_LENGTH = 63 - FENCE_TABLE_SUFFIX.length();
 
@@ -57,6 +63,15 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	 */
 	public String fenceTable() {
 		return this.leaseTable + FENCE_TABLE_SUFFIX;
+	}
+
+	/**
+	 * The index of the candidates table by node id and instance, which lets one statement
+	 * refresh or read all of a node's candidacies.
+	 * @return the lease table's name followed by {@value #NODE_INDEX_SUFFIX}
+	 */
+	public String nodeIndex() {
+		return this.leaseTable + NODE_INDEX_SUFFIX;
 	}
 
 	/**

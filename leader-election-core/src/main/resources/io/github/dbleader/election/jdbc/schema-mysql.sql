@@ -21,7 +21,9 @@ CREATE TABLE IF NOT EXISTS leader_election_candidate (
   instance_id   VARCHAR(64)  NOT NULL,
   first_seen    BIGINT       NOT NULL,
   last_seen     BIGINT       NOT NULL,
-  PRIMARY KEY (election_name, node_id)
+  PRIMARY KEY (election_name, node_id),
+  -- One statement per heartbeat refreshes and reads all of a node's candidacies.
+  KEY leader_election_lease_node (node_id, instance_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
 -- The holder of each lease, kept apart from the lease row that every renewal writes.

@@ -24,6 +24,9 @@ CREATE TABLE IF NOT EXISTS leader_election_candidate (
   PRIMARY KEY (election_name, node_id)
 );
 
+-- One statement per heartbeat refreshes and reads all of a node's candidacies.
+CREATE INDEX IF NOT EXISTS leader_election_lease_node ON leader_election_candidate (node_id, instance_id);
+
 -- The holder of each lease, kept apart from the lease row that every renewal writes.
 -- Fenced transactions lock this row in share mode; a change of holder updates it and so
 -- waits for them, while the holder's own renewals do not.

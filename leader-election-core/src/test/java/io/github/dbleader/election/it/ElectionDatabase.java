@@ -8,12 +8,12 @@ import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import io.github.dbleader.test.TcpProxy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.jdbc.LeaseSchema;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
+import io.github.dbleader.test.TcpProxy;
 import io.github.dbleader.test.TestDatabase;
 import org.h2.tools.Server;
 import org.jspecify.annotations.Nullable;

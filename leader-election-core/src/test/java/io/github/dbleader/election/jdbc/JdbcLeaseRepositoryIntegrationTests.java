@@ -1,14 +1,16 @@
 package io.github.dbleader.election.jdbc;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
-import io.github.dbleader.test.TestDatabase;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
+import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -49,6 +51,112 @@ class JdbcLeaseRepositoryIntegrationTests {
 		return new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
 	}
 
+	private static boolean renew(JdbcLeaseRepository repository, String election, String nodeId, long term) {
+		return repository.renewAll(nodeId, Map.of(election, term), LEASE) == 1;
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void renewAllRenewsEachListedLeaseThatThisNodeHoldsWithItsListedTermAndNothingPending(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		for (String election : List.of("e1", "e2", "e3", "e4")) {
+			assertThat(repository.create(election, election.equals("e4") ? "b" : "a", LEASE)).isTrue();
+		}
+		Map<String, LeaseState> before = leases(repository, "e1", "e2", "e3", "e4");
+		assertThat(repository.requestHandover("e3", "b")).isTrue();
+		Map<String, Long> held = new HashMap<>();
+		held.put("e1", before.get("e1").term());
+		held.put("e2", before.get("e2").term() + 1);
+		held.put("e3", before.get("e3").term());
+		held.put("e4", before.get("e4").term());
+		assertThat(repository.renewAll("a", held, LEASE)).isEqualTo(1);
+		Map<String, LeaseState> after = leases(repository, "e1", "e2", "e3", "e4");
+		assertThat(after.get("e1").version()).isEqualTo(before.get("e1").version() + 1);
+		assertThat(after.get("e2").version()).isEqualTo(before.get("e2").version());
+		// The hand-over request moved e3 by one; the renewal did not.
+		assertThat(after.get("e3").version()).isEqualTo(before.get("e3").version() + 1);
+		assertThat(after.get("e4").version()).isEqualTo(before.get("e4").version());
+		assertThat(repository.renewAll("a", Map.of(), LEASE)).isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void renewAllListsThousandsOfLeasesInOneStatement(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		Map<String, Long> held = new HashMap<>();
+		for (int i = 0; i < 2000; i++) {
+			held.put("e" + i, (long) i);
+		}
+		assertThat(repository.create("e7", "a", LEASE)).isTrue();
+		held.put("e7", repository.find("e7").orElseThrow().term());
+		assertThat(repository.renewAll("a", held, LEASE)).isEqualTo(1);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void candidaciesAreRefreshedReadAndRemovedForTheWholeInstanceAtOnce(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		assertThat(repository.heartbeat("e1", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("e2", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("e3", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("e1", "b", "b-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.create("e1", "b", LEASE)).isTrue();
+		assertThat(repository.create("e2", "a", LEASE)).isTrue();
+		assertThat(repository.create("e9", "a", LEASE)).isTrue();
+		assertThat(repository.refreshCandidacies("a", "a-1")).isEqualTo(3);
+		assertThat(repository.refreshCandidacies("a", "another-instance")).isZero();
+		assertThat(repository.candidacies("a", "a-1")).containsExactlyInAnyOrder("e1", "e2", "e3");
+		// The leases of a's elections that exist; not e9, where a is no candidate.
+		assertThat(repository.findAll("a", "a-1")).extracting(LeaseState::election)
+			.containsExactlyInAnyOrder("e1", "e2");
+		assertThat(repository.findAll("a", "a-1")).filteredOn((state) -> state.election().equals("e1"))
+			.singleElement()
+			.satisfies((state) -> assertThat(state.leaderId()).isEqualTo("b"));
+		repository.removeCandidacies("a", "a-1");
+		assertThat(repository.candidacies("a", "a-1")).isEmpty();
+		assertThat(repository.findAll("a", "a-1")).isEmpty();
+		assertThat(repository.liveCandidates("e1", LEASE)).extracting(Candidate::nodeId).containsExactly("b");
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void purgeDeletesCrashedCandidatesAndTheLeasesNobodyRunsAnyMore(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		Duration maxAge = Duration.ofMillis(300);
+		// "crashed" joined "orphan" and "shared" and stopped sending heartbeats; "live" goes on.
+		assertThat(repository.heartbeat("orphan", "crashed", "c-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("shared", "crashed", "c-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.create("orphan", "crashed", Duration.ofMillis(1))).isTrue();
+		assertThat(repository.create("shared", "crashed", Duration.ofMillis(1))).isTrue();
+		assertThat(repository.heartbeat("shared", "live", "l-1", LEASE)).isEqualTo(Candidacy.HELD);
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			repository.refreshCandidacies("live", "l-1");
+			repository.purge(maxAge);
+			return repository.find("orphan").isEmpty();
+		});
+		assertThat(repository.liveCandidates("orphan", Duration.ofHours(1))).isEmpty();
+		assertThat(repository.liveCandidates("shared", Duration.ofHours(1))).extracting(Candidate::nodeId)
+			.containsExactly("live");
+		// A lease that a live node still runs stays, expired or not.
+		assertThat(repository.find("shared")).isPresent();
+		assertThat(fenceRows(database)).containsExactly("shared");
+		// Created again later, a purged election's term is still greater than any before.
+		assertThat(repository.create("orphan", "live", LEASE)).isTrue();
+	}
+
+	private List<String> fenceRows(TestDatabase database) {
+		return new JdbcTemplate(this.dataSource)
+			.queryForList("SELECT election_name FROM " + TABLES.fenceTable() + " ORDER BY election_name", String.class);
+	}
+
+	private static Map<String, LeaseState> leases(JdbcLeaseRepository repository, String... elections) {
+		Map<String, LeaseState> leases = new HashMap<>();
+		for (String election : elections) {
+			leases.put(election, repository.find(election).orElseThrow());
+		}
+		return leases;
+	}
+
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void createRenewAndRead(TestDatabase database) {
@@ -62,9 +170,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(state.sameServer()).isTrue();
 		assertThat(state.expiresAt()).isAfter(state.databaseTime());
 		assertThat(Duration.between(state.databaseTime(), state.expiresAt())).isLessThanOrEqualTo(LEASE);
-		assertThat(repository.renew("e", "a", state.term(), LEASE)).isTrue();
-		assertThat(repository.renew("e", "b", state.term(), LEASE)).isFalse();
-		assertThat(repository.renew("e", "a", state.term() + 1, LEASE)).isFalse();
+		assertThat(renew(repository, "e", "a", state.term())).isTrue();
+		assertThat(renew(repository, "e", "b", state.term())).isFalse();
+		assertThat(renew(repository, "e", "a", state.term() + 1)).isFalse();
 		assertThat(repository.find("e").orElseThrow().version()).isEqualTo(state.version() + 1);
 	}
 
@@ -72,7 +180,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void takeOverOnlyExpiredObservedVersionWithGreaterTerm(TestDatabase database) throws Exception {
 		JdbcLeaseRepository repository = repository(database);
-		repository.create("e", "a", Duration.ofMillis(200));
+		repository.create("e", "a", Duration.ofSeconds(1));
 		LeaseState state = repository.find("e").orElseThrow();
 		assertThat(repository.takeOver("e", "b", state.version(), LEASE)).isFalse();
 		await("the lease runs out at the database clock").atMost(Duration.ofSeconds(5))
@@ -84,7 +192,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 		LeaseState taken = repository.find("e").orElseThrow();
 		assertThat(taken.leaderId()).isEqualTo("b");
 		assertThat(taken.term()).isGreaterThan(state.term());
-		assertThat(repository.renew("e", "a", state.term(), LEASE)).isFalse();
+		assertThat(renew(repository, "e", "a", state.term())).isFalse();
 	}
 
 	@ParameterizedTest
@@ -110,16 +218,16 @@ class JdbcLeaseRepositoryIntegrationTests {
 		repository.create("e", "a", LEASE);
 		long term = repository.find("e").orElseThrow().term();
 		assertThat(repository.requestHandover("e", "b")).isTrue();
-		assertThat(repository.renew("e", "a", term, LEASE)).isFalse();
+		assertThat(renew(repository, "e", "a", term)).isFalse();
 		assertThat(repository.find("e").orElseThrow().handoverTo()).isEqualTo("b");
 		assertThat(repository.handOver("e", "a", term, "b", LEASE)).isTrue();
 		LeaseState handed = repository.find("e").orElseThrow();
 		assertThat(handed.leaderId()).isEqualTo("b");
 		assertThat(handed.handoverTo()).isNull();
 		assertThat(handed.term()).isGreaterThan(term);
-		assertThat(repository.renew("e", "b", handed.term(), LEASE)).isTrue();
+		assertThat(renew(repository, "e", "b", handed.term())).isTrue();
 		assertThat(repository.requestReelection("e")).isTrue();
-		assertThat(repository.renew("e", "b", handed.term(), LEASE)).isFalse();
+		assertThat(renew(repository, "e", "b", handed.term())).isFalse();
 		assertThat(repository.find("e").orElseThrow().reelectionRequested()).isTrue();
 		assertThat(repository.reacquire("e", "b", handed.term(), LEASE)).isTrue();
 		assertThat(repository.find("e").orElseThrow().term()).isGreaterThan(handed.term());
@@ -200,8 +308,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(jdbc.update("UPDATE " + TABLES.leaseTable() + " SET leader_id = leader_id")).as("affected rows")
 			.isZero();
 		long term = repository.find("e").orElseThrow().term();
-		assertThat(repository.renew("e", "a", term, LEASE)).isTrue();
-		assertThat(repository.renew("e", "a", term, LEASE)).isTrue();
+		assertThat(renew(repository, "e", "a", term)).isTrue();
+		assertThat(renew(repository, "e", "a", term)).isTrue();
 		assertThat(repository.requestHandover("e", "b")).isTrue();
 		assertThat(repository.requestHandover("e", "b")).isTrue();
 		assertThat(repository.requestReelection("e")).isTrue();

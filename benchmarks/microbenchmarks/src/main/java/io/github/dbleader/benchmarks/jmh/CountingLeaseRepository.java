@@ -2,7 +2,9 @@ package io.github.dbleader.benchmarks.jmh;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.dbleader.election.Candidacy;
@@ -64,9 +66,15 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public boolean renew(String election, String nodeId, long term, Duration lease) {
+	public List<LeaseState> findAll(String nodeId, String instanceId) {
 		count();
-		return this.delegate.renew(election, nodeId, term, lease);
+		return this.delegate.findAll(nodeId, instanceId);
+	}
+
+	@Override
+	public int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease) {
+		count();
+		return this.delegate.renewAll(nodeId, heldTerms, lease);
 	}
 
 	@Override
@@ -115,6 +123,30 @@ final class CountingLeaseRepository implements LeaseRepository {
 	public void removeCandidate(String election, String nodeId, String instanceId) {
 		count();
 		this.delegate.removeCandidate(election, nodeId, instanceId);
+	}
+
+	@Override
+	public int refreshCandidacies(String nodeId, String instanceId) {
+		count();
+		return this.delegate.refreshCandidacies(nodeId, instanceId);
+	}
+
+	@Override
+	public Set<String> candidacies(String nodeId, String instanceId) {
+		count();
+		return this.delegate.candidacies(nodeId, instanceId);
+	}
+
+	@Override
+	public void removeCandidacies(String nodeId, String instanceId) {
+		count();
+		this.delegate.removeCandidacies(nodeId, instanceId);
+	}
+
+	@Override
+	public void purge(Duration maxAge) {
+		count();
+		this.delegate.purge(maxAge);
 	}
 
 	@Override

@@ -1,0 +1,95 @@
+package io.github.dbleader.election;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Whether this node's heartbeat reaches the database, shared by all of its elections: one
+ * log line when it stops reaching it and one when it reaches it again, not one per
+ * election or attempt.
+ */
+final class DatabaseStatus {
+
+	private static final Logger logger = LoggerFactory.getLogger(DatabaseStatus.class);
+
+	private final String nodeId;
+
+	private final MonotonicClock clock;
+
+	private final long beliefNanos;
+
+	private volatile boolean failing;
+
+	private volatile long lastSuccessNanos;
+
+	/** Whether a heartbeat is in progress, and since when ({@link System#nanoTime()}). */
+	private volatile boolean ticking;
+
+	private volatile long tickStartedNanos;
+
+	DatabaseStatus(String nodeId, ElectionSettings settings, MonotonicClock clock) {
+		this.nodeId = nodeId;
+		this.clock = clock;
+		this.beliefNanos = settings.leaseDuration().minus(settings.guard()).toNanos();
+		this.lastSuccessNanos = clock.nanoTime();
+	}
+
+	/**
+	 * Whether the database answered within the belief window; {@code false} once it has been
+	 * unreachable for longer than {@code lease - guard}, or once a heartbeat has been stuck in
+	 * a call for that long (a driver that cannot time out its socket), so that health shows
+	 * it even when the heartbeat thread hangs (I7).
+	 * @return {@code true} if reachable
+	 */
+	boolean reachable() {
+		if (this.ticking && System.nanoTime() - this.tickStartedNanos >= this.beliefNanos) {
+			return false;
+		}
+		return !this.failing || this.clock.nanoTime() - this.lastSuccessNanos < this.beliefNanos;
+	}
+
+	/** @return whether the last statement of the heartbeat failed */
+	boolean failing() {
+		return this.failing;
+	}
+
+	/**
+	 * A heartbeat round starts.
+	 * @param startedNanos {@link System#nanoTime()} at its start; not the injected clock,
+	 * whose readings a test controls
+	 */
+	void roundStarted(long startedNanos) {
+		this.tickStartedNanos = startedNanos;
+		this.ticking = true;
+	}
+
+	/** The heartbeat round ended. */
+	void roundEnded() {
+		this.ticking = false;
+	}
+
+	/** The database answered every statement of the round so far. */
+	void answered() {
+		this.lastSuccessNanos = this.clock.nanoTime();
+		if (this.failing) {
+			this.failing = false;
+			logger.info("Node '{}': database reachable again", this.nodeId);
+		}
+	}
+
+	/**
+	 * A statement of the heartbeat failed.
+	 * @param ex the failure
+	 */
+	void failed(RuntimeException ex) {
+		if (!this.failing) {
+			this.failing = true;
+			logger.warn("Node '{}': database unreachable, leadership ends at the latest when the leases would: {}",
+					this.nodeId, ex.toString());
+		}
+		else {
+			logger.debug("Node '{}': database still unreachable", this.nodeId, ex);
+		}
+	}
+
+}

@@ -1,0 +1,387 @@
+package io.github.dbleader.election;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node's heartbeat: every renew interval, one round sends the statements of all of the
+ * node's elections at once and hands each election's state machine ({@link ElectionLoop})
+ * what the database answered. In steady state a round is three statements whatever the
+ * number of elections (DESIGN I9):
+ * <ol>
+ * <li>refresh every candidates row of this instance ({@link LeaseRepository#refreshCandidacies});
+ * <li>renew every lease this node holds, each with its own term ({@link LeaseRepository#renewAll}),
+ * sent only if it holds any;
+ * <li>read every lease of its elections ({@link LeaseRepository#findAll}).
+ * </ol>
+ * Then each state machine decides, and the few changes of holder it asks for (create,
+ * take-over, hand-over, yield, re-acquire) are carried out one conditional statement each.
+ * Joining an election costs its own statements once. Rows nobody uses any more are purged
+ * every ten leases.
+ */
+final class Heartbeat {
+
+	private static final Logger logger = LoggerFactory.getLogger(Heartbeat.class);
+
+	/** How many leases a row must have been unused before {@link LeaseRepository#purge} deletes it. */
+	static final int PURGE_AFTER_LEASES = 10;
+
+	private final String nodeId;
+
+	private final String instanceId;
+
+	private final LeaseRepository repository;
+
+	private final ElectionSettings settings;
+
+	private final MonotonicClock clock;
+
+	private final DatabaseStatus database;
+
+	private final LeadershipListener listener;
+
+	private final Executor notifier;
+
+	private final Random random;
+
+	private final long budgetNanos;
+
+	private final long purgeIntervalNanos;
+
+	/** Elections left whose candidates row could not be removed yet. */
+	private final Set<String> pendingRemovals = ConcurrentHashMap.newKeySet();
+
+	/** Whether, as of the last round, another instance uses this node id in some election. */
+	private boolean nodeIdInUse;
+
+	private boolean purged;
+
+	private long lastPurgeNanos;
+
+	Heartbeat(String nodeId, String instanceId, LeaseRepository repository, ElectionSettings settings,
+			MonotonicClock clock, DatabaseStatus database, LeadershipListener listener, Executor notifier,
+			Random random) {
+		this.nodeId = nodeId;
+		this.instanceId = instanceId;
+		this.repository = repository;
+		this.settings = settings;
+		this.clock = clock;
+		this.database = database;
+		this.listener = listener;
+		this.notifier = notifier;
+		this.random = random;
+		// Joins and take-overs beyond half a renew interval wait for the next round, so that
+		// the next batched renewal of the leases already held is not delayed.
+		this.budgetNanos = settings.renewInterval().toNanos() / 2;
+		this.purgeIntervalNanos = purgeAge().toNanos();
+	}
+
+	/** @return whether this node reaches the database, shared by its elections */
+	DatabaseStatus database() {
+		return this.database;
+	}
+
+	/** @return how long rows must have been unused before they are purged */
+	Duration purgeAge() {
+		return this.settings.leaseDuration().multipliedBy(PURGE_AFTER_LEASES);
+	}
+
+	/**
+	 * Run one round for the given elections.
+	 * @param loops the elections of this node
+	 */
+	void run(Collection<ElectionLoop> loops) {
+		long started = System.nanoTime();
+		this.database.roundStarted(started);
+		boolean succeeded;
+		try {
+			succeeded = round(new ArrayList<>(loops), started);
+		}
+		finally {
+			this.database.roundEnded();
+		}
+		Duration duration = Duration.ofNanos(System.nanoTime() - started);
+		int elections = loops.size();
+		this.notifier.execute(() -> this.listener.heartbeat(this.nodeId, elections, succeeded, duration));
+	}
+
+	private boolean round(List<ElectionLoop> loops, long started) {
+		long budgetEnd = started + this.budgetNanos;
+		List<ElectionLoop> taking;
+		try {
+			removePendingCandidacies();
+			taking = candidacies(loops, budgetEnd);
+		}
+		catch (RuntimeException ex) {
+			this.database.failed(ex);
+			return false;
+		}
+		Map<String, Long> held = new HashMap<>();
+		for (ElectionLoop loop : taking) {
+			long term = loop.termToRenew();
+			if (term >= 0) {
+				held.put(loop.election(), term);
+			}
+		}
+		long sent = this.clock.nanoTime();
+		Map<String, LeaseState> states = new HashMap<>();
+		try {
+			if (!held.isEmpty()) {
+				this.repository.renewAll(this.nodeId, held, this.settings.leaseDuration());
+			}
+			for (LeaseState state : this.repository.findAll(this.nodeId, this.instanceId)) {
+				states.put(state.election(), state);
+			}
+		}
+		catch (RuntimeException ex) {
+			for (ElectionLoop loop : taking) {
+				if (held.containsKey(loop.election())) {
+					loop.renewalOutcomeUnknown();
+				}
+			}
+			this.database.failed(ex);
+			return false;
+		}
+		long readAt = this.clock.nanoTime();
+		this.database.answered();
+		boolean succeeded = decide(order(taking, held), held, sent, states, readAt, budgetEnd);
+		purgeWhenDue();
+		return succeeded;
+	}
+
+	/**
+	 * Leaders first: their changes (hand-over, yield) are rare and never wait for the budget.
+	 * Followers in random order, so that the nodes of a cluster spread the take-overs of a
+	 * crashed node's many leases between them instead of all trying the same ones first.
+	 */
+	private List<ElectionLoop> order(List<ElectionLoop> taking, Map<String, Long> held) {
+		List<ElectionLoop> leaders = new ArrayList<>();
+		List<ElectionLoop> followers = new ArrayList<>();
+		for (ElectionLoop loop : taking) {
+			(held.containsKey(loop.election()) ? leaders : followers).add(loop);
+		}
+		Collections.shuffle(followers, this.random);
+		leaders.addAll(followers);
+		return leaders;
+	}
+
+	private boolean decide(List<ElectionLoop> ordered, Map<String, Long> held, long sent,
+			Map<String, LeaseState> states, long readAt, long budgetEnd) {
+		boolean succeeded = true;
+		for (ElectionLoop loop : ordered) {
+			Long renewedTerm = held.get(loop.election());
+			synchronized (loop) {
+				LeaseChange change = loop.decide((renewedTerm != null) ? renewedTerm : -1, sent,
+						states.get(loop.election()), readAt);
+				if (change == null) {
+					continue;
+				}
+				if (renewedTerm == null && System.nanoTime() - budgetEnd > 0) {
+					// A follower's take-over can wait a round; it decides again on a fresh read.
+					continue;
+				}
+				succeeded &= carryOut(loop, change);
+			}
+		}
+		return succeeded;
+	}
+
+	/**
+	 * Carry out one change of holder; the caller holds the election's monitor.
+	 * @return whether the database answered
+	 */
+	private boolean carryOut(ElectionLoop loop, LeaseChange change) {
+		String election = loop.election();
+		Duration lease = this.settings.leaseDuration();
+		long sent = this.clock.nanoTime();
+		try {
+			boolean applied = switch (change.kind()) {
+				case CREATE -> this.repository.create(election, this.nodeId, lease);
+				case TAKE_OVER -> this.repository.takeOver(election, this.nodeId, change.observedVersion(), lease);
+				case REACQUIRE -> this.repository.reacquire(election, this.nodeId, change.term(), lease);
+				case HAND_OVER -> handOver(election, change);
+				case YIELD -> this.repository.yield(election, this.nodeId, change.term());
+			};
+			if (change.acquires()) {
+				if (applied) {
+					loop.acquired(sent, this.repository.find(election).orElse(null));
+				}
+				else {
+					loop.notAcquired();
+				}
+			}
+			return true;
+		}
+		catch (RuntimeException ex) {
+			if (change.acquires()) {
+				loop.notAcquired();
+			}
+			this.database.failed(ex);
+			return false;
+		}
+	}
+
+	private boolean handOver(String election, LeaseChange change) {
+		String target = change.target();
+		boolean applied = target != null && this.repository.handOver(election, this.nodeId, change.term(), target,
+				this.settings.leaseDuration());
+		if (applied) {
+			logger.info("Election '{}': handed leadership over to '{}'", election, target);
+		}
+		return applied;
+	}
+
+	/**
+	 * Refresh every candidates row of this instance in one statement; only when that did
+	 * not refresh exactly the rows this instance expects (a new election, a row another
+	 * instance with this node id took over) does it look closer, and join or re-join
+	 * elections one by one.
+	 * @return the elections this instance takes part in this round
+	 */
+	private List<ElectionLoop> candidacies(List<ElectionLoop> loops, long budgetEnd) {
+		int expected = 0;
+		for (ElectionLoop loop : loops) {
+			if (loop.candidate()) {
+				expected++;
+			}
+		}
+		int refreshed = this.repository.refreshCandidacies(this.nodeId, this.instanceId);
+		Set<String> own = (refreshed == expected && expected == loops.size()) ? null
+				: this.repository.candidacies(this.nodeId, this.instanceId);
+		List<ElectionLoop> taking = new ArrayList<>();
+		int inUse = 0;
+		for (ElectionLoop loop : loops) {
+			if (loop.stopped()) {
+				continue;
+			}
+			Candidacy candidacy = candidacy(loop, own, budgetEnd);
+			if (loop.candidacy(candidacy)) {
+				taking.add(loop);
+			}
+			else if (candidacy == Candidacy.IN_USE) {
+				inUse++;
+			}
+		}
+		logNodeIdInUse(inUse);
+		return taking;
+	}
+
+	private @Nullable Candidacy candidacy(ElectionLoop loop, @Nullable Set<String> own, long budgetEnd) {
+		if (own == null || own.contains(loop.election())) {
+			return Candidacy.HELD;
+		}
+		if (!loop.candidate() && !loop.nodeIdInUse() && System.nanoTime() - budgetEnd > 0) {
+			// Many elections joined at once: the rest join in the next rounds.
+			return null;
+		}
+		return this.repository.heartbeat(loop.election(), this.nodeId, this.instanceId,
+				this.settings.leaseDuration());
+	}
+
+	private void logNodeIdInUse(int elections) {
+		if (elections > 0 && !this.nodeIdInUse) {
+			this.nodeIdInUse = true;
+			logger.error("Node id '{}' is in use by another running instance in {} election(s); this instance takes "
+					+ "no part in them until that one stops. Give every instance its own leader-election.node-id",
+					this.nodeId, elections);
+		}
+		else if (elections == 0 && this.nodeIdInUse) {
+			this.nodeIdInUse = false;
+			logger.info("Node id '{}' is no longer in use by another instance; taking part", this.nodeId);
+		}
+	}
+
+	private void removePendingCandidacies() {
+		for (String election : this.pendingRemovals) {
+			this.repository.removeCandidate(election, this.nodeId, this.instanceId);
+			this.pendingRemovals.remove(election);
+		}
+	}
+
+	private void purgeWhenDue() {
+		long now = this.clock.nanoTime();
+		if (this.purged && now - this.lastPurgeNanos < this.purgeIntervalNanos) {
+			return;
+		}
+		this.purged = true;
+		this.lastPurgeNanos = now;
+		try {
+			this.repository.purge(purgeAge());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Node '{}': could not purge unused rows; trying again in {}", this.nodeId, purgeAge(), ex);
+		}
+	}
+
+	/**
+	 * Give up an election's lease: stop believing first, then make the lease vacant so that
+	 * another node takes over within a renew interval (I10). Never interleaves with a
+	 * change of holder of the same election.
+	 * @param loop the election
+	 * @param reason reason announced to listeners
+	 * @param keepCompeting whether this node stays a candidate; if not, it also leaves the
+	 * candidates
+	 */
+	void release(ElectionLoop loop, RevocationReason reason, boolean keepCompeting) {
+		synchronized (loop) {
+			yieldHeld(loop, loop.relinquish(reason, keepCompeting));
+			if (!keepCompeting) {
+				// Apart from the release: a node that failed to release must still leave the
+				// candidates, or a forced hand-over to it would be accepted for a whole lease.
+				try {
+					this.repository.removeCandidate(loop.election(), this.nodeId, this.instanceId);
+				}
+				catch (RuntimeException ex) {
+					this.pendingRemovals.add(loop.election());
+					logger.warn("Election '{}': could not leave the candidates; trying again at the next heartbeat: {}",
+							loop.election(), ex.toString());
+				}
+			}
+		}
+	}
+
+	/**
+	 * Release every election and leave all candidates in one statement, on shutdown.
+	 * @param loops the elections of this node
+	 */
+	void releaseAll(Collection<ElectionLoop> loops) {
+		for (ElectionLoop loop : loops) {
+			synchronized (loop) {
+				yieldHeld(loop, loop.relinquish(RevocationReason.SHUTDOWN, false));
+			}
+		}
+		try {
+			this.repository.removeCandidacies(this.nodeId, this.instanceId);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Node '{}': could not leave the candidates; the entries age out within a lease: {}",
+					this.nodeId, ex.toString());
+		}
+	}
+
+	private void yieldHeld(ElectionLoop loop, long term) {
+		try {
+			if (term >= 0 && this.repository.yield(loop.election(), this.nodeId, term)) {
+				logger.info("Election '{}': released leadership of term {}", loop.election(), term);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Election '{}': could not release the lease; it will expire on its own: {}", loop.election(),
+					ex.toString());
+		}
+	}
+
+}

@@ -1,0 +1,66 @@
+package io.github.dbleader.election;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A change of holder that an election's state machine asks the heartbeat to carry out: one
+ * single-row conditional statement (in a transaction with the fence row).
+ *
+ * @param kind what to do
+ * @param term the term the change is conditional on (re-acquire, hand-over, yield), or -1
+ * @param observedVersion for a take-over: the version seen unchanged for a whole lease, or
+ * -1 to take only a vacant lease
+ * @param target for a hand-over: the node that gets the lease
+ */
+record LeaseChange(Kind kind, long term, long observedVersion, @Nullable String target) {
+
+	static LeaseChange create() {
+		return new LeaseChange(Kind.CREATE, -1, -1, null);
+	}
+
+	static LeaseChange takeOver(long observedVersion) {
+		return new LeaseChange(Kind.TAKE_OVER, -1, observedVersion, null);
+	}
+
+	static LeaseChange reacquire(long term) {
+		return new LeaseChange(Kind.REACQUIRE, term, -1, null);
+	}
+
+	static LeaseChange handOver(long term, String target) {
+		return new LeaseChange(Kind.HAND_OVER, term, -1, target);
+	}
+
+	static LeaseChange yield(long term) {
+		return new LeaseChange(Kind.YIELD, term, -1, null);
+	}
+
+	/**
+	 * Whether carrying the change out makes this node the holder, so that the row must be
+	 * read again to adopt the new term.
+	 * @return {@code true} for create, take-over and re-acquire
+	 */
+	boolean acquires() {
+		return this.kind == Kind.CREATE || this.kind == Kind.TAKE_OVER || this.kind == Kind.REACQUIRE;
+	}
+
+	/** The changes of holder. */
+	enum Kind {
+
+		/** Create the lease row with this node as its first holder. */
+		CREATE,
+
+		/** Take a vacant lease, or one that expired. */
+		TAKE_OVER,
+
+		/** Take this node's own lease again under a new term. */
+		REACQUIRE,
+
+		/** Give the lease to another node under a new term. */
+		HAND_OVER,
+
+		/** Make the lease vacant. */
+		YIELD
+
+	}
+
+}

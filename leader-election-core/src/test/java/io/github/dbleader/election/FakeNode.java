@@ -1,0 +1,80 @@
+package io.github.dbleader.election;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * A node of a state-machine test: a fake monotonic clock of its own, its heartbeat and its
+ * elections, on a repository shared with the other nodes. No threads: {@link #tick()} runs
+ * one heartbeat round, and listener callbacks run at once.
+ */
+final class FakeNode {
+
+	final String id;
+
+	final FakeClock clock = new FakeClock();
+
+	final RecordingListener listener = new RecordingListener();
+
+	final Heartbeat heartbeat;
+
+	private final ListenerExecutor notifications = new ListenerExecutor(Runnable::run);
+
+	private final LeaseRepository repository;
+
+	private final ElectionSettings settings;
+
+	private final Map<String, Election> elections = new LinkedHashMap<>();
+
+	FakeNode(String id, String instanceId, LeaseRepository repository, ElectionSettings settings) {
+		this.id = id;
+		this.repository = repository;
+		this.settings = settings;
+		this.heartbeat = new Heartbeat(id, instanceId, repository, settings, this.clock,
+				new DatabaseStatus(id, settings, this.clock), this.listener, this.notifications, new Random(1));
+	}
+
+	/**
+	 * Join an election; it takes part from the next round on.
+	 * @param name election name
+	 * @return the election
+	 */
+	Election join(String name) {
+		return this.elections.computeIfAbsent(name,
+				(key) -> new Election(new ElectionLoop(key, this.id, this.settings, this.clock, this.listener,
+						this.notifications, this.heartbeat.database()), this.id, this.repository, this.settings,
+						this.heartbeat));
+	}
+
+	ElectionLoop loop(String name) {
+		return this.elections.get(name).loop();
+	}
+
+	boolean leads(String name) {
+		return this.elections.get(name).isLeader();
+	}
+
+	/** One heartbeat round for all elections of this node. */
+	void tick() {
+		this.heartbeat.run(loops());
+	}
+
+	void release(String name, RevocationReason reason, boolean keepCompeting) {
+		this.heartbeat.release(loop(name), reason, keepCompeting);
+	}
+
+	void leave(String name) {
+		this.heartbeat.release(this.elections.remove(name).loop(), RevocationReason.LEFT, false);
+	}
+
+	void checkDeadlines() {
+		loops().forEach(ElectionLoop::checkDeadline);
+	}
+
+	private List<ElectionLoop> loops() {
+		return this.elections.values().stream().map(Election::loop).toList();
+	}
+
+}

@@ -1,0 +1,224 @@
+package io.github.dbleader.election;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The batched heartbeat of many elections per node, with fake clocks and an in-memory
+ * repository: a fixed number of statements per round whatever the number of elections,
+ * and every election's decisions unchanged (a partial batch, hand-over during the batch,
+ * leaving an election, purging what nobody runs). Lease L = 10s, renew interval R = 2s,
+ * guard G = 2s.
+ */
+class HeartbeatTests {
+
+	private static final Duration L = Duration.ofSeconds(10);
+
+	private static final Duration R = Duration.ofSeconds(2);
+
+	private static final Duration BELIEF = Duration.ofSeconds(8);
+
+	private final ElectionSettings settings = ElectionSettings.of(L, R);
+
+	private final InMemoryLeaseRepository repository = new InMemoryLeaseRepository();
+
+	private final List<FakeNode> nodes = new ArrayList<>();
+
+	private final FakeNode a = node("a");
+
+	private final FakeNode b = node("b");
+
+	private final List<String> names = IntStream.range(0, 200).mapToObj((i) -> "e" + i).toList();
+
+	@Test
+	void steadyStateRoundIsThreeStatementsForALeaderAndTwoForAFollowerWhateverTheNumberOfElections() {
+		this.names.forEach(this.a::join);
+		this.names.forEach(this.b::join);
+		this.a.tick();
+		this.b.tick();
+		assertThat(this.names).allMatch(this.a::leads);
+		for (int round = 0; round < 5; round++) {
+			elapse(R);
+			assertThat(statementsOfRound(this.a)).containsExactly("refreshCandidacies", "renewAll", "findAll");
+			assertThat(statementsOfRound(this.b)).containsExactly("refreshCandidacies", "findAll");
+		}
+		assertThat(this.names).allMatch(this.a::leads);
+		assertThat(this.names).noneMatch(this.b::leads);
+	}
+
+	@Test
+	void batchedRenewalExtendsEveryBeliefFromWhenItWasSent() {
+		this.names.forEach(this.a::join);
+		this.a.tick();
+		elapse(R);
+		this.a.tick();
+		elapse(BELIEF.minus(Duration.ofNanos(1)));
+		assertThat(this.names).allMatch(this.a::leads);
+		elapse(Duration.ofNanos(1));
+		assertThat(this.names).noneMatch(this.a::leads);
+	}
+
+	@Test
+	void handOverRequestedBeforeTheBatchEndsThatBeliefAloneAndTheTargetTakesOver() {
+		List.of("x", "y", "z").forEach(this.a::join);
+		List.of("x", "y", "z").forEach(this.b::join);
+		this.a.tick();
+		this.b.tick();
+		long yTerm = this.a.loop("y").leaderTerm();
+		this.a.join("y").forceLeader("b");
+		elapse(R);
+		this.a.tick();
+		assertThat(this.a.leads("x")).isTrue();
+		assertThat(this.a.leads("y")).isFalse();
+		assertThat(this.a.leads("z")).isTrue();
+		assertThat(this.a.listener.grantsAndRevocations()).contains("revoked a " + yTerm + " HANDED_OVER");
+		this.b.tick();
+		assertThat(this.b.leads("y")).isTrue();
+		assertThat(this.b.loop("y").leaderTerm()).isGreaterThan(yTerm);
+		// x and z were renewed by the same batch: their beliefs run from its send.
+		elapse(BELIEF.minus(Duration.ofNanos(1)));
+		assertThat(this.a.leads("x")).isTrue();
+		assertThat(this.a.leads("z")).isTrue();
+	}
+
+	@Test
+	void handOverRequestedWhileTheBatchIsUnderWayIsNotMistakenForTheRenewal() {
+		List.of("x", "y").forEach(this.a::join);
+		this.b.join("y");
+		this.a.tick();
+		this.b.tick();
+		long yTerm = this.a.loop("y").leaderTerm();
+		elapse(R);
+		// The request lands between the batched renewal and the read: y moved by two versions.
+		this.repository.setDuringStatement(() -> {
+			if (this.repository.statements().get(this.repository.statements().size() - 1).equals("renewAll")) {
+				this.repository.requestHandover("y", "b");
+			}
+		});
+		this.a.tick();
+		this.repository.setDuringStatement(() -> {
+		});
+		assertThat(this.a.leads("x")).isTrue();
+		assertThat(this.a.leads("y")).isFalse();
+		assertThat(this.a.listener.grantsAndRevocations()).contains("revoked a " + yTerm + " HANDED_OVER");
+		this.b.tick();
+		assertThat(this.b.leads("y")).isTrue();
+		assertThat(this.b.loop("y").leaderTerm()).isGreaterThan(yTerm);
+		// x was renewed by the same batch: its belief runs from the batch's send.
+		elapse(BELIEF.minus(Duration.ofNanos(1)));
+		assertThat(this.a.leads("x")).isTrue();
+	}
+
+	@Test
+	void renewalAfterALostAnswerCountsFromItsOwnSend() {
+		this.names.forEach(this.a::join);
+		this.a.tick();
+		elapse(R);
+		// Applied, but the answer is lost: it must not count.
+		this.repository.loseAnswersOf("renewAll");
+		this.a.tick();
+		this.repository.loseAnswersOf();
+		elapse(R);
+		// The row is now two versions on: this renewal and perhaps the lost one. This one was
+		// applied (nothing else moves a held row), so it counts from when it was sent.
+		this.a.tick();
+		elapse(BELIEF.minus(Duration.ofNanos(1)));
+		assertThat(this.names).allMatch(this.a::leads);
+		elapse(Duration.ofNanos(1));
+		assertThat(this.names).noneMatch(this.a::leads);
+	}
+
+	@Test
+	void renewalThatWasNotAppliedDoesNotCountEvenIfTheRowLooksHeldAndClean() {
+		this.a.join("x");
+		this.a.tick();
+		elapse(R);
+		// The renewal reaches another server, which has no such lease, and the read the
+		// first one again: the row looks held, with nothing pending, but did not move.
+		this.repository.setDuringStatement(() -> this.repository.failOver("server-2"));
+		this.repository.setBeforeRead(() -> this.repository.failOver("server-1"));
+		this.a.tick();
+		this.repository.setDuringStatement(() -> {
+		});
+		this.repository.setBeforeRead(() -> {
+		});
+		elapse(BELIEF.minus(R));
+		assertThat(this.a.leads("x")).isFalse();
+	}
+
+	@Test
+	void leavingAnElectionReleasesItsLeaseAndLeavesOnlyItsCandidacy() {
+		List.of("x", "y").forEach(this.a::join);
+		List.of("x", "y").forEach(this.b::join);
+		this.a.tick();
+		this.b.tick();
+		this.a.leave("x");
+		assertThat(this.repository.liveCandidates("x", L)).extracting(Candidate::nodeId).containsExactly("b");
+		assertThat(this.repository.liveCandidates("y", L)).extracting(Candidate::nodeId).containsExactly("a", "b");
+		elapse(R);
+		this.a.tick();
+		this.b.tick();
+		assertThat(this.b.leads("x")).isTrue();
+		assertThat(this.a.leads("y")).isTrue();
+		elapse(R);
+		assertThat(statementsOfRound(this.a)).containsExactly("refreshCandidacies", "renewAll", "findAll");
+	}
+
+	@Test
+	void joiningAnElectionAtRunTimeCostsItsOwnStatementsOnce() {
+		this.a.join("x");
+		this.a.tick();
+		this.a.join("y");
+		elapse(R);
+		this.a.tick();
+		assertThat(this.a.leads("x")).isTrue();
+		assertThat(this.a.leads("y")).isTrue();
+		elapse(R);
+		assertThat(statementsOfRound(this.a)).containsExactly("refreshCandidacies", "renewAll", "findAll");
+	}
+
+	@Test
+	void crashedNodesCandidaciesAndTheLeasesNobodyRunsArePurgedAfterTenLeases() {
+		FakeNode crashed = node("crashed");
+		List.of("x", "gone").forEach(crashed::join);
+		crashed.tick();
+		this.a.join("x");
+		this.a.tick();
+		for (int i = 0; i < 110; i++) {
+			elapse(R);
+			this.a.tick();
+		}
+		// 220s of rounds at R = 2s: each node purges at its first round, then once every 10
+		// leases (100s); rows unseen for 100s go at the purge at 200s.
+		assertThat(this.repository.statements()).filteredOn("purge"::equals).hasSize(4);
+		assertThat(this.repository.liveCandidates("x", Duration.ofDays(1))).extracting(Candidate::nodeId)
+			.containsExactly("a");
+		assertThat(this.repository.find("gone")).isEmpty();
+		assertThat(this.a.leads("x")).isTrue();
+	}
+
+	/** Run one round of a node and return the statements it sent. */
+	private List<String> statementsOfRound(FakeNode node) {
+		int before = this.repository.statements().size();
+		node.tick();
+		return List.copyOf(this.repository.statements().subList(before, this.repository.statements().size()));
+	}
+
+	private FakeNode node(String id) {
+		FakeNode node = new FakeNode(id, id + "-instance", this.repository, this.settings);
+		this.nodes.add(node);
+		return node;
+	}
+
+	private void elapse(Duration duration) {
+		this.nodes.forEach((node) -> node.clock.advance(duration));
+		this.repository.advanceDatabaseClock(duration);
+	}
+
+}
