@@ -1,5 +1,8 @@
 package io.github.dbleader.election;
 
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -21,6 +24,8 @@ final class DatabaseStatus {
 	private volatile boolean failing;
 
 	private volatile long lastSuccessNanos;
+
+	private volatile long failingSinceNanos;
 
 	/** Whether a heartbeat is in progress, and since when ({@link System#nanoTime()}). */
 	private volatile boolean ticking;
@@ -46,6 +51,15 @@ final class DatabaseStatus {
 			return false;
 		}
 		return !this.failing || this.clock.nanoTime() - this.lastSuccessNanos < this.beliefNanos;
+	}
+
+	/**
+	 * How long the heartbeat has been failing to reach the database.
+	 * @return the time since the first failure of the current outage, or {@code null} if
+	 * the last statement succeeded
+	 */
+	@Nullable Duration unreachableFor() {
+		return this.failing ? Duration.ofNanos(this.clock.nanoTime() - this.failingSinceNanos) : null;
 	}
 
 	/** @return whether the last statement of the heartbeat failed */
@@ -83,6 +97,7 @@ final class DatabaseStatus {
 	 */
 	void failed(RuntimeException ex) {
 		if (!this.failing) {
+			this.failingSinceNanos = this.clock.nanoTime();
 			this.failing = true;
 			logger.warn("Node '{}': database unreachable, leadership ends at the latest when the leases would: {}",
 					this.nodeId, ex.toString());

@@ -1,6 +1,8 @@
 package io.github.dbleader.election;
 
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
@@ -77,6 +79,26 @@ public final class Election {
 	 */
 	public boolean isNodeIdInUseElsewhere() {
 		return this.loop.nodeIdInUse();
+	}
+
+	/**
+	 * The lease as this node's heartbeat last read it, without touching the database: what
+	 * a view can show when the database does not answer in time. The heartbeat reads every
+	 * lease of the node once per renew interval.
+	 * @return the lease and how long ago it was read, or empty if it was never read
+	 */
+	public Optional<LeaseSighting> lastSeenLease() {
+		return Optional.ofNullable(this.loop.lastSeen());
+	}
+
+	/**
+	 * How long this node's heartbeat has been failing to reach the database, without
+	 * touching the database.
+	 * @return the time since the first failed statement of the current outage, or empty if
+	 * the heartbeat's last statement succeeded
+	 */
+	public Optional<Duration> databaseUnreachableFor() {
+		return Optional.ofNullable(this.heartbeat.database().unreachableFor());
 	}
 
 	/**

@@ -1,5 +1,6 @@
 package io.github.dbleader.election;
 
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executor;
 
@@ -98,6 +99,9 @@ final class ElectionLoop {
 	private long inheritedAtNanos;
 
 	private volatile boolean stopped;
+
+	/** The lease as the heartbeat last read it, and when; for views that must not wait on the database. */
+	private volatile @Nullable Sighting lastSeen;
 
 	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
 			LeadershipListener listener, Executor notifier, DatabaseStatus database) {
@@ -222,6 +226,9 @@ final class ElectionLoop {
 		if (this.stopped) {
 			return null;
 		}
+		if (state != null) {
+			this.lastSeen = new Sighting(state, readAtNanos);
+		}
 		return (this.heldTerm >= 0) ? leaderDecision(renewedTerm, renewSentNanos, state)
 				: followerDecision(state, readAtNanos);
 	}
@@ -321,6 +328,9 @@ final class ElectionLoop {
 	 * @param state the row read after the change, or {@code null}
 	 */
 	void acquired(long sentNanos, @Nullable LeaseState state) {
+		if (state != null) {
+			this.lastSeen = new Sighting(state, this.clock.nanoTime());
+		}
 		if (state != null && this.nodeId.equals(state.leaderId()) && !this.stopped) {
 			this.heldTerm = state.term();
 			this.heldVersion = state.version();
@@ -447,7 +457,20 @@ final class ElectionLoop {
 		this.notifier.execute(() -> this.listener.revoked(this.election, this.nodeId, term, reason));
 	}
 
+	/**
+	 * The lease as this node's heartbeat last read it, without asking the database.
+	 * @return the lease and how long ago it was read, or {@code null} if never
+	 */
+	@Nullable LeaseSighting lastSeen() {
+		Sighting seen = this.lastSeen;
+		return (seen != null) ? new LeaseSighting(seen.state, Duration.ofNanos(this.clock.nanoTime() - seen.readAtNanos))
+				: null;
+	}
+
 	private record Belief(long term, long deadlineNanos) {
+	}
+
+	private record Sighting(LeaseState state, long readAtNanos) {
 	}
 
 }

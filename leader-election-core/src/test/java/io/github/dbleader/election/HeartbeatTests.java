@@ -203,6 +203,28 @@ class HeartbeatTests {
 		assertThat(this.a.leads("x")).isTrue();
 	}
 
+	@Test
+	void lastSeenLeaseAndOutageAreKnownWithoutAskingTheDatabase() {
+		Election x = this.a.join("x");
+		assertThat(x.lastSeenLease()).isEmpty();
+		this.a.tick();
+		elapse(R);
+		this.repository.setUnreachable(true);
+		this.a.tick();
+		elapse(R);
+		int before = this.repository.statements().size();
+		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> {
+			assertThat(seen.lease().leaderId()).isEqualTo("a");
+			assertThat(seen.age()).isEqualTo(R.multipliedBy(2));
+		});
+		assertThat(x.databaseUnreachableFor()).contains(R);
+		assertThat(this.repository.statements()).hasSize(before);
+		this.repository.setUnreachable(false);
+		this.a.tick();
+		assertThat(x.databaseUnreachableFor()).isEmpty();
+		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> assertThat(seen.age()).isZero());
+	}
+
 	/** Run one round of a node and return the statements it sent. */
 	private List<String> statementsOfRound(FakeNode node) {
 		int before = this.repository.statements().size();
