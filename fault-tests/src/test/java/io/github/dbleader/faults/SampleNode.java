@@ -99,9 +99,9 @@ final class SampleNode implements AutoCloseable {
 						"--sample.business-load-endpoint=true", "--spring.main.banner-mode=off",
 						"--logging.pattern.dateformat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX")
 				.httpPort(port)
-				// Started: the election runs; health answers: the endpoints the scenarios read do.
+				// Not the health endpoint: it is DOWN on a process whose node id is in use.
 				.readyWhenLogged("Started SampleApplication")
-				.readyWhenHttpOk("/actuator/health")
+				.readyWhenHttpOk("/actuator/leader/" + FaultDatabase.ELECTION)
 				.start(id, logDirectory.resolve(logName + ".log"));
 		}
 		catch (IOException | RuntimeException ex) {

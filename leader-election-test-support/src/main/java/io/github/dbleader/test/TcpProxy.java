@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -19,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 import org.jspecify.annotations.Nullable;
 
@@ -158,12 +160,7 @@ public final class TcpProxy implements AutoCloseable {
 	public void restore() {
 		synchronized (this.flow) {
 			if (this.listener == null && !this.closed) {
-				try {
-					listen(bind(this.port));
-				}
-				catch (IOException ex) {
-					throw new UncheckedIOException("Could not listen on port " + this.port + " again", ex);
-				}
+				listen(bindAgain());
 			}
 			this.outage = null;
 			this.flow.notifyAll();
@@ -256,6 +253,28 @@ public final class TcpProxy implements AutoCloseable {
 		socket.setReuseAddress(true);
 		socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
 		return socket;
+	}
+
+	/**
+	 * Bind the proxy's port again after a refused outage. The closed socket may hold the
+	 * port for a moment: its accepting thread releases it only when it wakes up.
+	 */
+	private ServerSocket bindAgain() {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (true) {
+			try {
+				return bind(this.port);
+			}
+			catch (BindException ex) {
+				if (System.nanoTime() - deadline > 0) {
+					throw new UncheckedIOException("Could not listen on port " + this.port + " again", ex);
+				}
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException("Could not listen on port " + this.port + " again", ex);
+			}
+		}
 	}
 
 	private void listen(ServerSocket socket) {
@@ -441,6 +460,11 @@ public final class TcpProxy implements AutoCloseable {
 		private void runHoldingReplies(Runnable action) {
 			try {
 				action.run();
+			}
+			catch (RuntimeException ex) {
+				// The test's action failed: report it, and let the connection carry on.
+				Thread thread = Thread.currentThread();
+				thread.getUncaughtExceptionHandler().uncaughtException(thread, ex);
 			}
 			finally {
 				synchronized (TcpProxy.this.flow) {
