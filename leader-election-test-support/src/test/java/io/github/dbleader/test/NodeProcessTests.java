@@ -23,12 +23,7 @@ class NodeProcessTests {
 
 	@Test
 	void startsWithItsArgumentsAndWaitsForTheLogLineAndTheHttpPath() throws Exception {
-		int port = NodeProcess.freePort();
-		try (NodeProcess node = node(Integer.toString(port)).httpPort(port)
-			.readyWhenLogged("node ready")
-			.readyWhenHttpOk("/ready")
-			.start("n", this.logs.resolve("n.log"))) {
-			node.awaitReady(START_TIMEOUT);
+		try (NodeProcess node = started()) {
 			assertThat(node.send(node.request("/ready").GET(), 200)).isEqualTo("ok");
 			assertThat(node.log().contains("greeting hello")).isTrue();
 			assertThat(node.log().file()).isEqualTo(this.logs.resolve("n.log"));
@@ -37,13 +32,9 @@ class NodeProcessTests {
 
 	@Test
 	void isNotReadyWhileItsHttpPathDoesNotAnswer2xx() throws Exception {
-		int port = NodeProcess.freePort();
-		try (NodeProcess node = node(Integer.toString(port)).httpPort(port)
-			.readyWhenLogged("node ready")
-			.readyWhenHttpOk("/missing")
-			.start("n", this.logs.resolve("n.log"))) {
-			assertThatIllegalStateException().isThrownBy(() -> node.awaitReady(Duration.ofSeconds(20)))
-				.withMessageContaining("was not ready within 20 s");
+		try (NodeProcess node = start("/missing")) {
+			assertThatIllegalStateException().isThrownBy(() -> node.awaitReady(Duration.ofSeconds(10)))
+				.withMessageContaining("was not ready within 10 s");
 			assertThat(node.log().contains("node ready")).isTrue();
 		}
 	}
@@ -59,8 +50,7 @@ class NodeProcessTests {
 
 	@Test
 	void pausedProcessDoesNotAnswerUntilResumed() throws Exception {
-		int port = NodeProcess.freePort();
-		try (NodeProcess node = started(port)) {
+		try (NodeProcess node = started()) {
 			node.pause();
 			assertThat(node.isPaused()).isTrue();
 			assertThatIllegalStateException()
@@ -74,7 +64,7 @@ class NodeProcessTests {
 
 	@Test
 	void terminatedProcessShutsDownGracefully() throws Exception {
-		try (NodeProcess node = started(NodeProcess.freePort())) {
+		try (NodeProcess node = started()) {
 			long mark = node.log().mark();
 			node.terminate();
 			assertThat(node.awaitExit(Duration.ofSeconds(30))).isEqualTo(128 + 15);
@@ -85,7 +75,7 @@ class NodeProcessTests {
 
 	@Test
 	void killedProcessIsGoneWithoutShuttingDown() throws Exception {
-		try (NodeProcess node = started(NodeProcess.freePort())) {
+		try (NodeProcess node = started()) {
 			node.kill();
 			assertThat(node.isAlive()).isFalse();
 			assertThat(node.awaitExit(Duration.ofSeconds(1))).isEqualTo(128 + 9);
@@ -95,18 +85,24 @@ class NodeProcessTests {
 
 	@Test
 	void closeEndsAPausedProcess() throws Exception {
-		NodeProcess node = started(NodeProcess.freePort());
+		NodeProcess node = started();
 		node.pause();
 		node.close();
 		assertThat(node.isAlive()).isFalse();
 	}
 
-	private NodeProcess started(int port) throws IOException, InterruptedException, URISyntaxException {
-		NodeProcess node = node(Integer.toString(port)).httpPort(port)
-			.readyWhenHttpOk("/ready")
-			.start("n", this.logs.resolve("n.log"));
+	private NodeProcess started() throws IOException, InterruptedException, URISyntaxException {
+		NodeProcess node = start("/ready");
 		node.awaitReady(START_TIMEOUT);
 		return node;
+	}
+
+	private NodeProcess start(String readyPath) throws IOException, URISyntaxException {
+		int port = NodeProcess.freePort();
+		return node(Integer.toString(port)).httpPort(port)
+			.readyWhenLogged("node ready")
+			.readyWhenHttpOk(readyPath)
+			.start("n", this.logs.resolve("n.log"));
 	}
 
 	private static NodeProcess.Builder node(String argument) throws URISyntaxException {

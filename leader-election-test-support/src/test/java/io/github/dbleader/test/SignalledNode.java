@@ -17,6 +17,12 @@ public final class SignalledNode {
 	private SignalledNode() {
 	}
 
+	/**
+	 * Serve until signalled.
+	 * @param args the port, or {@code exit}
+	 * @throws IOException if the port cannot be bound
+	 * @throws InterruptedException never: the process ends by a signal
+	 */
 	public static void main(String[] args) throws IOException, InterruptedException {
 		System.out.println("greeting " + System.getProperty("node.greeting"));
 		if (args[0].equals("exit")) {
