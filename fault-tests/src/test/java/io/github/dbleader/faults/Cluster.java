@@ -10,13 +10,15 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import io.github.dbleader.test.TcpProxy;
+
 import static org.awaitility.Awaitility.await;
 
 /**
  * Sample processes competing in one election on the test database, each behind its own
- * {@link FaultProxy}, plus a {@link LeaseMonitor}. Scenarios reuse the processes: before
- * each one, {@link #awaitSteady(int)} heals every fault, replaces processes that are gone
- * and waits for one leader that runs its job.
+ * {@link TcpProxy}, plus a {@link LeaseMonitor}. Scenarios reuse the processes: before each
+ * one, {@link #awaitSteady(int)} heals every fault, replaces processes that are gone and
+ * waits for one leader that runs its job.
  */
 final class Cluster implements AutoCloseable {
 

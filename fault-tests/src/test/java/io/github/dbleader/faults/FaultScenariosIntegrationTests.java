@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
+import io.github.dbleader.test.TcpProxy;
+import io.github.dbleader.test.TcpProxy.Outage;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -22,7 +24,7 @@ import static org.awaitility.Awaitility.await;
  * the sample application competing in one election on the real MySQL-protocol database
  * (lease L = 3 s, renew interval R = 500 ms, guard G = L/5, statement timeout R/2), each
  * recording a fenced {@code fault_job_runs} row per job run every 100 ms. Each scenario
- * injects one fault (signals to a process, or a fault of its {@link FaultProxy}) and then
+ * injects one fault (signals to a process, or a fault of its {@link TcpProxy}) and then
  * checks from the database, the processes' logs and their actuator endpoints:
  * <ul>
  * <li>no two holders' fenced runs overlap and no run of a stale term commits (I4, I5);
@@ -151,13 +153,13 @@ class FaultScenariosIntegrationTests {
 			long term = currentTerm();
 			long marksFrom = leader.log().mark();
 			long slowFrom = database.now();
-			leader.proxy().setReplyLatency(Duration.ofMillis(2 * SampleNode.STATEMENT_TIMEOUT.toMillis()));
+			leader.proxy().delayReplies(Duration.ofMillis(2 * SampleNode.STATEMENT_TIMEOUT.toMillis()));
 			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
 			scenario.failover("stepped down after replies became 500 ms late", revoked.atMillis() - slowFrom,
 					L - G + R);
 			// Let the fault last two leases: long enough for a take-over, if any node may take over.
 			sleep(Duration.ofMillis(Math.max(0, slowFrom + 2 * L - database.now())));
-			leader.proxy().setReplyLatency(Duration.ZERO);
+			leader.proxy().delayReplies(Duration.ZERO);
 			List<LeaseMonitor.Sighting> newTerms = assertStepsDownBeforeTakeOver(leader, List.of(revoked), term,
 					slowFrom);
 			assertThat(revoked.atMillis() - slowFrom).as("I2 belief ends within L - G + R of the first late reply")
@@ -179,9 +181,9 @@ class FaultScenariosIntegrationTests {
 		double transitionsBefore = sumOfTransitions();
 		long marksFrom = leader.log().mark();
 		long slowFrom = database.now();
-		leader.proxy().setReplyLatency(latency);
+		leader.proxy().delayReplies(latency);
 		sleep(Duration.ofMillis(L + R)); // longer than a lease: a failing leader would have been replaced
-		leader.proxy().setReplyLatency(Duration.ZERO);
+		leader.proxy().delayReplies(Duration.ZERO);
 		long slowUntil = database.now();
 		List<LeaseMonitor.Sighting> sightings = cluster.monitor().since(slowFrom);
 		long renewals = sightings.stream()
@@ -426,7 +428,7 @@ class FaultScenariosIntegrationTests {
 			long marksFrom = leader.log().mark();
 			AtomicLong cutAt = new AtomicLong();
 			leader.proxy().onStatement("LOCK IN SHARE MODE", () -> {
-				nodes.forEach((node) -> node.proxy().cut());
+				nodes.forEach((node) -> node.proxy().cut(Outage.BLACKHOLE));
 				cutAt.set(database.now());
 			});
 			await("the network cut right after the leader's fence reached the database")

@@ -1,10 +1,5 @@
 package io.github.dbleader.faults;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -12,10 +7,12 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.dbleader.test.ProcessLog;
+
 /**
- * The log of one sample process, read from a position on: the leadership changes the
- * election logged (with the wall-clock time of each line, the same clock as the database
- * server's on this machine) and any stack trace.
+ * The {@link ProcessLog} of one sample process, read from a position on: the leadership
+ * changes the election logged (with the wall-clock time of each line, the same clock as
+ * the database server's on this machine) and any stack trace.
  */
 final class NodeLog {
 
@@ -37,24 +34,19 @@ final class NodeLog {
 	private static final Pattern POOL_BROKEN_CONNECTION = Pattern
 		.compile("WARN .* com\\.zaxxer\\.hikari\\.pool\\.ProxyConnection +: (\\S+) - Connection .* marked as broken");
 
-	private final Path file;
+	private final ProcessLog log;
 
-	NodeLog(Path file) {
-		this.file = file;
+	NodeLog(ProcessLog log) {
+		this.log = log;
 	}
 
 	/** @return the current end of the log, to read from later */
 	long mark() {
-		try {
-			return Files.exists(this.file) ? Files.size(this.file) : 0;
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		return this.log.mark();
 	}
 
 	boolean contains(String text) {
-		return lines(0).stream().anyMatch((line) -> line.contains(text));
+		return this.log.contains(text);
 	}
 
 	/**
@@ -105,29 +97,8 @@ final class NodeLog {
 		return traces;
 	}
 
-	/**
-	 * The last lines, for failure messages.
-	 * @param count how many
-	 * @return the lines joined
-	 */
-	String tail(int count) {
-		List<String> lines = lines(0);
-		return String.join("\n", lines.subList(Math.max(0, lines.size() - count), lines.size()));
-	}
-
 	private List<String> lines(long from) {
-		try {
-			if (!Files.exists(this.file)) {
-				return List.of();
-			}
-			byte[] bytes = Files.readAllBytes(this.file);
-			int start = (int) Math.min(from, bytes.length);
-			String text = new String(bytes, start, bytes.length - start, StandardCharsets.UTF_8);
-			return text.lines().toList();
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		return this.log.lines(from);
 	}
 
 	private static long time(String line) {

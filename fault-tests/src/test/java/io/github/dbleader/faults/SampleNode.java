@@ -1,26 +1,20 @@
 package io.github.dbleader.faults;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
+import io.github.dbleader.test.NodeProcess;
+import io.github.dbleader.test.TcpProxy;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * One process of the sample application (its executable jar), with its own proxy to the
- * database, its log in a file, and the means to pause, resume, terminate or kill it and to
- * ask its actuator endpoints.
+ * One process of the sample application (its executable jar, run by a {@link NodeProcess}),
+ * with its own {@link TcpProxy} to the database, its log read as a {@link NodeLog}, and its
+ * actuator endpoints.
  */
 final class SampleNode implements AutoCloseable {
 
@@ -42,36 +36,21 @@ final class SampleNode implements AutoCloseable {
 	/** Application pool size: small, so that the business-load hook can exhaust it. */
 	static final int POOL_SIZE = 2;
 
-	private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-
 	private static final JsonMapper json = JsonMapper.builder().build();
-
-	/** Processes not closed yet: stopped by a shutdown hook if the test JVM ends without closing them. */
-	private static final Set<SampleNode> unclosed = ConcurrentHashMap.newKeySet();
-
-	static {
-		Runtime.getRuntime()
-			.addShutdownHook(new Thread(() -> unclosed.forEach(SampleNode::close), "stop-sample-processes"));
-	}
 
 	private final String id;
 
-	private final int port;
+	private final TcpProxy proxy;
 
-	private final FaultProxy proxy;
-
-	private final Process process;
+	private final NodeProcess process;
 
 	private final NodeLog log;
 
-	private volatile boolean paused;
-
-	private SampleNode(String id, int port, FaultProxy proxy, Process process, NodeLog log) {
+	private SampleNode(String id, TcpProxy proxy, NodeProcess process) {
 		this.id = id;
-		this.port = port;
 		this.proxy = proxy;
 		this.process = process;
-		this.log = log;
+		this.log = new NodeLog(process.log());
 	}
 
 	/**
@@ -81,7 +60,7 @@ final class SampleNode implements AutoCloseable {
 	 * @param database the database
 	 * @param logDirectory where the process's output goes ({@code <id>.log})
 	 * @return the node, not yet necessarily started
-	 * @throws IOException if the process or proxy cannot start
+	 * @throws IOException if the process cannot start
 	 */
 	static SampleNode start(String id, Path jar, FaultDatabase database, Path logDirectory) throws IOException {
 		return start(id, id, jar, database, logDirectory);
@@ -97,47 +76,39 @@ final class SampleNode implements AutoCloseable {
 	 * @param database the database
 	 * @param logDirectory where the process's output goes
 	 * @return the node, not yet necessarily started
-	 * @throws IOException if the process or proxy cannot start
+	 * @throws IOException if the process cannot start
 	 */
 	static SampleNode start(String id, String logName, Path jar, FaultDatabase database, Path logDirectory)
 			throws IOException {
-		FaultProxy proxy = new FaultProxy(id, database.address());
-		int port = Ports.free();
-		List<String> command = new ArrayList<>();
-		command.add(ProcessHandle.current().info().command().orElse("java"));
-		// Small heap, quick start-up: several of these share two cores.
-		command.addAll(List.of("-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-jar", jar.toString()));
-		command.add("--server.port=" + port);
-		command.add("--leader-election.node-id=" + id);
-		command.add("--spring.datasource.url=" + database.urlThrough(proxy.port()));
-		command.add("--spring.datasource.username=" + database.username());
-		command.add("--spring.datasource.password=" + database.password());
-		command.add("--spring.datasource.hikari.maximum-pool-size=" + POOL_SIZE);
-		command.add("--leader-election.lease-duration=" + LEASE.toMillis() + "ms");
-		command.add("--leader-election.renew-interval=" + RENEW.toMillis() + "ms");
-		command.add("--leader-election.jdbc.table-name=" + FaultDatabase.LEASE_TABLE);
-		command.add("--leader-election.jdbc.candidate-table-name=" + FaultDatabase.CANDIDATE_TABLE);
-		command.add("--sample.job-runs-table=" + FaultDatabase.JOB_RUNS_TABLE);
-		command.add("--sample.job-interval=" + JOB_INTERVAL.toMillis() + "ms");
-		command.add("--sample.job-duration=20ms");
-		command.add("--sample.business-load-endpoint=true");
-		command.add("--spring.main.banner-mode=off");
-		command.add("--logging.pattern.dateformat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
-		Files.createDirectories(logDirectory);
-		Path logFile = logDirectory.resolve(logName + ".log");
-		Process process;
+		TcpProxy proxy = TcpProxy.start(id, database.address());
+		int port = NodeProcess.freePort();
+		NodeProcess process;
 		try {
-			process = new ProcessBuilder(command).redirectErrorStream(true)
-				.redirectOutput(logFile.toFile())
-				.start();
+			process = NodeProcess.jar(jar)
+				.arguments("--server.port=" + port, "--leader-election.node-id=" + id,
+						"--spring.datasource.url=" + database.urlThrough(proxy.port()),
+						"--spring.datasource.username=" + database.username(),
+						"--spring.datasource.password=" + database.password(),
+						"--spring.datasource.hikari.maximum-pool-size=" + POOL_SIZE,
+						"--leader-election.lease-duration=" + LEASE.toMillis() + "ms",
+						"--leader-election.renew-interval=" + RENEW.toMillis() + "ms",
+						"--leader-election.jdbc.table-name=" + FaultDatabase.LEASE_TABLE,
+						"--leader-election.jdbc.candidate-table-name=" + FaultDatabase.CANDIDATE_TABLE,
+						"--sample.job-runs-table=" + FaultDatabase.JOB_RUNS_TABLE,
+						"--sample.job-interval=" + JOB_INTERVAL.toMillis() + "ms", "--sample.job-duration=20ms",
+						"--sample.business-load-endpoint=true", "--spring.main.banner-mode=off",
+						"--logging.pattern.dateformat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX")
+				.httpPort(port)
+				// Not the health endpoint: it is DOWN on a process whose node id is in use.
+				.readyWhenLogged("Started SampleApplication")
+				.readyWhenHttpOk("/actuator/leader/" + FaultDatabase.ELECTION)
+				.start(id, logDirectory.resolve(logName + ".log"));
 		}
-		catch (IOException ex) {
+		catch (IOException | RuntimeException ex) {
 			proxy.close();
 			throw ex;
 		}
-		SampleNode node = new SampleNode(id, port, proxy, process, new NodeLog(logFile));
-		unclosed.add(node);
-		return node;
+		return new SampleNode(id, proxy, process);
 	}
 
 	String id() {
@@ -148,7 +119,7 @@ final class SampleNode implements AutoCloseable {
 		return this.process.pid();
 	}
 
-	FaultProxy proxy() {
+	TcpProxy proxy() {
 		return this.proxy;
 	}
 
@@ -161,68 +132,33 @@ final class SampleNode implements AutoCloseable {
 	}
 
 	boolean isPaused() {
-		return this.paused;
+		return this.process.isPaused();
 	}
 
-	/** @return whether the application reported that it started; fails if the process died */
+	/** @return whether the application is ready; fails if the process died */
 	boolean hasStarted() {
-		if (!this.process.isAlive()) {
-			throw new IllegalStateException("Node " + this.id + " exited with " + this.process.exitValue()
-					+ " before it started; its log ends with:\n" + this.log.tail(40));
-		}
-		return this.log.contains("Started SampleApplication");
+		return this.process.isReady();
 	}
 
 	/** SIGSTOP: the whole process freezes, as in a long GC or a suspended VM. */
 	void pause() {
-		signal("STOP");
-		this.paused = true;
+		this.process.pause();
 	}
 
 	/** SIGCONT. */
 	void resume() {
-		signal("CONT");
-		this.paused = false;
+		this.process.resume();
 	}
 
 	/** SIGKILL, and wait for the process to be gone. */
 	void kill() {
-		this.process.destroyForcibly();
-		awaitExit();
+		this.process.kill();
 	}
 
 	/** SIGTERM: a graceful shutdown. Waits for the process to exit. */
 	void terminate() {
-		this.process.destroy();
-		awaitExit();
-	}
-
-	private void awaitExit() {
-		try {
-			if (!this.process.waitFor(30, TimeUnit.SECONDS)) {
-				throw new IllegalStateException("Node " + this.id + " did not exit within 30 s");
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	private void signal(String signal) {
-		try {
-			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
-			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-				throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
-			}
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("kill -" + signal + " " + pid() + " failed", ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
+		this.process.terminate();
+		this.process.awaitExit(Duration.ofSeconds(30));
 	}
 
 	/**
@@ -230,7 +166,7 @@ final class SampleNode implements AutoCloseable {
 	 * @return the election as this node describes it
 	 */
 	JsonNode election() {
-		return json.readTree(send(request("/actuator/leader/" + FaultDatabase.ELECTION).GET(), 200));
+		return json.readTree(this.process.send(leaderEndpoint().GET(), 200));
 	}
 
 	/**
@@ -270,7 +206,7 @@ final class SampleNode implements AutoCloseable {
 		for (int i = 0; i < tags.length; i++) {
 			path.append((i == 0) ? '?' : '&').append("tag=").append(tags[i]);
 		}
-		HttpResponse<String> response = exchange(request(path.toString()).GET());
+		HttpResponse<String> response = this.process.exchange(this.process.request(path.toString()).GET());
 		if (response.statusCode() == 404) {
 			return 0;
 		}
@@ -286,13 +222,17 @@ final class SampleNode implements AutoCloseable {
 	 * @param nodeId the node that should lead
 	 */
 	void forceLeader(String nodeId) {
-		send(request("/actuator/leader/" + FaultDatabase.ELECTION).header("Content-Type", "application/json")
+		this.process.send(leaderEndpoint().header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString("{\"nodeId\":\"" + nodeId + "\"}")), 200);
 	}
 
 	/** {@code DELETE /actuator/leader/default}: force a re-election. */
 	void forceReelection() {
-		send(request("/actuator/leader/" + FaultDatabase.ELECTION).DELETE(), 200);
+		this.process.send(leaderEndpoint().DELETE(), 200);
+	}
+
+	private HttpRequest.Builder leaderEndpoint() {
+		return this.process.request("/actuator/leader/" + FaultDatabase.ELECTION);
 	}
 
 	/**
@@ -301,63 +241,24 @@ final class SampleNode implements AutoCloseable {
 	 * @param seconds for how long
 	 */
 	void holdApplicationConnections(int connections, int seconds) {
-		send(request("/api/business-load?connections=" + connections + "&seconds=" + seconds)
-			.POST(HttpRequest.BodyPublishers.noBody()), 200);
-	}
-
-	private HttpRequest.Builder request(String path) {
-		return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-			.timeout(Duration.ofSeconds(3));
-	}
-
-	private String send(HttpRequest.Builder request, int expectedStatus) {
-		HttpResponse<String> response = exchange(request);
-		if (response.statusCode() != expectedStatus) {
-			throw new IllegalStateException(this.id + " answered " + response.statusCode() + ": " + response.body());
-		}
-		return response.body();
-	}
-
-	private HttpResponse<String> exchange(HttpRequest.Builder request) {
-		try {
-			return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(this.id + " did not answer: " + ex, ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
+		String path = "/api/business-load?connections=" + connections + "&seconds=" + seconds;
+		this.process.send(this.process.request(path).POST(HttpRequest.BodyPublishers.noBody()), 200);
 	}
 
 	/** Stop the process whatever its state (resumed first if paused) and close its proxy. */
 	@Override
 	public void close() {
-		unclosed.remove(this);
-		if (this.process.isAlive()) {
-			if (this.paused) {
-				try {
-					resume();
-				}
-				catch (RuntimeException ex) {
-					// Killed below anyway.
-				}
-			}
-			this.process.destroyForcibly();
-			try {
-				this.process.waitFor(10, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+		try {
+			this.process.close();
 		}
-		this.proxy.close();
+		finally {
+			this.proxy.close();
+		}
 	}
 
 	@Override
 	public String toString() {
-		return this.id + " (pid " + pid() + ", port " + this.port + ")";
+		return this.process.toString();
 	}
 
 }

@@ -274,12 +274,7 @@ final class SystemBenchmark {
 	private void awaitAllStarted() throws InterruptedException {
 		long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
 		for (Node node : this.slots) {
-			while (!node.hasStarted()) {
-				if (System.nanoTime() > deadline) {
-					throw new IllegalStateException(node.id() + " did not start within 90 s");
-				}
-				Thread.sleep(100);
-			}
+			node.awaitStarted(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
 		}
 	}
 
