@@ -20,7 +20,8 @@ class FencedTransactionManagerMismatchFailureAnalyzer
 				+ "work it fences; on another database it would fence nothing.";
 		String action = "Consider one of the following:" + nl
 				+ "\tDefine a transaction manager bean for DataSource " + cause.getElectionDataSource()
-				+ " (fenced transactions use the one that manages the election's DataSource)." + nl
+				+ " (fenced transactions use the one that manages the election's DataSource; keep the one of "
+				+ "your other DataSource, marked @Primary)." + nl
 				+ "\tRun the election on DataSource " + cause.getManagedDataSource()
 				+ " (mark it @LeaderElectionDataSource, or @Primary).";
 		return new FailureAnalysis(description, action, cause);
