@@ -281,9 +281,9 @@ public class LeaderElectionProperties {
 
 		/**
 		 * Whether the election's statements use a small connection pool of their own, built
-		 * from the settings of the application's HikariCP pool, so that renewals do not
+		 * from the settings of the election's HikariCP DataSource, so that renewals do not
 		 * starve when business load exhausts the application's pool. Ignored (the
-		 * application's DataSource is used) when that is not a HikariCP pool.
+		 * election's DataSource is used) when that is not a HikariCP pool.
 		 */
 		private boolean dedicatedPool = true;
 
