@@ -19,9 +19,9 @@ import org.springframework.util.ClassUtils;
  * their own, built from the settings of the election's HikariCP {@code DataSource}
  * ({@link ElectionDataSource}), so that renewals still get a connection when business load
  * exhausts the application's pool; or that {@code DataSource} itself when it is not a
- * HikariCP pool or the dedicated pool is disabled. Deliberately not a {@code DataSource} bean, so that it never competes
- * with the application's {@code DataSource} for injection. Closed when the context closes,
- * after the election service stopped.
+ * HikariCP pool or the dedicated pool is disabled. Deliberately not a {@code DataSource}
+ * bean, so that it never competes with the application's {@code DataSource} for injection.
+ * Closed when the context closes, after the election service stopped.
  */
 final class ElectionConnectionPool implements DisposableBean {
 

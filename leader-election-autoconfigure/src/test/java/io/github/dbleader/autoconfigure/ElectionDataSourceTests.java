@@ -1,7 +1,5 @@
 package io.github.dbleader.autoconfigure;
 
-import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -47,8 +45,6 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.mockito.BDDMockito.given;
-import static org.mockito.Mockito.mock;
 
 /**
  * Tests for the choice of the election's {@code DataSource} ({@code leader-election.jdbc.url},
@@ -71,7 +67,7 @@ class ElectionDataSourceTests {
 
 	@Test
 	void twoDataSourcesWithoutPrimaryAndALeaderOnlyBeanFailStartupNamingTheMethodAndTheFixes() {
-		this.contextRunner.withUserConfiguration(TwoDataSources.class, ReportJob.class).run((context) -> {
+		this.contextRunner.withUserConfiguration(Orders.class, Reports.class, ReportJob.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause().isInstanceOf(ElectionRequiredException.class);
 			FailureAnalysis analysis = analyze(context);
@@ -84,7 +80,7 @@ class ElectionDataSourceTests {
 
 	@Test
 	void primaryDataSourceIsChosenAndLeaderOnlyMethodIsAdvised() {
-		this.contextRunner.withUserConfiguration(PrimaryOrders.class, ReportJob.class).run((context) -> {
+		this.contextRunner.withUserConfiguration(PrimaryOrders.class, Reports.class, ReportJob.class).run((context) -> {
 			assertThat(context).hasNotFailed();
 			assertThat(electionDataSource(context)).isSameAs(context.getBean("orders"));
 			assertAdvised(context.getBean(ReportJob.class));
@@ -96,20 +92,21 @@ class ElectionDataSourceTests {
 
 	@Test
 	void qualifiedDataSourceIsChosen() {
-		this.contextRunner.withUserConfiguration(QualifiedReports.class, ReportJob.class).run((context) -> {
-			assertThat(context).hasNotFailed();
-			assertThat(electionDataSource(context)).isSameAs(context.getBean("reports"));
-			assertAdvised(context.getBean(ReportJob.class));
-			awaitLeadership(context);
-			// Schema, election statements and dialect all went to the qualified database.
-			assertThat(leaderIn(this.reportsUrl)).isEqualTo(nodeId(context));
-			assertThat(tables(this.ordersUrl)).doesNotContain("LEADER_ELECTION_LEASE");
-		});
+		this.contextRunner.withUserConfiguration(Orders.class, QualifiedReports.class, ReportJob.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(electionDataSource(context)).isSameAs(context.getBean("reports"));
+				assertAdvised(context.getBean(ReportJob.class));
+				awaitLeadership(context);
+				// Schema, election statements and dialect all went to the qualified database.
+				assertThat(leaderIn(this.reportsUrl)).isEqualTo(nodeId(context));
+				assertThat(tables(this.ordersUrl)).doesNotContain("LEADER_ELECTION_LEASE");
+			});
 	}
 
 	@Test
 	void qualifiedDataSourceWinsOverPrimaryAndFencedWorkRunsInATransactionOfIt() {
-		this.contextRunner.withUserConfiguration(PrimaryOrdersQualifiedReports.class, TransactionManagers.class)
+		this.contextRunner.withUserConfiguration(PrimaryOrders.class, QualifiedReports.class, TransactionManagers.class)
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				DataSource reports = context.getBean("reports", DataSource.class);
@@ -125,7 +122,7 @@ class ElectionDataSourceTests {
 	@Test
 	void urlPropertyWinsAndTheElectionRunsOnADataSourceOfItsOwnThatClosesOnShutdown() {
 		String electionUrl = h2Url();
-		this.contextRunner.withUserConfiguration(PrimaryOrdersQualifiedReports.class, ReportJob.class)
+		this.contextRunner.withUserConfiguration(PrimaryOrders.class, QualifiedReports.class, ReportJob.class)
 			.withPropertyValues("leader-election.jdbc.url=" + electionUrl, "leader-election.jdbc.username=sa",
 					"leader-election.jdbc.password=")
 			.run((context) -> {
@@ -162,7 +159,7 @@ class ElectionDataSourceTests {
 
 	@Test
 	void leaderOnlyOnTheClassFailsStartupNamingTheClass() {
-		this.contextRunner.withUserConfiguration(TwoDataSources.class, GuardedClass.class).run((context) -> {
+		this.contextRunner.withUserConfiguration(Orders.class, Reports.class, GuardedClass.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(analyze(context).getDescription())
 				.contains(GuardedClass.class.getName() + " (annotated on the class)");
@@ -178,7 +175,7 @@ class ElectionDataSourceTests {
 
 	@Test
 	void disabledOnPurposeStartsAndLeavesLeaderOnlyMethodsUnadvised() {
-		this.contextRunner.withUserConfiguration(TwoDataSources.class, ReportJob.class)
+		this.contextRunner.withUserConfiguration(Orders.class, Reports.class, ReportJob.class)
 			.withPropertyValues("leader-election.enabled=false")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().doesNotHaveBean(ElectionService.class);
@@ -192,7 +189,7 @@ class ElectionDataSourceTests {
 	@Test
 	void transactionManagerOfAnotherDataSourceFailsStartup() {
 		// Boot's transaction manager manages the primary 'orders'; the election is on 'reports'.
-		this.contextRunner.withUserConfiguration(PrimaryOrdersQualifiedReports.class).run((context) -> {
+		this.contextRunner.withUserConfiguration(PrimaryOrders.class, QualifiedReports.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
 				.isInstanceOf(FencedTransactionManagerMismatchException.class);
@@ -205,12 +202,7 @@ class ElectionDataSourceTests {
 
 	@Test
 	void unsupportedDatabaseWithALeaderOnlyBeanFailsStartup() throws Exception {
-		DataSource dataSource = mock(DataSource.class);
-		Connection connection = mock(Connection.class);
-		DatabaseMetaData metaData = mock(DatabaseMetaData.class);
-		given(dataSource.getConnection()).willReturn(connection);
-		given(connection.getMetaData()).willReturn(metaData);
-		given(metaData.getDatabaseProductName()).willReturn("Oracle");
+		DataSource dataSource = LeaderElectionAutoConfigurationTests.dataSourceOf("Oracle");
 		this.contextRunner.withBean(DataSource.class, () -> dataSource)
 			.withUserConfiguration(ReportJob.class)
 			.withPropertyValues("leader-election.jdbc.initialize-schema=never")
@@ -222,7 +214,7 @@ class ElectionDataSourceTests {
 
 	@Test
 	void qualifiedDataSourceRunsLeaderOnlyMethodOnlyOnTheLeader() {
-		ApplicationContextRunner nodes = this.contextRunner.withUserConfiguration(QualifiedReports.class,
+		ApplicationContextRunner nodes = this.contextRunner.withUserConfiguration(Orders.class, QualifiedReports.class,
 				ReportJob.class);
 		nodes.withPropertyValues("leader-election.node-id=node-a").run((a) -> {
 			assertThat(a).hasNotFailed();
@@ -301,16 +293,11 @@ class ElectionDataSourceTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	static class TwoDataSources {
+	static class Orders {
 
 		@Bean
 		DataSource orders(Environment environment) {
 			return h2(environment, "orders");
-		}
-
-		@Bean
-		DataSource reports(Environment environment) {
-			return h2(environment, "reports");
 		}
 
 	}
@@ -324,6 +311,11 @@ class ElectionDataSourceTests {
 			return h2(environment, "orders");
 		}
 
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Reports {
+
 		@Bean
 		DataSource reports(Environment environment) {
 			return h2(environment, "reports");
@@ -333,28 +325,6 @@ class ElectionDataSourceTests {
 
 	@Configuration(proxyBeanMethods = false)
 	static class QualifiedReports {
-
-		@Bean
-		DataSource orders(Environment environment) {
-			return h2(environment, "orders");
-		}
-
-		@Bean
-		@LeaderElectionDataSource
-		DataSource reports(Environment environment) {
-			return h2(environment, "reports");
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class PrimaryOrdersQualifiedReports {
-
-		@Bean
-		@Primary
-		DataSource orders(Environment environment) {
-			return h2(environment, "orders");
-		}
 
 		@Bean
 		@LeaderElectionDataSource
