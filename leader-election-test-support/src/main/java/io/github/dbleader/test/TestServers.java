@@ -89,6 +89,23 @@ final class TestServers {
 		}
 	}
 
+	/**
+	 * The messages of an exception and its causes: a server's start-up failure is often
+	 * explained only deep down (e.g. by the last lines the server printed).
+	 * @param ex the exception
+	 * @return the messages, outermost first
+	 */
+	static String reasons(Throwable ex) {
+		StringBuilder reasons = new StringBuilder();
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && reasons.indexOf(message) < 0) {
+				reasons.append((reasons.length() > 0) ? "; caused by: " : "").append(message);
+			}
+		}
+		return reasons.toString();
+	}
+
 	static @Nullable String variable(String name) {
 		String value = System.getenv(name);
 		return (value != null && !value.isEmpty()) ? value : null;
