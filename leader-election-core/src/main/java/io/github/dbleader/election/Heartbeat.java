@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  * </ol>
  * Then each state machine decides, and the few changes of holder it asks for (create,
  * take-over, hand-over, yield, re-acquire) are carried out one conditional statement each.
- * Joining an election costs its own statements once. Rows nobody uses any more are purged
- * every ten leases.
+ * Elections joined since the last round are joined together in one statement. Rows nobody
+ * uses any more are purged every ten leases.
  */
 final class Heartbeat {
 
@@ -83,9 +83,12 @@ final class Heartbeat {
 		this.listener = listener;
 		this.notifier = notifier;
 		this.random = random;
-		// Joins and take-overs beyond half a renew interval wait for the next round, so that
-		// the next batched renewal of the leases already held is not delayed.
-		this.budgetNanos = settings.renewInterval().toNanos() / 2;
+		// Changes of holder beyond this wait for the next round, so that the next batched
+		// renewal of the leases already held comes well before their beliefs end (at
+		// L - G, and 2R <= L - G).
+		long renew = settings.renewInterval().toNanos();
+		long belief = settings.leaseDuration().minus(settings.guard()).toNanos();
+		this.budgetNanos = Math.max(renew / 2, (belief - renew) / 2);
 		this.purgeIntervalNanos = purgeAge().toNanos();
 	}
 
@@ -259,6 +262,15 @@ final class Heartbeat {
 			}
 		}
 		int refreshed = this.repository.refreshCandidacies(this.nodeId, this.instanceId);
+		List<String> joining = new ArrayList<>();
+		for (ElectionLoop loop : loops) {
+			if (!loop.candidate() && !loop.nodeIdInUse() && !loop.stopped()) {
+				joining.add(loop.election());
+			}
+		}
+		if (!joining.isEmpty()) {
+			this.repository.join(this.nodeId, this.instanceId, joining);
+		}
 		Set<String> own = (refreshed == expected && expected == loops.size()) ? null
 				: this.repository.candidacies(this.nodeId, this.instanceId);
 		List<ElectionLoop> taking = new ArrayList<>();
@@ -283,8 +295,8 @@ final class Heartbeat {
 		if (own == null || own.contains(loop.election())) {
 			return Candidacy.HELD;
 		}
-		if (!loop.candidate() && !loop.nodeIdInUse() && System.nanoTime() - budgetEnd > 0) {
-			// Many elections joined at once: the rest join in the next rounds.
+		if (!loop.candidate() && System.nanoTime() - budgetEnd > 0) {
+			// Many rows of another instance with this node id: the rest in the next rounds.
 			return null;
 		}
 		return this.repository.heartbeat(loop.election(), this.nodeId, this.instanceId,

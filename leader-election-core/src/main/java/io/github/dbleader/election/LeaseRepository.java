@@ -1,6 +1,7 @@
 package io.github.dbleader.election;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -141,6 +142,17 @@ public interface LeaseRepository {
 	 * @param instanceId token of this running instance
 	 */
 	void removeCandidate(String election, String nodeId, String instanceId);
+
+	/**
+	 * Join many elections at once as a candidate: insert this instance's candidates row in
+	 * each of them where the election has no row for this node id yet, in one statement
+	 * where the database allows. Existing rows, this instance's or another's, are left as
+	 * they are; {@link #candidacies} then tells which rows are this instance's.
+	 * @param nodeId this node
+	 * @param instanceId token of this running instance
+	 * @param elections election names
+	 */
+	void join(String nodeId, String instanceId, Collection<String> elections);
 
 	/**
 	 * Record, in one statement, that this running instance is alive in every election it

@@ -3,6 +3,7 @@ package io.github.dbleader.election;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -268,6 +269,17 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 				}
 			}
 			return refreshed;
+		});
+	}
+
+	@Override
+	public void join(String nodeId, String instanceId, Collection<String> elections) {
+		write("join", () -> {
+			for (String election : elections) {
+				this.candidates.computeIfAbsent(election, (key) -> new HashMap<>())
+					.putIfAbsent(nodeId, new CandidateRow(instanceId, this.databaseMillis));
+			}
+			return true;
 		});
 	}
 

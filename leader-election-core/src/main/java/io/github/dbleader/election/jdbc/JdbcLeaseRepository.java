@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,6 +14,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.IntSupplier;
+import java.util.function.ToIntFunction;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -52,8 +54,11 @@ import org.springframework.transaction.TransactionStatus;
  */
 public class JdbcLeaseRepository implements LeaseRepository {
 
-	/** Most keys one statement lists: 10,000 leases in one batched renewal. */
-	static final int MAX_KEYS_PER_STATEMENT = 10_000;
+	/**
+	 * Most parameters of one statement, below PostgreSQL's 32767: one batched renewal lists
+	 * 15,000 leases, one join 10,000 elections.
+	 */
+	static final int MAX_PARAMETERS_PER_STATEMENT = 30_000;
 
 	private static final String COLUMNS = "election_name, leader_id, term, version, acquired_at, renewed_at, "
 			+ "expires_at, handover_to, reelection_requested, yielded_by";
@@ -99,6 +104,11 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	private final String removeCandidate;
 
 	private final String refreshCandidacies;
+
+	/** Inserts candidates rows, up to their list of values; {@code null} where one row is inserted at a time. */
+	private final @Nullable String joinAll;
+
+	private final @Nullable String ignoreDuplicates;
 
 	private final String candidacies;
 
@@ -197,6 +207,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.refreshCandidacies = "UPDATE " + candidates + " SET last_seen = GREATEST(" + now + ", last_seen + 1)"
 				+ " WHERE node_id = ? AND instance_id = ?";
 		this.candidacies = ownCandidacies;
+		this.ignoreDuplicates = dialect.ignoreDuplicateKeys("election_name");
+		this.joinAll = "INSERT INTO " + candidates + " (election_name, node_id, instance_id, first_seen, last_seen) VALUES ";
 		this.removeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
 		// Plain reads find what to purge; the deletes then lock only those rows by key. A
 		// delete that scanned would queue behind a fenced transaction's share lock on a fence
@@ -278,9 +290,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * @return the rows changed, summed over the chunks
 	 */
 	private int updateListed(String sql, List<Object[]> keys, Object... leadingArgs) {
-		int changed = 0;
-		for (int from = 0; from < keys.size(); from += MAX_KEYS_PER_STATEMENT) {
-			List<Object[]> chunk = keys.subList(from, Math.min(keys.size(), from + MAX_KEYS_PER_STATEMENT));
+		int arity = keys.isEmpty() ? 1 : keys.get(0).length;
+		return forEachChunk(keys, arity, (chunk) -> {
 			StringBuilder statement = new StringBuilder(sql.length() + chunk.size() * 8).append(sql);
 			List<Object> args = new ArrayList<>(List.of(leadingArgs));
 			for (Object[] key : chunk) {
@@ -288,7 +299,23 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				statement.append((key.length == 1) ? "?" : "(" + "?, ".repeat(key.length - 1) + "?)");
 				args.addAll(List.of(key));
 			}
-			changed += this.jdbc.update(statement.append(')').toString(), args.toArray());
+			return this.jdbc.update(statement.append(')').toString(), args.toArray());
+		});
+	}
+
+	/**
+	 * Run a statement per chunk of rows, each chunk small enough for the drivers' limit of
+	 * parameters per statement (PostgreSQL: 32767), leaving room for a few more.
+	 * @param rows the rows
+	 * @param parametersPerRow parameters each row adds (an upper bound)
+	 * @param statement runs the statement for a chunk and returns the rows it changed
+	 * @return the rows changed, summed over the chunks
+	 */
+	private static int forEachChunk(List<Object[]> rows, int parametersPerRow, ToIntFunction<List<Object[]>> statement) {
+		int chunkSize = Math.max(1, MAX_PARAMETERS_PER_STATEMENT / parametersPerRow);
+		int changed = 0;
+		for (int from = 0; from < rows.size(); from += chunkSize) {
+			changed += statement.applyAsInt(rows.subList(from, Math.min(rows.size(), from + chunkSize)));
 		}
 		return changed;
 	}
@@ -403,6 +430,35 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public int refreshCandidacies(String nodeId, String instanceId) {
 		return this.jdbc.update(this.refreshCandidacies, nodeId, instanceId);
+	}
+
+	@Override
+	public void join(String nodeId, String instanceId, Collection<String> elections) {
+		String ignoreDuplicates = this.ignoreDuplicates;
+		if (ignoreDuplicates == null) {
+			for (String election : elections) {
+				try {
+					this.jdbc.update(this.insertCandidate, election, nodeId, instanceId);
+				}
+				catch (DuplicateKeyException ex) {
+					// Left as it is: this instance's, or another's.
+				}
+			}
+			return;
+		}
+		String row = "(?, ?, ?, " + this.dialect.now() + ", " + this.dialect.now() + ")";
+		List<Object[]> rows = new ArrayList<>(elections.size());
+		elections.forEach((election) -> rows.add(new Object[] { election, nodeId, instanceId }));
+		forEachChunk(rows, 3, (chunk) -> {
+			StringBuilder sql = new StringBuilder(this.joinAll.length() + chunk.size() * (row.length() + 2))
+				.append(this.joinAll);
+			List<Object> args = new ArrayList<>(chunk.size() * 3);
+			for (Object[] values : chunk) {
+				sql.append(args.isEmpty() ? "" : ", ").append(row);
+				args.addAll(List.of(values));
+			}
+			return this.jdbc.update(sql.append(ignoreDuplicates).toString(), args.toArray());
+		});
 	}
 
 	@Override

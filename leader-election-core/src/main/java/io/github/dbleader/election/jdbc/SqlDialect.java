@@ -143,4 +143,19 @@ public enum SqlDialect {
 		return null;
 	}
 
+	/**
+	 * Clause appended to a multi-row {@code INSERT} so that rows whose key exists already
+	 * are left as they are, or {@code null} if the platform has none (then one
+	 * {@code INSERT} per row).
+	 * @param keyColumn a column of the key, for MySQL's no-op update
+	 * @return the clause or {@code null}
+	 */
+	@Nullable String ignoreDuplicateKeys(String keyColumn) {
+		return switch (this) {
+			case MYSQL -> " ON DUPLICATE KEY UPDATE " + keyColumn + " = " + keyColumn;
+			case POSTGRESQL -> " ON CONFLICT DO NOTHING";
+			case H2 -> null;
+		};
+	}
+
 }

@@ -1,6 +1,7 @@
 package io.github.dbleader.benchmarks.jmh;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -129,6 +130,12 @@ final class CountingLeaseRepository implements LeaseRepository {
 	public int refreshCandidacies(String nodeId, String instanceId) {
 		count();
 		return this.delegate.refreshCandidacies(nodeId, instanceId);
+	}
+
+	@Override
+	public void join(String nodeId, String instanceId, Collection<String> elections) {
+		count();
+		this.delegate.join(nodeId, instanceId, elections);
 	}
 
 	@Override
