@@ -116,7 +116,7 @@ final class FaultDatabase {
 	/** Drop the suite's tables; the sample processes create them again at start-up. */
 	void dropTables() {
 		try (Connection connection = connect(); Statement statement = connection.createStatement()) {
-			for (String table : new String[] { LEASE_TABLE, CANDIDATE_TABLE, LEASE_TABLE + "_fence", JOB_RUNS_TABLE }) {
+			for (String table : new String[] { LEASE_TABLE, CANDIDATE_TABLE, LEASE_TABLE + "_fence", LEASE_TABLE + "_nodes", JOB_RUNS_TABLE }) {
 				statement.execute("DROP TABLE IF EXISTS " + table);
 			}
 		}

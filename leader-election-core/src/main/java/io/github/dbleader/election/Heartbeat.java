@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * what the database answered. In steady state a round is three statements whatever the
  * number of elections (DESIGN I9):
  * <ol>
- * <li>refresh every candidates row of this instance ({@link LeaseRepository#refreshCandidacies});
+ * <li>refresh this node's one row ({@link LeaseRepository#heartbeat});
  * <li>renew every lease this node holds, each with its own term ({@link LeaseRepository#renewAll}),
  * sent only if it holds any;
  * <li>read every lease of its elections ({@link LeaseRepository#findAll}).
@@ -64,7 +64,7 @@ final class Heartbeat {
 	/** Elections left whose candidates row could not be removed yet. */
 	private final Set<String> pendingRemovals = ConcurrentHashMap.newKeySet();
 
-	/** Whether, as of the last round, another instance uses this node id in some election. */
+	/** Whether, as of the last round, another instance uses this node id. */
 	private boolean nodeIdInUse;
 
 	private boolean purged;
@@ -126,7 +126,7 @@ final class Heartbeat {
 		List<ElectionLoop> taking;
 		try {
 			removePendingCandidacies();
-			taking = candidacies(loops, budgetEnd);
+			taking = candidacies(loops);
 		}
 		catch (RuntimeException ex) {
 			this.database.failed(ex);
@@ -248,69 +248,41 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Refresh every candidates row of this instance in one statement; only when that did
-	 * not refresh exactly the rows this instance expects (a new election, a row another
-	 * instance with this node id took over) does it look closer, and join or re-join
-	 * elections one by one.
+	 * Refresh this node's one row, and join the elections that are new since the last
+	 * round in one statement. When the node's row was created or taken over, every
+	 * election is joined again: its candidates rows may have been purged meanwhile.
 	 * @return the elections this instance takes part in this round
 	 */
-	private List<ElectionLoop> candidacies(List<ElectionLoop> loops, long budgetEnd) {
-		int expected = 0;
-		for (ElectionLoop loop : loops) {
-			if (loop.candidate()) {
-				expected++;
-			}
-		}
-		int refreshed = this.repository.refreshCandidacies(this.nodeId, this.instanceId);
-		List<String> joining = new ArrayList<>();
-		for (ElectionLoop loop : loops) {
-			if (!loop.candidate() && !loop.nodeIdInUse() && !loop.stopped()) {
-				joining.add(loop.election());
-			}
-		}
-		if (!joining.isEmpty()) {
-			this.repository.join(this.nodeId, this.instanceId, joining);
-		}
-		Set<String> own = (refreshed == expected && expected == loops.size()) ? null
-				: this.repository.candidacies(this.nodeId, this.instanceId);
+	private List<ElectionLoop> candidacies(List<ElectionLoop> loops) {
+		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration());
 		List<ElectionLoop> taking = new ArrayList<>();
-		int inUse = 0;
-		for (ElectionLoop loop : loops) {
-			if (loop.stopped()) {
-				continue;
+		if (candidacy != Candidacy.IN_USE) {
+			List<String> joining = new ArrayList<>();
+			for (ElectionLoop loop : loops) {
+				if (!loop.stopped() && (candidacy != Candidacy.HELD || !loop.candidate())) {
+					joining.add(loop.election());
+				}
 			}
-			Candidacy candidacy = candidacy(loop, own, budgetEnd);
-			if (loop.candidacy(candidacy)) {
+			if (!joining.isEmpty()) {
+				this.repository.join(this.nodeId, this.instanceId, joining);
+			}
+		}
+		for (ElectionLoop loop : loops) {
+			if (!loop.stopped() && loop.candidacy(candidacy)) {
 				taking.add(loop);
 			}
-			else if (candidacy == Candidacy.IN_USE) {
-				inUse++;
-			}
 		}
-		logNodeIdInUse(inUse);
+		logNodeIdInUse(candidacy == Candidacy.IN_USE);
 		return taking;
 	}
 
-	private @Nullable Candidacy candidacy(ElectionLoop loop, @Nullable Set<String> own, long budgetEnd) {
-		if (own == null || own.contains(loop.election())) {
-			return Candidacy.HELD;
-		}
-		if (!loop.candidate() && System.nanoTime() - budgetEnd > 0) {
-			// Many rows of another instance with this node id: the rest in the next rounds.
-			return null;
-		}
-		return this.repository.heartbeat(loop.election(), this.nodeId, this.instanceId,
-				this.settings.leaseDuration());
-	}
-
-	private void logNodeIdInUse(int elections) {
-		if (elections > 0 && !this.nodeIdInUse) {
+	private void logNodeIdInUse(boolean inUse) {
+		if (inUse && !this.nodeIdInUse) {
 			this.nodeIdInUse = true;
-			logger.error("Node id '{}' is in use by another running instance in {} election(s); this instance takes "
-					+ "no part in them until that one stops. Give every instance its own leader-election.node-id",
-					this.nodeId, elections);
+			logger.error("Node id '{}' is in use by another running instance; this instance takes no part until that "
+					+ "one stops. Give every instance its own leader-election.node-id", this.nodeId);
 		}
-		else if (elections == 0 && this.nodeIdInUse) {
+		else if (!inUse && this.nodeIdInUse) {
 			this.nodeIdInUse = false;
 			logger.info("Node id '{}' is no longer in use by another instance; taking part", this.nodeId);
 		}

@@ -45,8 +45,8 @@ class HeartbeatTests {
 		assertThat(this.names).allMatch(this.a::leads);
 		for (int round = 0; round < 5; round++) {
 			elapse(R);
-			assertThat(statementsOfRound(this.a)).containsExactly("refreshCandidacies", "renewAll", "findAll");
-			assertThat(statementsOfRound(this.b)).containsExactly("refreshCandidacies", "findAll");
+			assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "renewAll", "findAll");
+			assertThat(statementsOfRound(this.b)).containsExactly("heartbeat", "findAll");
 		}
 		assertThat(this.names).allMatch(this.a::leads);
 		assertThat(this.names).noneMatch(this.b::leads);
@@ -167,7 +167,7 @@ class HeartbeatTests {
 		assertThat(this.b.leads("x")).isTrue();
 		assertThat(this.a.leads("y")).isTrue();
 		elapse(R);
-		assertThat(statementsOfRound(this.a)).containsExactly("refreshCandidacies", "renewAll", "findAll");
+		assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "renewAll", "findAll");
 	}
 
 	@Test
@@ -180,7 +180,7 @@ class HeartbeatTests {
 		assertThat(this.a.leads("x")).isTrue();
 		assertThat(this.a.leads("y")).isTrue();
 		elapse(R);
-		assertThat(statementsOfRound(this.a)).containsExactly("refreshCandidacies", "renewAll", "findAll");
+		assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "renewAll", "findAll");
 	}
 
 	@Test

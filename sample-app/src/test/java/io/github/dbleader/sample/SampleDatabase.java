@@ -110,7 +110,7 @@ final class SampleDatabase {
 
 	/** Drop the tables of this test run (and nothing else). */
 	void dropTables() {
-		for (String table : List.of(jobRunsTable(), leaseTable(), candidateTable(), leaseTable() + "_fence")) {
+		for (String table : List.of(jobRunsTable(), leaseTable(), candidateTable(), leaseTable() + "_fence", leaseTable() + "_nodes")) {
 			this.jdbc.execute("DROP TABLE IF EXISTS " + table);
 		}
 	}

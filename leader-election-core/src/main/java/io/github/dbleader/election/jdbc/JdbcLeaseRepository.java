@@ -7,12 +7,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.IntSupplier;
 import java.util.function.ToIntFunction;
 import java.util.function.Supplier;
@@ -60,6 +58,9 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 */
 	static final int MAX_PARAMETERS_PER_STATEMENT = 30_000;
 
+	/** Most elections one join statement inserts. */
+	static final int JOINS_PER_STATEMENT = 1_000;
+
 	private static final String COLUMNS = "election_name, leader_id, term, version, acquired_at, renewed_at, "
 			+ "expires_at, handover_to, reelection_requested, yielded_by";
 
@@ -95,28 +96,34 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String requestReelection;
 
-	private final String refreshCandidate;
+	private final String refreshNode;
 
-	private final String inheritCandidate;
+	private final String inheritNode;
+
+	private final String insertNode;
+
+	private final String claimCandidacies;
 
 	private final String insertCandidate;
 
 	private final String removeCandidate;
 
-	private final String refreshCandidacies;
 
 	/** Inserts candidates rows, up to their list of values; {@code null} where one row is inserted at a time. */
 	private final @Nullable String joinAll;
 
 	private final @Nullable String ignoreDuplicates;
 
-	private final String candidacies;
-
 	private final String removeCandidacies;
 
-	private final String staleCandidates;
+	private final String removeNode;
 
-	/** Deletes stale candidates rows, up to their list of (election, node) keys. */
+	private final String staleNodes;
+
+	/** Deletes stale node rows, up to their list of node ids. */
+	private final String purgeNodes;
+
+	/** Deletes the candidates rows of deleted node rows, up to their list of node ids. */
 	private final String purgeCandidates;
 
 	private final String unusedLeases;
@@ -191,39 +198,47 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ " SET handover_to = ?, reelection_requested = FALSE, version = version + 1 WHERE election_name = ?";
 		this.requestReelection = "UPDATE " + lease + " SET reelection_requested = TRUE, handover_to = NULL,"
 				+ " version = version + 1 WHERE election_name = ? AND leader_id IS NOT NULL";
+		String nodes = tables.nodesTable();
 		// Three portable statements instead of an upsert: the row of another running
 		// instance with the same node id must be left alone, and the caller must learn so.
 		// GREATEST: the row changes even on a second heartbeat within one millisecond, so
 		// drivers that count changed rather than matched rows (useAffectedRows) count it.
-		this.refreshCandidate = "UPDATE " + candidates + " SET last_seen = GREATEST(" + now + ", last_seen + 1)"
-				+ " WHERE election_name = ? AND node_id = ? AND instance_id = ?";
-		this.inheritCandidate = "UPDATE " + candidates + " SET instance_id = ?, first_seen = " + now + ", last_seen = "
-				+ now + " WHERE election_name = ? AND node_id = ? AND last_seen <= " + now + " - ?";
+		this.refreshNode = "UPDATE " + nodes + " SET last_seen = GREATEST(" + now + ", last_seen + 1)"
+				+ " WHERE node_id = ? AND instance_id = ?";
+		this.inheritNode = "UPDATE " + nodes + " SET instance_id = ?, first_seen = " + now + ", last_seen = " + now
+				+ " WHERE node_id = ? AND last_seen <= " + now + " - ?";
+		this.insertNode = "INSERT INTO " + nodes + " (node_id, instance_id, first_seen, last_seen) VALUES (?, ?, " + now
+				+ ", " + now + ")";
+		this.claimCandidacies = "UPDATE " + candidates + " SET instance_id = ? WHERE node_id = ? AND instance_id <> ?";
 		this.insertCandidate = "INSERT INTO " + candidates
 				+ " (election_name, node_id, instance_id, first_seen, last_seen) VALUES (?, ?, ?, " + now + ", " + now
 				+ ")";
 		this.removeCandidate = "DELETE FROM " + candidates
 				+ " WHERE election_name = ? AND node_id = ? AND instance_id = ?";
-		this.refreshCandidacies = "UPDATE " + candidates + " SET last_seen = GREATEST(" + now + ", last_seen + 1)"
-				+ " WHERE node_id = ? AND instance_id = ?";
-		this.candidacies = ownCandidacies;
 		this.ignoreDuplicates = dialect.ignoreDuplicateKeys("election_name");
 		this.joinAll = "INSERT INTO " + candidates + " (election_name, node_id, instance_id, first_seen, last_seen) VALUES ";
 		this.removeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
+		this.removeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND instance_id = ?";
 		// Plain reads find what to purge; the deletes then lock only those rows by key. A
 		// delete that scanned would queue behind a fenced transaction's share lock on a fence
 		// row while holding locks that renewals need.
 		String stale = " WHERE last_seen < " + now + " - ?";
-		this.staleCandidates = "SELECT election_name, node_id FROM " + candidates + stale;
-		this.purgeCandidates = "DELETE FROM " + candidates + stale + " AND (election_name, node_id) IN (";
+		this.staleNodes = "SELECT node_id FROM " + nodes + stale;
+		this.purgeNodes = "DELETE FROM " + nodes + stale + " AND node_id IN (";
+		// Only rows whose node row is gone: a node that came back meanwhile keeps its rows.
+		this.purgeCandidates = "DELETE FROM " + candidates + " WHERE NOT EXISTS (SELECT 1 FROM " + nodes + " n"
+				+ " WHERE n.node_id = " + candidates + ".node_id AND n.instance_id = " + candidates + ".instance_id)"
+				+ " AND node_id IN (";
 		String expiredLong = " WHERE expires_at < " + now + " - ?";
 		this.unusedLeases = "SELECT election_name FROM " + lease + " l" + expiredLong + " AND NOT EXISTS (SELECT 1 FROM "
 				+ candidates + " c WHERE c.election_name = l.election_name)";
 		this.purgeLeases = "DELETE FROM " + lease + expiredLong + " AND election_name IN (";
 		this.purgeFences = "DELETE FROM " + fence + " WHERE NOT EXISTS (SELECT 1 FROM " + lease + " l"
 				+ " WHERE l.election_name = " + fence + ".election_name) AND election_name IN (";
-		this.liveCandidates = "SELECT node_id, first_seen, last_seen FROM " + candidates
-				+ " WHERE election_name = ? AND last_seen > " + now + " - ? ORDER BY node_id";
+		// A candidate is live while its node's row is fresh and names the same instance.
+		this.liveCandidates = "SELECT c.node_id, c.first_seen, n.last_seen FROM " + candidates + " c JOIN " + nodes
+				+ " n ON n.node_id = c.node_id AND n.instance_id = c.instance_id WHERE c.election_name = ?"
+				+ " AND n.last_seen > " + now + " - ? ORDER BY c.node_id";
 		// The fence row copies the holder from the lease row, in the transaction that changed it.
 		String holder = " FROM " + lease + " WHERE election_name = ?)";
 		this.updateFence = "UPDATE " + fence + " SET leader_id = (SELECT leader_id" + holder + ", term = (SELECT term"
@@ -404,32 +419,33 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter) {
+	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
 		// Steady state is the first statement alone.
-		if (this.jdbc.update(this.refreshCandidate, election, nodeId, instanceId) == 1) {
+		if (this.jdbc.update(this.refreshNode, nodeId, instanceId) == 1) {
 			return Candidacy.HELD;
 		}
-		if (this.jdbc.update(this.inheritCandidate, instanceId, election, nodeId, staleAfter.toMillis()) == 1) {
-			return Candidacy.INHERITED;
+		Candidacy candidacy;
+		if (this.jdbc.update(this.inheritNode, instanceId, nodeId, staleAfter.toMillis()) == 1) {
+			candidacy = Candidacy.INHERITED;
 		}
-		try {
-			this.jdbc.update(this.insertCandidate, election, nodeId, instanceId);
-			return Candidacy.HELD;
+		else {
+			try {
+				this.jdbc.update(this.insertNode, nodeId, instanceId);
+				candidacy = Candidacy.CREATED;
+			}
+			catch (DuplicateKeyException ex) {
+				// A live row of another instance, or one written since the statements above.
+				return Candidacy.IN_USE;
+			}
 		}
-		catch (DuplicateKeyException ex) {
-			// A live row of another instance, or one written since the statements above.
-			return Candidacy.IN_USE;
-		}
+		// The node id is this instance's now, and so are the candidacies of earlier instances.
+		this.jdbc.update(this.claimCandidacies, instanceId, nodeId, instanceId);
+		return candidacy;
 	}
 
 	@Override
 	public void removeCandidate(String election, String nodeId, String instanceId) {
 		this.jdbc.update(this.removeCandidate, election, nodeId, instanceId);
-	}
-
-	@Override
-	public int refreshCandidacies(String nodeId, String instanceId) {
-		return this.jdbc.update(this.refreshCandidacies, nodeId, instanceId);
 	}
 
 	@Override
@@ -449,7 +465,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		String row = "(?, ?, ?, " + this.dialect.now() + ", " + this.dialect.now() + ")";
 		List<Object[]> rows = new ArrayList<>(elections.size());
 		elections.forEach((election) -> rows.add(new Object[] { election, nodeId, instanceId }));
-		forEachChunk(rows, 3, (chunk) -> {
+		// Chunks of a thousand rows: each row repeats the clock expression.
+		forEachChunk(rows, MAX_PARAMETERS_PER_STATEMENT / JOINS_PER_STATEMENT, (chunk) -> {
 			StringBuilder sql = new StringBuilder(this.joinAll.length() + chunk.size() * (row.length() + 2))
 				.append(this.joinAll);
 			List<Object> args = new ArrayList<>(chunk.size() * 3);
@@ -462,21 +479,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public Set<String> candidacies(String nodeId, String instanceId) {
-		return new HashSet<>(this.jdbc.queryForList(this.candidacies, String.class, nodeId, instanceId));
-	}
-
-	@Override
 	public void removeCandidacies(String nodeId, String instanceId) {
 		this.jdbc.update(this.removeCandidacies, nodeId, instanceId);
+		this.jdbc.update(this.removeNode, nodeId, instanceId);
 	}
 
 	@Override
 	public void purge(Duration maxAge) {
 		long millis = maxAge.toMillis();
-		List<Object[]> candidates = this.jdbc.query(this.staleCandidates,
-				(rs, row) -> new Object[] { rs.getString(1), rs.getString(2) }, millis);
-		updateListed(this.purgeCandidates, candidates, millis);
+		List<Object[]> nodes = this.jdbc.query(this.staleNodes, (rs, row) -> new Object[] { rs.getString(1) }, millis);
+		updateListed(this.purgeNodes, nodes, millis);
+		updateListed(this.purgeCandidates, nodes);
 		List<Object[]> leases = this.jdbc.query(this.unusedLeases, (rs, row) -> new Object[] { rs.getString(1) },
 				millis);
 		updateListed(this.purgeLeases, leases, millis);

@@ -5,7 +5,6 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.dbleader.election.Candidacy;
@@ -115,9 +114,9 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter) {
+	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
 		count();
-		return this.delegate.heartbeat(election, nodeId, instanceId, staleAfter);
+		return this.delegate.heartbeat(nodeId, instanceId, staleAfter);
 	}
 
 	@Override
@@ -127,21 +126,9 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public int refreshCandidacies(String nodeId, String instanceId) {
-		count();
-		return this.delegate.refreshCandidacies(nodeId, instanceId);
-	}
-
-	@Override
 	public void join(String nodeId, String instanceId, Collection<String> elections) {
 		count();
 		this.delegate.join(nodeId, instanceId, elections);
-	}
-
-	@Override
-	public Set<String> candidacies(String nodeId, String instanceId) {
-		count();
-		return this.delegate.candidacies(nodeId, instanceId);
 	}
 
 	@Override
