@@ -3,6 +3,8 @@ package io.github.dbleader.election.jdbc;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,12 +28,16 @@ import io.github.dbleader.election.NotLeaderException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * {@link LeaseRepository} on a relational database through {@link JdbcTemplate}. All time
@@ -72,6 +78,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	private final PlatformTransactionManager transactionManager;
 
 	private final JdbcTemplate fencedJdbc;
+
+	private final NamedParameterJdbcTemplate fencedStatements;
 
 	private final SqlDialect dialect;
 
@@ -140,7 +148,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String insertFence;
 
+	/** The fence statement of the dialect, with named parameters. */
 	private final String fence;
+
+	private final String fenceView;
+
+	private final @Nullable String limitFencedSession;
 
 	/**
 	 * Create a repository.
@@ -163,6 +176,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.holderChanges = new DataSourceTransactionManager(electionStatements);
 		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
 		this.fencedJdbc = new JdbcTemplate(applicationDataSource);
+		this.fencedStatements = new NamedParameterJdbcTemplate(this.fencedJdbc);
 		String lease = tables.leaseTable();
 		String candidates = tables.candidateTable();
 		String fence = tables.fenceTable();
@@ -245,11 +259,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ holder + " WHERE election_name = ?";
 		this.insertFence = "INSERT INTO " + fence + " (election_name, leader_id, term) SELECT election_name, "
 				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
-		// One round trip. The lock covers the fence row only: a subquery of a locking read is
-		// a plain read, so the lease row, which renewals write, is not locked.
-		this.fence = "SELECT f.leader_id, f.term, (SELECT CASE WHEN l.expires_at > " + now + " THEN 1 ELSE 0 END"
+		this.fence = dialect.fence(fence, lease);
+		this.limitFencedSession = dialect.limitFencedSession();
+		// Only after the fence refused: why, for the exception's message.
+		this.fenceView = "SELECT f.leader_id, f.term, (SELECT CASE WHEN l.expires_at > " + now + " THEN 1 ELSE 0 END"
 				+ " FROM " + lease + " l WHERE l.election_name = f.election_name AND l.leader_id = f.leader_id"
-				+ " AND l.term = f.term) AS valid FROM " + fence + " f WHERE f.election_name = ?" + dialect.shareLock();
+				+ " AND l.term = f.term) AS valid FROM " + fence + " f WHERE f.election_name = ?";
 	}
 
 	/**
@@ -514,55 +529,56 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private <T extends @Nullable Object> T inFence(String election, String nodeId, long term, long seconds,
 			FencedCallback<T> callback) {
-		String limit = this.dialect.limitFencedSession(seconds);
-		if (limit != null) {
-			this.fencedJdbc.execute(limit);
-		}
-		T result;
+		FencedSession session = this.fencedJdbc.execute((ConnectionCallback<FencedSession>) (connection) -> FencedSession
+			.limit(connection, Duration.ofSeconds(seconds), this.dialect.restoreFencedSession()));
 		try {
-			List<Fence> fences = this.fencedJdbc.query(this.fence,
-					(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term"), rs.getInt("valid") == 1),
-					election);
-			if (fences.isEmpty()) {
-				throw new NotLeaderException(election, nodeId, "the election has no lease");
+			if (!lockFence(election, nodeId, term, seconds)) {
+				throw refusal(election, nodeId, term);
 			}
-			Fence fence = fences.get(0);
-			if (!nodeId.equals(fence.leaderId) || fence.term != term) {
-				throw new NotLeaderException(election, nodeId, "the lease is held by '" + fence.leaderId
-						+ "' with term " + fence.term + ", not term " + term);
-			}
-			if (!fence.valid) {
-				throw new NotLeaderException(election, nodeId, "the lease of term " + term + " has expired");
-			}
-			result = callback.doInFence(term);
 		}
 		catch (Throwable ex) {
-			restoreFencedSession(ex);
+			session.restoreUnlessSynchronized();
 			throw ex;
 		}
-		restoreFencedSession(null);
-		return result;
+		try {
+			return callback.doInFence(term);
+		}
+		finally {
+			session.restoreUnlessSynchronized();
+		}
 	}
 
 	/**
-	 * Undo the fence's session limit; a failure to do so must not hide the work's own
-	 * exception.
-	 * @param failure the exception the work ended with, or {@code null}
+	 * Run the dialect's fence statement (lock, check and, where it can, session limit),
+	 * after its separate session limit if it needs one.
+	 * @return whether this node holds the lease with that term
 	 */
-	private void restoreFencedSession(@Nullable Throwable failure) {
-		String restore = this.dialect.restoreFencedSession();
-		if (restore == null) {
-			return;
+	private boolean lockFence(String election, String nodeId, long term, long seconds) {
+		Map<String, Object> parameters = Map.of("election", election, "node", nodeId, "term", term, "seconds",
+				seconds);
+		if (this.limitFencedSession != null) {
+			this.fencedStatements.update(this.limitFencedSession, parameters);
 		}
-		try {
-			this.fencedJdbc.execute(restore);
+		List<Integer> held = this.fencedStatements.query(this.fence, parameters, (rs, row) -> rs.getInt(1));
+		return held.size() == 1 && held.get(0) == 1;
+	}
+
+	/**
+	 * Read why the fence refused, without a lock.
+	 */
+	private NotLeaderException refusal(String election, String nodeId, long term) {
+		List<Fence> fences = this.fencedJdbc.query(this.fenceView,
+				(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term"), rs.getInt("valid") == 1),
+				election);
+		if (fences.isEmpty()) {
+			return new NotLeaderException(election, nodeId, "the election has no lease");
 		}
-		catch (RuntimeException ex) {
-			if (failure == null) {
-				throw ex;
-			}
-			failure.addSuppressed(ex);
+		Fence fence = fences.get(0);
+		if (!nodeId.equals(fence.leaderId) || fence.term != term) {
+			return new NotLeaderException(election, nodeId,
+					"the lease is held by '" + fence.leaderId + "' with term " + fence.term + ", not term " + term);
 		}
+		return new NotLeaderException(election, nodeId, "the lease of term " + term + " has expired");
 	}
 
 	private static LeaseState mapLease(ResultSet rs) throws SQLException {
@@ -579,6 +595,105 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	private record Fence(@Nullable String leaderId, long term, boolean valid) {
+	}
+
+	/**
+	 * The fenced transaction's connection while the fence limits it: a network timeout of
+	 * the hold limit, so that the job's thread does not wait for a half-open connection
+	 * until the operating system gives up (Connector/J's socket timeout is infinite by
+	 * default), and on MySQL the session's {@code wait_timeout}. Both are undone once the
+	 * transaction has ended, so that a holder frozen between the undo and the commit
+	 * cannot hold the fence without a limit; without transaction synchronization, when the
+	 * callback returns.
+	 */
+	private static final class FencedSession implements TransactionSynchronization {
+
+		private final Connection connection;
+
+		/** Network timeout to restore; negative if the driver has none. */
+		private final int networkTimeout;
+
+		private final @Nullable String restoreStatement;
+
+		private final boolean synchronizedWithTransaction;
+
+		private boolean restored;
+
+		private FencedSession(Connection connection, int networkTimeout, @Nullable String restoreStatement,
+				boolean synchronizedWithTransaction) {
+			this.connection = connection;
+			this.networkTimeout = networkTimeout;
+			this.restoreStatement = restoreStatement;
+			this.synchronizedWithTransaction = synchronizedWithTransaction;
+		}
+
+		/**
+		 * Limit the fenced connection's client-side waits to the hold limit; a client-side
+		 * setting on the drivers that support it, so it sends no statement.
+		 * @param connection the fenced transaction's connection
+		 * @param holdLimit the hold limit
+		 * @param restoreStatement what undoes the fence statement's session limit, or
+		 * {@code null}
+		 * @return the limited session
+		 */
+		static FencedSession limit(Connection connection, Duration holdLimit, @Nullable String restoreStatement)
+				throws SQLException {
+			int previous;
+			try {
+				previous = connection.getNetworkTimeout();
+				connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, holdLimit.toMillis()));
+			}
+			catch (SQLFeatureNotSupportedException | AbstractMethodError ex) {
+				previous = -1;
+			}
+			boolean synchronizedWithTransaction = TransactionSynchronizationManager.isSynchronizationActive();
+			FencedSession session = new FencedSession(connection, previous, restoreStatement,
+					synchronizedWithTransaction);
+			if (synchronizedWithTransaction) {
+				TransactionSynchronizationManager.registerSynchronization(session);
+			}
+			return session;
+		}
+
+		void restoreUnlessSynchronized() {
+			if (!this.synchronizedWithTransaction) {
+				restore();
+			}
+		}
+
+		@Override
+		public void afterCompletion(int status) {
+			restore();
+		}
+
+		private void restore() {
+			if (this.restored) {
+				return;
+			}
+			this.restored = true;
+			try {
+				if (this.restoreStatement != null) {
+					try (Statement statement = this.connection.createStatement()) {
+						statement.execute(this.restoreStatement);
+					}
+				}
+				if (this.networkTimeout >= 0) {
+					this.connection.setNetworkTimeout(Runnable::run, this.networkTimeout);
+				}
+			}
+			catch (SQLException | RuntimeException ex) {
+				// Usually the connection is broken already (the server dropped the session
+				// of a stalled holder). Otherwise it keeps the fence's limits: keep it out
+				// of the pool rather than let other work inherit them.
+				try {
+					this.connection.abort(Runnable::run);
+				}
+				catch (SQLException | RuntimeException abortFailure) {
+					// closed anyway
+				}
+			}
+		}
+
 	}
 
 	/**
@@ -609,7 +724,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			try {
 				connection.setNetworkTimeout(Runnable::run, this.timeoutMillis);
 			}
-			catch (java.sql.SQLFeatureNotSupportedException | AbstractMethodError ex) {
+			catch (SQLFeatureNotSupportedException | AbstractMethodError ex) {
 				// The driver cannot limit the socket; the query timeout still applies.
 			}
 			return connection;

@@ -18,6 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -318,6 +319,48 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "b", term,
 				LEASE, (t) -> jdbc.update("INSERT INTO fenced_work (id) VALUES (3)")));
 		assertThat(jdbc.queryForList("SELECT id FROM fenced_work", Integer.class)).containsExactly(1);
+	}
+
+	/**
+	 * What a fenced run costs, counted by the server (MySQL's and MariaDB's
+	 * {@code Questions}: every statement a client sent) on one connection: the session
+	 * limit, the fence (one statement that locks and checks), the commit, and the restore of
+	 * {@code wait_timeout}; on a connection in autocommit mode, the transaction manager's
+	 * switching it off and on again too.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
+	void fencedRunSendsTheLimitTheFenceTheCommitAndTheRestoreOnMySql(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		repository.create("e", "a", LEASE);
+		long term = repository.find("e").orElseThrow().term();
+		for (boolean autoCommit : new boolean[] { false, true }) {
+			SingleConnectionDataSource connection = new SingleConnectionDataSource(database.url(),
+					database.username(), database.password(), true);
+			connection.setAutoCommit(autoCommit);
+			try {
+				JdbcLeaseRepository fenced = new JdbcLeaseRepository(connection, SqlDialect.MYSQL, TABLES,
+						Duration.ofSeconds(1));
+				JdbcTemplate jdbc = new JdbcTemplate(connection);
+				fenced.runFenced("e", "a", term, LEASE, (t) -> t);
+				long before = questions(jdbc);
+				assertThat(fenced.<Long>runFenced("e", "a", term, LEASE, (t) -> t)).isEqualTo(term);
+				// Less the SHOW that reads the count.
+				long sent = questions(jdbc) - before - 1;
+				assertThat(sent).as("statements of a fenced run, autocommit %s", autoCommit)
+					.isEqualTo(autoCommit ? 6 : 4);
+				assertThat(jdbc.queryForObject("SELECT @@SESSION.wait_timeout = @@GLOBAL.wait_timeout", Boolean.class))
+					.as("wait_timeout restored")
+					.isTrue();
+			}
+			finally {
+				connection.destroy();
+			}
+		}
+	}
+
+	private static long questions(JdbcTemplate jdbc) {
+		return jdbc.queryForObject("SHOW SESSION STATUS LIKE 'Questions'", (rs, row) -> rs.getLong(2));
 	}
 
 	/**
