@@ -342,10 +342,26 @@ final class Heartbeat {
 	 * @param loops the elections of this node
 	 */
 	void releaseAll(Collection<ElectionLoop> loops) {
+		boolean reachable = true;
+		int unreleased = 0;
 		for (ElectionLoop loop : loops) {
 			synchronized (loop) {
-				yieldHeld(loop, loop.relinquish(RevocationReason.SHUTDOWN, false));
+				long term = loop.relinquish(RevocationReason.SHUTDOWN, false);
+				// Once the database fails to answer, the other leases are left to expire: a
+				// statement timeout per lease would hold the shutdown up for as many timeouts.
+				if (reachable) {
+					reachable = yieldHeld(loop, term);
+				}
+				else if (term >= 0) {
+					unreleased++;
+				}
 			}
+		}
+		if (unreleased > 0) {
+			logger.warn("Node '{}': {} more lease(s) not released; they expire on their own", this.nodeId, unreleased);
+		}
+		if (!reachable) {
+			return;
 		}
 		try {
 			this.repository.removeCandidacies(this.nodeId, this.instanceId);
@@ -356,15 +372,21 @@ final class Heartbeat {
 		}
 	}
 
-	private void yieldHeld(ElectionLoop loop, long term) {
+	/**
+	 * Make a lease vacant, if this node held one.
+	 * @return {@code false} if the database did not answer
+	 */
+	private boolean yieldHeld(ElectionLoop loop, long term) {
 		try {
 			if (term >= 0 && this.repository.yield(loop.election(), this.nodeId, term)) {
 				logger.info("Election '{}': released leadership of term {}", loop.election(), term);
 			}
+			return true;
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Election '{}': could not release the lease; it will expire on its own: {}", loop.election(),
 					ex.toString());
+			return false;
 		}
 	}
 

@@ -524,7 +524,7 @@ abstract class AbstractElectionIntegrationTests {
 		long term = startWithLeader(a, b);
 		CountDownLatch finish = new CountDownLatch(1);
 		Future<Long> work = startLongFencedWork(a, aPool, "held", finish);
-		a.halt();
+		seenLeading(a).halt();
 		// Without the transaction, b would take over within a lease and two renew intervals.
 		Duration held = LEASE.plus(RENEW.multipliedBy(3));
 		await("b stays a follower while a's fenced transaction is open").during(held)
@@ -926,8 +926,9 @@ abstract class AbstractElectionIntegrationTests {
 	private ElectionNode seenLeading(ElectionNode leader) {
 		long term = leader.election().term();
 		assertThat(term).as("%s leads", leader).isNotNegative();
-		assertThat(this.beliefs.reignOf(leader.nodeId(), term)).as("the sampler saw %s lead in term %d", leader, term)
-			.isPresent();
+		await("the sampler sees " + leader + " lead in term " + term).atMost(REPORTING_MARGIN)
+			.pollInterval(POLL)
+			.until(() -> this.beliefs.reignOf(leader.nodeId(), term).isPresent());
 		return leader;
 	}
 

@@ -225,6 +225,40 @@ class HeartbeatTests {
 		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> assertThat(seen.age()).isZero());
 	}
 
+	@Test
+	void stopReleasesEveryLeaseButGivesUpAtTheFirstStatementTheDatabaseDoesNotAnswer() {
+		this.names.forEach(this.a::join);
+		this.names.forEach(this.b::join);
+		this.a.tick();
+		this.b.tick();
+		this.repository.setUnreachable(true);
+		int before = this.repository.statements().size();
+		this.a.stop();
+		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
+			.containsExactly("yield");
+		assertThat(this.names).noneMatch(this.a::leads);
+		this.repository.setUnreachable(false);
+		// The leases expire on their own, and b takes them over.
+		elapse(L);
+		this.b.tick();
+		elapse(L);
+		this.b.tick();
+		assertThat(this.names).allMatch(this.b::leads);
+	}
+
+	@Test
+	void stopReleasesEveryLeaseAndLeavesAtOnce() {
+		this.names.forEach(this.a::join);
+		this.a.tick();
+		int before = this.repository.statements().size();
+		this.a.stop();
+		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
+			.containsOnly("yield", "removeCandidacies")
+			.filteredOn("yield"::equals)
+			.hasSize(this.names.size());
+		assertThat(this.repository.liveCandidates(this.names.get(0), L)).isEmpty();
+	}
+
 	/** Run one round of a node and return the statements it sent. */
 	private List<String> statementsOfRound(FakeNode node) {
 		int before = this.repository.statements().size();
