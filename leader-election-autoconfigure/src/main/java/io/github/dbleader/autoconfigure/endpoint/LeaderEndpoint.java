@@ -2,6 +2,7 @@ package io.github.dbleader.autoconfigure.endpoint;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -205,8 +206,10 @@ public class LeaderEndpoint implements AutoCloseable {
 		Election election = this.electionService.findElection(name);
 		boolean thisNodeLeads = election != null && election.isLeader();
 		boolean nodeIdInUseElsewhere = election != null && election.isNodeIdInUseElsewhere();
-		Duration unreachableFor = (election != null) ? election.databaseUnreachableFor().orElse(null) : null;
-		Instant unreachableSince = (unreachableFor != null) ? Instant.now().minus(unreachableFor) : null;
+		Duration unreachableFor = (election != null)
+				? election.databaseUnreachableFor().map(LeaderEndpoint::millis).orElse(null) : null;
+		Instant unreachableSince = (unreachableFor != null)
+				? Instant.now().minus(unreachableFor).truncatedTo(ChronoUnit.MILLIS) : null;
 		Read fresh = outcome.fresh();
 		Read last = outcome.last();
 		Read candidatesRead = (fresh != null) ? fresh : last;
@@ -217,7 +220,7 @@ public class LeaderEndpoint implements AutoCloseable {
 			.toList() : List.of();
 		Instant candidatesSeenAt = (candidatesRead != null)
 				? candidatesRead.lease().map(LeaseState::databaseTime).orElse(null) : null;
-		Duration candidatesAge = (candidatesRead != null) ? candidatesRead.age() : null;
+		Duration candidatesAge = (candidatesRead != null) ? millis(candidatesRead.age()) : null;
 		LeaseSighting sighting = (fresh != null) ? fresh.lease().map((lease) -> new LeaseSighting(lease, fresh.age())).orElse(null)
 				: newest((election != null) ? election.lastSeenLease().orElse(null) : null, last);
 		if (sighting == null) {
@@ -232,8 +235,13 @@ public class LeaderEndpoint implements AutoCloseable {
 		return new ElectionDescriptor(expired ? null : state.leaderId(), state.term(), thisNodeLeads,
 				nodeIdInUseElsewhere, state.acquiredAt(), state.renewedAt(), state.expiresAt(), expired,
 				state.handoverTo(), state.reelectionRequested(), candidates, fresh == null, outcome.error(),
-				state.databaseTime(), sighting.age(), candidatesSeenAt, candidatesAge, unreachableFor,
+				state.databaseTime(), millis(sighting.age()), candidatesSeenAt, candidatesAge, unreachableFor,
 				unreachableSince);
+	}
+
+	/** Milliseconds are precise enough for people, and the JSON stays short. */
+	private static Duration millis(Duration duration) {
+		return duration.truncatedTo(ChronoUnit.MILLIS);
 	}
 
 	/** The newer of the heartbeat's sighting and the endpoint's last successful read. */

@@ -1,6 +1,7 @@
 package io.github.dbleader.autoconfigure.health;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.LeaseSighting;
@@ -53,11 +54,11 @@ public class ElectionHealthIndicator implements HealthIndicator {
 					|| !lease.databaseTime().plus(sighting.age()).isBefore(lease.expiresAt());
 			health.withDetail("leader", (lease.leaderId() != null && !expired) ? lease.leaderId() : "none")
 				.withDetail("term", lease.term())
-				.withDetail("leaseAge", sighting.age());
+				.withDetail("leaseAge", sighting.age().truncatedTo(ChronoUnit.MILLIS));
 		}
 		Duration unreachableFor = this.election.databaseUnreachableFor().orElse(null);
 		if (unreachableFor != null) {
-			health.withDetail("databaseUnreachableFor", unreachableFor);
+			health.withDetail("databaseUnreachableFor", unreachableFor.truncatedTo(ChronoUnit.MILLIS));
 		}
 		return health.build();
 	}
