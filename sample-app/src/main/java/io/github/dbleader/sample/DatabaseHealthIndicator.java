@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.stereotype.Component;
 
 /**
@@ -30,16 +31,15 @@ class DatabaseHealthIndicator implements HealthIndicator {
 
 	@Override
 	public Health health() {
+		Health.Builder health = Health.unknown();
 		try (Connection connection = this.dataSource.getConnection()) {
-			String database = connection.getMetaData().getDatabaseProductName();
-			boolean valid = connection.isValid((int) VALIDATION_TIMEOUT.toSeconds());
-			return (valid ? Health.up() : Health.down()).withDetail("database", database)
-				.withDetail("validationQuery", "isValid(" + VALIDATION_TIMEOUT.toSeconds() + ")")
-				.build();
+			health.withDetail("database", connection.getMetaData().getDatabaseProductName());
+			health.status(connection.isValid((int) VALIDATION_TIMEOUT.toSeconds()) ? Status.UP : Status.DOWN);
 		}
 		catch (SQLException | RuntimeException ex) {
-			return Health.down(ex).build();
+			health.down(ex);
 		}
+		return health.withDetail("validationQuery", "isValid(" + VALIDATION_TIMEOUT.toSeconds() + ")").build();
 	}
 
 }
