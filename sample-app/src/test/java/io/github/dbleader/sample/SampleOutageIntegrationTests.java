@@ -87,6 +87,7 @@ class SampleOutageIntegrationTests {
 				"\"leaseAge\":\"PT");
 		String health = get("/actuator/health", HEALTH_BOUND);
 		assertThat((String) JsonPath.read(health, "$.components.db.details.validationQuery")).isEqualTo("isValid(1)");
+		assertThat((String) JsonPath.read(health, "$.components.db.status")).isEqualTo("DOWN");
 		// The db indicator is DOWN at once; the leader's after lease - guard (2.4 s).
 		await().atMost(Duration.ofSeconds(6))
 			.until(() -> get("/actuator/health", HEALTH_BOUND).contains("\"error\":\"database unreachable\""));
