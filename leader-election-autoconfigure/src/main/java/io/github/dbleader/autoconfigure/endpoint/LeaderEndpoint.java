@@ -221,7 +221,7 @@ public class LeaderEndpoint implements AutoCloseable {
 		Instant candidatesSeenAt = (candidatesRead != null)
 				? candidatesRead.lease().map(LeaseState::databaseTime).orElse(null) : null;
 		Duration candidatesAge = (candidatesRead != null) ? millis(candidatesRead.age()) : null;
-		LeaseSighting sighting = (fresh != null) ? fresh.lease().map((lease) -> new LeaseSighting(lease, fresh.age())).orElse(null)
+		LeaseSighting sighting = (fresh != null) ? sighting(fresh)
 				: newest((election != null) ? election.lastSeenLease().orElse(null) : null, last);
 		if (sighting == null) {
 			return new ElectionDescriptor(null, 0, thisNodeLeads, nodeIdInUseElsewhere, null, null, null, false, null,
@@ -239,6 +239,10 @@ public class LeaderEndpoint implements AutoCloseable {
 				unreachableSince);
 	}
 
+	private static @Nullable LeaseSighting sighting(Read read) {
+		return read.lease().map((lease) -> new LeaseSighting(lease, read.age())).orElse(null);
+	}
+
 	/** Milliseconds are precise enough for people, and the JSON stays short. */
 	private static Duration millis(Duration duration) {
 		return duration.truncatedTo(ChronoUnit.MILLIS);
@@ -246,8 +250,7 @@ public class LeaderEndpoint implements AutoCloseable {
 
 	/** The newer of the heartbeat's sighting and the endpoint's last successful read. */
 	private static @Nullable LeaseSighting newest(@Nullable LeaseSighting heartbeat, @Nullable Read endpoint) {
-		LeaseSighting read = (endpoint != null)
-				? endpoint.lease().map((lease) -> new LeaseSighting(lease, endpoint.age())).orElse(null) : null;
+		LeaseSighting read = (endpoint != null) ? sighting(endpoint) : null;
 		if (heartbeat == null || read == null) {
 			return (heartbeat != null) ? heartbeat : read;
 		}
