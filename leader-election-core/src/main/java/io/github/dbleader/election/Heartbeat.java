@@ -226,6 +226,9 @@ final class Heartbeat {
 					loop.notAcquired();
 				}
 			}
+			// The database answered after this belief began: "reachable" must last at least as
+			// long as any belief, so that health is never DOWN for a node that still leads.
+			this.database.answered();
 			return true;
 		}
 		catch (RuntimeException ex) {

@@ -40,9 +40,9 @@ class LeaderEndpointTests {
 			ElectionDescriptor leading = endpoint.election("default");
 			assertThat(leading.thisNodeLeads()).isTrue();
 			assertThat(leading.nodeIdInUseElsewhere()).isFalse();
-			// Another running instance with node id "me" claims the candidates row.
+			// Another running instance with node id "me" claims the node's row.
 			new JdbcTemplate(context.getBean(DataSource.class)).update(
-					"UPDATE leader_election_candidate SET instance_id = 'another-instance' WHERE node_id = 'me'");
+					"UPDATE leader_election_lease_nodes SET instance_id = 'another-instance' WHERE node_id = 'me'");
 			await().atMost(Duration.ofSeconds(5)).until(() -> endpoint.election("default").nodeIdInUseElsewhere());
 			assertThat(endpoint.leader().elections().get("default").nodeIdInUseElsewhere()).isTrue();
 			assertThat(endpoint.election("default").thisNodeLeads()).isFalse();

@@ -145,9 +145,9 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 		this.contextRunner.run((context) -> {
 			ElectionService service = context.getBean(ElectionService.class);
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
-			// Another running instance with node id "me" claims the candidates row.
+			// Another running instance with node id "me" claims the node's row.
 			new JdbcTemplate(context.getBean(DataSource.class)).update(
-					"UPDATE leader_election_candidate SET instance_id = 'another-instance' WHERE node_id = 'me'");
+					"UPDATE leader_election_lease_nodes SET instance_id = 'another-instance' WHERE node_id = 'me'");
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isNodeIdInUseElsewhere());
 			Health health = indicator(context.getBean(ElectionsHealthContributor.class), "default").health();
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
