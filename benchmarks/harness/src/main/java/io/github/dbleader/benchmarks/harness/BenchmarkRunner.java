@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  *
  * <p>{@code --scale} runs the scale benchmark instead ({@link ScaleBenchmark}) and replaces
  * only its section of {@code RESULTS.md}: {@code --scale-sizes 1,10,100,1000,10000},
- * {@code --scale-limits shedlock=1000,integration=1000} (the largest size each system runs
+ * {@code --scale-limits shedlock=1000,integration=100} (the largest size each system runs
  * at; larger ones are listed as not run), {@code --scale-warm-up N} (30 s),
  * {@code --scale-window N} (60 s), {@code --systems}. With {@code --quick}: sizes 1, 10 and
  * 100, 10 s warm-up, 20 s window, output under {@code target/quick}. A full run keeps the
@@ -120,7 +120,7 @@ public final class BenchmarkRunner {
 			sizes.add(Integer.parseInt(size.trim()));
 		}
 		Map<SystemUnderTest, Integer> limits = new LinkedHashMap<>();
-		for (String limit : options.getOrDefault("scale-limits", "shedlock=1000,integration=1000").split(",")) {
+		for (String limit : options.getOrDefault("scale-limits", "shedlock=1000,integration=100").split(",")) {
 			String[] parts = limit.split("=");
 			limits.put(SystemUnderTest.valueOf(parts[0].trim().toUpperCase()), Integer.parseInt(parts[1].trim()));
 		}
@@ -136,7 +136,7 @@ public final class BenchmarkRunner {
 					Integer limit = limits.get(system);
 					points.add((limit != null && size > limit)
 							? ScaleBenchmark.notRun(system, size, "not run: above its limit of "
-									+ String.format(Locale.ROOT, "%,d", limit) + " (see below)")
+									+ String.format(Locale.ROOT, "%,d", limit) + " (benchmarks/README.md says why)")
 							: benchmark.run(system, size));
 				}
 			}
