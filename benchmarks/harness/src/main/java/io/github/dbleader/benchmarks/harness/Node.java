@@ -118,6 +118,20 @@ final class Node implements AutoCloseable {
 		return this.process.log().containsSince(this.logMark, text);
 	}
 
+	/** @return the current end of the log, for {@link #logLinesSince(long)} */
+	long logPosition() {
+		return this.process.log().mark();
+	}
+
+	/**
+	 * The lines of the log after a position.
+	 * @param position from {@link #logPosition()}
+	 * @return the lines
+	 */
+	List<String> logLinesSince(long position) {
+		return this.process.log().lines(position);
+	}
+
 	/**
 	 * Count the lines of the whole log that contain the text.
 	 * @param text the text

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -33,7 +34,13 @@ import io.github.dbleader.benchmarks.harness.Database.StatementCounters;
  */
 final class ScaleBenchmark {
 
+	/** What this starter's node logs when a statement of its heartbeat fails. */
+	private static final String UNREACHABLE = "database unreachable, leadership ends";
+
 	private static final Pattern VALUE = Pattern.compile("\"statistic\":\"(\\w+)\",\"value\":([-0-9.Ee]+)");
+
+	/** The longest wait until every election has a leader before a point is measured anyway. */
+	static final Duration START_TIMEOUT = Duration.ofMinutes(3);
 
 	private final RunSettings settings;
 
@@ -74,15 +81,21 @@ final class ScaleBenchmark {
 				node.awaitStarted(Duration.ofMinutes(3));
 			}
 			Duration allLed = awaitAllLed(system, size, startedAt);
-			log(system, size, "all led " + allLed.toMillis() + " ms after the start; warm-up");
+			log(system, size, ((allLed != null) ? "all led " + allLed.toMillis() + " ms after the start"
+					: "not all led " + START_TIMEOUT.toSeconds() + " s after the start") + "; warm-up");
 			sleep(this.warmUp);
 			Map<String, Holder> holdersBefore = this.database.holders(system);
-			Map<String, StatementCounters> countersBefore = this.database.statementCounters();
 			List<Timer> timersBefore = timers(system, nodes);
+			long[] logPositions = new long[nodes.length];
+			for (int i = 0; i < nodes.length; i++) {
+				logPositions[i] = nodes[i].logPosition();
+			}
+			// The counters are read right at the window's ends, so that its length is theirs.
 			long from = this.database.now();
+			Map<String, StatementCounters> countersBefore = this.database.statementCounters();
 			sleep(this.window);
-			long to = this.database.now();
 			Map<String, StatementCounters> countersAfter = this.database.statementCounters();
+			long to = this.database.now();
 			List<Timer> timersAfter = timers(system, nodes);
 			Map<String, Holder> holdersAfter = this.database.holders(system);
 			List<StatementCounters> statements = new ArrayList<>();
@@ -96,11 +109,20 @@ final class ScaleBenchmark {
 				rounds.add(timersAfter.get(i).since(timersBefore.get(i)));
 			}
 			int changes = changes(system, holdersBefore, holdersAfter);
-			log(system, size, "window: " + statements + ", changes of holder " + changes + ", rounds " + rounds);
+			Map<String, Integer> failedStatements = new TreeMap<>();
+			for (int i = 0; i < nodes.length; i++) {
+				for (String line : nodes[i].logLinesSince(logPositions[i])) {
+					if (line.contains(UNREACHABLE)) {
+						failedStatements.merge(statementOf(line), 1, Integer::sum);
+					}
+				}
+			}
+			log(system, size, "window: " + statements + ", changes of holder " + changes + ", rounds " + rounds
+					+ ", failed statements " + failedStatements);
 			Failover failover = killTheLeaderOfMost(system, size, nodes);
 			log(system, size, "kill -9: " + failover);
 			return new Point(system, size, allLed, (to - from) / 1000.0, statements, rounds, holdersAfter.size(), changes,
-					failover, null);
+					failedStatements, failover, null);
 		}
 		catch (RuntimeException | SQLException ex) {
 			log(system, size, "failed: " + ex);
@@ -149,16 +171,18 @@ final class ScaleBenchmark {
 	}
 
 	/**
-	 * Wait until every election or role has a holder (up to 10 minutes); ShedLock's locks
-	 * have none between runs, so its nodes only need to have started.
+	 * Wait until every election or role has a holder, up to {@link #START_TIMEOUT} (then the
+	 * point is measured as it is, and says so); ShedLock's locks have none between runs, so
+	 * its nodes only need to have started.
+	 * @return how long it took, or {@code null} if not every election had a holder in time
 	 */
 	private Duration awaitAllLed(SystemUnderTest system, int size, long startedAt)
 			throws SQLException, InterruptedException {
 		if (system != SystemUnderTest.SHEDLOCK) {
-			long deadline = startedAt + Duration.ofMinutes(10).toNanos();
+			long deadline = startedAt + START_TIMEOUT.toNanos();
 			while (this.database.holders(system).size() < size) {
 				if (System.nanoTime() > deadline) {
-					throw new IllegalStateException("not every election had a holder within 10 minutes");
+					return null;
 				}
 				Thread.sleep(200);
 			}
@@ -271,6 +295,24 @@ final class ScaleBenchmark {
 		return new Failover(victim.id(), keys.size(), OptionalLong.empty());
 	}
 
+	/**
+	 * Name the heartbeat statement a "database unreachable" line reports, by its SQL.
+	 * @param line the log line
+	 * @return a short name
+	 */
+	static String statementOf(String line) {
+		if (line.contains("UPDATE leader_election_candidate SET last_seen") && line.contains("WHERE node_id = ?")) {
+			return "refresh candidacies";
+		}
+		if (line.contains("UPDATE leader_election_lease SET renewed_at")) {
+			return "renew all";
+		}
+		if (line.contains("SELECT election_name, leader_id, term")) {
+			return "read all";
+		}
+		return "other";
+	}
+
 	private static void log(SystemUnderTest system, int size, String message) {
 		System.out.println("[scale " + system.label() + " " + size + "] " + message);
 	}
@@ -325,20 +367,24 @@ final class ScaleBenchmark {
 	 *
 	 * @param system the system
 	 * @param size elections, roles or locks
-	 * @param allLed from the start of the processes until every election had a holder
+	 * @param allLed from the start of the processes until every election had a holder, or
+	 * {@code null} if not within {@link ScaleBenchmark#START_TIMEOUT}
 	 * @param seconds length of the quiet window (database clock)
 	 * @param statements statements of each node in the window, by slot
 	 * @param rounds heartbeat rounds of each node in the window (this starter)
 	 * @param held elections with a holder at the end of the window
 	 * @param changes changes of holder in the window (-1: not applicable)
+	 * @param failedStatements the statements whose failure began a time of "database
+	 * unreachable" in the window, as this starter's nodes logged them, by statement
 	 * @param failover the kill -9, or {@code null}
 	 * @param failure why the point was not measured, or {@code null}
 	 */
 	record Point(SystemUnderTest system, int size, Duration allLed, double seconds, List<StatementCounters> statements,
-			List<Timer> rounds, int held, int changes, Failover failover, String failure) {
+			List<Timer> rounds, int held, int changes, Map<String, Integer> failedStatements, Failover failover,
+			String failure) {
 
 		static Point failed(SystemUnderTest system, int size, String failure) {
-			return new Point(system, size, Duration.ZERO, 0, List.of(), List.of(), 0, -1, null, failure);
+			return new Point(system, size, null, 0, List.of(), List.of(), 0, -1, Map.of(), null, failure);
 		}
 
 		/** @return statements per second of the node that sent the most */

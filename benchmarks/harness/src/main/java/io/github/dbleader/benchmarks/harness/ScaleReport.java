@@ -87,7 +87,7 @@ final class ScaleReport {
 		line();
 		line("| system | elections | all led after start | statements per node per s (min-max of 3) "
 				+ "| per node per renew interval (max) | heartbeat round p50 / p99 / mean / max (worst node) "
-				+ "| failed rounds | changes of holder in the quiet window | kill -9 of the node leading the most: "
+				+ "| failed rounds (first failing statement) | changes of holder in the quiet window | kill -9 of the node leading the most: "
 				+ "all of its elections led elsewhere after |");
 		line("|---|---:|---:|---:|---:|---|---:|---:|---|");
 		for (Point point : points) {
@@ -96,10 +96,12 @@ final class ScaleReport {
 				line("| " + name + " | " + point.failure().replace("|", "/") + " | | | | | | |");
 				continue;
 			}
-			line("| " + name + " | " + seconds(point.allLed().toMillis()) + " | "
+			String allLed = (point.allLed() != null) ? seconds(point.allLed().toMillis())
+					: "not within " + ScaleBenchmark.START_TIMEOUT.toMinutes() + " min";
+			line("| " + name + " | " + allLed + " | "
 					+ format(point.minStatementsPerSecond()) + " - " + format(point.maxStatementsPerSecond()) + " | "
 					+ format(point.maxStatementsPerSecond() * renew) + " | " + rounds(point.rounds()) + " | "
-					+ failed(point.rounds()) + " | " + changes(point) + " | " + failover(point) + " |");
+					+ failed(point) + " | " + changes(point) + " | " + failover(point) + " |");
 		}
 		line();
 		line("- **Statements** are the server's counters (`INFORMATION_SCHEMA.USER_STATISTICS`, `userstat`) of each"
@@ -110,7 +112,10 @@ final class ScaleReport {
 				+ " of elections: refresh the node's candidates rows, renew the leases it holds (leaders only), read its"
 				+ " elections' leases. The round times are the nodes' `leader.election.heartbeat` timer (percentiles"
 				+ " over about the last minute, read over `/actuator/metrics`); the statement timeout is half the renew"
-				+ " interval (" + settings.renewInterval().dividedBy(2).toMillis() + " ms). A change of holder is a"
+				+ " interval (" + settings.renewInterval().dividedBy(2).toMillis() + " ms); a round that fails (a"
+				+ " statement timed out or failed) counts as failed, and the statement named is the one each node logged"
+				+ " when it found the database unreachable (summed over the nodes: refresh candidacies, renew all, read"
+				+ " all, or a change of holder). A change of holder is a"
 				+ " lease whose term changed, or which was no longer live, between the start and the end of the window."
 				+ " The kill -9 time is from the kill to the last `acquired_at` of the killed node's elections (database"
 				+ " clock).");
@@ -139,8 +144,21 @@ final class ScaleReport {
 		return millis(p50) + " / " + millis(p99) + " / " + millis(mean) + " / " + millis(max);
 	}
 
-	private static String failed(List<Timer> rounds) {
-		return rounds.isEmpty() ? "n/a" : Long.toString(rounds.stream().mapToLong(Timer::failed).sum());
+	private static String failed(Point point) {
+		if (point.rounds().isEmpty()) {
+			return "n/a";
+		}
+		long failed = point.rounds().stream().mapToLong(Timer::failed).sum();
+		if (point.failedStatements().isEmpty()) {
+			return Long.toString(failed);
+		}
+		StringBuilder statements = new StringBuilder();
+		point.failedStatements()
+			.forEach((statement, count) -> statements.append((statements.length() > 0) ? ", " : "")
+				.append(statement)
+				.append(" ")
+				.append(count));
+		return failed + " (" + statements + ")";
 	}
 
 	private static String changes(Point point) {
