@@ -1,5 +1,7 @@
 // Status page of the sample: every second, reads the leader endpoint and the latest job
-// runs of the node that serves it. Plain JavaScript, no build step.
+// runs of the node that serves it. Plain JavaScript, no build step. While the database does
+// not answer, the endpoint still answers within the statement timeout with this node's last
+// view ("stale"), and the page says how long the database has been unreachable.
 'use strict';
 
 const election = new URLSearchParams(location.search).get('election') || 'default';
@@ -24,6 +26,46 @@ function relative(iso, databaseTime) {
   const seconds = (new Date(iso) - new Date(databaseTime)) / 1000;
   if (Math.abs(seconds) < 0.05) return 'now';
   return seconds > 0 ? 'in ' + seconds.toFixed(1) + ' s' : Math.abs(seconds).toFixed(1) + ' s ago';
+}
+
+// Seconds of an ISO-8601 duration as the actuator writes them, e.g. PT4.2S or PT1M3.5S.
+function seconds(duration) {
+  const match = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:([\d.]+)S)?$/.exec(duration || '');
+  if (!match) return null;
+  return (Number(match[1] || 0) * 60 + Number(match[2] || 0)) * 60 + Number(match[3] || 0);
+}
+
+// The database clock now, estimated from the endpoint's answer: when the lease shown was read
+// (database clock) plus how long ago that was (this node's clock). Null if never read.
+function databaseNow(state) {
+  const age = seconds(state.leaseAge);
+  if (!state.leaseSeenAt || age === null) return null;
+  return new Date(new Date(state.leaseSeenAt).getTime() + age * 1000).toISOString();
+}
+
+function capitalized(message) {
+  return message.charAt(0).toUpperCase() + message.slice(1);
+}
+
+// What the page says about the database: nothing while it answers; otherwise for how long
+// it has been unreachable and what this node last saw.
+function databaseNotice(state) {
+  const unreachable = seconds(state.databaseUnreachableFor);
+  if (!state.stale) {
+    return unreachable === null ? null
+      : 'The heartbeat has been failing to reach the database for ' + unreachable.toFixed(1) + ' s.';
+  }
+  const parts = [unreachable !== null
+    ? 'Database unreachable for ' + unreachable.toFixed(1) + ' s'
+    : capitalized(state.databaseError || 'the database did not answer')];
+  const age = seconds(state.leaseAge);
+  if (age !== null) {
+    parts.push('last seen leader ' + (state.leader || '(none)') + ', term ' + state.term + ', '
+      + age.toFixed(1) + ' s ago');
+  }
+  const candidatesAge = seconds(state.candidatesAge);
+  if (candidatesAge !== null) parts.push('candidates as seen ' + candidatesAge.toFixed(1) + ' s ago');
+  return parts.join('; ') + '.';
 }
 
 function timeAndRelative(iso, databaseTime) {
@@ -64,7 +106,12 @@ function cell(row, value) {
   return td;
 }
 
-function renderElection(state, databaseTime) {
+function renderElection(state) {
+  const databaseTime = databaseNow(state);
+  const notice = databaseNotice(state);
+  const database = document.getElementById('database');
+  database.hidden = !notice;
+  database.textContent = notice || '';
   text('election-name', election);
   text('leader', state.leader || '(none)');
   text('term', state.term);
@@ -127,12 +174,19 @@ async function refresh() {
       nodeId = all.nodeId;
       text('node-id', nodeId);
     }
-    const [state, jobRuns] = await Promise.all([call('GET'),
-      fetch('api/job-runs?limit=15').then((response) => response.json())]);
-    renderElection(state, jobRuns.databaseTime);
-    renderRuns(jobRuns.runs);
+    // The job runs come from the database through the application's pool: they may not
+    // come while it does not answer, so the election is shown without waiting for them.
+    const jobRuns = fetch('api/job-runs?limit=15', { signal: AbortSignal.timeout(2000) })
+      .then((response) => response.ok ? response.json() : Promise.reject(new Error('status ' + response.status)));
+    renderElection(await call('GET'));
     text('refreshed', new Date().toLocaleTimeString('en-GB', { hour12: false }));
     if (document.getElementById('error').textContent.startsWith('Refresh')) showError(null);
+    try {
+      renderRuns((await jobRuns).runs);
+      text('runs-error', '');
+    } catch (error) {
+      text('runs-error', 'Job runs not available: ' + error.message);
+    }
   } catch (error) {
     showError('Refresh failed: ' + error.message);
   }

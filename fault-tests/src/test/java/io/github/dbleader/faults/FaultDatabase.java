@@ -12,12 +12,15 @@ import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.dbleader.test.TestDatabase;
+
 /**
- * The MySQL-protocol database the fault tests run against, given by
- * {@code LEADER_ELECTION_TEST_MYSQL_URL}, {@code _USERNAME} and {@code _PASSWORD} (what CI
- * exports), with the local defaults {@code jdbc:mysql://127.0.0.1:3306/test}, {@code root}
- * and an empty password. An unreachable database fails the tests with a message that says
- * what to set; it never skips them.
+ * The MySQL-protocol database the fault tests run against: the test rig's
+ * {@link TestDatabase#MYSQL}, that is the server given by {@code LEADER_ELECTION_TEST_MYSQL_URL},
+ * {@code _USERNAME} and {@code _PASSWORD} (what CI exports), else a MySQL container where
+ * Docker runs, else an embedded MariaDB; each on a TCP port, so that the sample processes
+ * reach it too. A server that cannot be had or reached fails the tests with a message that
+ * says why; it never skips them.
  *
  * <p>The tables are the suite's own ({@link #LEASE_TABLE}, {@link #CANDIDATE_TABLE},
  * {@link #JOB_RUNS_TABLE}), so that other test runs on the same database are not disturbed.
@@ -55,33 +58,20 @@ final class FaultDatabase {
 		this.password = password;
 		this.parsed = URL.matcher(url);
 		if (!this.parsed.matches()) {
-			throw new IllegalStateException("LEADER_ELECTION_TEST_MYSQL_URL '" + url
+			throw new IllegalStateException("The MySQL-protocol test database's URL '" + url
 					+ "' is not a single-host jdbc:mysql:// URL; the fault tests put a proxy in front of that host");
 		}
 	}
 
 	/**
-	 * The database from the environment, checked to be reachable.
+	 * The test rig's MySQL-protocol database, checked to be reachable.
 	 * @return the database
-	 * @throws IllegalStateException if it cannot be reached
+	 * @throws IllegalStateException if it cannot be had or reached
 	 */
 	static FaultDatabase fromEnvironment() {
-		FaultDatabase database = new FaultDatabase(env("URL", "jdbc:mysql://127.0.0.1:3306/test"),
-				env("USERNAME", "root"), env("PASSWORD", ""));
-		try (Connection connection = database.connect()) {
-			connection.isValid(2);
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("The fault tests need a MySQL or MariaDB server at " + database.url
-					+ " (user '" + database.username + "'). Start one, or set LEADER_ELECTION_TEST_MYSQL_URL, "
-					+ "LEADER_ELECTION_TEST_MYSQL_USERNAME and LEADER_ELECTION_TEST_MYSQL_PASSWORD: " + ex, ex);
-		}
-		return database;
-	}
-
-	private static String env(String suffix, String defaultValue) {
-		String value = System.getenv("LEADER_ELECTION_TEST_MYSQL_" + suffix);
-		return (value != null) ? value : defaultValue;
+		TestDatabase.MYSQL.dataSource(1).close();
+		return new FaultDatabase(TestDatabase.MYSQL.url(), TestDatabase.MYSQL.username(),
+				TestDatabase.MYSQL.password());
 	}
 
 	String url() {
@@ -151,7 +141,7 @@ final class FaultDatabase {
 	/** Drop the suite's tables; the sample processes create them again at start-up. */
 	void dropTables() {
 		try (Connection connection = connect(); Statement statement = connection.createStatement()) {
-			for (String table : new String[] { LEASE_TABLE, CANDIDATE_TABLE, LEASE_TABLE + "_fence", JOB_RUNS_TABLE }) {
+			for (String table : new String[] { LEASE_TABLE, CANDIDATE_TABLE, LEASE_TABLE + "_fence", LEASE_TABLE + "_nodes", JOB_RUNS_TABLE }) {
 				statement.execute("DROP TABLE IF EXISTS " + table);
 			}
 		}

@@ -178,6 +178,7 @@ class ManyContendersIntegrationTests {
 			statement.execute("DROP TABLE IF EXISTS " + TABLES.leaseTable());
 			statement.execute("DROP TABLE IF EXISTS " + TABLES.candidateTable());
 			statement.execute("DROP TABLE IF EXISTS " + TABLES.fenceTable());
+			statement.execute("DROP TABLE IF EXISTS " + TABLES.nodesTable());
 			statement.execute("DROP TABLE IF EXISTS " + RUNS_TABLE);
 			statement.execute("CREATE TABLE " + RUNS_TABLE + " (id BIGINT AUTO_INCREMENT PRIMARY KEY, "
 					+ "election VARCHAR(128) NOT NULL, node_id VARCHAR(255) NOT NULL, term BIGINT NOT NULL, "

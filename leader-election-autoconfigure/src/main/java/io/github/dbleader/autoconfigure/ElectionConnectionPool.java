@@ -16,12 +16,12 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The connections the election's own statements use (DESIGN I8): a tiny HikariCP pool of
- * their own, built from the settings of the application's HikariCP pool, so that renewals
- * still get a connection when business load exhausts the application's pool; or the
- * application's {@code DataSource} itself when it is not a HikariCP pool or the dedicated
- * pool is disabled. Deliberately not a {@code DataSource} bean, so that it never competes
- * with the application's {@code DataSource} for injection. Closed when the context closes,
- * after the election service stopped.
+ * their own, built from the settings of the election's HikariCP {@code DataSource}
+ * ({@link ElectionDataSource}), so that renewals still get a connection when business load
+ * exhausts the application's pool; or that {@code DataSource} itself when it is not a
+ * HikariCP pool or the dedicated pool is disabled. Deliberately not a {@code DataSource}
+ * bean, so that it never competes with the application's {@code DataSource} for injection.
+ * Closed when the context closes, after the election service stopped.
  */
 final class ElectionConnectionPool implements DisposableBean {
 
@@ -41,7 +41,7 @@ final class ElectionConnectionPool implements DisposableBean {
 
 	/**
 	 * Create the connections of the election.
-	 * @param application the application's data source
+	 * @param application the data source chosen for the election
 	 * @param dedicatedPool whether to build a dedicated pool if possible
 	 * @param size maximum size of the dedicated pool
 	 * @param connectionTimeout longest wait for a connection of the dedicated pool

@@ -12,11 +12,15 @@ import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.event.ApplicationEventLeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
@@ -31,50 +35,63 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * for leader election on the application's single {@code DataSource}: the lease schema,
- * the {@link LeaseRepository}, the {@link ElectionService} to inject, and the lifecycle
- * that starts the service late and stops it (releasing leases) before the
- * {@code DataSource} closes.
+ * for leader election on a {@code DataSource} of the application: the lease schema, the
+ * {@link LeaseRepository}, the {@link ElectionService} to inject, and the lifecycle that
+ * starts the service late and stops it (releasing leases) before the {@code DataSource}
+ * closes.
+ *
+ * <p>The election's {@code DataSource} is, in order: one of its own built from
+ * {@code leader-election.jdbc.url}; the {@link LeaderElectionDataSource @LeaderElectionDataSource}
+ * bean; the single or primary {@code DataSource}. Without any of them it backs off, and
+ * {@code @LeaderOnly} methods make start-up fail.
  */
 @AutoConfiguration(after = { DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
 		DataSourceTransactionManagerAutoConfiguration.class })
 @ConditionalOnClass({ DataSource.class, JdbcTemplate.class, DataSourceScriptDatabaseInitializer.class })
-@ConditionalOnSingleCandidate(DataSource.class)
+@Conditional(LeaderElectionAutoConfiguration.ElectionDataSourceCondition.class)
 @ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(LeaderElectionProperties.class)
 @Import(DatabaseInitializationDependencyConfigurer.class)
 public final class LeaderElectionAutoConfiguration {
 
 	@Bean
-	ElectionConnectionPool leaderElectionConnectionPool(DataSource dataSource, LeaderElectionProperties properties) {
-		LeaderElectionProperties.Jdbc jdbc = properties.getJdbc();
-		ElectionSettings settings = properties.determineElectionSettings();
-		return ElectionConnectionPool.create(dataSource, jdbc.isDedicatedPool(), jdbc.determineDedicatedPoolSize(),
-				settings.statementTimeout());
+	ElectionDataSource leaderElectionDataSource(LeaderElectionProperties properties,
+			@LeaderElectionDataSource ObjectProvider<DataSource> leaderElectionDataSource,
+			ObjectProvider<DataSource> dataSource) {
+		return ElectionDataSource.determine(properties.getJdbc(), leaderElectionDataSource, dataSource);
 	}
 
 	@Bean
-	DialectDetector leaderElectionDialectDetector(DataSource dataSource, LeaderElectionProperties properties) {
-		return new DialectDetector(dataSource, properties.getJdbc());
+	ElectionConnectionPool leaderElectionConnectionPool(ElectionDataSource electionDataSource,
+			LeaderElectionProperties properties) {
+		LeaderElectionProperties.Jdbc jdbc = properties.getJdbc();
+		ElectionSettings settings = properties.determineElectionSettings();
+		return ElectionConnectionPool.create(electionDataSource.getDataSource(), jdbc.isDedicatedPool(),
+				jdbc.determineDedicatedPoolSize(), settings.statementTimeout());
+	}
+
+	@Bean
+	DialectDetector leaderElectionDialectDetector(ElectionDataSource electionDataSource,
+			LeaderElectionProperties properties) {
+		return new DialectDetector(electionDataSource.getDataSource(), properties.getJdbc());
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	LeaseRepository leaderElectionLeaseRepository(DataSource dataSource, ElectionConnectionPool connectionPool,
-			ObjectProvider<PlatformTransactionManager> transactionManager, DialectDetector dialectDetector,
-			LeaderElectionProperties properties) {
+	LeaseRepository leaderElectionLeaseRepository(ElectionDataSource electionDataSource,
+			ElectionConnectionPool connectionPool, ObjectProvider<PlatformTransactionManager> transactionManagers,
+			ListableBeanFactory beanFactory, DialectDetector dialectDetector, LeaderElectionProperties properties) {
 		LeaderElectionProperties.Jdbc jdbc = properties.getJdbc();
-		// Fenced work joins the application's transactions, so it runs on the application's
-		// DataSource and transaction manager, not on the election's pool.
-		PlatformTransactionManager fencedTransactions = transactionManager
-			.getIfUnique(() -> new DataSourceTransactionManager(dataSource));
-		return new JdbcLeaseRepository(connectionPool.getDataSource(), fencedTransactions, dataSource,
-				dialectDetector.getDialect(), jdbc.determineLeaseTables(),
+		// Fenced work joins the application's transactions, so it runs on the election's
+		// DataSource itself and a transaction manager of it, not on the election's pool.
+		PlatformTransactionManager fencedTransactions = FencedTransactions
+			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
+		return new JdbcLeaseRepository(connectionPool.getDataSource(), fencedTransactions,
+				electionDataSource.getDataSource(), dialectDetector.getDialect(), jdbc.determineLeaseTables(),
 				properties.determineElectionSettings().statementTimeout());
 	}
 
@@ -106,10 +123,38 @@ public final class LeaderElectionAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		LeaderElectionDataSourceScriptDatabaseInitializer leaderElectionDataSourceScriptDatabaseInitializer(
-				DataSource dataSource, DialectDetector dialectDetector, LeaderElectionProperties properties) {
+				ElectionDataSource electionDataSource, DialectDetector dialectDetector,
+				LeaderElectionProperties properties) {
 			LeaderElectionProperties.Jdbc jdbc = properties.getJdbc();
-			return new LeaderElectionDataSourceScriptDatabaseInitializer(dataSource, jdbc.getInitializeSchema(),
-					dialectDetector.getDialect(), jdbc.determineLeaseTables());
+			return new LeaderElectionDataSourceScriptDatabaseInitializer(electionDataSource.getDataSource(),
+					jdbc.getInitializeSchema(), dialectDetector.getDialect(), jdbc.determineLeaseTables());
+		}
+
+	}
+
+	/**
+	 * Matches when a {@code DataSource} can be chosen for the election, as Spring Boot's
+	 * Flyway auto-configuration does for its own.
+	 */
+	static final class ElectionDataSourceCondition extends AnyNestedCondition {
+
+		ElectionDataSourceCondition() {
+			super(ConfigurationPhase.REGISTER_BEAN);
+		}
+
+		@ConditionalOnProperty(name = "leader-election.jdbc.url")
+		static final class UrlCondition {
+
+		}
+
+		@ConditionalOnBean(annotation = LeaderElectionDataSource.class)
+		static final class QualifiedDataSourceCondition {
+
+		}
+
+		@ConditionalOnSingleCandidate(DataSource.class)
+		static final class SingleDataSourceCondition {
+
 		}
 
 	}

@@ -240,6 +240,23 @@ public class LeaderElectionProperties {
 	public static class Jdbc {
 
 		/**
+		 * JDBC URL of a database for the election alone, instead of one of the application's
+		 * DataSource beans. The starter then builds a DataSource of its own on it, and its
+		 * fenced transactions only fence writes made to that database.
+		 */
+		private @Nullable String url;
+
+		/**
+		 * Login user of the database given by url.
+		 */
+		private @Nullable String username;
+
+		/**
+		 * Login password of the database given by url.
+		 */
+		private @Nullable String password;
+
+		/**
 		 * Name of the lease table: a plain identifier (letters, digits, underscores; at most
 		 * 57 characters). The fence table is named after it, with "_fence" appended.
 		 */
@@ -258,15 +275,15 @@ public class LeaderElectionProperties {
 
 		/**
 		 * Database platform of the SQL dialect and schema script: mysql (also for MariaDB),
-		 * mariadb, postgresql or h2. Detected from the DataSource when not set.
+		 * mariadb, postgresql or h2. Detected from the election's DataSource when not set.
 		 */
 		private @Nullable String platform;
 
 		/**
 		 * Whether the election's statements use a small connection pool of their own, built
-		 * from the settings of the application's HikariCP pool, so that renewals do not
+		 * from the settings of the election's HikariCP DataSource, so that renewals do not
 		 * starve when business load exhausts the application's pool. Ignored (the
-		 * application's DataSource is used) when that is not a HikariCP pool.
+		 * election's DataSource is used) when that is not a HikariCP pool.
 		 */
 		private boolean dedicatedPool = true;
 
@@ -274,6 +291,30 @@ public class LeaderElectionProperties {
 		 * Maximum size of the dedicated pool.
 		 */
 		private int dedicatedPoolSize = 2;
+
+		public @Nullable String getUrl() {
+			return this.url;
+		}
+
+		public void setUrl(@Nullable String url) {
+			this.url = url;
+		}
+
+		public @Nullable String getUsername() {
+			return this.username;
+		}
+
+		public void setUsername(@Nullable String username) {
+			this.username = username;
+		}
+
+		public @Nullable String getPassword() {
+			return this.password;
+		}
+
+		public void setPassword(@Nullable String password) {
+			this.password = password;
+		}
 
 		public String getTableName() {
 			return this.tableName;

@@ -180,12 +180,7 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void unsupportedDetectedDatabaseFailsStartupNamingThePlatformProperty() throws Exception {
-		DataSource dataSource = mock(DataSource.class);
-		Connection connection = mock(Connection.class);
-		DatabaseMetaData metaData = mock(DatabaseMetaData.class);
-		given(dataSource.getConnection()).willReturn(connection);
-		given(connection.getMetaData()).willReturn(metaData);
-		given(metaData.getDatabaseProductName()).willReturn("Oracle");
+		DataSource dataSource = dataSourceOf("Oracle");
 		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
 			.withBean(DataSource.class, () -> dataSource)
 			.withPropertyValues("leader-election.jdbc.initialize-schema=never")
@@ -314,6 +309,22 @@ class LeaderElectionAutoConfigurationTests {
 			}
 			assertThat(analysis.getAction()).contains(property).contains(allowed);
 		};
+	}
+
+	/**
+	 * Return a mock data source whose connections report the given database product.
+	 * @param product the product name
+	 * @return the data source
+	 * @throws Exception never: mock calls declare it
+	 */
+	static DataSource dataSourceOf(String product) throws Exception {
+		DataSource dataSource = mock(DataSource.class);
+		Connection connection = mock(Connection.class);
+		DatabaseMetaData metaData = mock(DatabaseMetaData.class);
+		given(dataSource.getConnection()).willReturn(connection);
+		given(connection.getMetaData()).willReturn(metaData);
+		given(metaData.getDatabaseProductName()).willReturn(product);
+		return dataSource;
 	}
 
 	private static FailureAnalysis analyze(AssertableApplicationContext context, Environment environment) {

@@ -7,8 +7,14 @@ package io.github.dbleader.election;
  */
 public enum Candidacy {
 
-	/** This instance holds the node id: its own row was refreshed, or a new row was created. */
+	/** This instance holds the node id: its own row was refreshed. */
 	HELD,
+
+	/**
+	 * This instance created the node id's row: no instance used the id recently. Its
+	 * candidates rows may have been purged meanwhile, so the node joins its elections again.
+	 */
+	CREATED,
 
 	/**
 	 * This instance took the node id over from another instance whose heartbeats had stopped

@@ -167,8 +167,8 @@ final class ElectionLoop {
 	 * This round's candidacy. It comes first so that a second running instance with this
 	 * node id never reaches the lease statements, where it would adopt the lease that names
 	 * its id and believe alongside the first.
-	 * @param candidacy what the candidates row said, or {@code null} if this instance has
-	 * not joined yet (it takes no part this round)
+	 * @param candidacy what the node's row said (the caller joined the election first), or
+	 * {@code null} if this instance takes no part this round
 	 * @return whether this instance takes part in the election this round
 	 */
 	synchronized boolean candidacy(@Nullable Candidacy candidacy) {

@@ -22,15 +22,15 @@ import org.slf4j.LoggerFactory;
  * what the database answered. In steady state a round is three statements whatever the
  * number of elections (DESIGN I9):
  * <ol>
- * <li>refresh every candidates row of this instance ({@link LeaseRepository#refreshCandidacies});
+ * <li>refresh this node's one row ({@link LeaseRepository#heartbeat});
  * <li>renew every lease this node holds, each with its own term ({@link LeaseRepository#renewAll}),
  * sent only if it holds any;
  * <li>read every lease of its elections ({@link LeaseRepository#findAll}).
  * </ol>
  * Then each state machine decides, and the few changes of holder it asks for (create,
  * take-over, hand-over, yield, re-acquire) are carried out one conditional statement each.
- * Joining an election costs its own statements once. Rows nobody uses any more are purged
- * every ten leases.
+ * Elections joined since the last round are joined together in one statement. Rows nobody
+ * uses any more are purged every ten leases.
  */
 final class Heartbeat {
 
@@ -64,7 +64,7 @@ final class Heartbeat {
 	/** Elections left whose candidates row could not be removed yet. */
 	private final Set<String> pendingRemovals = ConcurrentHashMap.newKeySet();
 
-	/** Whether, as of the last round, another instance uses this node id in some election. */
+	/** Whether, as of the last round, another instance uses this node id. */
 	private boolean nodeIdInUse;
 
 	private boolean purged;
@@ -83,9 +83,12 @@ final class Heartbeat {
 		this.listener = listener;
 		this.notifier = notifier;
 		this.random = random;
-		// Joins and take-overs beyond half a renew interval wait for the next round, so that
-		// the next batched renewal of the leases already held is not delayed.
-		this.budgetNanos = settings.renewInterval().toNanos() / 2;
+		// Changes of holder beyond this wait for the next round, so that the next batched
+		// renewal of the leases already held comes well before their beliefs end (at
+		// L - G, and 2R <= L - G).
+		long renew = settings.renewInterval().toNanos();
+		long belief = settings.leaseDuration().minus(settings.guard()).toNanos();
+		this.budgetNanos = Math.max(renew / 2, (belief - renew) / 2);
 		this.purgeIntervalNanos = purgeAge().toNanos();
 	}
 
@@ -123,7 +126,7 @@ final class Heartbeat {
 		List<ElectionLoop> taking;
 		try {
 			removePendingCandidacies();
-			taking = candidacies(loops, budgetEnd);
+			taking = candidacies(loops);
 		}
 		catch (RuntimeException ex) {
 			this.database.failed(ex);
@@ -245,60 +248,41 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Refresh every candidates row of this instance in one statement; only when that did
-	 * not refresh exactly the rows this instance expects (a new election, a row another
-	 * instance with this node id took over) does it look closer, and join or re-join
-	 * elections one by one.
+	 * Refresh this node's one row, and join the elections that are new since the last
+	 * round in one statement. When the node's row was created or taken over, every
+	 * election is joined again: its candidates rows may have been purged meanwhile.
 	 * @return the elections this instance takes part in this round
 	 */
-	private List<ElectionLoop> candidacies(List<ElectionLoop> loops, long budgetEnd) {
-		int expected = 0;
-		for (ElectionLoop loop : loops) {
-			if (loop.candidate()) {
-				expected++;
+	private List<ElectionLoop> candidacies(List<ElectionLoop> loops) {
+		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration());
+		List<ElectionLoop> taking = new ArrayList<>();
+		if (candidacy != Candidacy.IN_USE) {
+			List<String> joining = new ArrayList<>();
+			for (ElectionLoop loop : loops) {
+				if (!loop.stopped() && (candidacy != Candidacy.HELD || !loop.candidate())) {
+					joining.add(loop.election());
+				}
+			}
+			if (!joining.isEmpty()) {
+				this.repository.join(this.nodeId, this.instanceId, joining);
 			}
 		}
-		int refreshed = this.repository.refreshCandidacies(this.nodeId, this.instanceId);
-		Set<String> own = (refreshed == expected && expected == loops.size()) ? null
-				: this.repository.candidacies(this.nodeId, this.instanceId);
-		List<ElectionLoop> taking = new ArrayList<>();
-		int inUse = 0;
 		for (ElectionLoop loop : loops) {
-			if (loop.stopped()) {
-				continue;
-			}
-			Candidacy candidacy = candidacy(loop, own, budgetEnd);
-			if (loop.candidacy(candidacy)) {
+			if (!loop.stopped() && loop.candidacy(candidacy)) {
 				taking.add(loop);
 			}
-			else if (candidacy == Candidacy.IN_USE) {
-				inUse++;
-			}
 		}
-		logNodeIdInUse(inUse);
+		logNodeIdInUse(candidacy == Candidacy.IN_USE);
 		return taking;
 	}
 
-	private @Nullable Candidacy candidacy(ElectionLoop loop, @Nullable Set<String> own, long budgetEnd) {
-		if (own == null || own.contains(loop.election())) {
-			return Candidacy.HELD;
-		}
-		if (!loop.candidate() && !loop.nodeIdInUse() && System.nanoTime() - budgetEnd > 0) {
-			// Many elections joined at once: the rest join in the next rounds.
-			return null;
-		}
-		return this.repository.heartbeat(loop.election(), this.nodeId, this.instanceId,
-				this.settings.leaseDuration());
-	}
-
-	private void logNodeIdInUse(int elections) {
-		if (elections > 0 && !this.nodeIdInUse) {
+	private void logNodeIdInUse(boolean inUse) {
+		if (inUse && !this.nodeIdInUse) {
 			this.nodeIdInUse = true;
-			logger.error("Node id '{}' is in use by another running instance in {} election(s); this instance takes "
-					+ "no part in them until that one stops. Give every instance its own leader-election.node-id",
-					this.nodeId, elections);
+			logger.error("Node id '{}' is in use by another running instance; this instance takes no part until that "
+					+ "one stops. Give every instance its own leader-election.node-id", this.nodeId);
 		}
-		else if (elections == 0 && this.nodeIdInUse) {
+		else if (!inUse && this.nodeIdInUse) {
 			this.nodeIdInUse = false;
 			logger.info("Node id '{}' is no longer in use by another instance; taking part", this.nodeId);
 		}
@@ -358,10 +342,26 @@ final class Heartbeat {
 	 * @param loops the elections of this node
 	 */
 	void releaseAll(Collection<ElectionLoop> loops) {
+		boolean reachable = true;
+		int unreleased = 0;
 		for (ElectionLoop loop : loops) {
 			synchronized (loop) {
-				yieldHeld(loop, loop.relinquish(RevocationReason.SHUTDOWN, false));
+				long term = loop.relinquish(RevocationReason.SHUTDOWN, false);
+				// Once the database fails to answer, the other leases are left to expire: a
+				// statement timeout per lease would hold the shutdown up for as many timeouts.
+				if (reachable) {
+					reachable = yieldHeld(loop, term);
+				}
+				else if (term >= 0) {
+					unreleased++;
+				}
 			}
+		}
+		if (unreleased > 0) {
+			logger.warn("Node '{}': {} more lease(s) not released; they expire on their own", this.nodeId, unreleased);
+		}
+		if (!reachable) {
+			return;
 		}
 		try {
 			this.repository.removeCandidacies(this.nodeId, this.instanceId);
@@ -372,15 +372,21 @@ final class Heartbeat {
 		}
 	}
 
-	private void yieldHeld(ElectionLoop loop, long term) {
+	/**
+	 * Make a lease vacant, if this node held one.
+	 * @return {@code false} if the database did not answer
+	 */
+	private boolean yieldHeld(ElectionLoop loop, long term) {
 		try {
 			if (term >= 0 && this.repository.yield(loop.election(), this.nodeId, term)) {
 				logger.info("Election '{}': released leadership of term {}", loop.election(), term);
 			}
+			return true;
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Election '{}': could not release the lease; it will expire on its own: {}", loop.election(),
 					ex.toString());
+			return false;
 		}
 	}
 

@@ -1,10 +1,10 @@
 package io.github.dbleader.election;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,8 +15,7 @@ import org.jspecify.annotations.Nullable;
  * (the caller must not assume it was applied).
  *
  * <p>A node's heartbeat costs a fixed number of statements whatever the number of its
- * elections (DESIGN I9): {@link #refreshCandidacies}, {@link #renewAll} and
- * {@link #findAll}. Changes of holder stay single-row conditional statements, one per
+ * elections (DESIGN I9): {@link #heartbeat}, {@link #renewAll} and {@link #findAll}. Changes of holder stay single-row conditional statements, one per
  * change.
  *
  * <p>Implementations must bound every call by a statement timeout shorter than the renew
@@ -121,18 +120,28 @@ public interface LeaseRepository {
 	boolean requestReelection(String election);
 
 	/**
-	 * Join an election as a candidate, or take part in it again: record that this node is
-	 * alive and takes part in the election, unless another running
-	 * instance uses the same node id: the candidates row carries the token of the instance
-	 * that wrote it, and another instance's row counts as in use until its last heartbeat is
-	 * older than {@code staleAfter} (database clock).
-	 * @param election election name
+	 * Record that this node is alive, in the one row of its node id, unless another running
+	 * instance uses the same node id: the row carries the token of the instance that wrote
+	 * it, and another instance's row counts as in use until its last heartbeat is older than
+	 * {@code staleAfter} (database clock). When this instance creates the row or takes it
+	 * over, the candidates rows of the node id become this instance's too.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance, the same for all its heartbeats
 	 * @param staleAfter age after which another instance's row may be taken over
 	 * @return whether this instance may use the node id, and how it got it
 	 */
-	Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter);
+	Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter);
+
+	/**
+	 * Join elections as a candidate: insert this instance's candidates row in each of them
+	 * where it has none, in one statement where the database allows. Existing rows are
+	 * left as they are. A candidates row counts as live while its node's row (see
+	 * {@link #heartbeat}) is fresh and names the same instance.
+	 * @param nodeId this node
+	 * @param instanceId token of this running instance
+	 * @param elections election names
+	 */
+	void join(String nodeId, String instanceId, Collection<String> elections);
 
 	/**
 	 * Remove this node from the candidates, if the row is this instance's own.
@@ -143,34 +152,18 @@ public interface LeaseRepository {
 	void removeCandidate(String election, String nodeId, String instanceId);
 
 	/**
-	 * Record, in one statement, that this running instance is alive in every election it
-	 * has a candidates row in. A row that another instance took over (or that was removed)
-	 * is not refreshed; {@link #candidacies} tells which rows are this instance's.
-	 * @param nodeId this node
-	 * @param instanceId token of this running instance
-	 * @return how many rows were refreshed
-	 */
-	int refreshCandidacies(String nodeId, String instanceId);
-
-	/**
-	 * The elections in which this running instance has its own candidates row.
-	 * @param nodeId this node
-	 * @param instanceId token of this running instance
-	 * @return election names
-	 */
-	Set<String> candidacies(String nodeId, String instanceId);
-
-	/**
-	 * Remove every candidates row of this running instance, in one statement.
+	 * Remove every candidates row of this running instance and its node's row, on a
+	 * graceful stop.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance
 	 */
 	void removeCandidacies(String nodeId, String instanceId);
 
 	/**
-	 * Delete what nobody uses any more: candidates rows whose last heartbeat is older than
-	 * {@code maxAge} (a crashed node's), then the lease and fence rows of elections that
-	 * have no candidate left and whose lease expired more than {@code maxAge} ago. Each
+	 * Delete what nobody uses any more: the rows of nodes whose last heartbeat is older than
+	 * {@code maxAge} (a crashed node's) and their candidates rows, then the lease and fence
+	 * rows of elections that have no candidate left and whose lease expired more than
+	 * {@code maxAge} ago. Each
 	 * election's term stays unique: a lease created again later starts from the database
 	 * clock, far past any term of the deleted row.
 	 * @param maxAge how long a row must have been unused
@@ -178,7 +171,8 @@ public interface LeaseRepository {
 	void purge(Duration maxAge);
 
 	/**
-	 * List the candidates whose last heartbeat is within the given age (database clock).
+	 * List the candidates whose node's last heartbeat is within the given age (database
+	 * clock).
 	 * @param election election name
 	 * @param maxAge maximum age of the last heartbeat
 	 * @return the live candidates, ordered by node id

@@ -69,6 +69,11 @@ final class FakeNode {
 		this.heartbeat.release(this.elections.remove(name).loop(), RevocationReason.LEFT, false);
 	}
 
+	/** Stop as the service does: release every lease, leave every election. */
+	void stop() {
+		this.heartbeat.releaseAll(loops());
+	}
+
 	void checkDeadlines() {
 		loops().forEach(ElectionLoop::checkDeadline);
 	}

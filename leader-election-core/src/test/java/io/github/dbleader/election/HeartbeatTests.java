@@ -45,8 +45,8 @@ class HeartbeatTests {
 		assertThat(this.names).allMatch(this.a::leads);
 		for (int round = 0; round < 5; round++) {
 			elapse(R);
-			assertThat(statementsOfRound(this.a)).containsExactly("refreshCandidacies", "renewAll", "findAll");
-			assertThat(statementsOfRound(this.b)).containsExactly("refreshCandidacies", "findAll");
+			assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "renewAll", "findAll");
+			assertThat(statementsOfRound(this.b)).containsExactly("heartbeat", "findAll");
 		}
 		assertThat(this.names).allMatch(this.a::leads);
 		assertThat(this.names).noneMatch(this.b::leads);
@@ -167,7 +167,7 @@ class HeartbeatTests {
 		assertThat(this.b.leads("x")).isTrue();
 		assertThat(this.a.leads("y")).isTrue();
 		elapse(R);
-		assertThat(statementsOfRound(this.a)).containsExactly("refreshCandidacies", "renewAll", "findAll");
+		assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "renewAll", "findAll");
 	}
 
 	@Test
@@ -180,7 +180,7 @@ class HeartbeatTests {
 		assertThat(this.a.leads("x")).isTrue();
 		assertThat(this.a.leads("y")).isTrue();
 		elapse(R);
-		assertThat(statementsOfRound(this.a)).containsExactly("refreshCandidacies", "renewAll", "findAll");
+		assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "renewAll", "findAll");
 	}
 
 	@Test
@@ -223,6 +223,40 @@ class HeartbeatTests {
 		this.a.tick();
 		assertThat(x.databaseUnreachableFor()).isEmpty();
 		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> assertThat(seen.age()).isZero());
+	}
+
+	@Test
+	void stopReleasesEveryLeaseButGivesUpAtTheFirstStatementTheDatabaseDoesNotAnswer() {
+		this.names.forEach(this.a::join);
+		this.names.forEach(this.b::join);
+		this.a.tick();
+		this.b.tick();
+		this.repository.setUnreachable(true);
+		int before = this.repository.statements().size();
+		this.a.stop();
+		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
+			.containsExactly("yield");
+		assertThat(this.names).noneMatch(this.a::leads);
+		this.repository.setUnreachable(false);
+		// The leases expire on their own, and b takes them over.
+		elapse(L);
+		this.b.tick();
+		elapse(L);
+		this.b.tick();
+		assertThat(this.names).allMatch(this.b::leads);
+	}
+
+	@Test
+	void stopReleasesEveryLeaseAndLeavesAtOnce() {
+		this.names.forEach(this.a::join);
+		this.a.tick();
+		int before = this.repository.statements().size();
+		this.a.stop();
+		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
+			.containsOnly("yield", "removeCandidacies")
+			.filteredOn("yield"::equals)
+			.hasSize(this.names.size());
+		assertThat(this.repository.liveCandidates(this.names.get(0), L)).isEmpty();
 	}
 
 	/** Run one round of a node and return the statements it sent. */

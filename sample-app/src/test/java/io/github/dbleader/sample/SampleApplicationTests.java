@@ -44,8 +44,8 @@ class SampleApplicationTests {
 		HttpResponse<String> page = this.node.send("GET", "/", null);
 		assertThat(page.statusCode()).isEqualTo(200);
 		assertThat(page.body()).contains("id=\"leader\"", "id=\"candidates\"", "id=\"runs\"", "id=\"reelect\"",
-				"app.js");
-		assertThat(this.node.send("GET", "/app.js", null).body()).contains("make-leader");
+				"id=\"database\"", "app.js");
+		assertThat(this.node.send("GET", "/app.js", null).body()).contains("make-leader", "databaseUnreachableFor");
 
 		HttpResponse<String> runs = this.node.send("GET", "/api/job-runs?limit=2", null);
 		assertThat(runs.statusCode()).isEqualTo(200);
@@ -55,7 +55,10 @@ class SampleApplicationTests {
 		assertThat(leader.statusCode()).isEqualTo(200);
 		assertThat(leader.body()).contains("\"leader\":\"solo\"", "\"thisNodeLeads\":true");
 		assertThat(this.node.send("GET", "/actuator/health/leader/default", null).body())
-			.contains("\"status\":\"UP\"", "\"role\":\"leader\"");
+			.contains("\"status\":\"UP\"", "\"role\":\"leader\"", "\"leaseAge\":\"PT");
+		// The sample's db indicator in place of Boot's, which has no time limit.
+		assertThat(this.node.send("GET", "/actuator/health/db", null).body())
+			.contains("\"status\":\"UP\"", "\"validationQuery\":\"isValid(1)\"");
 		assertThat(this.node.send("GET", "/actuator/metrics/leader.election.leader", null).body())
 			.contains("\"value\":1.0");
 	}

@@ -1,65 +1,59 @@
 package io.github.dbleader.sample;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import io.github.dbleader.test.TestDatabase;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
- * The MySQL-protocol database (MariaDB in CI) the sample's integration tests run on, given
- * by {@code LEADER_ELECTION_TEST_MYSQL_URL}, {@code _USERNAME} and {@code _PASSWORD} (the
- * variables {@code .ci/run} exports), or the local {@code root@127.0.0.1:3306/test} when
- * unset. An unreachable database fails the test with a message that says what to set; it
- * is never a skip.
+ * The MySQL-protocol database the sample's integration tests run on: the test rig's
+ * {@link TestDatabase#MYSQL}, that is the server given by {@code LEADER_ELECTION_TEST_MYSQL_URL},
+ * {@code _USERNAME} and {@code _PASSWORD} (the variables {@code .ci/run} exports), else a
+ * MySQL container where Docker runs, else an embedded MariaDB. A server that cannot be had
+ * or reached fails the test with a message that says why; it is never a skip.
  *
  * <p>Other builds use the same database at the same time, so each instance names its own
  * tables with a random prefix and drops only those.
  */
 final class SampleDatabase {
 
-	private static final String ENV = "LEADER_ELECTION_TEST_MYSQL";
+	private static final TestDatabase DATABASE = TestDatabase.MYSQL;
 
 	private final String prefix = "sample_" + UUID.randomUUID().toString().substring(0, 8).toLowerCase(Locale.ROOT);
 
 	private final JdbcTemplate jdbc;
 
-	private SampleDatabase() {
-		this.jdbc = new JdbcTemplate(new DriverManagerDataSource(url(), username(), password()));
+	private SampleDatabase(DataSource dataSource) {
+		this.jdbc = new JdbcTemplate(dataSource);
 	}
 
 	/**
 	 * Check that the database answers and name fresh tables on it.
 	 * @return the database
-	 * @throws IllegalStateException if the database cannot be reached
+	 * @throws IllegalStateException if the database cannot be had or reached
 	 */
 	static SampleDatabase connect() {
-		DriverManager.setLoginTimeout(10);
-		try (Connection connection = DriverManager.getConnection(url(), username(), password())) {
-			connection.isValid(5);
-		}
-		catch (SQLException ex) {
-			throw new IllegalStateException("The MySQL-protocol test database at " + url() + " is not reachable ("
-					+ ex.getMessage() + "). Start it, or point the tests at one with " + ENV + "_URL, " + ENV
-					+ "_USERNAME and " + ENV + "_PASSWORD (bash .ci/run does this for you).", ex);
-		}
-		return new SampleDatabase();
+		// Checked to be reachable; the message of a failure says what to set.
+		DATABASE.dataSource(1).close();
+		return new SampleDatabase(new DriverManagerDataSource(url(), username(), password()));
 	}
 
 	static String url() {
-		return env("_URL", "jdbc:mysql://127.0.0.1:3306/test");
+		return DATABASE.url();
 	}
 
 	static String username() {
-		return env("_USERNAME", "root");
+		return DATABASE.username();
 	}
 
 	static String password() {
-		return env("_PASSWORD", "");
+		return DATABASE.password();
 	}
 
 	/** @return the lease table of this test run */
@@ -116,14 +110,9 @@ final class SampleDatabase {
 
 	/** Drop the tables of this test run (and nothing else). */
 	void dropTables() {
-		for (String table : List.of(jobRunsTable(), leaseTable(), candidateTable(), leaseTable() + "_fence")) {
+		for (String table : List.of(jobRunsTable(), leaseTable(), candidateTable(), leaseTable() + "_fence", leaseTable() + "_nodes")) {
 			this.jdbc.execute("DROP TABLE IF EXISTS " + table);
 		}
-	}
-
-	private static String env(String suffix, String fallback) {
-		String value = System.getenv(ENV + suffix);
-		return (value != null && !value.isEmpty()) ? value : fallback;
 	}
 
 	/**

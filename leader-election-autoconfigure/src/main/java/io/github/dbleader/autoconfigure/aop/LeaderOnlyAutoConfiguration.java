@@ -1,5 +1,8 @@
 package io.github.dbleader.autoconfigure.aop;
 
+import java.lang.annotation.Annotation;
+import java.util.List;
+
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.aop.LeaderOnly;
@@ -15,7 +18,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
@@ -28,13 +31,23 @@ import org.springframework.core.type.AnnotationMetadata;
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
  * of the {@link LeaderOnly @LeaderOnly} advisor. Registers an infrastructure auto-proxy
  * creator if the context has none (e.g. with {@code spring.aop.auto=false}), because an
- * annotation that silently did nothing would run leader-only work on every node.
+ * annotation that silently did nothing would run leader-only work on every node. For the
+ * same reason it does not back off when no election service could be configured (no
+ * {@code DataSource}, or several and none chosen): start-up then fails as soon as a bean
+ * has a {@code @LeaderOnly} method, unless {@code leader-election.enabled=false} says that
+ * such methods are to run on every node.
  */
 @AutoConfiguration(after = { LeaderElectionAutoConfiguration.class, AopAutoConfiguration.class })
 @ConditionalOnClass({ Advisor.class, MethodInterceptor.class })
-@ConditionalOnBean(ElectionService.class)
+@ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
 @Import(LeaderOnlyAutoConfiguration.AutoProxyCreatorRegistrar.class)
 public final class LeaderOnlyAutoConfiguration {
+
+	/**
+	 * Annotations whose methods must only run where an election decides: start-up fails if
+	 * a bean has one and the context has no election service.
+	 */
+	static final List<Class<? extends Annotation>> GUARDING_ANNOTATIONS = List.of(LeaderOnly.class);
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -51,6 +64,12 @@ public final class LeaderOnlyAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static LeaderOnlyElectionRegistrar leaderOnlyElectionRegistrar(ObjectProvider<ElectionService> electionService) {
 		return new LeaderOnlyElectionRegistrar(electionService);
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static ElectionRequiredCheck leaderOnlyElectionRequiredCheck() {
+		return new ElectionRequiredCheck(GUARDING_ANNOTATIONS);
 	}
 
 	static class AutoProxyCreatorRegistrar implements ImportBeanDefinitionRegistrar {

@@ -1,16 +1,20 @@
 package io.github.dbleader.autoconfigure.endpoint;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.TreeSet;
 
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.autoconfigure.endpoint.LeaseReader.Outcome;
+import io.github.dbleader.autoconfigure.endpoint.LeaseReader.Read;
 import io.github.dbleader.election.LeaseRepository;
+import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.UnknownCandidateException;
 import org.jspecify.annotations.Nullable;
@@ -39,6 +43,12 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>delete: force a re-election ({@code DELETE /actuator/leader/{election}}); the leader
  * steps down at its next renewal and another live candidate takes over.
  * </ul>
+ * Reads wait for the database at most a read timeout (the statement timeout by default),
+ * however the database fails (frozen, unreachable, refusing connections, pool exhausted);
+ * then they answer with this node's own view, marked {@code stale}: its belief, the lease
+ * as its heartbeat last read it, the candidates of the endpoint's last successful read, and
+ * for how long the heartbeat has failed to reach the database.
+ * <p>
  * Write and delete apply only to elections this node runs; invalid requests change
  * nothing and fail with a message ({@link InvalidEndpointRequestException}, HTTP 400).
  * Over HTTP, a POST must declare {@code Content-Type: application/json} (as every actuator
@@ -47,20 +57,32 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@code management.endpoint.leader.access=unrestricted}.
  */
 @Endpoint(id = "leader", defaultAccess = Access.READ_ONLY)
-public class LeaderEndpoint {
+public class LeaderEndpoint implements AutoCloseable {
 
 	private final ElectionService electionService;
 
-	private final LeaseRepository leaseRepository;
+	private final LeaseReader reader;
+
+	/**
+	 * Create an endpoint that waits for the database at most one statement timeout of the
+	 * election service.
+	 * @param electionService the elections of this node
+	 * @param leaseRepository where to read leases and candidates
+	 */
+	public LeaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository) {
+		this(electionService, leaseRepository, electionService.settings().statementTimeout());
+	}
 
 	/**
 	 * Create an endpoint.
 	 * @param electionService the elections of this node
-	 * @param leaseRepository where to read leases of elections this node does not run
+	 * @param leaseRepository where to read leases and candidates
+	 * @param readTimeout longest wait for the database when reading; then the endpoint
+	 * answers with this node's last view
 	 */
-	public LeaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository) {
+	public LeaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository, Duration readTimeout) {
 		this.electionService = electionService;
-		this.leaseRepository = leaseRepository;
+		this.reader = new LeaseReader(leaseRepository, electionService.settings().leaseDuration(), readTimeout);
 	}
 
 	/**
@@ -70,8 +92,9 @@ public class LeaderEndpoint {
 	@ReadOperation
 	public LeaderDescriptor leader() {
 		Map<String, ElectionDescriptor> elections = new LinkedHashMap<>();
-		new TreeSet<>(this.electionService.elections().stream().map(Election::name).toList())
-			.forEach((name) -> elections.put(name, describe(name)));
+		List<String> names = List
+			.copyOf(new TreeSet<>(this.electionService.elections().stream().map(Election::name).toList()));
+		this.reader.read(names).forEach((name, outcome) -> elections.put(name, describe(name, outcome)));
 		return new LeaderDescriptor(this.electionService.nodeId(), elections);
 	}
 
@@ -80,15 +103,24 @@ public class LeaderEndpoint {
 	 * @param election the election name
 	 * @return the election, or {@code null} if it is neither run by this node nor has a
 	 * lease row
+	 * @throws DatabaseUnavailableException if the election is not run by this node, the
+	 * database does not answer in time and this node never read the election before
 	 */
 	@ReadOperation
 	public @Nullable ElectionDescriptor election(@Selector String election) {
 		requireValidElectionName(election);
-		if (this.electionService.findElection(election) == null
-				&& this.leaseRepository.find(election).isEmpty()) {
-			return null;
+		Outcome outcome = this.reader.read(List.of(election)).get(election);
+		if (this.electionService.findElection(election) == null) {
+			Read fresh = outcome.fresh();
+			if (fresh != null && fresh.lease().isEmpty()) {
+				return null;
+			}
+			if (fresh == null && outcome.last() == null) {
+				throw new DatabaseUnavailableException("Election '" + election + "' is not run by this node and "
+						+ outcome.error() + "; this node has not read it before");
+			}
 		}
-		return describe(election);
+		return describe(election, outcome);
 	}
 
 	/**
@@ -113,13 +145,13 @@ public class LeaderEndpoint {
 		catch (UnknownCandidateException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(), "Node '" + leader
 					+ "' is not a live candidate of election '" + election + "'; live candidates are "
-					+ target.candidates().stream().map(Candidate::nodeId).toList());
+					+ liveCandidates(election));
 		}
 		catch (IllegalStateException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(), "Election '" + election
 					+ "' has no lease yet; try again after the first heartbeat");
 		}
-		return describe(election);
+		return describeAfterWrite(election);
 	}
 
 	/**
@@ -134,7 +166,13 @@ public class LeaderEndpoint {
 			throw new InvalidEndpointRequestException("Election '" + election + "' has no leader",
 					"Election '" + election + "' has no leader to re-elect");
 		}
-		return describe(election);
+		return describeAfterWrite(election);
+	}
+
+	private String liveCandidates(String election) {
+		Read read = this.reader.read(List.of(election)).get(election).fresh();
+		return (read != null) ? read.candidates().stream().map(Candidate::nodeId).toList().toString()
+				: "unknown (" + this.reader.timeout().toMillis() + " ms passed without an answer from the database)";
 	}
 
 	private Election requireElectionOfThisNode(String election) {
@@ -160,25 +198,72 @@ public class LeaderEndpoint {
 		return (value.length() > 40) ? value.substring(0, 40) + "..." : value;
 	}
 
-	private ElectionDescriptor describe(String name) {
+	private ElectionDescriptor describeAfterWrite(String name) {
+		return describe(name, this.reader.readAfterWrite(name));
+	}
+
+	private ElectionDescriptor describe(String name, Outcome outcome) {
 		Election election = this.electionService.findElection(name);
 		boolean thisNodeLeads = election != null && election.isLeader();
 		boolean nodeIdInUseElsewhere = election != null && election.isNodeIdInUseElsewhere();
-		Optional<LeaseState> lease = this.leaseRepository.find(name);
-		List<CandidateDescriptor> candidates = this.leaseRepository
-			.liveCandidates(name, this.electionService.settings().leaseDuration())
+		Duration unreachableFor = (election != null)
+				? election.databaseUnreachableFor().map(LeaderEndpoint::millis).orElse(null) : null;
+		Instant unreachableSince = (unreachableFor != null)
+				? Instant.now().minus(unreachableFor).truncatedTo(ChronoUnit.MILLIS) : null;
+		Read fresh = outcome.fresh();
+		Read last = outcome.last();
+		Read candidatesRead = (fresh != null) ? fresh : last;
+		List<CandidateDescriptor> candidates = (candidatesRead != null) ? candidatesRead.candidates()
 			.stream()
 			.map((candidate) -> new CandidateDescriptor(candidate.nodeId(), candidate.firstSeen(),
 					candidate.lastSeen()))
-			.toList();
-		if (lease.isEmpty()) {
+			.toList() : List.of();
+		Instant candidatesSeenAt = (candidatesRead != null)
+				? candidatesRead.lease().map(LeaseState::databaseTime).orElse(null) : null;
+		Duration candidatesAge = (candidatesRead != null) ? millis(candidatesRead.age()) : null;
+		LeaseSighting sighting = (fresh != null) ? sighting(fresh)
+				: newest((election != null) ? election.lastSeenLease().orElse(null) : null, last);
+		if (sighting == null) {
 			return new ElectionDescriptor(null, 0, thisNodeLeads, nodeIdInUseElsewhere, null, null, null, false, null,
-					false, candidates);
+					false, candidates, fresh == null, outcome.error(), null, null, candidatesSeenAt, candidatesAge,
+					unreachableFor, unreachableSince);
 		}
-		LeaseState state = lease.get();
-		return new ElectionDescriptor(state.expired() ? null : state.leaderId(), state.term(), thisNodeLeads,
-				nodeIdInUseElsewhere, state.acquiredAt(), state.renewedAt(), state.expiresAt(), state.expired(), state.handoverTo(),
-				state.reelectionRequested(), candidates);
+		LeaseState state = sighting.lease();
+		// A lease read a while ago may have run out since: estimated on the database clock.
+		boolean expired = state.expired() || (fresh == null
+				&& !state.databaseTime().plus(sighting.age()).isBefore(state.expiresAt()));
+		return new ElectionDescriptor(expired ? null : state.leaderId(), state.term(), thisNodeLeads,
+				nodeIdInUseElsewhere, state.acquiredAt(), state.renewedAt(), state.expiresAt(), expired,
+				state.handoverTo(), state.reelectionRequested(), candidates, fresh == null, outcome.error(),
+				state.databaseTime(), millis(sighting.age()), candidatesSeenAt, candidatesAge, unreachableFor,
+				unreachableSince);
+	}
+
+	private static @Nullable LeaseSighting sighting(Read read) {
+		return read.lease().map((lease) -> new LeaseSighting(lease, read.age())).orElse(null);
+	}
+
+	/** Milliseconds are precise enough for people, and the JSON stays short. */
+	private static Duration millis(Duration duration) {
+		return duration.truncatedTo(ChronoUnit.MILLIS);
+	}
+
+	/** The newer of the heartbeat's sighting and the endpoint's last successful read. */
+	private static @Nullable LeaseSighting newest(@Nullable LeaseSighting heartbeat, @Nullable Read endpoint) {
+		LeaseSighting read = (endpoint != null) ? sighting(endpoint) : null;
+		if (heartbeat == null || read == null) {
+			return (heartbeat != null) ? heartbeat : read;
+		}
+		return (read.age().compareTo(heartbeat.age()) < 0) ? read : heartbeat;
+	}
+
+	int pendingReads() {
+		return this.reader.pendingReads();
+	}
+
+	@Override
+	public void close() {
+		this.reader.close();
 	}
 
 	/**
@@ -193,7 +278,8 @@ public class LeaderEndpoint {
 	}
 
 	/**
-	 * Description of one election, as the database says.
+	 * Description of one election, as the database says; or, when the database does not
+	 * answer within the read timeout ({@code stale}), as this node last saw it.
 	 *
 	 * @param leader the node that leads, or {@code null} if the lease is vacant or expired
 	 * @param term fencing token of the current (or last) leader; 0 if there never was one
@@ -207,11 +293,25 @@ public class LeaderEndpoint {
 	 * @param handoverTo node that leadership is being handed over to, if pending
 	 * @param reelectionPending whether a re-election is pending
 	 * @param candidates the nodes seen alive within the lease duration
+	 * @param stale whether the database did not answer in time, so that the lease and the
+	 * candidates are those this node saw last (see {@code leaseAge} and
+	 * {@code candidatesAge}); {@code expired} is then estimated from the lease's age
+	 * @param databaseError why the database did not answer, if {@code stale}
+	 * @param leaseSeenAt when the lease shown was read (database clock)
+	 * @param leaseAge how long ago the lease shown was read (this node's clock)
+	 * @param candidatesSeenAt when the candidates shown were read (database clock)
+	 * @param candidatesAge how long ago the candidates shown were read (this node's clock)
+	 * @param databaseUnreachableFor how long this node's heartbeat has been failing to reach
+	 * the database; absent while it reaches it
+	 * @param databaseUnreachableSince when the heartbeat began failing (this node's clock)
 	 */
 	public record ElectionDescriptor(@Nullable String leader, long term, boolean thisNodeLeads,
 			boolean nodeIdInUseElsewhere, @Nullable Instant acquiredAt, @Nullable Instant renewedAt,
 			@Nullable Instant expiresAt, boolean expired, @Nullable String handoverTo, boolean reelectionPending,
-			List<CandidateDescriptor> candidates) implements OperationResponseBody {
+			List<CandidateDescriptor> candidates, boolean stale, @Nullable String databaseError,
+			@Nullable Instant leaseSeenAt, @Nullable Duration leaseAge, @Nullable Instant candidatesSeenAt,
+			@Nullable Duration candidatesAge, @Nullable Duration databaseUnreachableFor,
+			@Nullable Instant databaseUnreachableSince) implements OperationResponseBody {
 
 	}
 

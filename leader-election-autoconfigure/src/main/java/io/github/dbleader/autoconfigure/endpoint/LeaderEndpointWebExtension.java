@@ -16,7 +16,8 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 
 /**
  * {@link EndpointWebExtension @EndpointWebExtension} for the {@link LeaderEndpoint} that
- * answers an invalid request with 400 and an unknown election with 404, each with a body
+ * answers an invalid request with 400, an unknown election with 404 and an election that
+ * cannot be read in time with 503 ({@link DatabaseUnavailableException}), each with a body
  * that says what was wrong ({@code {"message": "..."}}), whatever the application's error
  * page settings.
  */
@@ -36,7 +37,8 @@ public class LeaderEndpointWebExtension {
 	/**
 	 * Describe one election.
 	 * @param election the election name
-	 * @return the election; 404 if unknown, 400 if the name is invalid
+	 * @return the election; 404 if unknown, 400 if the name is invalid, 503 if the
+	 * database does not answer in time and this node has no view of the election
 	 */
 	@ReadOperation
 	public WebEndpointResponse<OperationResponseBody> election(@Selector String election) {
@@ -81,6 +83,10 @@ public class LeaderEndpointWebExtension {
 		catch (InvalidEndpointRequestException ex) {
 			return new WebEndpointResponse<>(new ErrorDescriptor(ex.getReason()),
 					WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+		catch (DatabaseUnavailableException ex) {
+			return new WebEndpointResponse<>(new ErrorDescriptor(String.valueOf(ex.getMessage())),
+					WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
 		}
 	}
 

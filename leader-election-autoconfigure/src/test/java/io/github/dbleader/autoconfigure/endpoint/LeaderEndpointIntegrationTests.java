@@ -63,7 +63,7 @@ class LeaderEndpointIntegrationTests {
 	@BeforeAll
 	static void start() {
 		dataSource = DATABASE.dataSource(2);
-		DATABASE.dropTables(dataSource, TABLES.leaseTable(), TABLES.candidateTable(), TABLES.fenceTable());
+		DATABASE.dropTables(dataSource, TABLES.allTables().toArray(String[]::new));
 		LeaseSchema.create(dataSource, SqlDialect.forName(DATABASE.platform()), TABLES);
 		application = TestApplication.start(DATABASE, true, new Class<?>[0], "leader-election.node-id=endpoint-a",
 				"leader-election.lease-duration=6s", "leader-election.renew-interval=1s",

@@ -123,7 +123,7 @@ class LeaderEndpointManagementServerIntegrationTests {
 	 */
 	private void start(String... properties) {
 		this.dataSource = DATABASE.dataSource(2);
-		DATABASE.dropTables(this.dataSource, TABLES.leaseTable(), TABLES.candidateTable(), TABLES.fenceTable());
+		DATABASE.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
 		LeaseSchema.create(this.dataSource, SqlDialect.forName(DATABASE.platform()), TABLES);
 		List<String> all = new ArrayList<>(List.of("leader-election.node-id=mgmt-a",
 				"leader-election.lease-duration=" + SETTINGS.leaseDuration().toMillis() + "ms",

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
+import io.github.dbleader.autoconfigure.FaultyDatabaseConfiguration;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.LeaseRepository;
@@ -30,6 +31,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * Tests for {@link LeaderElectionHealthContributorAutoConfiguration}.
@@ -86,15 +88,56 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 			HealthIndicator indicator = indicator(context.getBean(ElectionsHealthContributor.class), "default");
 			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
 			context.getBean(FailingRepositoryConfiguration.class).failing.set(true);
-			// A failed read is DOWN at once; unreachable for longer than lease - guard
-			// (800ms), the election says so too and this node no longer leads.
-			assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN);
+			// Still UP while the heartbeat fails for less than lease - guard (800ms), with
+			// how long it has failed; then DOWN, and this node no longer leads.
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> service.election("default").databaseUnreachableFor().isPresent());
+			Health failing = indicator.health();
+			if (service.election("default").isDatabaseReachable()) {
+				assertThat(failing.getStatus()).isEqualTo(Status.UP);
+			}
+			assertThat(failing.getDetails()).containsKey("databaseUnreachableFor");
 			await().atMost(Duration.ofSeconds(5)).until(() -> !service.election("default").isDatabaseReachable());
 			Health health = indicator.health();
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(health.getDetails()).containsEntry("role", "follower")
-				.containsEntry("error", "database unreachable");
+				.containsEntry("error", "database unreachable")
+				.containsEntry("leader", "me");
+			assertThat((Duration) health.getDetails().get("databaseUnreachableFor")).isPositive();
 		});
+	}
+
+	@Test
+	void answersAtOnceWithTheLastSeenLeaseWhileTheDatabaseHangs() {
+		this.contextRunner.withUserConfiguration(FaultyDatabaseConfiguration.class)
+			.withPropertyValues("leader-election.lease-duration=3s", "leader-election.renew-interval=500ms")
+			.run((context) -> {
+				FaultyDatabaseConfiguration fault = context.getBean(FaultyDatabaseConfiguration.class);
+				try {
+					ElectionService service = context.getBean(ElectionService.class);
+					await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+					HealthIndicator indicator = indicator(context.getBean(ElectionsHealthContributor.class),
+							"default");
+					fault.start(FaultyDatabaseConfiguration.Fault.HANG);
+					Health health = assertTimeoutPreemptively(Duration.ofMillis(100), () -> indicator.health());
+					assertThat(health.getStatus()).isEqualTo(Status.UP);
+					assertThat(health.getDetails()).containsEntry("role", "leader").containsEntry("leader", "me");
+					assertThat((Duration) health.getDetails().get("leaseAge")).isLessThan(Duration.ofSeconds(3));
+					// The heartbeat is stuck in a statement for longer than lease - guard (2.4s).
+					await().atMost(Duration.ofSeconds(6)).until(() -> indicator.health().getStatus() == Status.DOWN);
+					health = assertTimeoutPreemptively(Duration.ofMillis(100), () -> indicator.health());
+					assertThat(health.getDetails()).containsEntry("role", "follower")
+						.containsEntry("error", "database unreachable");
+					assertThat((Duration) health.getDetails().get("leaseAge")).isGreaterThan(Duration.ofSeconds(2));
+					// The lease last seen runs out 3s after it was read: nobody leads, as far as
+					// this node can tell.
+					await().atMost(Duration.ofSeconds(3))
+						.until(() -> "none".equals(indicator.health().getDetails().get("leader")));
+				}
+				finally {
+					fault.restore();
+				}
+			});
 	}
 
 	@Test

@@ -3,16 +3,18 @@ package io.github.dbleader.election.jdbc;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.IntSupplier;
+import java.util.function.ToIntFunction;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -26,12 +28,16 @@ import io.github.dbleader.election.NotLeaderException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 /**
  * {@link LeaseRepository} on a relational database through {@link JdbcTemplate}. All time
@@ -52,8 +58,14 @@ import org.springframework.transaction.TransactionStatus;
  */
 public class JdbcLeaseRepository implements LeaseRepository {
 
-	/** Most keys one statement lists: 10,000 leases in one batched renewal. */
-	static final int MAX_KEYS_PER_STATEMENT = 10_000;
+	/**
+	 * Most parameters of one statement, below PostgreSQL's 32767: one batched renewal lists
+	 * 15,000 leases, one join 10,000 elections.
+	 */
+	static final int MAX_PARAMETERS_PER_STATEMENT = 30_000;
+
+	/** Most elections one join statement inserts. */
+	static final int JOINS_PER_STATEMENT = 1_000;
 
 	private static final String COLUMNS = "election_name, leader_id, term, version, acquired_at, renewed_at, "
 			+ "expires_at, handover_to, reelection_requested, yielded_by";
@@ -66,6 +78,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	private final PlatformTransactionManager transactionManager;
 
 	private final JdbcTemplate fencedJdbc;
+
+	private final NamedParameterJdbcTemplate fencedStatements;
 
 	private final SqlDialect dialect;
 
@@ -90,23 +104,34 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String requestReelection;
 
-	private final String refreshCandidate;
+	private final String refreshNode;
 
-	private final String inheritCandidate;
+	private final String inheritNode;
+
+	private final String insertNode;
+
+	private final String claimCandidacies;
 
 	private final String insertCandidate;
 
 	private final String removeCandidate;
 
-	private final String refreshCandidacies;
 
-	private final String candidacies;
+	/** Inserts candidates rows, up to their list of values; {@code null} where one row is inserted at a time. */
+	private final @Nullable String joinAll;
+
+	private final @Nullable String ignoreDuplicates;
 
 	private final String removeCandidacies;
 
-	private final String staleCandidates;
+	private final String removeNode;
 
-	/** Deletes stale candidates rows, up to their list of (election, node) keys. */
+	private final String staleNodes;
+
+	/** Deletes stale node rows, up to their list of node ids. */
+	private final String purgeNodes;
+
+	/** Deletes the candidates rows of deleted node rows, up to their list of node ids. */
 	private final String purgeCandidates;
 
 	private final String unusedLeases;
@@ -123,7 +148,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String insertFence;
 
+	/** The fence statement of the dialect, with named parameters. */
 	private final String fence;
+
+	private final String fenceView;
+
+	private final @Nullable String limitFencedSession;
 
 	/**
 	 * Create a repository.
@@ -146,6 +176,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.holderChanges = new DataSourceTransactionManager(electionStatements);
 		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
 		this.fencedJdbc = new JdbcTemplate(applicationDataSource);
+		this.fencedStatements = new NamedParameterJdbcTemplate(this.fencedJdbc);
 		String lease = tables.leaseTable();
 		String candidates = tables.candidateTable();
 		String fence = tables.fenceTable();
@@ -181,48 +212,59 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ " SET handover_to = ?, reelection_requested = FALSE, version = version + 1 WHERE election_name = ?";
 		this.requestReelection = "UPDATE " + lease + " SET reelection_requested = TRUE, handover_to = NULL,"
 				+ " version = version + 1 WHERE election_name = ? AND leader_id IS NOT NULL";
+		String nodes = tables.nodesTable();
 		// Three portable statements instead of an upsert: the row of another running
 		// instance with the same node id must be left alone, and the caller must learn so.
 		// GREATEST: the row changes even on a second heartbeat within one millisecond, so
 		// drivers that count changed rather than matched rows (useAffectedRows) count it.
-		this.refreshCandidate = "UPDATE " + candidates + " SET last_seen = GREATEST(" + now + ", last_seen + 1)"
-				+ " WHERE election_name = ? AND node_id = ? AND instance_id = ?";
-		this.inheritCandidate = "UPDATE " + candidates + " SET instance_id = ?, first_seen = " + now + ", last_seen = "
-				+ now + " WHERE election_name = ? AND node_id = ? AND last_seen <= " + now + " - ?";
+		this.refreshNode = "UPDATE " + nodes + " SET last_seen = GREATEST(" + now + ", last_seen + 1)"
+				+ " WHERE node_id = ? AND instance_id = ?";
+		this.inheritNode = "UPDATE " + nodes + " SET instance_id = ?, first_seen = " + now + ", last_seen = " + now
+				+ " WHERE node_id = ? AND last_seen <= " + now + " - ?";
+		this.insertNode = "INSERT INTO " + nodes + " (node_id, instance_id, first_seen, last_seen) VALUES (?, ?, " + now
+				+ ", " + now + ")";
+		this.claimCandidacies = "UPDATE " + candidates + " SET instance_id = ? WHERE node_id = ? AND instance_id <> ?";
 		this.insertCandidate = "INSERT INTO " + candidates
 				+ " (election_name, node_id, instance_id, first_seen, last_seen) VALUES (?, ?, ?, " + now + ", " + now
 				+ ")";
 		this.removeCandidate = "DELETE FROM " + candidates
 				+ " WHERE election_name = ? AND node_id = ? AND instance_id = ?";
-		this.refreshCandidacies = "UPDATE " + candidates + " SET last_seen = GREATEST(" + now + ", last_seen + 1)"
-				+ " WHERE node_id = ? AND instance_id = ?";
-		this.candidacies = ownCandidacies;
+		this.ignoreDuplicates = dialect.ignoreDuplicateKeys("election_name");
+		this.joinAll = "INSERT INTO " + candidates + " (election_name, node_id, instance_id, first_seen, last_seen) VALUES ";
 		this.removeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
+		this.removeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND instance_id = ?";
 		// Plain reads find what to purge; the deletes then lock only those rows by key. A
 		// delete that scanned would queue behind a fenced transaction's share lock on a fence
 		// row while holding locks that renewals need.
 		String stale = " WHERE last_seen < " + now + " - ?";
-		this.staleCandidates = "SELECT election_name, node_id FROM " + candidates + stale;
-		this.purgeCandidates = "DELETE FROM " + candidates + stale + " AND (election_name, node_id) IN (";
+		this.staleNodes = "SELECT node_id FROM " + nodes + stale;
+		this.purgeNodes = "DELETE FROM " + nodes + stale + " AND node_id IN (";
+		// Only rows whose node row is gone: a node that came back meanwhile keeps its rows.
+		this.purgeCandidates = "DELETE FROM " + candidates + " WHERE NOT EXISTS (SELECT 1 FROM " + nodes + " n"
+				+ " WHERE n.node_id = " + candidates + ".node_id AND n.instance_id = " + candidates + ".instance_id)"
+				+ " AND node_id IN (";
 		String expiredLong = " WHERE expires_at < " + now + " - ?";
 		this.unusedLeases = "SELECT election_name FROM " + lease + " l" + expiredLong + " AND NOT EXISTS (SELECT 1 FROM "
 				+ candidates + " c WHERE c.election_name = l.election_name)";
 		this.purgeLeases = "DELETE FROM " + lease + expiredLong + " AND election_name IN (";
 		this.purgeFences = "DELETE FROM " + fence + " WHERE NOT EXISTS (SELECT 1 FROM " + lease + " l"
 				+ " WHERE l.election_name = " + fence + ".election_name) AND election_name IN (";
-		this.liveCandidates = "SELECT node_id, first_seen, last_seen FROM " + candidates
-				+ " WHERE election_name = ? AND last_seen > " + now + " - ? ORDER BY node_id";
+		// A candidate is live while its node's row is fresh and names the same instance.
+		this.liveCandidates = "SELECT c.node_id, c.first_seen, n.last_seen FROM " + candidates + " c JOIN " + nodes
+				+ " n ON n.node_id = c.node_id AND n.instance_id = c.instance_id WHERE c.election_name = ?"
+				+ " AND n.last_seen > " + now + " - ? ORDER BY c.node_id";
 		// The fence row copies the holder from the lease row, in the transaction that changed it.
 		String holder = " FROM " + lease + " WHERE election_name = ?)";
 		this.updateFence = "UPDATE " + fence + " SET leader_id = (SELECT leader_id" + holder + ", term = (SELECT term"
 				+ holder + " WHERE election_name = ?";
 		this.insertFence = "INSERT INTO " + fence + " (election_name, leader_id, term) SELECT election_name, "
 				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
-		// One round trip. The lock covers the fence row only: a subquery of a locking read is
-		// a plain read, so the lease row, which renewals write, is not locked.
-		this.fence = "SELECT f.leader_id, f.term, (SELECT CASE WHEN l.expires_at > " + now + " THEN 1 ELSE 0 END"
+		this.fence = dialect.fence(fence, lease);
+		this.limitFencedSession = dialect.limitFencedSession();
+		// Only after the fence refused: why, for the exception's message.
+		this.fenceView = "SELECT f.leader_id, f.term, (SELECT CASE WHEN l.expires_at > " + now + " THEN 1 ELSE 0 END"
 				+ " FROM " + lease + " l WHERE l.election_name = f.election_name AND l.leader_id = f.leader_id"
-				+ " AND l.term = f.term) AS valid FROM " + fence + " f WHERE f.election_name = ?" + dialect.shareLock();
+				+ " AND l.term = f.term) AS valid FROM " + fence + " f WHERE f.election_name = ?";
 	}
 
 	/**
@@ -278,9 +320,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * @return the rows changed, summed over the chunks
 	 */
 	private int updateListed(String sql, List<Object[]> keys, Object... leadingArgs) {
-		int changed = 0;
-		for (int from = 0; from < keys.size(); from += MAX_KEYS_PER_STATEMENT) {
-			List<Object[]> chunk = keys.subList(from, Math.min(keys.size(), from + MAX_KEYS_PER_STATEMENT));
+		int arity = keys.isEmpty() ? 1 : keys.get(0).length;
+		return forEachChunk(keys, arity, (chunk) -> {
 			StringBuilder statement = new StringBuilder(sql.length() + chunk.size() * 8).append(sql);
 			List<Object> args = new ArrayList<>(List.of(leadingArgs));
 			for (Object[] key : chunk) {
@@ -288,7 +329,23 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				statement.append((key.length == 1) ? "?" : "(" + "?, ".repeat(key.length - 1) + "?)");
 				args.addAll(List.of(key));
 			}
-			changed += this.jdbc.update(statement.append(')').toString(), args.toArray());
+			return this.jdbc.update(statement.append(')').toString(), args.toArray());
+		});
+	}
+
+	/**
+	 * Run a statement per chunk of rows, each chunk small enough for the drivers' limit of
+	 * parameters per statement (PostgreSQL: 32767), leaving room for a few more.
+	 * @param rows the rows
+	 * @param parametersPerRow parameters each row adds (an upper bound)
+	 * @param statement runs the statement for a chunk and returns the rows it changed
+	 * @return the rows changed, summed over the chunks
+	 */
+	private static int forEachChunk(List<Object[]> rows, int parametersPerRow, ToIntFunction<List<Object[]>> statement) {
+		int chunkSize = Math.max(1, MAX_PARAMETERS_PER_STATEMENT / parametersPerRow);
+		int changed = 0;
+		for (int from = 0; from < rows.size(); from += chunkSize) {
+			changed += statement.applyAsInt(rows.subList(from, Math.min(rows.size(), from + chunkSize)));
 		}
 		return changed;
 	}
@@ -377,22 +434,28 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter) {
+	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
 		// Steady state is the first statement alone.
-		if (this.jdbc.update(this.refreshCandidate, election, nodeId, instanceId) == 1) {
+		if (this.jdbc.update(this.refreshNode, nodeId, instanceId) == 1) {
 			return Candidacy.HELD;
 		}
-		if (this.jdbc.update(this.inheritCandidate, instanceId, election, nodeId, staleAfter.toMillis()) == 1) {
-			return Candidacy.INHERITED;
+		Candidacy candidacy;
+		if (this.jdbc.update(this.inheritNode, instanceId, nodeId, staleAfter.toMillis()) == 1) {
+			candidacy = Candidacy.INHERITED;
 		}
-		try {
-			this.jdbc.update(this.insertCandidate, election, nodeId, instanceId);
-			return Candidacy.HELD;
+		else {
+			try {
+				this.jdbc.update(this.insertNode, nodeId, instanceId);
+				candidacy = Candidacy.CREATED;
+			}
+			catch (DuplicateKeyException ex) {
+				// A live row of another instance, or one written since the statements above.
+				return Candidacy.IN_USE;
+			}
 		}
-		catch (DuplicateKeyException ex) {
-			// A live row of another instance, or one written since the statements above.
-			return Candidacy.IN_USE;
-		}
+		// The node id is this instance's now, and so are the candidacies of earlier instances.
+		this.jdbc.update(this.claimCandidacies, instanceId, nodeId, instanceId);
+		return candidacy;
 	}
 
 	@Override
@@ -401,26 +464,47 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public int refreshCandidacies(String nodeId, String instanceId) {
-		return this.jdbc.update(this.refreshCandidacies, nodeId, instanceId);
-	}
-
-	@Override
-	public Set<String> candidacies(String nodeId, String instanceId) {
-		return new HashSet<>(this.jdbc.queryForList(this.candidacies, String.class, nodeId, instanceId));
+	public void join(String nodeId, String instanceId, Collection<String> elections) {
+		String ignoreDuplicates = this.ignoreDuplicates;
+		if (ignoreDuplicates == null) {
+			for (String election : elections) {
+				try {
+					this.jdbc.update(this.insertCandidate, election, nodeId, instanceId);
+				}
+				catch (DuplicateKeyException ex) {
+					// Left as it is: this instance's, or another's.
+				}
+			}
+			return;
+		}
+		String row = "(?, ?, ?, " + this.dialect.now() + ", " + this.dialect.now() + ")";
+		List<Object[]> rows = new ArrayList<>(elections.size());
+		elections.forEach((election) -> rows.add(new Object[] { election, nodeId, instanceId }));
+		// Chunks of a thousand rows: each row repeats the clock expression.
+		forEachChunk(rows, MAX_PARAMETERS_PER_STATEMENT / JOINS_PER_STATEMENT, (chunk) -> {
+			StringBuilder sql = new StringBuilder(this.joinAll.length() + chunk.size() * (row.length() + 2))
+				.append(this.joinAll);
+			List<Object> args = new ArrayList<>(chunk.size() * 3);
+			for (Object[] values : chunk) {
+				sql.append(args.isEmpty() ? "" : ", ").append(row);
+				args.addAll(List.of(values));
+			}
+			return this.jdbc.update(sql.append(ignoreDuplicates).toString(), args.toArray());
+		});
 	}
 
 	@Override
 	public void removeCandidacies(String nodeId, String instanceId) {
 		this.jdbc.update(this.removeCandidacies, nodeId, instanceId);
+		this.jdbc.update(this.removeNode, nodeId, instanceId);
 	}
 
 	@Override
 	public void purge(Duration maxAge) {
 		long millis = maxAge.toMillis();
-		List<Object[]> candidates = this.jdbc.query(this.staleCandidates,
-				(rs, row) -> new Object[] { rs.getString(1), rs.getString(2) }, millis);
-		updateListed(this.purgeCandidates, candidates, millis);
+		List<Object[]> nodes = this.jdbc.query(this.staleNodes, (rs, row) -> new Object[] { rs.getString(1) }, millis);
+		updateListed(this.purgeNodes, nodes, millis);
+		updateListed(this.purgeCandidates, nodes);
 		List<Object[]> leases = this.jdbc.query(this.unusedLeases, (rs, row) -> new Object[] { rs.getString(1) },
 				millis);
 		updateListed(this.purgeLeases, leases, millis);
@@ -445,55 +529,56 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private <T extends @Nullable Object> T inFence(String election, String nodeId, long term, long seconds,
 			FencedCallback<T> callback) {
-		String limit = this.dialect.limitFencedSession(seconds);
-		if (limit != null) {
-			this.fencedJdbc.execute(limit);
-		}
-		T result;
+		FencedSession session = this.fencedJdbc.execute((ConnectionCallback<FencedSession>) (connection) -> FencedSession
+			.limit(connection, Duration.ofSeconds(seconds), this.dialect.restoreFencedSession()));
 		try {
-			List<Fence> fences = this.fencedJdbc.query(this.fence,
-					(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term"), rs.getInt("valid") == 1),
-					election);
-			if (fences.isEmpty()) {
-				throw new NotLeaderException(election, nodeId, "the election has no lease");
+			if (!lockFence(election, nodeId, term, seconds)) {
+				throw refusal(election, nodeId, term);
 			}
-			Fence fence = fences.get(0);
-			if (!nodeId.equals(fence.leaderId) || fence.term != term) {
-				throw new NotLeaderException(election, nodeId, "the lease is held by '" + fence.leaderId
-						+ "' with term " + fence.term + ", not term " + term);
-			}
-			if (!fence.valid) {
-				throw new NotLeaderException(election, nodeId, "the lease of term " + term + " has expired");
-			}
-			result = callback.doInFence(term);
 		}
 		catch (Throwable ex) {
-			restoreFencedSession(ex);
+			session.restoreUnlessSynchronized();
 			throw ex;
 		}
-		restoreFencedSession(null);
-		return result;
+		try {
+			return callback.doInFence(term);
+		}
+		finally {
+			session.restoreUnlessSynchronized();
+		}
 	}
 
 	/**
-	 * Undo the fence's session limit; a failure to do so must not hide the work's own
-	 * exception.
-	 * @param failure the exception the work ended with, or {@code null}
+	 * Run the dialect's fence statement (lock, check and, where it can, session limit),
+	 * after its separate session limit if it needs one.
+	 * @return whether this node holds the lease with that term
 	 */
-	private void restoreFencedSession(@Nullable Throwable failure) {
-		String restore = this.dialect.restoreFencedSession();
-		if (restore == null) {
-			return;
+	private boolean lockFence(String election, String nodeId, long term, long seconds) {
+		Map<String, Object> parameters = Map.of("election", election, "node", nodeId, "term", term, "seconds",
+				seconds);
+		if (this.limitFencedSession != null) {
+			this.fencedStatements.update(this.limitFencedSession, parameters);
 		}
-		try {
-			this.fencedJdbc.execute(restore);
+		List<Integer> held = this.fencedStatements.query(this.fence, parameters, (rs, row) -> rs.getInt(1));
+		return held.size() == 1 && held.get(0) == 1;
+	}
+
+	/**
+	 * Read why the fence refused, without a lock.
+	 */
+	private NotLeaderException refusal(String election, String nodeId, long term) {
+		List<Fence> fences = this.fencedJdbc.query(this.fenceView,
+				(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term"), rs.getInt("valid") == 1),
+				election);
+		if (fences.isEmpty()) {
+			return new NotLeaderException(election, nodeId, "the election has no lease");
 		}
-		catch (RuntimeException ex) {
-			if (failure == null) {
-				throw ex;
-			}
-			failure.addSuppressed(ex);
+		Fence fence = fences.get(0);
+		if (!nodeId.equals(fence.leaderId) || fence.term != term) {
+			return new NotLeaderException(election, nodeId,
+					"the lease is held by '" + fence.leaderId + "' with term " + fence.term + ", not term " + term);
 		}
+		return new NotLeaderException(election, nodeId, "the lease of term " + term + " has expired");
 	}
 
 	private static LeaseState mapLease(ResultSet rs) throws SQLException {
@@ -510,6 +595,105 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	private record Fence(@Nullable String leaderId, long term, boolean valid) {
+	}
+
+	/**
+	 * The fenced transaction's connection while the fence limits it: a network timeout of
+	 * the hold limit, so that the job's thread does not wait for a half-open connection
+	 * until the operating system gives up (Connector/J's socket timeout is infinite by
+	 * default), and on MySQL the session's {@code wait_timeout}. Both are undone once the
+	 * transaction has ended, so that a holder frozen between the undo and the commit
+	 * cannot hold the fence without a limit; without transaction synchronization, when the
+	 * callback returns.
+	 */
+	private static final class FencedSession implements TransactionSynchronization {
+
+		private final Connection connection;
+
+		/** Network timeout to restore; negative if the driver has none. */
+		private final int networkTimeout;
+
+		private final @Nullable String restoreStatement;
+
+		private final boolean synchronizedWithTransaction;
+
+		private boolean restored;
+
+		private FencedSession(Connection connection, int networkTimeout, @Nullable String restoreStatement,
+				boolean synchronizedWithTransaction) {
+			this.connection = connection;
+			this.networkTimeout = networkTimeout;
+			this.restoreStatement = restoreStatement;
+			this.synchronizedWithTransaction = synchronizedWithTransaction;
+		}
+
+		/**
+		 * Limit the fenced connection's client-side waits to the hold limit; a client-side
+		 * setting on the drivers that support it, so it sends no statement.
+		 * @param connection the fenced transaction's connection
+		 * @param holdLimit the hold limit
+		 * @param restoreStatement what undoes the fence statement's session limit, or
+		 * {@code null}
+		 * @return the limited session
+		 */
+		static FencedSession limit(Connection connection, Duration holdLimit, @Nullable String restoreStatement)
+				throws SQLException {
+			int previous;
+			try {
+				previous = connection.getNetworkTimeout();
+				connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, holdLimit.toMillis()));
+			}
+			catch (SQLFeatureNotSupportedException | AbstractMethodError ex) {
+				previous = -1;
+			}
+			boolean synchronizedWithTransaction = TransactionSynchronizationManager.isSynchronizationActive();
+			FencedSession session = new FencedSession(connection, previous, restoreStatement,
+					synchronizedWithTransaction);
+			if (synchronizedWithTransaction) {
+				TransactionSynchronizationManager.registerSynchronization(session);
+			}
+			return session;
+		}
+
+		void restoreUnlessSynchronized() {
+			if (!this.synchronizedWithTransaction) {
+				restore();
+			}
+		}
+
+		@Override
+		public void afterCompletion(int status) {
+			restore();
+		}
+
+		private void restore() {
+			if (this.restored) {
+				return;
+			}
+			this.restored = true;
+			try {
+				if (this.restoreStatement != null) {
+					try (Statement statement = this.connection.createStatement()) {
+						statement.execute(this.restoreStatement);
+					}
+				}
+				if (this.networkTimeout >= 0) {
+					this.connection.setNetworkTimeout(Runnable::run, this.networkTimeout);
+				}
+			}
+			catch (SQLException | RuntimeException ex) {
+				// Usually the connection is broken already (the server dropped the session
+				// of a stalled holder). Otherwise it keeps the fence's limits: keep it out
+				// of the pool rather than let other work inherit them.
+				try {
+					this.connection.abort(Runnable::run);
+				}
+				catch (SQLException | RuntimeException abortFailure) {
+					// closed anyway
+				}
+			}
+		}
+
 	}
 
 	/**
@@ -540,7 +724,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			try {
 				connection.setNetworkTimeout(Runnable::run, this.timeoutMillis);
 			}
-			catch (java.sql.SQLFeatureNotSupportedException | AbstractMethodError ex) {
+			catch (SQLFeatureNotSupportedException | AbstractMethodError ex) {
 				// The driver cannot limit the socket; the query timeout still applies.
 			}
 			return connection;

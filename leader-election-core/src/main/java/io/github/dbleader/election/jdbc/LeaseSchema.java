@@ -24,7 +24,8 @@ public final class LeaseSchema {
 	public static final String LOCATION = "classpath:io/github/dbleader/election/jdbc/schema-@@platform@@.sql";
 
 	private static final Pattern TABLE_NAME = Pattern.compile("\\b(" + LeaseTables.DEFAULT_LEASE_TABLE
-			+ LeaseTables.FENCE_TABLE_SUFFIX + "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODE_INDEX_SUFFIX
+			+ LeaseTables.FENCE_TABLE_SUFFIX + "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODES_TABLE_SUFFIX
+			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODE_INDEX_SUFFIX
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + "|" + LeaseTables.DEFAULT_CANDIDATE_TABLE + ")\\b");
 
 	private LeaseSchema() {
@@ -47,7 +48,7 @@ public final class LeaseSchema {
 			LeaseTables defaults = LeaseTables.defaults();
 			Map<String, String> names = Map.of(defaults.leaseTable(), tables.leaseTable(), defaults.candidateTable(),
 					tables.candidateTable(), defaults.fenceTable(), tables.fenceTable(), defaults.nodeIndex(),
-					tables.nodeIndex());
+					tables.nodeIndex(), defaults.nodesTable(), tables.nodesTable());
 			// Whole names in one pass: the default lease table's name begins the fence table's
 			// and the index's.
 			return TABLE_NAME.matcher(script).replaceAll((match) -> Matcher.quoteReplacement(names.get(match.group())));

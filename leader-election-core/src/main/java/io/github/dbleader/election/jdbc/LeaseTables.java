@@ -1,5 +1,6 @@
 package io.github.dbleader.election.jdbc;
 
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -29,6 +30,12 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	 */
 	public static final String NODE_INDEX_SUFFIX = "_node";
 
+	/**
+	 * Appended to the lease table's name to name the nodes table: one row per running node,
+	 * which its heartbeat refreshes.
+	 */
+	public static final String NODES_TABLE_SUFFIX = "_nodes";
+
 	/** Longest lease table name. */
 	public static final int MAX_LEASE_TABLE_LENGTH = 63 - FENCE_TABLE_SUFFIX.length();
 
@@ -50,6 +57,10 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 			throw new IllegalArgumentException("lease table and candidate table must differ but both are '"
 					+ leaseTable + "'");
 		}
+		if (candidateTable.equalsIgnoreCase(leaseTable + NODES_TABLE_SUFFIX)) {
+			throw new IllegalArgumentException("candidate table '" + candidateTable
+					+ "' must differ from the nodes table of lease table '" + leaseTable + "'");
+		}
 		if (candidateTable.equalsIgnoreCase(leaseTable + FENCE_TABLE_SUFFIX)) {
 			throw new IllegalArgumentException("candidate table '" + candidateTable
 					+ "' must differ from the fence table of lease table '" + leaseTable + "'");
@@ -63,6 +74,24 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	 */
 	public String fenceTable() {
 		return this.leaseTable + FENCE_TABLE_SUFFIX;
+	}
+
+	/**
+	 * The nodes table: one row per node id with the running instance that uses it and when
+	 * it was last seen. A node's heartbeat refreshes this one row, whatever the number of
+	 * its elections.
+	 * @return the lease table's name followed by {@value #NODES_TABLE_SUFFIX}
+	 */
+	public String nodesTable() {
+		return this.leaseTable + NODES_TABLE_SUFFIX;
+	}
+
+	/**
+	 * Every table of the election, in an order in which they can be dropped.
+	 * @return the lease, candidates, fence and nodes tables
+	 */
+	public List<String> allTables() {
+		return List.of(this.leaseTable, this.candidateTable, fenceTable(), nodesTable());
 	}
 
 	/**

@@ -16,13 +16,25 @@ public enum SqlDialect {
 	 * statement and ignores the session time zone.
 	 */
 	MYSQL("mysql", "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)",
-			"CONCAT(@@hostname, ':', @@port, ':', @@server_id)", " LOCK IN SHARE MODE") {
+			"CONCAT(@@hostname, ':', @@port, ':', @@server_id)") {
 
 		@Override
-		String limitFencedSession(long seconds) {
-			// Drops the session of a holder frozen mid-transaction, which rolls it back and
-			// frees the share lock (MySQL has no idle-transaction timeout).
-			return "SET SESSION wait_timeout = " + seconds;
+		String fence(String fence, String lease) {
+			// A locking SELECT: its subquery on the lease row is a plain read. (A SET whose value
+			// came from this read would save the separate limit, but InnoDB share-locks every
+			// row that a statement other than a SELECT reads, the lease row too, which would
+			// stall this node's renewals behind its fenced work.)
+			return "SELECT CASE WHEN " + holds(lease, "CONVERT(:node USING utf8mb4) COLLATE utf8mb4_bin")
+					+ " THEN 1 ELSE 0 END AS held FROM " + fence + " f WHERE f.election_name = :election"
+					+ " LOCK IN SHARE MODE";
+		}
+
+		@Override
+		String limitFencedSession() {
+			// MySQL has no idle-transaction timeout and no SET LOCAL: the session's wait_timeout
+			// drops a holder frozen mid-transaction, which rolls it back and frees the share
+			// lock. A SELECT cannot set it.
+			return "SET SESSION wait_timeout = :seconds";
 		}
 
 		@Override
@@ -38,11 +50,15 @@ public enum SqlDialect {
 	 * look into the past after waiting for the lock.
 	 */
 	POSTGRESQL("postgresql", "(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint)",
-			"(COALESCE(host(inet_server_addr()), 'local') || ':' || current_setting('port'))", " FOR SHARE") {
+			"(COALESCE(host(inet_server_addr()), 'local') || ':' || current_setting('port'))") {
 
 		@Override
-		String limitFencedSession(long seconds) {
-			return "SET LOCAL idle_in_transaction_session_timeout = '" + seconds + "s'";
+		String fence(String fence, String lease) {
+			// set_config(..., true) is SET LOCAL: it ends with the transaction, so nothing
+			// needs restoring, and it costs no statement of its own.
+			return "SELECT CASE WHEN " + holds(lease, ":node") + " THEN 1 ELSE 0 END AS held,"
+					+ " set_config('idle_in_transaction_session_timeout', CAST(CAST(:seconds AS bigint) * 1000 AS text),"
+					+ " true) FROM " + fence + " f WHERE f.election_name = :election FOR SHARE";
 		}
 
 	},
@@ -53,7 +69,15 @@ public enum SqlDialect {
 	 * time zone and so moves with the zone and with daylight saving. H2 has no shared-lock
 	 * read, so the fence takes an exclusive row lock.
 	 */
-	H2("h2", "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", "'h2'", " FOR UPDATE");
+	H2("h2", "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", "'h2'") {
+
+		@Override
+		String fence(String fence, String lease) {
+			return "SELECT CASE WHEN " + holds(lease, ":node") + " THEN 1 ELSE 0 END AS held FROM " + fence
+					+ " f WHERE f.election_name = :election FOR UPDATE";
+		}
+
+	};
 
 	private final String platform;
 
@@ -61,13 +85,10 @@ public enum SqlDialect {
 
 	private final String serverIdentity;
 
-	private final String shareLock;
-
-	SqlDialect(String platform, String now, String serverIdentity, String shareLock) {
+	SqlDialect(String platform, String now, String serverIdentity) {
 		this.platform = platform;
 		this.now = now;
 		this.serverIdentity = serverIdentity;
-		this.shareLock = shareLock;
 	}
 
 	/**
@@ -119,28 +140,67 @@ public enum SqlDialect {
 		return this.serverIdentity;
 	}
 
-	/** @return clause appended to a SELECT to lock its row in share mode */
-	String shareLock() {
-		return this.shareLock;
-	}
+	/**
+	 * The fence: one statement, in the fenced transaction, that locks the election's fence
+	 * row in share mode (H2: exclusively), checks that node {@code :node} holds term
+	 * {@code :term} of election {@code :election} and that the lease has not expired, and
+	 * where it can, makes the server end the transaction if its client then stays idle for
+	 * {@code :seconds}. It returns one row whose first column is 1 if the node holds the
+	 * lease (0 or no row otherwise).
+	 * @param fence the fence table
+	 * @param lease the lease table
+	 * @return the statement with named parameters
+	 */
+	abstract String fence(String fence, String lease);
 
 	/**
-	 * Statement that makes the server end a fenced transaction whose client stalls for the
-	 * given time, or {@code null} if the platform has none.
-	 * @param seconds the limit
-	 * @return the statement or {@code null}
+	 * Statement, before the {@link #fence(String, String) fence}, that makes the server end
+	 * the transaction if its client stays idle for {@code :seconds}, where the fence cannot
+	 * do so itself; {@code null} otherwise.
+	 * @return the statement with named parameters, or {@code null}
 	 */
-	@Nullable String limitFencedSession(long seconds) {
+	@Nullable String limitFencedSession() {
 		return null;
 	}
 
 	/**
-	 * Statement that undoes {@link #limitFencedSession(long)} before the connection goes
-	 * back to the pool, or {@code null} if nothing needs undoing.
+	 * Statement that undoes the fence's session limit after the transaction ended, before
+	 * the connection goes back to the pool, or {@code null} if nothing needs undoing.
 	 * @return the statement or {@code null}
 	 */
 	@Nullable String restoreFencedSession() {
 		return null;
+	}
+
+	/**
+	 * Clause appended to a multi-row {@code INSERT} so that rows whose key exists already
+	 * are left as they are, or {@code null} if the platform has none (then one
+	 * {@code INSERT} per row).
+	 * @param keyColumn a column of the key, for MySQL's no-op update
+	 * @return the clause or {@code null}
+	 */
+	@Nullable String ignoreDuplicateKeys(String keyColumn) {
+		return switch (this) {
+			case MYSQL -> " ON DUPLICATE KEY UPDATE " + keyColumn + " = " + keyColumn;
+			case POSTGRESQL -> " ON CONFLICT DO NOTHING";
+			case H2 -> null;
+		};
+	}
+
+	/**
+	 * Condition on the locked fence row {@code f}: it names the node and the term, and the
+	 * lease of that holder and term has not expired. The lease row, which renewals write,
+	 * is read without a lock; the holder and term come from the locked row, so a change of
+	 * holder that the fence waited for is seen even where the subquery reads an older
+	 * snapshot.
+	 * @param lease the lease table
+	 * @param node SQL for the node id parameter
+	 * @return the condition
+	 */
+	String holds(String lease, String node) {
+		return "f.leader_id = " + node + " AND f.term = :term AND EXISTS (SELECT 1 FROM " + lease
+				+ " l WHERE l.election_name = f.election_name AND l.leader_id = f.leader_id AND l.term = f.term"
+				+ " AND l.expires_at > " + this.now + ")";
 	}
 
 }

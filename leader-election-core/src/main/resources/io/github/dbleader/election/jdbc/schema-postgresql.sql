@@ -36,3 +36,14 @@ CREATE TABLE IF NOT EXISTS leader_election_lease_fence (
   term          BIGINT       NOT NULL,
   PRIMARY KEY (election_name)
 );
+
+-- One row per node id: the running instance that uses it and when its heartbeat last ran.
+-- A node's heartbeat refreshes this one row, however many elections it takes part in; a
+-- candidates row counts as live while its node's row does.
+CREATE TABLE IF NOT EXISTS leader_election_lease_nodes (
+  node_id     VARCHAR(255) NOT NULL,
+  instance_id VARCHAR(64)  NOT NULL,
+  first_seen  BIGINT       NOT NULL,
+  last_seen   BIGINT       NOT NULL,
+  PRIMARY KEY (node_id)
+);

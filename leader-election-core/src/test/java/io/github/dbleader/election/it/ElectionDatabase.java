@@ -162,7 +162,7 @@ public final class ElectionDatabase implements AutoCloseable {
 	 * @param tables the names, owned by the caller
 	 */
 	public void recreateTables(HikariDataSource dataSource, LeaseTables tables) {
-		dropTables(dataSource, tables.leaseTable(), tables.candidateTable(), tables.fenceTable());
+		dropTables(dataSource, tables.allTables().toArray(String[]::new));
 		LeaseSchema.create(dataSource, this.dialect, tables);
 	}
 

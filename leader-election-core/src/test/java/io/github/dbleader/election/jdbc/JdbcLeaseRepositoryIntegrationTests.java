@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.IntStream;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.Candidacy;
@@ -17,6 +18,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -46,7 +48,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	private JdbcLeaseRepository repository(TestDatabase database, String url) {
 		this.dataSource = database.dataSource(url, 4);
-		database.dropTables(this.dataSource, TABLES.leaseTable(), TABLES.candidateTable(), TABLES.fenceTable());
+		database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
 		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
 		return new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
 	}
@@ -92,56 +94,80 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(repository.renewAll("a", held, LEASE)).isEqualTo(1);
 	}
 
+	/**
+	 * A node joins and checks in as a whole.
+	 * @param repository the repository
+	 * @param nodeId the node
+	 * @param elections the elections it joins
+	 */
+	private static void joinAs(JdbcLeaseRepository repository, String nodeId, String... elections) {
+		assertThat(repository.heartbeat(nodeId, nodeId + "-1", LEASE)).isIn(Candidacy.HELD, Candidacy.CREATED);
+		repository.join(nodeId, nodeId + "-1", List.of(elections));
+	}
+
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void candidaciesAreRefreshedReadAndRemovedForTheWholeInstanceAtOnce(TestDatabase database) {
+	void aNodesElectionsAreJoinedReadAndLeftAtOnce(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
-		assertThat(repository.heartbeat("e1", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("e2", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("e3", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("e1", "b", "b-1", LEASE)).isEqualTo(Candidacy.HELD);
+		joinAs(repository, "a", "e1", "e2");
+		joinAs(repository, "a", "e2", "e3");
+		joinAs(repository, "b", "e1");
 		assertThat(repository.create("e1", "b", LEASE)).isTrue();
 		assertThat(repository.create("e2", "a", LEASE)).isTrue();
 		assertThat(repository.create("e9", "a", LEASE)).isTrue();
-		assertThat(repository.refreshCandidacies("a", "a-1")).isEqualTo(3);
-		assertThat(repository.refreshCandidacies("a", "another-instance")).isZero();
-		assertThat(repository.candidacies("a", "a-1")).containsExactlyInAnyOrder("e1", "e2", "e3");
 		// The leases of a's elections that exist; not e9, where a is no candidate.
 		assertThat(repository.findAll("a", "a-1")).extracting(LeaseState::election)
 			.containsExactlyInAnyOrder("e1", "e2");
 		assertThat(repository.findAll("a", "a-1")).filteredOn((state) -> state.election().equals("e1"))
 			.singleElement()
 			.satisfies((state) -> assertThat(state.leaderId()).isEqualTo("b"));
+		assertThat(repository.findAll("a", "another-instance")).isEmpty();
+		assertThat(repository.liveCandidates("e1", LEASE)).extracting(Candidate::nodeId).containsExactly("a", "b");
+		assertThat(repository.liveCandidates("e3", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
 		repository.removeCandidacies("a", "a-1");
-		assertThat(repository.candidacies("a", "a-1")).isEmpty();
 		assertThat(repository.findAll("a", "a-1")).isEmpty();
 		assertThat(repository.liveCandidates("e1", LEASE)).extracting(Candidate::nodeId).containsExactly("b");
+		assertThat(repository.liveCandidates("e3", LEASE)).isEmpty();
 	}
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void purgeDeletesCrashedCandidatesAndTheLeasesNobodyRunsAnyMore(TestDatabase database) {
+	void joiningTenThousandElectionsTakesAFewStatements(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		List<String> elections = IntStream.range(0, 10_000).mapToObj((i) -> "e" + i).toList();
+		joinAs(repository, "a", elections.toArray(String[]::new));
+		assertThat(new JdbcTemplate(this.dataSource).queryForObject(
+				"SELECT COUNT(*) FROM " + TABLES.candidateTable() + " WHERE node_id = 'a'", Integer.class))
+			.isEqualTo(10_000);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void purgeDeletesCrashedNodesAndTheLeasesNobodyRunsAnyMore(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		Duration maxAge = Duration.ofMillis(300);
 		// "crashed" joined "orphan" and "shared" and stopped sending heartbeats; "live" goes on.
-		assertThat(repository.heartbeat("orphan", "crashed", "c-1", LEASE)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("shared", "crashed", "c-1", LEASE)).isEqualTo(Candidacy.HELD);
+		joinAs(repository, "crashed", "orphan", "shared");
 		assertThat(repository.create("orphan", "crashed", Duration.ofMillis(1))).isTrue();
 		assertThat(repository.create("shared", "crashed", Duration.ofMillis(1))).isTrue();
-		assertThat(repository.heartbeat("shared", "live", "l-1", LEASE)).isEqualTo(Candidacy.HELD);
+		joinAs(repository, "live", "shared");
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			repository.refreshCandidacies("live", "l-1");
+			repository.heartbeat("live", "live-1", LEASE);
 			repository.purge(maxAge);
 			return repository.find("orphan").isEmpty();
 		});
 		assertThat(repository.liveCandidates("orphan", Duration.ofHours(1))).isEmpty();
 		assertThat(repository.liveCandidates("shared", Duration.ofHours(1))).extracting(Candidate::nodeId)
 			.containsExactly("live");
+		assertThat(new JdbcTemplate(this.dataSource).queryForList("SELECT node_id FROM " + TABLES.candidateTable(),
+				String.class)).containsExactly("live");
 		// A lease that a live node still runs stays, expired or not.
 		assertThat(repository.find("shared")).isPresent();
 		assertThat(fenceRows(database)).containsExactly("shared");
 		// Created again later, a purged election's term is still greater than any before.
 		assertThat(repository.create("orphan", "live", LEASE)).isTrue();
+		// The crashed node, back, creates its row again and joins afresh.
+		assertThat(repository.heartbeat("crashed", "c-2", LEASE)).isEqualTo(Candidacy.CREATED);
 	}
 
 	private List<String> fenceRows(TestDatabase database) {
@@ -237,10 +263,10 @@ class JdbcLeaseRepositoryIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void candidates(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
-		assertThat(repository.heartbeat("e", "b", "b-1", LEASE)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("e", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("e", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("other", "c", "c-1", LEASE)).isEqualTo(Candidacy.HELD);
+		joinAs(repository, "b", "e");
+		joinAs(repository, "a", "e");
+		joinAs(repository, "a", "e");
+		joinAs(repository, "c", "other");
 		List<Candidate> candidates = repository.liveCandidates("e", LEASE);
 		assertThat(candidates).extracting(Candidate::nodeId).containsExactly("a", "b");
 		assertThat(candidates.get(0).lastSeen()).isAfterOrEqualTo(candidates.get(0).firstSeen());
@@ -253,21 +279,25 @@ class JdbcLeaseRepositoryIntegrationTests {
 	void nodeIdOfALiveInstanceIsNotTakenByAnother(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		Duration staleAfter = Duration.ofMillis(300);
-		assertThat(repository.heartbeat("e", "a", "first", staleAfter)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("e", "a", "second", staleAfter)).isEqualTo(Candidacy.IN_USE);
-		// The second instance stopping leaves the first one's row alone.
-		repository.removeCandidate("e", "a", "second");
+		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.CREATED);
+		repository.join("a", "first", List.of("e"));
+		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "second", staleAfter)).isEqualTo(Candidacy.IN_USE);
+		// The second instance stopping leaves the first one's rows alone.
+		repository.removeCandidacies("a", "second");
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
-		// Once the first instance's heartbeats have stopped for that long, the second takes the id over.
+		// Once the first instance's heartbeats have stopped for that long, the second takes the
+		// id over, and with it the first one's candidacies.
 		Candidacy later = await("the first instance's row goes stale").atMost(Duration.ofSeconds(5))
 			.pollInterval(Duration.ofMillis(50))
-			.until(() -> repository.heartbeat("e", "a", "second", staleAfter), (candidacy) -> candidacy != Candidacy.IN_USE);
+			.until(() -> repository.heartbeat("a", "second", staleAfter), (candidacy) -> candidacy != Candidacy.IN_USE);
 		assertThat(later).isEqualTo(Candidacy.INHERITED);
-		assertThat(repository.heartbeat("e", "a", "second", staleAfter)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("e", "a", "first", staleAfter)).isEqualTo(Candidacy.IN_USE);
-		repository.removeCandidate("e", "a", "second");
+		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
+		assertThat(repository.heartbeat("a", "second", staleAfter)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.IN_USE);
+		repository.removeCandidacies("a", "second");
 		assertThat(repository.liveCandidates("e", LEASE)).isEmpty();
-		assertThat(repository.heartbeat("e", "a", "first", staleAfter)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.CREATED);
 	}
 
 	@ParameterizedTest
@@ -289,6 +319,48 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "b", term,
 				LEASE, (t) -> jdbc.update("INSERT INTO fenced_work (id) VALUES (3)")));
 		assertThat(jdbc.queryForList("SELECT id FROM fenced_work", Integer.class)).containsExactly(1);
+	}
+
+	/**
+	 * What a fenced run costs, counted by the server (MySQL's and MariaDB's
+	 * {@code Questions}: every statement a client sent) on one connection: the session
+	 * limit, the fence (one statement that locks and checks), the commit, and the restore of
+	 * {@code wait_timeout}; on a connection in autocommit mode, the transaction manager's
+	 * switching it off and on again too.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
+	void fencedRunSendsTheLimitTheFenceTheCommitAndTheRestoreOnMySql(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		repository.create("e", "a", LEASE);
+		long term = repository.find("e").orElseThrow().term();
+		for (boolean autoCommit : new boolean[] { false, true }) {
+			SingleConnectionDataSource connection = new SingleConnectionDataSource(database.url(),
+					database.username(), database.password(), true);
+			connection.setAutoCommit(autoCommit);
+			try {
+				JdbcLeaseRepository fenced = new JdbcLeaseRepository(connection, SqlDialect.MYSQL, TABLES,
+						Duration.ofSeconds(1));
+				JdbcTemplate jdbc = new JdbcTemplate(connection);
+				fenced.runFenced("e", "a", term, LEASE, (t) -> t);
+				long before = questions(jdbc);
+				assertThat(fenced.<Long>runFenced("e", "a", term, LEASE, (t) -> t)).isEqualTo(term);
+				// Less the SHOW that reads the count.
+				long sent = questions(jdbc) - before - 1;
+				assertThat(sent).as("statements of a fenced run, autocommit %s", autoCommit)
+					.isEqualTo(autoCommit ? 6 : 4);
+				assertThat(jdbc.queryForObject("SELECT @@SESSION.wait_timeout = @@GLOBAL.wait_timeout", Boolean.class))
+					.as("wait_timeout restored")
+					.isTrue();
+			}
+			finally {
+				connection.destroy();
+			}
+		}
+	}
+
+	private static long questions(JdbcTemplate jdbc) {
+		return jdbc.queryForObject("SHOW SESSION STATUS LIKE 'Questions'", (rs, row) -> rs.getLong(2));
 	}
 
 	/**
@@ -315,8 +387,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(repository.requestReelection("e")).isTrue();
 		assertThat(repository.requestReelection("e")).isTrue();
 		assertThat(repository.reacquire("e", "a", term, LEASE)).isTrue();
-		assertThat(repository.heartbeat("e", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("e", "a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		joinAs(repository, "a", "e");
+		assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
 	}
 

@@ -12,7 +12,8 @@ enum SystemUnderTest {
 
 	/** This starter: {@code @LeaderOnly} and a fenced transaction. */
 	OURS("this starter", "app-ours", "io.github.dbleader.benchmarks.ours.OursBenchmarkApplication", "job_runs_ours",
-			List.of("leader_election_lease", "leader_election_candidate", "leader_election_lease_fence"), true),
+			List.of("leader_election_lease", "leader_election_candidate", "leader_election_lease_fence",
+					"leader_election_lease_nodes"), true),
 
 	/** ShedLock: {@code @SchedulerLock} on {@code JdbcTemplateLockProvider.usingDbTime()}. */
 	SHEDLOCK("ShedLock", "app-shedlock", "io.github.dbleader.benchmarks.shedlock.ShedLockBenchmarkApplication",

@@ -1,10 +1,10 @@
 package io.github.dbleader.benchmarks.jmh;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.github.dbleader.election.Candidacy;
@@ -114,9 +114,9 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public Candidacy heartbeat(String election, String nodeId, String instanceId, Duration staleAfter) {
+	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
 		count();
-		return this.delegate.heartbeat(election, nodeId, instanceId, staleAfter);
+		return this.delegate.heartbeat(nodeId, instanceId, staleAfter);
 	}
 
 	@Override
@@ -126,15 +126,9 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public int refreshCandidacies(String nodeId, String instanceId) {
+	public void join(String nodeId, String instanceId, Collection<String> elections) {
 		count();
-		return this.delegate.refreshCandidacies(nodeId, instanceId);
-	}
-
-	@Override
-	public Set<String> candidacies(String nodeId, String instanceId) {
-		count();
-		return this.delegate.candidacies(nodeId, instanceId);
+		this.delegate.join(nodeId, instanceId, elections);
 	}
 
 	@Override
