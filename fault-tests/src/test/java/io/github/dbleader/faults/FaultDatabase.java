@@ -6,6 +6,8 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -111,6 +113,29 @@ final class FaultDatabase {
 		properties.setProperty("connectTimeout", "5000");
 		properties.setProperty("socketTimeout", "5000");
 		return DriverManager.getConnection(this.url, properties);
+	}
+
+	/**
+	 * Read every election's lease at once.
+	 * @return the leases by election name, each seen at the same database time
+	 */
+	Map<String, LeaseMonitor.Sighting> leases() {
+		String query = "SELECT election_name, leader_id, term, version, acquired_at, renewed_at, expires_at, handover_to, "
+				+ "reelection_requested, " + NOW_MILLIS + " AS db_now FROM " + LEASE_TABLE;
+		Map<String, LeaseMonitor.Sighting> leases = new HashMap<>();
+		try (Connection connection = connect(); Statement statement = connection.createStatement();
+				ResultSet result = statement.executeQuery(query)) {
+			while (result.next()) {
+				leases.put(result.getString("election_name"), new LeaseMonitor.Sighting(result.getLong("db_now"),
+						result.getString("leader_id"), result.getLong("term"), result.getLong("version"),
+						result.getLong("acquired_at"), result.getLong("renewed_at"), result.getLong("expires_at"),
+						result.getString("handover_to"), result.getBoolean("reelection_requested")));
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Could not read the leases", ex);
+		}
+		return leases;
 	}
 
 	/** Drop the suite's tables; the sample processes create them again at start-up. */

@@ -2,7 +2,9 @@ package io.github.dbleader.faults;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
@@ -21,7 +23,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Proves the election's safety and failover bounds under faults, with three processes of
- * the sample application competing in one election on the real MySQL-protocol database
+ * the sample application competing in {@code default} (whose leader runs the job) and in
+ * {@link SampleNode#OTHER_ELECTIONS three other elections} on the real MySQL-protocol database
  * (lease L = 3 s, renew interval R = 500 ms, guard G = L/5, statement timeout R/2), each
  * recording a fenced {@code fault_job_runs} row per job run every 100 ms. Each scenario
  * injects one fault (signals to a process, or a fault of its {@link TcpProxy}) and then
@@ -527,6 +530,76 @@ class FaultScenariosIntegrationTests {
 						&& leader.election().path("candidates").findValuesAsString("nodeId").contains(leader.id()));
 			scenario.detail("the duplicate of " + leader.id() + " took no part; term " + term + " unchanged");
 		});
+	}
+
+	/**
+	 * 12. A forced hand-over of one election while its leader keeps leading the others: the
+	 * leader of {@code default} first leads every other election too, so that each of its
+	 * heartbeat rounds renews them all in one batched statement; then {@code default} is
+	 * handed to another node. Only {@code default} moves (within about 2 R, checked by the
+	 * job's first run on the target, with no overlap and no stale commit like every
+	 * scenario); the other elections keep their leader and term, and its batched renewal of
+	 * them goes on through the hand-over and after it.
+	 */
+	@Test
+	@Order(13)
+	void forcedHandOverOfOneElectionLeavesTheOthersAlone() throws Exception {
+		scenario("12. forced hand-over of one election while the leader's batched renewal of the others goes on", 3,
+				(scenario, leader) -> {
+					for (String election : SampleNode.OTHER_ELECTIONS) {
+						if (!leader.id().equals(database.leases().get(election).leaderId())) {
+							leader.forceLeader(election, leader.id());
+						}
+					}
+					await(leader.id() + " leads every election").atMost(Duration.ofMillis(2 * R + SLACK))
+						.pollInterval(Duration.ofMillis(50))
+						.ignoreExceptions()
+						.until(() -> SampleNode.OTHER_ELECTIONS.stream()
+							.allMatch((election) -> leader.believesItLeads(election)
+									&& leader.id().equals(database.leases().get(election).leaderId())));
+					Map<String, LeaseMonitor.Sighting> before = database.leases();
+					Map<String, Double> transitionsBefore = otherElectionsTransitions(leader);
+					SampleNode target = cluster.others(leader).get(0);
+					long requestedAt = database.now();
+					leader.forceLeader(target.id());
+					awaitFailover(scenario, "I6 a forced hand-over takes at most about 2 R", "hand-over", requestedAt,
+							(run) -> run.nodeId().equals(target.id()), 2 * R + SLACK);
+					long movedAt = database.now();
+					// Renewals by the old leader after the hand-over: its batch went on without default.
+					await("two renewals of every other election by " + leader.id() + " after the hand-over")
+						.atMost(Duration.ofMillis(3 * R + SLACK))
+						.pollInterval(Duration.ofMillis(50))
+						.until(() -> SampleNode.OTHER_ELECTIONS.stream()
+							.allMatch((election) -> database.leases().get(election).renewedAt() > movedAt + R));
+					Map<String, LeaseMonitor.Sighting> after = database.leases();
+					for (String election : SampleNode.OTHER_ELECTIONS) {
+						LeaseMonitor.Sighting was = before.get(election);
+						LeaseMonitor.Sighting is = after.get(election);
+						assertThat(is.leaderId()).as("election " + election + " keeps its leader").isEqualTo(leader.id());
+						assertThat(is.term()).as("election " + election + " keeps its term").isEqualTo(was.term());
+						assertThat(is.expiresAt()).as("election " + election + " has a live lease").isGreaterThan(is.seenAt());
+						assertThat(leader.believesItLeads(election)).as(leader.id() + " still believes it leads " + election)
+							.isTrue();
+					}
+					assertThat(otherElectionsTransitions(leader))
+						.as("no transition of the other elections on " + leader.id() + " (leader.election.transitions)")
+						.isEqualTo(transitionsBefore);
+					assertThat(after.get(FaultDatabase.ELECTION).leaderId()).as("default moved to the target")
+						.isEqualTo(target.id());
+					assertThat(leader.believesItLeads()).as(leader.id() + " no longer believes it leads default").isFalse();
+					assertThat(scenario.transitions(leader)).as("the old leader logs the hand-over of default")
+						.anyMatch((transition) -> !transition.granted() && transition.reason().equals("HANDED_OVER"));
+					scenario.detail(SampleNode.OTHER_ELECTIONS + " kept leader " + leader.id() + " and their terms; "
+							+ "default handed to " + target.id());
+				});
+	}
+
+	private static Map<String, Double> otherElectionsTransitions(SampleNode node) {
+		Map<String, Double> transitions = new TreeMap<>();
+		for (String election : SampleNode.OTHER_ELECTIONS) {
+			transitions.put(election, node.meter("leader.election.transitions", "election:" + election));
+		}
+		return transitions;
 	}
 
 	private void scenario(String title, int minimumNodes, ScenarioBody body) throws Exception {

@@ -5,6 +5,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 import io.github.dbleader.test.NodeProcess;
 import io.github.dbleader.test.TcpProxy;
@@ -32,6 +33,13 @@ final class SampleNode implements AutoCloseable {
 
 	/** Pause between job runs. */
 	static final Duration JOB_INTERVAL = Duration.ofMillis(100);
+
+	/**
+	 * Elections every process joins besides {@link FaultDatabase#ELECTION} (whose leader runs
+	 * the job), so that each heartbeat round renews, refreshes and reads several elections in
+	 * one batch.
+	 */
+	static final List<String> OTHER_ELECTIONS = List.of("fault-other-1", "fault-other-2", "fault-other-3");
 
 	/** Application pool size: small, so that the business-load hook can exhaust it. */
 	static final int POOL_SIZE = 2;
@@ -93,6 +101,7 @@ final class SampleNode implements AutoCloseable {
 						"--leader-election.lease-duration=" + LEASE.toMillis() + "ms",
 						"--leader-election.renew-interval=" + RENEW.toMillis() + "ms",
 						"--leader-election.jdbc.table-name=" + FaultDatabase.LEASE_TABLE,
+						"--leader-election.elections=" + FaultDatabase.ELECTION + "," + String.join(",", OTHER_ELECTIONS),
 						"--leader-election.jdbc.candidate-table-name=" + FaultDatabase.CANDIDATE_TABLE,
 						"--sample.job-runs-table=" + FaultDatabase.JOB_RUNS_TABLE,
 						"--sample.job-interval=" + JOB_INTERVAL.toMillis() + "ms", "--sample.job-duration=20ms",
@@ -175,7 +184,16 @@ final class SampleNode implements AutoCloseable {
 	 * @return {@code true} if it leads
 	 */
 	boolean believesItLeads() {
-		return meter("leader.election.leader", "election:" + FaultDatabase.ELECTION) == 1.0;
+		return believesItLeads(FaultDatabase.ELECTION);
+	}
+
+	/**
+	 * Whether this node believes it leads an election (its gauge).
+	 * @param election the election
+	 * @return {@code true} if it leads
+	 */
+	boolean believesItLeads(String election) {
+		return meter("leader.election.leader", "election:" + election) == 1.0;
 	}
 
 	/**
@@ -222,7 +240,16 @@ final class SampleNode implements AutoCloseable {
 	 * @param nodeId the node that should lead
 	 */
 	void forceLeader(String nodeId) {
-		this.process.send(leaderEndpoint().header("Content-Type", "application/json")
+		forceLeader(FaultDatabase.ELECTION, nodeId);
+	}
+
+	/**
+	 * {@code POST /actuator/leader/{election}} with {@code {"nodeId": ...}}.
+	 * @param election the election
+	 * @param nodeId the node that should lead it
+	 */
+	void forceLeader(String election, String nodeId) {
+		this.process.send(this.process.request("/actuator/leader/" + election).header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString("{\"nodeId\":\"" + nodeId + "\"}")), 200);
 	}
 

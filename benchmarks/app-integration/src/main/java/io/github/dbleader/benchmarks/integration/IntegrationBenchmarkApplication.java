@@ -10,6 +10,7 @@ import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
 import io.github.dbleader.benchmarks.jobruns.BenchmarkProperties;
+import io.github.dbleader.benchmarks.jobruns.ConditionalOnJobBenchmark;
 import io.github.dbleader.benchmarks.jobruns.JobRunsConfiguration;
 
 import org.springframework.boot.SpringApplication;
@@ -56,6 +57,7 @@ public class IntegrationBenchmarkApplication {
 	}
 
 	@Bean
+	@ConditionalOnJobBenchmark
 	LockRegistryLeaderInitiator leaderInitiator(JdbcLockRegistry lockRegistry, BenchmarkProperties properties) {
 		LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(lockRegistry);
 		initiator.setHeartBeatMillis(properties.getRenewInterval().toMillis());

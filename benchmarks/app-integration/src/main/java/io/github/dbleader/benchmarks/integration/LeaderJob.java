@@ -1,6 +1,7 @@
 package io.github.dbleader.benchmarks.integration;
 
 import io.github.dbleader.benchmarks.jobruns.BenchmarkProperties;
+import io.github.dbleader.benchmarks.jobruns.ConditionalOnJobBenchmark;
 import io.github.dbleader.benchmarks.jobruns.JobRunTable;
 
 import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
@@ -12,6 +13,7 @@ import org.springframework.stereotype.Component;
  * leads runs it.
  */
 @Component
+@ConditionalOnJobBenchmark
 class LeaderJob {
 
 	private final LockRegistryLeaderInitiator initiator;

@@ -1,5 +1,6 @@
 package io.github.dbleader.benchmarks.ours;
 
+import io.github.dbleader.benchmarks.jobruns.ConditionalOnJobBenchmark;
 import io.github.dbleader.benchmarks.jobruns.JobRunTable;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
@@ -17,6 +18,7 @@ import org.springframework.stereotype.Component;
  * transaction on the leader.
  */
 @Component
+@ConditionalOnJobBenchmark
 class LeaderOnlyJob {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderOnlyJob.class);

@@ -1,6 +1,7 @@
 package io.github.dbleader.benchmarks.shedlock;
 
 import io.github.dbleader.benchmarks.jobruns.BenchmarkProperties;
+import io.github.dbleader.benchmarks.jobruns.ConditionalOnJobBenchmark;
 import io.github.dbleader.benchmarks.jobruns.JobRunTable;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
 
@@ -14,6 +15,7 @@ import org.springframework.stereotype.Component;
  * again.
  */
 @Component
+@ConditionalOnJobBenchmark
 class SchedulerLockJob {
 
 	private final JobRunTable runs;

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,6 +26,14 @@ import java.util.regex.Pattern;
  * quiet machine), {@code --quick} (2 trials, 1 pause trial, 10 s steady state, no JMH, no
  * wait, output under {@code target/quick}), {@code --command TEXT} (how the run was
  * started, for the report), {@code --revision TEXT}.
+ *
+ * <p>{@code --scale} runs the scale benchmark instead ({@link ScaleBenchmark}) and replaces
+ * only its section of {@code RESULTS.md}: {@code --scale-sizes 1,10,100,1000,10000},
+ * {@code --scale-limits shedlock=1000,integration=100} (the largest size each system runs
+ * at; larger ones are listed as not run), {@code --scale-warm-up N} (30 s),
+ * {@code --scale-window N} (60 s), {@code --systems}. With {@code --quick}: sizes 1, 10 and
+ * 100, 10 s warm-up, 20 s window, output under {@code target/quick}. A full run keeps the
+ * scale section of the previous {@code RESULTS.md}.
  */
 public final class BenchmarkRunner {
 
@@ -58,6 +67,10 @@ public final class BenchmarkRunner {
 		for (String name : options.getOrDefault("systems", "ours,shedlock,integration").split(",")) {
 			systems.add(SystemUnderTest.valueOf(name.trim().toUpperCase()));
 		}
+		if (options.containsKey("scale")) {
+			scale(options, settings, systems, output, startedAt, started);
+			return;
+		}
 		Duration waited = Duration.ZERO;
 		if (settings.waitForQuiet()) {
 			waited = Machine.awaitQuiet(QUIET_LOAD, QUIET_WAIT);
@@ -87,9 +100,56 @@ public final class BenchmarkRunner {
 		Files.createDirectories(output);
 		Files.writeString(output.resolve("results.svg"), Chart.svg(results, settings.lease().toMillis()),
 				StandardCharsets.UTF_8);
-		Files.writeString(output.resolve("RESULTS.md"), ResultsReport.markdown(run, "results.svg"),
+		Path report = output.resolve("RESULTS.md");
+		String scaleSection = Files.exists(report)
+				? ScaleReport.section(Files.readString(report, StandardCharsets.UTF_8)) : "";
+		Files.writeString(report, ScaleReport.splice(ResultsReport.markdown(run, "results.svg"), scaleSection),
 				StandardCharsets.UTF_8);
 		System.out.println("Wrote " + output.resolve("RESULTS.md") + " and " + output.resolve("results.svg"));
+	}
+
+	/**
+	 * The scale benchmark: every system at every size up to its limit, one point after the
+	 * other; then its section of {@code RESULTS.md} is replaced.
+	 */
+	private static void scale(Map<String, String> options, RunSettings settings, List<SystemUnderTest> systems,
+			Path output, Instant startedAt, long started) throws Exception {
+		boolean quick = options.containsKey("quick");
+		List<Integer> sizes = new ArrayList<>();
+		for (String size : options.getOrDefault("scale-sizes", quick ? "1,10,100" : "1,10,100,1000,10000").split(",")) {
+			sizes.add(Integer.parseInt(size.trim()));
+		}
+		Map<SystemUnderTest, Integer> limits = new LinkedHashMap<>();
+		for (String limit : options.getOrDefault("scale-limits", "shedlock=1000,integration=100").split(",")) {
+			String[] parts = limit.split("=");
+			limits.put(SystemUnderTest.valueOf(parts[0].trim().toUpperCase()), Integer.parseInt(parts[1].trim()));
+		}
+		Duration warmUp = Duration.ofSeconds(Long.parseLong(options.getOrDefault("scale-warm-up", quick ? "10" : "30")));
+		Duration window = Duration.ofSeconds(Long.parseLong(options.getOrDefault("scale-window", quick ? "20" : "60")));
+		List<Double> loadBefore = Machine.loadAverages();
+		List<ScaleBenchmark.Point> points = new ArrayList<>();
+		try (Database database = Database.prepare(settings)) {
+			ScaleBenchmark benchmark = new ScaleBenchmark(settings, database, output.resolve("target/scale-run"), warmUp,
+					window);
+			for (SystemUnderTest system : systems) {
+				for (int size : sizes) {
+					Integer limit = limits.get(system);
+					points.add((limit != null && size > limit)
+							? ScaleBenchmark.notRun(system, size, "not run: above its limit of "
+									+ String.format(Locale.ROOT, "%,d", limit) + " (benchmarks/README.md says why)")
+							: benchmark.run(system, size));
+				}
+			}
+		}
+		List<Double> loadAfter = Machine.loadAverages();
+		String section = ScaleReport.markdown(points, settings, options.getOrDefault("command", "bash benchmarks/run --scale"),
+				startedAt, Duration.ofNanos(System.nanoTime() - started), warmUp, window,
+				loadBefore + " at the start, " + loadAfter + " at the end");
+		Files.createDirectories(output);
+		Path results = output.resolve("RESULTS.md");
+		String report = Files.exists(results) ? Files.readString(results, StandardCharsets.UTF_8) : "";
+		Files.writeString(results, ScaleReport.splice(report, section), StandardCharsets.UTF_8);
+		System.out.println("Wrote the scale section of " + results);
 	}
 
 	private static Map<String, String> parse(String[] args) {
@@ -99,7 +159,7 @@ public final class BenchmarkRunner {
 				throw new IllegalArgumentException("Unexpected argument '" + args[i] + "'");
 			}
 			String name = args[i].substring(2);
-			if (List.of("quick", "skip-jmh", "no-wait").contains(name)) {
+			if (List.of("quick", "skip-jmh", "no-wait", "scale").contains(name)) {
 				options.put(name, "true");
 			}
 			else if (i + 1 < args.length) {

@@ -157,6 +157,41 @@ final class Database implements AutoCloseable {
 		return runs;
 	}
 
+	/**
+	 * Who holds each election, role or lock of a system now, as the scale benchmark compares
+	 * them: this starter's live leases (holder, term, acquired at) and Spring Integration's
+	 * lock rows (client id, its time of acquisition as the term; a row stays until another
+	 * client takes it over, which sets that time anew). ShedLock has
+	 * no holder between its runs: empty.
+	 * @param system the system
+	 * @return holders by election, role or lock key
+	 */
+	synchronized Map<String, Holder> holders(SystemUnderTest system) throws SQLException {
+		String sql = switch (system) {
+			case OURS -> "SELECT election_name, leader_id, term, acquired_at FROM leader_election_lease"
+					+ " WHERE leader_id IS NOT NULL AND expires_at > " + NOW_MILLIS;
+			case INTEGRATION -> "SELECT LOCK_KEY, CLIENT_ID, TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', CREATED_DATE),"
+					+ " 0 FROM INT_LOCK";
+			case SHEDLOCK -> null;
+		};
+		Map<String, Holder> holders = new HashMap<>();
+		if (sql == null) {
+			return holders;
+		}
+		try (Statement statement = this.connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
+			while (result.next()) {
+				holders.put(result.getString(1), new Holder(result.getString(2), result.getLong(3), result.getLong(4)));
+			}
+		}
+		catch (SQLException ex) {
+			// 1146: the table does not exist before the first node started.
+			if (ex.getErrorCode() != 1146) {
+				throw ex;
+			}
+		}
+		return holders;
+	}
+
 	private String queryString(String sql) throws SQLException {
 		try (Statement statement = this.connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
 			result.next();
@@ -174,6 +209,18 @@ final class Database implements AutoCloseable {
 		finally {
 			this.connection.close();
 		}
+	}
+
+	/**
+	 * The holder of one election, role or lock.
+	 *
+	 * @param holder node id (this starter) or client id (Spring Integration)
+	 * @param term the lease's term (this starter), the lock's acquisition time in
+	 * microseconds (Spring Integration)
+	 * @param acquiredAt when the holder took it, database clock (this starter; 0 otherwise)
+	 */
+	record Holder(String holder, long term, long acquiredAt) {
+
 	}
 
 	/**

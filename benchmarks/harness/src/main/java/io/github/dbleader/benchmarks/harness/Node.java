@@ -3,9 +3,12 @@ package io.github.dbleader.benchmarks.harness;
 import java.io.File;
 import java.io.IOException;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 
 import io.github.dbleader.test.NodeProcess;
 
@@ -45,6 +48,23 @@ final class Node implements AutoCloseable {
 	 */
 	static Node start(SystemUnderTest system, int slot, String id, RunSettings settings, Database database,
 			Path logDirectory) throws IOException {
+		return start(system, slot, id, settings, database, logDirectory, List.of());
+	}
+
+	/**
+	 * Start a process of a system's application in a slot with further arguments.
+	 * @param system the system
+	 * @param slot 1-based slot
+	 * @param id node id, unique in the run
+	 * @param settings the run's settings
+	 * @param database the database
+	 * @param logDirectory where its output goes
+	 * @param moreArguments arguments after the system's own, which they override
+	 * @return the node, not necessarily started yet
+	 * @throws IOException if the process cannot start
+	 */
+	static Node start(SystemUnderTest system, int slot, String id, RunSettings settings, Database database,
+			Path logDirectory, List<String> moreArguments) throws IOException {
 		Path module = settings.benchmarks().resolve(system.module());
 		String classpath = module.resolve("target/classes") + File.pathSeparator
 				+ Files.readString(module.resolve("target/classpath.txt")).trim();
@@ -54,6 +74,7 @@ final class Node implements AutoCloseable {
 					"--spring.datasource.username=" + Database.user(slot), "--spring.datasource.password=",
 					"--spring.main.banner-mode=off")
 			.arguments(system.arguments(settings, id, port))
+			.arguments(moreArguments)
 			.httpPort(port)
 			// Not every system runs a web server: its start is told by Spring Boot's log line.
 			.readyWhenLogged(" Started ")
@@ -95,6 +116,20 @@ final class Node implements AutoCloseable {
 	 */
 	boolean loggedSinceMark(String text) {
 		return this.process.log().containsSince(this.logMark, text);
+	}
+
+	/** @return the current end of the log, for {@link #logLinesSince(long)} */
+	long logPosition() {
+		return this.process.log().mark();
+	}
+
+	/**
+	 * The lines of the log after a position.
+	 * @param position from {@link #logPosition()}
+	 * @return the lines
+	 */
+	List<String> logLinesSince(long position) {
+		return this.process.log().lines(position);
 	}
 
 	/**
@@ -141,6 +176,23 @@ final class Node implements AutoCloseable {
 			.timeout(Duration.ofSeconds(5))
 			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString("{\"nodeId\":\"" + nodeId + "\"}")), 200);
+	}
+
+	/**
+	 * {@code GET} a path of the node's HTTP server.
+	 * @param path e.g. {@code /actuator/metrics/...}
+	 * @return the body, or empty if the node answered 404
+	 * @throws IllegalStateException if it did not answer or answered another status than 200
+	 */
+	Optional<String> get(String path) {
+		HttpResponse<String> response = this.process.exchange(this.process.request(path).GET());
+		if (response.statusCode() == 404) {
+			return Optional.empty();
+		}
+		if (response.statusCode() != 200) {
+			throw new IllegalStateException(this.id + " answered " + response.statusCode() + " to GET " + path);
+		}
+		return Optional.of(response.body());
 	}
 
 	/** Stop the process whatever its state (resumed first if paused). */

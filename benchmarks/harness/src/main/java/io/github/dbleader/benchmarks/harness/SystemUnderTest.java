@@ -94,7 +94,7 @@ enum SystemUnderTest {
 				arguments.add("--leader-election.lease-duration=" + millis(settings.lease()));
 				arguments.add("--leader-election.renew-interval=" + millis(settings.renewInterval()));
 				arguments.add("--leader-election.jdbc.initialize-schema=always");
-				arguments.add("--management.endpoints.web.exposure.include=leader");
+				arguments.add("--management.endpoints.web.exposure.include=leader,metrics");
 				arguments.add("--management.endpoint.leader.access=unrestricted");
 			}
 			case SHEDLOCK -> {

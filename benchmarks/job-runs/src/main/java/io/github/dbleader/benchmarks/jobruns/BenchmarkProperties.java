@@ -35,6 +35,12 @@ public class BenchmarkProperties {
 	 */
 	private Duration renewInterval = Duration.ofMillis(500);
 
+	/**
+	 * Number of elections, roles or locks of the scale benchmark; 0 for the job benchmark
+	 * (one job, one election). Above 0 the job does not run.
+	 */
+	private int scale;
+
 	public String getNodeId() {
 		return this.nodeId;
 	}
@@ -73,6 +79,14 @@ public class BenchmarkProperties {
 
 	public void setRenewInterval(Duration renewInterval) {
 		this.renewInterval = renewInterval;
+	}
+
+	public int getScale() {
+		return this.scale;
+	}
+
+	public void setScale(int scale) {
+		this.scale = scale;
 	}
 
 }
