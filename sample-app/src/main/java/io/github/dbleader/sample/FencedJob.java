@@ -7,8 +7,10 @@ import io.github.dbleader.election.aop.LeaderOnly;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.TransactionException;
 
 /**
  * The job: runs on the leader only ({@link LeaderOnly} skips it elsewhere without touching
@@ -49,6 +51,11 @@ public class FencedJob {
 		catch (NotLeaderException ex) {
 			// Leadership ended between the @LeaderOnly check and the fence: nothing was written.
 			logger.info("Job run not recorded: {}", ex.getMessage());
+		}
+		catch (DataAccessException | TransactionException ex) {
+			// The database did not answer (no connection within the pool's wait, a timeout):
+			// nothing was committed, and the next run tries again if this node still leads.
+			logger.warn("Job run not recorded: the database did not answer: {}", ex.getMessage());
 		}
 	}
 
