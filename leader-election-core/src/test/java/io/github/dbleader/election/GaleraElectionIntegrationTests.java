@@ -26,6 +26,7 @@ import io.github.dbleader.election.it.ElectionDatabase;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -73,7 +74,9 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	/** Node b's, on the second cluster node. */
 	private HikariDataSource bPool;
 
-	/** Reads that wait until this cluster node applied every earlier commit of the cluster. */
+	private HikariDataSource observerPool;
+
+	/** Reads that wait until their cluster node applied every earlier commit of the cluster. */
 	private JdbcTemplate check;
 
 	private String election;
@@ -94,7 +97,9 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		this.bPool = this.cluster.dataSource("b-race", 2, (config) -> {
 		});
 		assertThat(this.cluster.urlFor("a-race")).isNotEqualTo(this.cluster.urlFor("b-race"));
-		this.check = new JdbcTemplate(this.aPool);
+		this.observerPool = this.cluster.dataSource("race-observer", 1, (config) -> {
+		});
+		this.check = new JdbcTemplate(this.observerPool);
 		this.cluster.recreateTables(this.aPool, RACE_TABLES);
 		this.cluster.dropTables(this.aPool, RACE_WORK);
 		this.check.execute("CREATE TABLE " + RACE_WORK + " (election_name VARCHAR(128) NOT NULL, id VARCHAR(64) NOT NULL,"
@@ -112,6 +117,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 			this.cluster.dropTables(this.aPool, RACE_TABLES.allTables().toArray(String[]::new));
 			this.aPool.close();
 			this.bPool.close();
+			this.observerPool.close();
 		}
 	}
 
@@ -242,37 +248,16 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 				"INSERT INTO " + RACE_WORK + " (election_name, id, term) VALUES (?, ?, ?)", this.election, id, term);
 	}
 
-	/** @return the ids of the committed work, once this cluster node applied every earlier commit */
+	/** @return the ids of the committed work */
 	private List<String> committedWork() {
-		return this.check.execute((Connection connection) -> {
-			try (Statement statement = connection.createStatement()) {
-				statement.execute("SET SESSION wsrep_sync_wait = 1");
-				List<String> ids = new ArrayList<>();
-				try (ResultSet rs = statement
-					.executeQuery("SELECT id FROM " + RACE_WORK + " WHERE election_name = '" + this.election + "'")) {
-					while (rs.next()) {
-						ids.add(rs.getString(1));
-					}
-				}
-				statement.execute("SET SESSION wsrep_sync_wait = 0");
-				return ids;
-			}
-		});
+		return this.check.queryForList("SELECT id FROM " + RACE_WORK + " WHERE election_name = ?", String.class,
+				this.election);
 	}
 
-	private String holder() {
-		return this.check.execute((Connection connection) -> {
-			try (Statement statement = connection.createStatement()) {
-				statement.execute("SET SESSION wsrep_sync_wait = 1");
-				try (ResultSet rs = statement.executeQuery(
-						"SELECT leader_id FROM " + RACE_TABLES.leaseTable() + " WHERE election_name = '" + this.election + "'")) {
-					rs.next();
-					String leader = rs.getString(1);
-					statement.execute("SET SESSION wsrep_sync_wait = 0");
-					return leader;
-				}
-			}
-		});
+	private @Nullable String holder() {
+		return this.check.queryForObject(
+				"SELECT leader_id FROM " + RACE_TABLES.leaseTable() + " WHERE election_name = ?", String.class,
+				this.election);
 	}
 
 	@Override

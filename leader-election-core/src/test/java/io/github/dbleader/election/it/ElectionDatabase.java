@@ -122,7 +122,10 @@ public final class ElectionDatabase implements AutoCloseable {
 	 * to the same cluster node, while election nodes {@code a}, {@code b} and {@code c}
 	 * (and {@code node-1}, {@code node-2}, {@code node-3}) each go to another one, so that
 	 * a change of holder and the fenced work it must be ordered against run on different
-	 * cluster nodes. A {@link TcpProxy} forwards to the first node.
+	 * cluster nodes. A {@link TcpProxy} forwards to the first node. The test's observer
+	 * pools (names ending in {@code observer}) read causally ({@code wsrep_sync_wait = 1}):
+	 * what a node committed on one cluster node, the test sees at once on another, while
+	 * the election nodes' pools see the cluster as applications do.
 	 * @param nodeUrls the URL of each cluster node
 	 * @param username user name
 	 * @param password password
@@ -252,6 +255,9 @@ public final class ElectionDatabase implements AutoCloseable {
 		config.setValidationTimeout(1000);
 		config.setPoolName("it-" + name);
 		config.setExceptionOverride(new BrokenConnectionEviction());
+		if (this.nodeUrls.size() > 1 && name.endsWith("observer")) {
+			config.setConnectionInitSql("SET SESSION wsrep_sync_wait = 1");
+		}
 		customizer.accept(config);
 		return new HikariDataSource(config);
 	}
