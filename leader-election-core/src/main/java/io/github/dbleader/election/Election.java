@@ -162,11 +162,13 @@ public final class Election {
 	 * this node holds its term and the lease has not expired; a take-over has to wait for the
 	 * transaction to end, so a paused old leader cannot commit after a new one took over.
 	 * This node's renewals do not wait for it, but every change of holder does (a forced
-	 * hand-over or re-election too).
+	 * hand-over or re-election too). On a Galera cluster the transaction also writes the
+	 * fence row, so that certification aborts it, or the change of holder, when they overlap.
 	 * @param <T> the result type
 	 * @param callback the work
 	 * @return the work's result
 	 * @throws NotLeaderException if this node is not the leader; nothing was committed
+	 * (a {@link FenceNotConfirmedException} if a Galera cluster aborted the transaction)
 	 */
 	public <T extends @Nullable Object> T runFenced(FencedCallback<T> callback) {
 		long term = this.loop.leaderTerm();

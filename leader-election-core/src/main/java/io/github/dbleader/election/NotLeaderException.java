@@ -22,6 +22,19 @@ public class NotLeaderException extends RuntimeException {
 		this.nodeId = nodeId;
 	}
 
+	/**
+	 * Create an exception with a message of its own.
+	 * @param election election name
+	 * @param nodeId this node
+	 * @param message the whole message
+	 * @param cause what the database reported
+	 */
+	protected NotLeaderException(String election, String nodeId, String message, Throwable cause) {
+		super(message, cause);
+		this.election = election;
+		this.nodeId = nodeId;
+	}
+
 	/** @return the election name */
 	public String getElection() {
 		return this.election;

@@ -21,6 +21,7 @@ import javax.sql.DataSource;
 
 import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
+import io.github.dbleader.election.FenceNotConfirmedException;
 import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
@@ -28,6 +29,7 @@ import io.github.dbleader.election.NotLeaderException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -155,6 +157,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final @Nullable String limitFencedSession;
 
+	private final String fenceTable;
+
+	/** Writes the fence row in the fenced transaction, where the server certifies write sets. */
+	private final @Nullable String certifyFence;
+
+	/**
+	 * Whether the application's database certifies write sets (Galera), found out at the
+	 * first fenced run; {@code null} before.
+	 */
+	private volatile @Nullable Boolean certifies;
+
 	/**
 	 * Create a repository.
 	 * @param electionDataSource data source for the election's statements
@@ -261,6 +274,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
 		this.fence = dialect.fence(fence, lease);
 		this.limitFencedSession = dialect.limitFencedSession();
+		this.certifyFence = dialect.certifyFence(fence);
+		this.fenceTable = fence;
 		// Only after the fence refused: why, for the exception's message.
 		this.fenceView = "SELECT f.leader_id, f.term, (SELECT CASE WHEN l.expires_at > " + now + " THEN 1 ELSE 0 END"
 				+ " FROM " + lease + " l WHERE l.election_name = f.election_name AND l.leader_id = f.leader_id"
@@ -524,7 +539,47 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
 			FencedCallback<T> callback) {
 		long seconds = Math.max(1, (maxHoldTime.toMillis() + 999) / 1000);
-		return inTransaction(this.transactionManager, () -> inFence(election, nodeId, term, seconds, callback));
+		try {
+			return inTransaction(this.transactionManager, () -> inFence(election, nodeId, term, seconds, callback));
+		}
+		catch (RuntimeException ex) {
+			if (Boolean.TRUE.equals(this.certifies) && !(ex instanceof NotLeaderException)
+					&& isCertificationFailure(ex)) {
+				throw new FenceNotConfirmedException(election, nodeId, term, ex);
+			}
+			throw ex;
+		}
+	}
+
+	/**
+	 * Whether the server aborted the transaction as the loser of a conflict: on Galera, a
+	 * failed certification or a brute-force abort by a replicated write (1213, SQLSTATE 40001).
+	 */
+	private static boolean isCertificationFailure(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLException sqlException
+					&& (sqlException.getErrorCode() == 1213 || "40001".equals(sqlException.getSQLState()))) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Whether fenced transactions must write the fence row, asked of the application's
+	 * database once.
+	 */
+	private boolean certifies() {
+		Boolean certifies = this.certifies;
+		if (certifies == null) {
+			String check = this.dialect.certificationCheck();
+			certifies = check != null && this.certifyFence != null && this.fencedJdbc
+				.query(check, (rs, row) -> rs.getString(2))
+				.stream()
+				.anyMatch("ON"::equalsIgnoreCase);
+			this.certifies = certifies;
+		}
+		return certifies;
 	}
 
 	private <T extends @Nullable Object> T inFence(String election, String nodeId, long term, long seconds,
@@ -550,7 +605,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	/**
 	 * Run the dialect's fence statement (lock, check and, where it can, session limit),
-	 * after its separate session limit if it needs one.
+	 * after its separate session limit if it needs one and, on a server that certifies
+	 * write sets, after the write that puts the fence row in the transaction's write set.
 	 * @return whether this node holds the lease with that term
 	 */
 	private boolean lockFence(String election, String nodeId, long term, long seconds) {
@@ -558,6 +614,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				seconds);
 		if (this.limitFencedSession != null) {
 			this.fencedStatements.update(this.limitFencedSession, parameters);
+		}
+		if (this.certifyFence != null && certifies()) {
+			// No row: no lease either, which the fence below reports.
+			try {
+				this.fencedStatements.update(this.certifyFence, parameters);
+			}
+			catch (BadSqlGrammarException ex) {
+				throw new IllegalStateException("Fenced work on a Galera cluster writes the fence row's fenced_runs"
+						+ " column, which tables created before it lack: ALTER TABLE " + this.fenceTable
+						+ " ADD COLUMN fenced_runs BIGINT NOT NULL DEFAULT 0", ex);
+			}
 		}
 		List<Integer> held = this.fencedStatements.query(this.fence, parameters, (rs, row) -> rs.getInt(1));
 		return held.size() == 1 && held.get(0) == 1;

@@ -42,6 +42,19 @@ public enum SqlDialect {
 			return "SET SESSION wait_timeout = @@GLOBAL.wait_timeout";
 		}
 
+		@Override
+		String certificationCheck() {
+			// Not SELECT @@wsrep_on: MySQL has no such variable and would fail the statement.
+			return "SHOW VARIABLES LIKE 'wsrep_on'";
+		}
+
+		@Override
+		String certifyFence(String fence) {
+			// Only the fence row, by key: no read of the lease row, whose lock would stall this
+			// node's renewals behind its fenced work.
+			return "UPDATE " + fence + " SET fenced_runs = fenced_runs + 1 WHERE election_name = :election";
+		}
+
 	},
 
 	/**
@@ -169,6 +182,30 @@ public enum SqlDialect {
 	 * @return the statement or {@code null}
 	 */
 	@Nullable String restoreFencedSession() {
+		return null;
+	}
+
+	/**
+	 * Query whose one row names a variable and its value {@code ON} if the server
+	 * replicates by certifying write sets (Galera: row locks are local to one cluster
+	 * node), or {@code null} if the platform never does. An empty result means no.
+	 * @return the query or {@code null}
+	 */
+	@Nullable String certificationCheck() {
+		return null;
+	}
+
+	/**
+	 * Statement, before the {@link #fence(String, String) fence} on a server that certifies
+	 * write sets, that changes the fence row of {@code :election} so that the row is in the
+	 * fenced transaction's write set: certification then orders the transaction against
+	 * every change of holder, which writes that row too, and aborts one of two that overlap.
+	 * A share lock alone is not replicated, so it orders nothing across cluster nodes.
+	 * @param fence the fence table
+	 * @return the statement with named parameters, or {@code null} if the platform never
+	 * certifies
+	 */
+	@Nullable String certifyFence(String fence) {
 		return null;
 	}
 

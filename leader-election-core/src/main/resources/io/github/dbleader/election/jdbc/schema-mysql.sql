@@ -28,11 +28,14 @@ CREATE TABLE IF NOT EXISTS leader_election_candidate (
 
 -- The holder of each lease, kept apart from the lease row that every renewal writes.
 -- Fenced transactions lock this row in share mode; a change of holder updates it and so
--- waits for them, while the holder's own renewals do not.
+-- waits for them, while the holder's own renewals do not. On Galera, where locks are local
+-- to one cluster node, a fenced transaction also increments fenced_runs, so that the row is
+-- in its write set and certification orders it against every change of holder.
 CREATE TABLE IF NOT EXISTS leader_election_lease_fence (
   election_name VARCHAR(128) NOT NULL,
   leader_id     VARCHAR(255) NULL,
   term          BIGINT       NOT NULL,
+  fenced_runs   BIGINT       NOT NULL DEFAULT 0,
   PRIMARY KEY (election_name)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 

@@ -2,6 +2,7 @@ package io.github.dbleader.election.it;
 
 import java.net.InetSocketAddress;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.UUID;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -25,7 +26,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The database an election integration test runs on: its dialect, how to open a pool on
  * it directly or through a {@link TcpProxy}, and its tables. A MySQL-protocol or
  * PostgreSQL server is reached at its JDBC URL; H2 runs in memory in this JVM with a TCP
- * server beside it, so that a node can reach it through a proxy too.
+ * server beside it, so that a node can reach it through a proxy too. A cluster whose nodes
+ * each have a URL of their own (Galera) spreads the pools over those nodes, by node.
  */
 public final class ElectionDatabase implements AutoCloseable {
 
@@ -35,6 +37,9 @@ public final class ElectionDatabase implements AutoCloseable {
 	private final SqlDialect dialect;
 
 	private final String url;
+
+	/** The URL of each node of a cluster, or just {@link #url}. */
+	private final List<String> nodeUrls;
 
 	private final String username;
 
@@ -49,8 +54,15 @@ public final class ElectionDatabase implements AutoCloseable {
 	private ElectionDatabase(SqlDialect dialect, String url, String username, String password,
 			InetSocketAddress serverAddress, Function<InetSocketAddress, String> urlAtAddress,
 			@Nullable Server h2Server) {
+		this(dialect, List.of(url), username, password, serverAddress, urlAtAddress, h2Server);
+	}
+
+	private ElectionDatabase(SqlDialect dialect, List<String> nodeUrls, String username, String password,
+			InetSocketAddress serverAddress, Function<InetSocketAddress, String> urlAtAddress,
+			@Nullable Server h2Server) {
 		this.dialect = dialect;
-		this.url = url;
+		this.url = nodeUrls.get(0);
+		this.nodeUrls = List.copyOf(nodeUrls);
 		this.username = username;
 		this.password = password;
 		this.serverAddress = serverAddress;
@@ -104,6 +116,45 @@ public final class ElectionDatabase implements AutoCloseable {
 	}
 
 	/**
+	 * A cluster of MySQL-protocol servers that replicate each other (Galera), each node at
+	 * a URL of its own. A pool goes to the node that its name's election node is assigned:
+	 * the pools of one election node ({@code a}, {@code a-election}, {@code a-fenced}) go
+	 * to the same cluster node, while election nodes {@code a}, {@code b} and {@code c}
+	 * (and {@code node-1}, {@code node-2}, {@code node-3}) each go to another one, so that
+	 * a change of holder and the fenced work it must be ordered against run on different
+	 * cluster nodes. A {@link TcpProxy} forwards to the first node. The test's observer
+	 * pools (names ending in {@code observer}) read causally ({@code wsrep_sync_wait = 1}):
+	 * what a node committed on one cluster node, the test sees at once on another, while
+	 * the election nodes' pools see the cluster as applications do.
+	 * @param nodeUrls the URL of each cluster node
+	 * @param username user name
+	 * @param password password
+	 * @return the database
+	 */
+	public static ElectionDatabase cluster(List<String> nodeUrls, String username, String password) {
+		ElectionDatabase first = server(SqlDialect.MYSQL, nodeUrls.get(0), username, password);
+		return new ElectionDatabase(SqlDialect.MYSQL, nodeUrls, username, password, first.serverAddress,
+				first.urlAtAddress, null);
+	}
+
+	/**
+	 * The URL of the cluster node that a pool of that name is assigned, the one URL of a
+	 * single server.
+	 * @param name the pool's name
+	 * @return the URL
+	 */
+	public String urlFor(String name) {
+		// The election node's id: "a" of "a-election"; node ids of the form "node-1" whole.
+		String node = name.startsWith("node-") ? name : name.split("-", 2)[0];
+		return this.nodeUrls.get(Math.floorMod(node.hashCode() - "a".hashCode(), this.nodeUrls.size()));
+	}
+
+	/** @return the URL of each node of a cluster, or the one URL of a single server */
+	public List<String> nodeUrls() {
+		return this.nodeUrls;
+	}
+
+	/**
 	 * A new H2 database in memory with a TCP server for it on a free loopback port.
 	 * @return the database; close it to stop the server
 	 */
@@ -140,7 +191,7 @@ public final class ElectionDatabase implements AutoCloseable {
 	 * @return the started pool
 	 */
 	public HikariDataSource dataSource(String name, int maxPoolSize, Consumer<HikariConfig> customizer) {
-		return dataSource(this.url, name, maxPoolSize, customizer);
+		return dataSource(urlFor(name), name, maxPoolSize, customizer);
 	}
 
 	/**
@@ -187,7 +238,7 @@ public final class ElectionDatabase implements AutoCloseable {
 
 	@Override
 	public String toString() {
-		return this.dialect + " at " + this.url;
+		return this.dialect + " at " + String.join(", ", this.nodeUrls);
 	}
 
 	private HikariDataSource dataSource(String jdbcUrl, String name, int maxPoolSize,
@@ -204,6 +255,9 @@ public final class ElectionDatabase implements AutoCloseable {
 		config.setValidationTimeout(1000);
 		config.setPoolName("it-" + name);
 		config.setExceptionOverride(new BrokenConnectionEviction());
+		if (this.nodeUrls.size() > 1 && name.endsWith("observer")) {
+			config.setConnectionInitSql("SET SESSION wsrep_sync_wait = 1");
+		}
 		customizer.accept(config);
 		return new HikariDataSource(config);
 	}

@@ -1,0 +1,311 @@
+package io.github.dbleader.election;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.it.ElectionDatabase;
+import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+import io.github.dbleader.election.jdbc.LeaseTables;
+import io.github.dbleader.election.jdbc.SqlDialect;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * {@link AbstractElectionIntegrationTests} on a MariaDB Galera cluster, each election node
+ * on another cluster node: {@code LEADER_ELECTION_TEST_GALERA_URLS} lists the JDBC URL of
+ * each cluster node, comma-separated, {@code LEADER_ELECTION_TEST_GALERA_USERNAME} and
+ * {@code _PASSWORD} the user ({@code .ci/galera start} starts such a cluster and prints
+ * them). Skipped when the URLs are not set; fails, and does not skip, when a node cannot
+ * be reached or is not a synced member of one Galera cluster.
+ *
+ * <p>Row locks are local to one cluster node, so a take-over through another node does not
+ * wait for an open fenced transaction, as it does on one server: certification aborts one
+ * of the two instead. The tests of this class drive that race on two cluster nodes, with
+ * repositories of their own on tables of their own.
+ */
+@EnabledIfEnvironmentVariable(named = GaleraElectionIntegrationTests.URLS, matches = ".+",
+		disabledReason = "no Galera cluster: set " + GaleraElectionIntegrationTests.URLS + " (see .ci/galera)")
+class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
+
+	static final String URLS = "LEADER_ELECTION_TEST_GALERA_URLS";
+
+	private static final AtomicInteger raceCount = new AtomicInteger();
+
+	private static final LeaseTables RACE_TABLES = new LeaseTables("it_galr_lease", "it_galr_cand");
+
+	private static final String RACE_WORK = "it_galr_work";
+
+	private ElectionDatabase cluster;
+
+	/** Election statements and fenced work of node a, on the first cluster node. */
+	private HikariDataSource aPool;
+
+	/** Node b's, on the second cluster node. */
+	private HikariDataSource bPool;
+
+	private HikariDataSource observerPool;
+
+	/** Reads that wait until their cluster node applied every earlier commit of the cluster. */
+	private JdbcTemplate check;
+
+	private String election;
+
+	GaleraElectionIntegrationTests() {
+		super("gal");
+	}
+
+	@Override
+	boolean takeOverWaitsForFencedWorkOnAnotherNode() {
+		return false;
+	}
+
+	@BeforeAll
+	void createRaceTables() {
+		this.aPool = this.cluster.dataSource("a-race", 2, (config) -> {
+		});
+		this.bPool = this.cluster.dataSource("b-race", 2, (config) -> {
+		});
+		assertThat(this.cluster.urlFor("a-race")).isNotEqualTo(this.cluster.urlFor("b-race"));
+		this.observerPool = this.cluster.dataSource("race-observer", 1, (config) -> {
+		});
+		this.check = new JdbcTemplate(this.observerPool);
+		this.cluster.recreateTables(this.aPool, RACE_TABLES);
+		this.cluster.dropTables(this.aPool, RACE_WORK);
+		this.check.execute("CREATE TABLE " + RACE_WORK + " (election_name VARCHAR(128) NOT NULL, id VARCHAR(64) NOT NULL,"
+				+ " term BIGINT NOT NULL, PRIMARY KEY (election_name, id))");
+	}
+
+	@BeforeEach
+	void nameRace() {
+		this.election = "race-" + raceCount.incrementAndGet();
+	}
+
+	@AfterAll
+	void dropRaceTables() {
+		if (this.aPool != null) {
+			this.cluster.dropTables(this.aPool, RACE_TABLES.allTables().toArray(String[]::new));
+			this.aPool.close();
+			this.bPool.close();
+			this.observerPool.close();
+		}
+	}
+
+	@Test
+	void changeOfHolderThroughAnotherNodeAbortsAnOpenFencedTransaction() throws Exception {
+		JdbcLeaseRepository a = repository(this.aPool);
+		JdbcLeaseRepository b = repository(this.bPool);
+		long term = leaseHeldByA(a, b);
+		CountDownLatch working = new CountDownLatch(1);
+		CountDownLatch changed = new CountDownLatch(1);
+		CompletableFuture<Long> work = CompletableFuture.supplyAsync(() -> a.runFenced(this.election, "a", term,
+				Duration.ofSeconds(10), (fencedTerm) -> {
+					insertWork("open", fencedTerm);
+					working.countDown();
+					awaitQuietly(changed);
+					return fencedTerm;
+				}));
+		assertThat(working.await(10, TimeUnit.SECONDS)).as("the fenced work started").isTrue();
+		// The fence row is locked on the first node only: the change of holder through the
+		// second does not wait, and commits.
+		assertThat(b.handOver(this.election, "a", term, "b", Duration.ofMinutes(1))).isTrue();
+		changed.countDown();
+		assertThatThrownBy(() -> work.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+			.cause()
+			.isInstanceOf(FenceNotConfirmedException.class)
+			.hasMessageContaining("could not confirm its fence of term " + term);
+		assertThat(committedWork()).isEmpty();
+		assertThat(holder()).isEqualTo("b");
+	}
+
+	@Test
+	void fencedTransactionCommittingWhileAChangeOfHolderIsOpenOnAnotherNodeAbortsOneOfThem() throws Exception {
+		JdbcLeaseRepository a = repository(this.aPool);
+		CountDownLatch committing = new CountDownLatch(1);
+		CountDownLatch commit = new CountDownLatch(1);
+		JdbcLeaseRepository b = repository(commitWaits(this.bPool, committing, commit));
+		long term = leaseHeldByA(a, b);
+		// b's change of holder has written both rows on the second node and waits to commit.
+		CompletableFuture<Boolean> change = CompletableFuture
+			.supplyAsync(() -> b.handOver(this.election, "a", term, "b", Duration.ofMinutes(1)));
+		assertThat(committing.await(10, TimeUnit.SECONDS)).as("the change of holder is about to commit").isTrue();
+		// Meanwhile, on the first node, nothing is locked and a's fence holds: its work commits.
+		Throwable fenced = null;
+		try {
+			a.runFenced(this.election, "a", term, Duration.ofSeconds(10),
+					(fencedTerm) -> insertWork("racing", fencedTerm));
+		}
+		catch (NotLeaderException | DataAccessException ex) {
+			fenced = ex;
+		}
+		commit.countDown();
+		Throwable changing = null;
+		try {
+			assertThat(change.get(10, TimeUnit.SECONDS)).isTrue();
+		}
+		catch (ExecutionException ex) {
+			changing = ex.getCause();
+		}
+		// Never both: certification aborts whichever of the two comes second.
+		boolean workCommitted = !committedWork().isEmpty();
+		boolean holderChanged = "b".equals(holder());
+		assertThat(workCommitted && holderChanged)
+			.as("fenced work (%s) and the change of holder (%s) both committed", fenced, changing)
+			.isFalse();
+		assertThat(workCommitted).as("the fenced work committed").isEqualTo(fenced == null);
+		assertThat(holderChanged).as("the change of holder committed").isEqualTo(changing == null);
+		assertThat(workCommitted || holderChanged).as("one of them committed").isTrue();
+	}
+
+	private JdbcLeaseRepository repository(DataSource dataSource) {
+		return new JdbcLeaseRepository(dataSource, SqlDialect.MYSQL, RACE_TABLES, Duration.ofSeconds(2));
+	}
+
+	/**
+	 * Node a holds the lease, and node b's cluster node has seen so.
+	 * @return a's term
+	 */
+	private long leaseHeldByA(JdbcLeaseRepository a, JdbcLeaseRepository b) {
+		assertThat(a.create(this.election, "a", Duration.ofMinutes(1))).isTrue();
+		long term = a.find(this.election).orElseThrow().term();
+		await("the second node applied the lease").atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(10))
+			.until(() -> b.find(this.election).filter((lease) -> lease.term() == term).isPresent());
+		return term;
+	}
+
+	/**
+	 * A data source whose connections, asked to commit, say so and wait for the gate.
+	 */
+	private static DataSource commitWaits(DataSource dataSource, CountDownLatch committing, CountDownLatch gate) {
+		return new DelegatingDataSource(dataSource) {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				Connection connection = super.getConnection();
+				return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+						new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+							if (method.getName().equals("commit")) {
+								committing.countDown();
+								awaitQuietly(gate);
+							}
+							try {
+								return method.invoke(connection, args);
+							}
+							catch (InvocationTargetException ex) {
+								throw ex.getCause();
+							}
+						});
+			}
+
+		};
+	}
+
+	private static void awaitQuietly(CountDownLatch latch) {
+		try {
+			if (!latch.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("gave up waiting");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private int insertWork(String id, long term) {
+		return new JdbcTemplate(this.aPool).update(
+				"INSERT INTO " + RACE_WORK + " (election_name, id, term) VALUES (?, ?, ?)", this.election, id, term);
+	}
+
+	/** @return the ids of the committed work */
+	private List<String> committedWork() {
+		return this.check.queryForList("SELECT id FROM " + RACE_WORK + " WHERE election_name = ?", String.class,
+				this.election);
+	}
+
+	private @Nullable String holder() {
+		return this.check.queryForObject(
+				"SELECT leader_id FROM " + RACE_TABLES.leaseTable() + " WHERE election_name = ?", String.class,
+				this.election);
+	}
+
+	@Override
+	protected ElectionDatabase createDatabase() {
+		List<String> urls = Arrays.stream(System.getenv(URLS).split(",")).map(String::trim).toList();
+		String username = variable("USERNAME", "root");
+		String password = variable("PASSWORD", "");
+		Set<String> clusters = new HashSet<>();
+		Set<String> members = new HashSet<>();
+		for (String url : urls) {
+			List<String> member = member(url, username, password);
+			clusters.add(member.get(0));
+			members.add(member.get(1));
+		}
+		if (urls.size() < 2 || clusters.size() != 1 || members.size() != urls.size()) {
+			throw new IllegalStateException(URLS + " must name at least two different nodes of one Galera cluster, but "
+					+ urls + " are nodes " + members + " of clusters " + clusters);
+		}
+		System.out.println("[test databases] Galera: " + urls.size() + " nodes " + members + " of cluster " + clusters);
+		this.cluster = ElectionDatabase.cluster(urls, username, password);
+		return this.cluster;
+	}
+
+	/**
+	 * The cluster and the node name of a synced Galera node.
+	 */
+	private static List<String> member(String url, String username, String password) {
+		try (Connection connection = DriverManager.getConnection(url, username, password);
+				Statement statement = connection.createStatement();
+				ResultSet rs = statement.executeQuery("SELECT @@wsrep_on, @@wsrep_cluster_name, @@wsrep_node_name,"
+						+ " (SELECT variable_value FROM information_schema.global_status"
+						+ " WHERE variable_name = 'WSREP_LOCAL_STATE_COMMENT')")) {
+			rs.next();
+			if (!rs.getBoolean(1) || !"Synced".equals(rs.getString(4))) {
+				throw new IllegalStateException(url + " is not a synced Galera node (wsrep_on=" + rs.getString(1)
+						+ ", state " + rs.getString(4) + ")");
+			}
+			return new ArrayList<>(List.of(rs.getString(2), rs.getString(3)));
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Cannot reach Galera node " + url + " named by " + URLS
+					+ " (start a cluster with .ci/galera start): " + ex.getMessage(), ex);
+		}
+	}
+
+	private static String variable(String suffix, String fallback) {
+		String value = System.getenv("LEADER_ELECTION_TEST_GALERA_" + suffix);
+		return (value != null) ? value : fallback;
+	}
+
+}
