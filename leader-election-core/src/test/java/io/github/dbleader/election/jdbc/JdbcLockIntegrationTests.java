@@ -66,6 +66,20 @@ class JdbcLockIntegrationTests {
 				Long.class, key);
 	}
 
+	/**
+	 * Try the lock until the node takes it.
+	 * @return the term it took
+	 */
+	private static long awaitLock(JdbcLeaseRepository node, String nodeId) {
+		long[] taken = new long[1];
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			OptionalLong term = node.tryLock("lock:job", nodeId, AT_MOST);
+			term.ifPresent((t) -> taken[0] = t);
+			return term.isPresent();
+		});
+		return taken[0];
+	}
+
 	private long databaseNow(TestDatabase database) {
 		return this.jdbc.queryForObject("SELECT " + SqlDialect.forName(database.platform()).currentTimeMillis()
 				+ (database == TestDatabase.H2 ? " FROM DUAL" : ""), Long.class);
@@ -98,10 +112,8 @@ class JdbcLockIntegrationTests {
 		assertThat(a.releaseLock("lock:job", "a", first, Duration.ofSeconds(2))).isTrue();
 		long expiresAt = expiresAt("lock:job");
 		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
-		await().atMost(Duration.ofSeconds(10)).until(() -> b.tryLock("lock:job", "b", AT_MOST).isPresent());
+		long second = awaitLock(b, "b");
 		assertThat(databaseNow(database)).isGreaterThanOrEqualTo(expiresAt);
-		long second = this.jdbc.queryForObject("SELECT term FROM " + TABLES.leaseTable()
-				+ " WHERE election_name = 'lock:job'", Long.class);
 		assertThat(second).isGreaterThan(first);
 		assertThat(b.releaseLock("lock:job", "b", second, Duration.ZERO)).isTrue();
 		long third = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
@@ -115,13 +127,7 @@ class JdbcLockIntegrationTests {
 		JdbcLeaseRepository b = node(database);
 		long first = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
 		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
-		long[] second = new long[1];
-		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			OptionalLong term = b.tryLock("lock:job", "b", AT_MOST);
-			term.ifPresent((t) -> second[0] = t);
-			return term.isPresent();
-		});
-		assertThat(second[0]).isGreaterThan(first);
+		assertThat(awaitLock(b, "b")).isGreaterThan(first);
 		assertThat(a.releaseLock("lock:job", "a", first, Duration.ZERO)).as("stale release").isFalse();
 	}
 
@@ -133,9 +139,7 @@ class JdbcLockIntegrationTests {
 		long stale = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
 		assertThat(a.<Integer>runLockFenced("lock:job", "a", stale, AT_MOST,
 				(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)"))).isOne();
-		await().atMost(Duration.ofSeconds(10)).until(() -> b.tryLock("lock:job", "b", AT_MOST).isPresent());
-		long current = this.jdbc.queryForObject("SELECT term FROM " + TABLES.leaseTable()
-				+ " WHERE election_name = 'lock:job'", Long.class);
+		long current = awaitLock(b, "b");
 		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> a.runLockFenced("lock:job", "a", stale,
 				AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (2)")));
 		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> b.runLockFenced("lock:job", "b", stale,
@@ -177,7 +181,7 @@ class JdbcLockIntegrationTests {
 			return null;
 		});
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(1);
-		await().atMost(Duration.ofSeconds(10)).until(() -> b.tryLock("lock:job", "b", AT_MOST).isPresent());
+		awaitLock(b, "b");
 	}
 
 	@ParameterizedTest
