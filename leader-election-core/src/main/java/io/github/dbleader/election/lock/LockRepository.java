@@ -17,8 +17,9 @@ public interface LockRepository {
 	/**
 	 * Take the lock if its row is vacant or expired by the database clock (or create the
 	 * row, held by this node, if it does not exist), with a new term strictly greater than
-	 * any earlier one, until {@code atMostFor} from now on the database clock. A try that
-	 * finds the lock held costs one conditional statement.
+	 * any earlier one, until {@code atMostFor} from now on the database clock. Once the
+	 * repository has seen the row exist, a try that finds the lock held costs one
+	 * conditional statement.
 	 * @param key the lock's row
 	 * @param nodeId this node
 	 * @param atMostFor how long the lock is held unless released earlier
