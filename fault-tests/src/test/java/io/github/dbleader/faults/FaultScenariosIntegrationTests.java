@@ -304,7 +304,9 @@ class FaultScenariosIntegrationTests {
 			int seconds = (int) (2 * L / 1000);
 			long heldFrom = database.now();
 			leader.holdApplicationConnections(SampleNode.POOL_SIZE, seconds);
-			await("the application pool of " + leader.id() + " exhausted").atMost(Duration.ofSeconds(2))
+			// The job waits for a connection at most the sample's connection timeout (1 s) per
+			// run, so a waiter shows up between its runs, not at every poll.
+			await("the application pool of " + leader.id() + " exhausted").atMost(Duration.ofSeconds(5))
 				.pollInterval(Duration.ofMillis(50))
 				.until(() -> leader.meter("hikaricp.connections.active") == SampleNode.POOL_SIZE
 						&& leader.meter("hikaricp.connections.pending") >= 1);

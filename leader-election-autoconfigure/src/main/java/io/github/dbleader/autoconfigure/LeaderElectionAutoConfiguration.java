@@ -11,6 +11,8 @@ import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.event.ApplicationEventLeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.lock.LockRepository;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -33,6 +35,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Lazy;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -108,6 +111,19 @@ public final class LeaderElectionAutoConfiguration {
 		// Creating an election starts no thread and sends no statement before start().
 		properties.determineElections().forEach(service::election);
 		return service;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@Lazy
+	ClusterLocks clusterLocks(LeaseRepository leaseRepository, ElectionService electionService) {
+		// The JDBC repository keeps locks in the lease table; a replacement must too, but
+		// only if locks are used: lazy, so that only their first use fails without.
+		if (!(leaseRepository instanceof LockRepository lockRepository)) {
+			throw new IllegalStateException("The LeaseRepository bean (" + leaseRepository.getClass().getName()
+					+ ") does not implement LockRepository; define a ClusterLocks bean of your own");
+		}
+		return new ClusterLocks(lockRepository, electionService.nodeId());
 	}
 
 	@Bean

@@ -36,6 +36,12 @@ public final class ElectionService implements AutoCloseable {
 	/** Longest election name the lease table accepts. */
 	public static final int MAX_ELECTION_NAME_LENGTH = 128;
 
+	/**
+	 * Prefix of the lease rows of cluster locks ({@code io.github.dbleader.election.lock}),
+	 * which share the lease table with elections: no election name may start with it.
+	 */
+	public static final String LOCK_NAME_PREFIX = "lock:";
+
 	/** Longest node id the lease table accepts. */
 	public static final int MAX_NODE_ID_LENGTH = 255;
 
@@ -122,7 +128,8 @@ public final class ElectionService implements AutoCloseable {
 	 * new election starts competing at the next heartbeat, which comes at once.
 	 * @param name election name: 1 to 128 characters
 	 * @return the election
-	 * @throws IllegalArgumentException if the name is blank or too long
+	 * @throws IllegalArgumentException if the name is blank, too long, or starts with
+	 * {@value #LOCK_NAME_PREFIX}
 	 */
 	public Election election(String name) {
 		Election existing = this.elections.get(name);
@@ -130,6 +137,10 @@ public final class ElectionService implements AutoCloseable {
 			return existing;
 		}
 		validateId("election name", name, MAX_ELECTION_NAME_LENGTH);
+		if (name.startsWith(LOCK_NAME_PREFIX)) {
+			throw new IllegalArgumentException("election name '" + name + "' must not start with '" + LOCK_NAME_PREFIX
+					+ "', which names the rows of cluster locks");
+		}
 		synchronized (this.lifecycleMonitor) {
 			return this.elections.computeIfAbsent(name, (key) -> {
 				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.settings, this.clock, this.listener,

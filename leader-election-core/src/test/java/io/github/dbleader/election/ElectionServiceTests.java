@@ -42,6 +42,15 @@ class ElectionServiceTests {
 	}
 
 	@Test
+	void electionNamesOfClusterLocksAreRefused() {
+		ElectionService service = new ElectionService(this.repository, ElectionSettings.defaults(), "a",
+				LeadershipListener.NONE);
+		assertThatIllegalArgumentException().isThrownBy(() -> service.election("lock:nightly-report"))
+			.withMessageContaining("must not start with 'lock:'");
+		assertThat(service.elections()).isEmpty();
+	}
+
+	@Test
 	void electionsAreCreatedOnFirstUseAndNothingIsWrittenBeforeStart() {
 		ElectionService service = new ElectionService(this.repository, ElectionSettings.defaults(), "a",
 				LeadershipListener.NONE);

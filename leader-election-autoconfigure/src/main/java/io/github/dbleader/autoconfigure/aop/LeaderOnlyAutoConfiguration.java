@@ -5,10 +5,14 @@ import java.util.List;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.aop.ClusterLock;
+import io.github.dbleader.election.aop.ClusterLockAdvisor;
+import io.github.dbleader.election.aop.ClusterLockInterceptor;
 import io.github.dbleader.election.aop.LeaderOnly;
 import io.github.dbleader.election.aop.LeaderOnlyAdvisor;
 import io.github.dbleader.election.aop.LeaderOnlyInterceptor;
 import io.github.dbleader.election.aop.SkippedInvocationListener;
+import io.github.dbleader.election.lock.ClusterLocks;
 import org.aopalliance.intercept.MethodInterceptor;
 
 import org.springframework.aop.Advisor;
@@ -21,21 +25,24 @@ import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportBeanDefinitionRegistrar;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * of the {@link LeaderOnly @LeaderOnly} advisor. Registers an infrastructure auto-proxy
- * creator if the context has none (e.g. with {@code spring.aop.auto=false}), because an
- * annotation that silently did nothing would run leader-only work on every node. For the
- * same reason it does not back off when no election service could be configured (no
- * {@code DataSource}, or several and none chosen): start-up then fails as soon as a bean
- * has a {@code @LeaderOnly} method, unless {@code leader-election.enabled=false} says that
- * such methods are to run on every node.
+ * of the {@link LeaderOnly @LeaderOnly} and {@link ClusterLock @ClusterLock} advisors.
+ * Registers an infrastructure auto-proxy creator if the context has none (e.g. with
+ * {@code spring.aop.auto=false}), because an annotation that silently did nothing would
+ * run guarded work on every node. For the same reason it does not back off when no
+ * election service could be configured (no {@code DataSource}, or several and none
+ * chosen): start-up then fails as soon as a bean has a {@code @LeaderOnly} or
+ * {@code @ClusterLock} method, unless {@code leader-election.enabled=false} says that such
+ * methods are to run on every node.
  */
 @AutoConfiguration(after = { LeaderElectionAutoConfiguration.class, AopAutoConfiguration.class })
 @ConditionalOnClass({ Advisor.class, MethodInterceptor.class })
@@ -47,7 +54,8 @@ public final class LeaderOnlyAutoConfiguration {
 	 * Annotations whose methods must only run where an election decides: start-up fails if
 	 * a bean has one and the context has no election service.
 	 */
-	static final List<Class<? extends Annotation>> GUARDING_ANNOTATIONS = List.of(LeaderOnly.class);
+	static final List<Class<? extends Annotation>> GUARDING_ANNOTATIONS = List.of(LeaderOnly.class,
+			ClusterLock.class);
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -58,6 +66,16 @@ public final class LeaderOnlyAutoConfiguration {
 		// registered, long before the election service may be.
 		return new LeaderOnlyAdvisor(new LeaderOnlyInterceptor(electionService::getObject,
 				() -> skippedInvocationListeners.orderedStream().toList()));
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	@ConditionalOnMissingBean
+	static ClusterLockAdvisor clusterLockAdvisor(ObjectProvider<ClusterLocks> clusterLocks, Environment environment) {
+		// Placeholders resolve at the first call of each method, once the environment is
+		// complete; a duration that does not parse fails that call.
+		return new ClusterLockAdvisor(new ClusterLockInterceptor(clusterLocks::getObject,
+				(text) -> DurationStyle.detectAndParse(environment.resolveRequiredPlaceholders(text))));
 	}
 
 	@Bean

@@ -8,11 +8,15 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.OptionalLong;
 import java.util.function.IntSupplier;
 import java.util.function.ToIntFunction;
 import java.util.function.Supplier;
@@ -26,6 +30,9 @@ import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
+import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.lock.LockNotHeldException;
+import io.github.dbleader.election.lock.LockRepository;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
@@ -57,8 +64,14 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * holder updates in the same transaction as the lease row. Fenced transactions lock the
  * fence row in share mode, so a change of holder waits for them (I5) while renewals do not
  * (I9).
+ *
+ * <p>Cluster locks ({@link LockRepository}) are rows of the lease table too, named with
+ * the prefix {@value ClusterLocks#KEY_PREFIX}, that nobody renews. They have no fence row:
+ * with no renewals to keep apart, their fenced transactions lock the lease row itself, so
+ * that the take-over of a lock, one conditional statement in autocommit mode, waits for
+ * them (I5).
  */
-public class JdbcLeaseRepository implements LeaseRepository {
+public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	/**
 	 * Most parameters of one statement, below PostgreSQL's 32767: one batched renewal lists
@@ -168,6 +181,21 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 */
 	private volatile @Nullable Boolean certifies;
 
+	private final String takeLock;
+
+	/** Parameters of the take-over of a lock: the key a second time where it skips fenced rows. */
+	private final int takeLockParameters;
+
+	private final String lockTerm;
+
+	private final String releaseLock;
+
+	/** The lock fence statement of the dialect, with named parameters. */
+	private final String lockFence;
+
+	/** Locks whose rows this repository has seen exist; nothing deletes them. */
+	private final Set<String> existingLocks = ConcurrentHashMap.newKeySet();
+
 	/**
 	 * Create a repository.
 	 * @param electionDataSource data source for the election's statements
@@ -257,8 +285,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ " WHERE n.node_id = " + candidates + ".node_id AND n.instance_id = " + candidates + ".instance_id)"
 				+ " AND node_id IN (";
 		String expiredLong = " WHERE expires_at < " + now + " - ?";
+		// Lock rows are never purged: a node takes a lock by updating the row it knows exists.
 		this.unusedLeases = "SELECT election_name FROM " + lease + " l" + expiredLong + " AND NOT EXISTS (SELECT 1 FROM "
-				+ candidates + " c WHERE c.election_name = l.election_name)";
+				+ candidates + " c WHERE c.election_name = l.election_name) AND l.election_name NOT LIKE '"
+				+ ClusterLocks.KEY_PREFIX + "%'";
 		this.purgeLeases = "DELETE FROM " + lease + expiredLong + " AND election_name IN (";
 		this.purgeFences = "DELETE FROM " + fence + " WHERE NOT EXISTS (SELECT 1 FROM " + lease + " l"
 				+ " WHERE l.election_name = " + fence + ".election_name) AND election_name IN (";
@@ -276,6 +306,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.limitFencedSession = dialect.limitFencedSession();
 		this.certifyFence = dialect.certifyFence(fence);
 		this.fenceTable = fence;
+		// A lock is free once it has expired; release shortens the expiry, keeping the holder
+		// for diagnosis. The version changes with every write, as for elections.
+		String skipFencedLock = dialect.skipFencedLock(lease);
+		this.takeLock = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND expires_at <= "
+				+ now + ((skipFencedLock != null) ? skipFencedLock : "");
+		this.takeLockParameters = (skipFencedLock != null) ? 4 : 3;
+		this.lockTerm = "SELECT term FROM " + lease + " WHERE election_name = ? AND leader_id = ? AND expires_at > " + now;
+		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(acquired_at + ?, " + now
+				+ ")), version = version + 1 WHERE election_name = ? AND leader_id = ? AND term = ? AND expires_at > "
+				+ now;
+		this.lockFence = dialect.lockFence(lease);
 		// Only after the fence refused: why, for the exception's message.
 		this.fenceView = "SELECT f.leader_id, f.term, (SELECT CASE WHEN l.expires_at > " + now + " THEN 1 ELSE 0 END"
 				+ " FROM " + lease + " l WHERE l.election_name = f.election_name AND l.leader_id = f.leader_id"
@@ -540,7 +581,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			FencedCallback<T> callback) {
 		long seconds = Math.max(1, (maxHoldTime.toMillis() + 999) / 1000);
 		try {
-			return inTransaction(this.transactionManager, () -> inFence(election, nodeId, term, seconds, callback));
+			return inTransaction(this.transactionManager, () -> inFence(this.fence, election, nodeId, term, seconds,
+					() -> refusal(election, nodeId, term), callback));
 		}
 		catch (RuntimeException ex) {
 			if (Boolean.TRUE.equals(this.certifies) && !(ex instanceof NotLeaderException)
@@ -582,13 +624,13 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		return certifies;
 	}
 
-	private <T extends @Nullable Object> T inFence(String election, String nodeId, long term, long seconds,
-			FencedCallback<T> callback) {
+	private <T extends @Nullable Object> T inFence(String fenceStatement, String election, String nodeId, long term,
+			long seconds, Supplier<RuntimeException> refusal, FencedCallback<T> callback) {
 		FencedSession session = this.fencedJdbc.execute((ConnectionCallback<FencedSession>) (connection) -> FencedSession
 			.limit(connection, Duration.ofSeconds(seconds), this.dialect.restoreFencedSession()));
 		try {
-			if (!lockFence(election, nodeId, term, seconds)) {
-				throw refusal(election, nodeId, term);
+			if (!lockFence(fenceStatement, election, nodeId, term, seconds)) {
+				throw refusal.get();
 			}
 		}
 		catch (Throwable ex) {
@@ -609,13 +651,14 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * write sets, after the write that puts the fence row in the transaction's write set.
 	 * @return whether this node holds the lease with that term
 	 */
-	private boolean lockFence(String election, String nodeId, long term, long seconds) {
+	private boolean lockFence(String fenceStatement, String election, String nodeId, long term, long seconds) {
 		Map<String, Object> parameters = Map.of("election", election, "node", nodeId, "term", term, "seconds",
 				seconds);
 		if (this.limitFencedSession != null) {
 			this.fencedStatements.update(this.limitFencedSession, parameters);
 		}
-		if (this.certifyFence != null && certifies()) {
+		// Elections' fence rows; a lock's fence is its lease row, which Galera certifies no further.
+		if (this.certifyFence != null && fenceStatement.equals(this.fence) && certifies()) {
 			// No row: no lease either, which the fence below reports.
 			try {
 				this.fencedStatements.update(this.certifyFence, parameters);
@@ -626,8 +669,50 @@ public class JdbcLeaseRepository implements LeaseRepository {
 						+ " ADD COLUMN fenced_runs BIGINT NOT NULL DEFAULT 0", ex);
 			}
 		}
-		List<Integer> held = this.fencedStatements.query(this.fence, parameters, (rs, row) -> rs.getInt(1));
+		List<Integer> held = this.fencedStatements.query(fenceStatement, parameters, (rs, row) -> rs.getInt(1));
 		return held.size() == 1 && held.get(0) == 1;
+	}
+
+	/**
+	 * Take a lock: one conditional statement on the row of the lock. The row is created on
+	 * first use, held by the node that creates it: until this repository has seen the row
+	 * exist, a try that takes nothing also tries to insert it.
+	 */
+	@Override
+	public OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
+		long millis = atMostFor.toMillis();
+		Object[] take = { nodeId, millis, key, key };
+		if (this.jdbc.update(this.takeLock, Arrays.copyOf(take, this.takeLockParameters)) != 1) {
+			if (this.existingLocks.contains(key)) {
+				return OptionalLong.empty();
+			}
+			try {
+				this.jdbc.update(this.create, key, nodeId, millis);
+			}
+			catch (DuplicateKeyException ex) {
+				this.existingLocks.add(key);
+				return OptionalLong.empty();
+			}
+		}
+		this.existingLocks.add(key);
+		// The caller lets no other try of this lock by this node run meanwhile, so a row
+		// held by this node is this acquisition's, unless it has expired already.
+		List<Long> terms = this.jdbc.queryForList(this.lockTerm, Long.class, key, nodeId);
+		return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
+	}
+
+	@Override
+	public boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor) {
+		return this.jdbc.update(this.releaseLock, atLeastFor.toMillis(), key, nodeId, term) == 1;
+	}
+
+	@Override
+	public <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term, Duration maxHoldTime,
+			FencedCallback<T> callback) {
+		long seconds = Math.max(1, (maxHoldTime.toMillis() + 999) / 1000);
+		return inTransaction(this.transactionManager, () -> inFence(this.lockFence, key, nodeId, term, seconds,
+				() -> new LockNotHeldException(key, term, "another node took it, or it expired or was released"),
+				callback));
 	}
 
 	/**

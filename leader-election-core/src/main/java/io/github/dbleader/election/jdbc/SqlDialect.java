@@ -24,8 +24,14 @@ public enum SqlDialect {
 			// came from this read would save the separate limit, but InnoDB share-locks every
 			// row that a statement other than a SELECT reads, the lease row too, which would
 			// stall this node's renewals behind its fenced work.)
-			return "SELECT CASE WHEN " + holds(lease, "CONVERT(:node USING utf8mb4) COLLATE utf8mb4_bin")
+			return "SELECT CASE WHEN " + holds(lease, BINARY_NODE)
 					+ " THEN 1 ELSE 0 END AS held FROM " + fence + " f WHERE f.election_name = :election"
+					+ " LOCK IN SHARE MODE";
+		}
+
+		@Override
+		String lockFence(String lease) {
+			return "SELECT " + heldLock(BINARY_NODE) + " FROM " + lease + " WHERE election_name = :election"
 					+ " LOCK IN SHARE MODE";
 		}
 
@@ -67,11 +73,14 @@ public enum SqlDialect {
 
 		@Override
 		String fence(String fence, String lease) {
-			// set_config(..., true) is SET LOCAL: it ends with the transaction, so nothing
-			// needs restoring, and it costs no statement of its own.
-			return "SELECT CASE WHEN " + holds(lease, ":node") + " THEN 1 ELSE 0 END AS held,"
-					+ " set_config('idle_in_transaction_session_timeout', CAST(CAST(:seconds AS bigint) * 1000 AS text),"
-					+ " true) FROM " + fence + " f WHERE f.election_name = :election FOR SHARE";
+			return "SELECT CASE WHEN " + holds(lease, ":node") + " THEN 1 ELSE 0 END AS held, " + IDLE_LIMIT
+					+ " FROM " + fence + " f WHERE f.election_name = :election FOR SHARE";
+		}
+
+		@Override
+		String lockFence(String lease) {
+			return "SELECT " + heldLock(":node") + ", " + IDLE_LIMIT + " FROM " + lease
+					+ " WHERE election_name = :election FOR SHARE";
 		}
 
 	},
@@ -90,7 +99,23 @@ public enum SqlDialect {
 					+ " f WHERE f.election_name = :election FOR UPDATE";
 		}
 
+		@Override
+		String lockFence(String lease) {
+			return "SELECT " + heldLock(":node") + " FROM " + lease + " WHERE election_name = :election FOR UPDATE";
+		}
+
 	};
+
+	/** MySQL's node id parameter, compared case-sensitively. */
+	private static final String BINARY_NODE = "CONVERT(:node USING utf8mb4) COLLATE utf8mb4_bin";
+
+	/**
+	 * PostgreSQL's session limit inside the fence: {@code set_config(..., true)} is
+	 * {@code SET LOCAL}, which ends with the transaction, so nothing needs restoring, and
+	 * it costs no statement of its own.
+	 */
+	private static final String IDLE_LIMIT = "set_config('idle_in_transaction_session_timeout',"
+			+ " CAST(CAST(:seconds AS bigint) * 1000 AS text), true)";
 
 	private final String platform;
 
@@ -165,6 +190,42 @@ public enum SqlDialect {
 	 * @return the statement with named parameters
 	 */
 	abstract String fence(String fence, String lease);
+
+	/**
+	 * The fence of a cluster lock: like {@link #fence(String, String)}, but on the lock's
+	 * row of the lease table itself, which nobody renews, so that every take-over of the
+	 * lock (one conditional {@code UPDATE} of that row) waits for fenced transactions. It
+	 * returns one row whose first column is 1 if node {@code :node} holds the lock
+	 * {@code :election} with term {@code :term} and the lock has not expired.
+	 * @param lease the lease table
+	 * @return the statement with named parameters
+	 */
+	abstract String lockFence(String lease);
+
+	/**
+	 * Condition, appended to the take-over of a lock, that makes it skip a row that a
+	 * fenced transaction holds instead of waiting for it, with one parameter, the lock's
+	 * key; {@code null} where the take-over waits. On PostgreSQL a take-over that waited
+	 * past its timeout would break the connection, and the server would still run it once
+	 * the fenced transaction ended, taking the lock for a node that gave up on it.
+	 * @param lease the lease table
+	 * @return the condition or {@code null}
+	 */
+	@Nullable String skipFencedLock(String lease) {
+		return (this != POSTGRESQL) ? null : " AND election_name IN (SELECT election_name FROM " + lease
+				+ " WHERE election_name = ? FOR UPDATE SKIP LOCKED)";
+	}
+
+	/**
+	 * Column of the {@link #lockFence(String) lock fence}: whether the locked row names the
+	 * node and the term and has not expired.
+	 * @param node SQL for the node id parameter
+	 * @return the column
+	 */
+	String heldLock(String node) {
+		return "CASE WHEN leader_id = " + node + " AND term = :term AND expires_at > " + this.now
+				+ " THEN 1 ELSE 0 END AS held";
+	}
 
 	/**
 	 * Statement, before the {@link #fence(String, String) fence}, that makes the server end

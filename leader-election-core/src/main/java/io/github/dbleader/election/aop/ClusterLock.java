@@ -1,0 +1,77 @@
+package io.github.dbleader.election.aop;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Run each call of the annotated method under a cluster lock
+ * ({@link io.github.dbleader.election.lock.ClusterLocks}): the node that takes the lock
+ * runs the call, any other node skips it without an exception. Unlike
+ * {@link LeaderOnly @LeaderOnly}, there is no standing leader: whichever node is free
+ * takes each run, and the check costs one statement per call.
+ *
+ * <p>A skipped call returns what a skipped {@code @LeaderOnly} call returns
+ * ({@code null}, {@link java.util.Optional#empty()} or a primitive zero). Inside the
+ * method, {@code ClusterLocks.currentLock()} gives the held lock, for fenced work.
+ *
+ * <p>Like {@code @Transactional}, the annotation works through a Spring proxy: it applies
+ * to calls from other beans (including the scheduler calling a {@code @Scheduled}
+ * method), not to calls a bean makes on itself.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface ClusterLock {
+
+	/**
+	 * Name of the lock; by default the simple name of the bean's class, a dot and the
+	 * method's name.
+	 * @return the lock name
+	 */
+	String name() default "";
+
+	/**
+	 * How long the lock is held at most, also when this node crashes: a duration such as
+	 * {@code 30s}, {@code 500ms} or {@code PT1M}, or a property placeholder that resolves
+	 * to one.
+	 * @return the longest hold
+	 */
+	String atMostFor() default "30s";
+
+	/**
+	 * How long after its acquisition the lock stays taken even when the run has ended (in
+	 * {@link Mode#RELEASE_AFTER_RUN} mode), so that a node whose scheduler fires a little
+	 * later does not run the task again; at most {@link #atMostFor()}.
+	 * @return the shortest hold
+	 */
+	String atLeastFor() default "0s";
+
+	/**
+	 * What happens to the lock when the run ends.
+	 * @return the mode
+	 */
+	Mode mode() default Mode.RELEASE_AFTER_RUN;
+
+	/**
+	 * What happens to the lock when the run ends.
+	 */
+	enum Mode {
+
+		/**
+		 * Release the lock (it stays taken until {@code atLeastFor} after its
+		 * acquisition): the next run can go to any node.
+		 */
+		RELEASE_AFTER_RUN,
+
+		/**
+		 * Keep the lock until {@code atMostFor} expires: one statement less per run, for
+		 * short tasks that run less often than {@code atMostFor}.
+		 */
+		KEEP_UNTIL_EXPIRY
+
+	}
+
+}

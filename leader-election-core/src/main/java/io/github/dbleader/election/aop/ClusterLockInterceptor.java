@@ -1,0 +1,114 @@
+package io.github.dbleader.election.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import io.github.dbleader.election.lock.ClusterLocks;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.function.SingletonSupplier;
+
+/**
+ * Runs a {@link ClusterLock @ClusterLock} method only if this node takes the lock, and
+ * releases it afterwards or lets it expire, as the annotation says. A call that does not
+ * get the lock (another node holds it, or the database failed) is skipped and logged at
+ * debug level.
+ */
+public class ClusterLockInterceptor implements MethodInterceptor {
+
+	private static final Log logger = LogFactory.getLog(ClusterLockInterceptor.class);
+
+	private final Supplier<ClusterLocks> clusterLocks;
+
+	private final Function<String, Duration> durations;
+
+	private final Map<MethodKey, Settings> settings = new ConcurrentHashMap<>();
+
+	/**
+	 * Create an interceptor.
+	 * @param clusterLocks supplies the cluster locks, lazily at the first call, once
+	 * @param durations turns the annotation's durations (placeholders included) into
+	 * durations
+	 */
+	public ClusterLockInterceptor(Supplier<ClusterLocks> clusterLocks, Function<String, Duration> durations) {
+		Objects.requireNonNull(clusterLocks, "clusterLocks must not be null");
+		this.clusterLocks = SingletonSupplier.of(clusterLocks);
+		this.durations = Objects.requireNonNull(durations, "durations must not be null");
+	}
+
+	@Override
+	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Method method = invocation.getMethod();
+		Object target = invocation.getThis();
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+		Settings settings = this.settings.computeIfAbsent(new MethodKey(method, targetClass),
+				(key) -> settingsOf(key.method(), key.targetClass()));
+		Object[] result = new Object[1];
+		Throwable[] failure = new Throwable[1];
+		boolean ran = this.clusterLocks.get()
+			.runLocked(settings.name(), settings.atMostFor(), settings.atLeastFor(), settings.release(), (lock) -> {
+				try {
+					result[0] = invocation.proceed();
+				}
+				catch (Throwable ex) {
+					failure[0] = ex;
+				}
+			});
+		if (failure[0] != null) {
+			throw failure[0];
+		}
+		if (ran) {
+			return result[0];
+		}
+		if (logger.isDebugEnabled()) {
+			logger.debug("Skipped " + method.getDeclaringClass().getSimpleName() + "." + method.getName()
+					+ "(): lock '" + settings.name() + "' is held elsewhere");
+		}
+		return LeaderOnlyInterceptor.skippedResult(method.getReturnType());
+	}
+
+	private Settings settingsOf(Method method, Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		ClusterLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, ClusterLock.class);
+		if (annotation == null) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(method, ClusterLock.class);
+		}
+		if (annotation == null) {
+			throw new IllegalStateException("No @ClusterLock found on " + method);
+		}
+		String name = annotation.name().isEmpty() ? targetClass.getSimpleName() + "." + method.getName()
+				: annotation.name();
+		ClusterLocks.key(name);
+		return new Settings(name, duration(annotation.atMostFor(), "atMostFor", method),
+				duration(annotation.atLeastFor(), "atLeastFor", method),
+				annotation.mode() == ClusterLock.Mode.RELEASE_AFTER_RUN);
+	}
+
+	private Duration duration(String text, String attribute, Method method) {
+		try {
+			return this.durations.apply(text);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException(
+					"Invalid " + attribute + " '" + text + "' of @ClusterLock on " + method + ": " + ex.getMessage(), ex);
+		}
+	}
+
+	private record Settings(String name, Duration atMostFor, Duration atLeastFor, boolean release) {
+	}
+
+	private record MethodKey(Method method, Class<?> targetClass) {
+	}
+
+}

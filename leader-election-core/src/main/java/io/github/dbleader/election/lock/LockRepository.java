@@ -1,0 +1,60 @@
+package io.github.dbleader.election.lock;
+
+import java.time.Duration;
+import java.util.OptionalLong;
+
+import io.github.dbleader.election.FencedCallback;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The statements of cluster locks, one method each. Like the election's statements, every
+ * time comparison is made by the database against its own clock, and an exception means
+ * that the outcome is unknown. Keys are the rows' names in the lease table, prefix
+ * included ({@link ClusterLocks#KEY_PREFIX}).
+ */
+public interface LockRepository {
+
+	/**
+	 * Take the lock if its row is vacant or expired by the database clock (or create the
+	 * row, held by this node, if it does not exist), with a new term strictly greater than
+	 * any earlier one, until {@code atMostFor} from now on the database clock. Once the
+	 * repository has seen the row exist, a try that finds the lock held costs one
+	 * conditional statement.
+	 * @param key the lock's row
+	 * @param nodeId this node
+	 * @param atMostFor how long the lock is held unless released earlier
+	 * @return the term of this acquisition, or empty if another node holds the lock
+	 */
+	OptionalLong tryLock(String key, String nodeId, Duration atMostFor);
+
+	/**
+	 * Release the lock of this acquisition: it expires at {@code atLeastFor} after its
+	 * acquisition (database clock), or at once if that time has passed; never later than
+	 * it would have.
+	 * @param key the lock's row
+	 * @param nodeId this node
+	 * @param term the term of the acquisition
+	 * @param atLeastFor how long after its acquisition the lock stays taken
+	 * @return whether this acquisition still held the lock
+	 */
+	boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor);
+
+	/**
+	 * Run a callback in a transaction that first locks the lock's row in share mode
+	 * (exclusively where the database has no share mode) and checks that this acquisition
+	 * holds it and that it has not expired. Every change of holder updates that row, so it
+	 * waits until the transaction has ended.
+	 * @param <T> the callback's result type
+	 * @param key the lock's row
+	 * @param nodeId this node
+	 * @param term the term of the acquisition
+	 * @param maxHoldTime how long the database may keep a stalled transaction open before
+	 * it drops the session
+	 * @param callback the work
+	 * @return the callback's result
+	 * @throws LockNotHeldException if the check fails; nothing is committed
+	 */
+	<T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term, Duration maxHoldTime,
+			FencedCallback<T> callback);
+
+}

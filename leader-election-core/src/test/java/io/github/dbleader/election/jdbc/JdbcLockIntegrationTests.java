@@ -1,0 +1,235 @@
+package io.github.dbleader.election.jdbc;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.lock.LockNotHeldException;
+import io.github.dbleader.test.TestDatabase;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The cluster-lock statements of {@link JdbcLeaseRepository} against each real database.
+ */
+class JdbcLockIntegrationTests {
+
+	private static final Duration AT_MOST = Duration.ofSeconds(30);
+
+	private static final LeaseTables TABLES = new LeaseTables("lock_test_lease", "lock_test_candidate");
+
+	private HikariDataSource dataSource;
+
+	private final AtomicInteger statements = new AtomicInteger();
+
+	private JdbcTemplate jdbc;
+
+	@AfterEach
+	void close() {
+		if (this.dataSource != null) {
+			this.dataSource.close();
+		}
+	}
+
+	private JdbcLeaseRepository repository(TestDatabase database) {
+		this.dataSource = database.dataSource(database.url(), 4);
+		database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
+		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
+		this.jdbc = new JdbcTemplate(this.dataSource);
+		this.jdbc.execute("DROP TABLE IF EXISTS lock_fenced_work");
+		this.jdbc.execute("CREATE TABLE lock_fenced_work (id INT PRIMARY KEY)");
+		return node(database);
+	}
+
+	/** Another node's repository on the same tables, counting the statements it prepares. */
+	private JdbcLeaseRepository node(TestDatabase database) {
+		return new JdbcLeaseRepository(new CountingDataSource(this.dataSource, this.statements),
+				SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
+	}
+
+	private long expiresAt(String key) {
+		return this.jdbc.queryForObject("SELECT expires_at FROM " + TABLES.leaseTable() + " WHERE election_name = ?",
+				Long.class, key);
+	}
+
+	/**
+	 * Try the lock until the node takes it.
+	 * @return the term it took
+	 */
+	private static long awaitLock(JdbcLeaseRepository node, String nodeId) {
+		long[] taken = new long[1];
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			OptionalLong term = node.tryLock("lock:job", nodeId, AT_MOST);
+			term.ifPresent((t) -> taken[0] = t);
+			return term.isPresent();
+		});
+		return taken[0];
+	}
+
+	private long databaseNow(TestDatabase database) {
+		return this.jdbc.queryForObject("SELECT " + SqlDialect.forName(database.platform()).currentTimeMillis()
+				+ (database == TestDatabase.H2 ? " FROM DUAL" : ""), Long.class);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void theFirstTryCreatesTheRowAndATryThatFindsItTakenCostsOneStatement(TestDatabase database) {
+		JdbcLeaseRepository a = repository(database);
+		JdbcLeaseRepository b = node(database);
+		OptionalLong term = a.tryLock("lock:job", "a", AT_MOST);
+		assertThat(term).isPresent();
+		// b has not seen the row yet: its update finds nothing to take, its insert a duplicate.
+		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
+		int before = this.statements.get();
+		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
+		assertThat(this.statements.get() - before).as("statements of a try that finds the lock taken").isOne();
+		assertThat(this.jdbc.queryForObject("SELECT leader_id FROM " + TABLES.leaseTable()
+				+ " WHERE election_name = 'lock:job'", String.class)).isEqualTo("a");
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void releaseKeepsTheLockUntilAtLeastForThenTheNextTermIsGreater(TestDatabase database) {
+		JdbcLeaseRepository a = repository(database);
+		JdbcLeaseRepository b = node(database);
+		long first = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+		assertThat(a.releaseLock("lock:job", "b", first, Duration.ZERO)).as("release by another node").isFalse();
+		assertThat(a.releaseLock("lock:job", "a", first + 1, Duration.ZERO)).as("release of another term").isFalse();
+		assertThat(a.releaseLock("lock:job", "a", first, Duration.ofSeconds(2))).isTrue();
+		long expiresAt = expiresAt("lock:job");
+		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
+		long second = awaitLock(b, "b");
+		assertThat(databaseNow(database)).isGreaterThanOrEqualTo(expiresAt);
+		assertThat(second).isGreaterThan(first);
+		assertThat(b.releaseLock("lock:job", "b", second, Duration.ZERO)).isTrue();
+		long third = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+		assertThat(third).as("released without atLeastFor: free at once").isGreaterThan(second);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void anUnreleasedLockExpiresAfterAtMostFor(TestDatabase database) {
+		JdbcLeaseRepository a = repository(database);
+		JdbcLeaseRepository b = node(database);
+		long first = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
+		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
+		assertThat(awaitLock(b, "b")).isGreaterThan(first);
+		assertThat(a.releaseLock("lock:job", "a", first, Duration.ZERO)).as("stale release").isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void fencedWorkOfAStaleAcquisitionIsRejected(TestDatabase database) {
+		JdbcLeaseRepository a = repository(database);
+		JdbcLeaseRepository b = node(database);
+		long stale = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
+		assertThat(a.<Integer>runLockFenced("lock:job", "a", stale, AT_MOST,
+				(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)"))).isOne();
+		long current = awaitLock(b, "b");
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> a.runLockFenced("lock:job", "a", stale,
+				AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (2)")));
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> b.runLockFenced("lock:job", "b", stale,
+				AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (3)")));
+		b.runLockFenced("lock:job", "b", current, AT_MOST,
+				(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (4)"));
+		assertThat(b.releaseLock("lock:job", "b", current, Duration.ZERO)).isTrue();
+		assertThatExceptionOfType(LockNotHeldException.class).as("after release").isThrownBy(() -> b.runLockFenced(
+				"lock:job", "b", current, AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (5)")));
+		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work ORDER BY id", Integer.class))
+			.containsExactly(1, 4);
+	}
+
+	/**
+	 * The take-over of an expired lock waits for the fenced transaction of its holder: the
+	 * holder's work, checked while it held the lock, commits before anyone else holds it.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aTakeOverWaitsForTheFencedTransactionOfTheHolder(TestDatabase database) {
+		JdbcLeaseRepository a = repository(database);
+		JdbcLeaseRepository b = node(database);
+		long term = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
+		long expiresAt = expiresAt("lock:job");
+		a.runLockFenced("lock:job", "a", term, AT_MOST, (t) -> {
+			this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)");
+			await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) > expiresAt);
+			boolean taken;
+			try {
+				// Short: where the statement waits for the fence until it times out, the server
+				// may still run it once the fence is gone, and take the lock for b.
+				taken = b.tryLock("lock:job", "b", Duration.ofSeconds(2)).isPresent();
+			}
+			catch (RuntimeException ex) {
+				// The statement timed out waiting for the fence (outcome unknown): not taken.
+				taken = false;
+			}
+			assertThat(taken).as("taken during the holder's fenced transaction").isFalse();
+			return null;
+		});
+		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(1);
+		awaitLock(b, "b");
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void purgeLeavesLockRowsAlone(TestDatabase database) {
+		JdbcLeaseRepository a = repository(database);
+		long term = a.tryLock("lock:job", "a", Duration.ofMillis(200)).orElseThrow();
+		long expiresAt = expiresAt("lock:job");
+		// Long enough expired for the purge to delete it, were it an election's row.
+		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) > expiresAt + 100);
+		assertThat(a.create("election", "a", Duration.ofMillis(1))).isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> {
+			a.purge(Duration.ofMillis(50));
+			return a.find("election").isEmpty();
+		});
+		assertThat(a.find("lock:job")).isPresent();
+		assertThat(a.tryLock("lock:job", "a", AT_MOST).orElseThrow()).isGreaterThan(term);
+	}
+
+	/**
+	 * Counts the statements prepared or created on its connections.
+	 */
+	private static final class CountingDataSource extends DelegatingDataSource {
+
+		private final AtomicInteger statements;
+
+		CountingDataSource(DataSource target, AtomicInteger statements) {
+			super(target);
+			this.statements = statements;
+		}
+
+		@Override
+		public Connection getConnection() throws java.sql.SQLException {
+			Connection connection = super.getConnection();
+			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
+					(proxy, method, args) -> {
+						if (method.getName().startsWith("prepare") || method.getName().equals("createStatement")) {
+							this.statements.incrementAndGet();
+						}
+						try {
+							return method.invoke(connection, args);
+						}
+						catch (InvocationTargetException ex) {
+							throw ex.getTargetException();
+						}
+					});
+		}
+
+	}
+
+}

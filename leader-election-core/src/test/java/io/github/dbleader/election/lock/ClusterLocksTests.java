@@ -1,0 +1,221 @@
+package io.github.dbleader.election.lock;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.github.dbleader.election.MonotonicClock;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Tests for {@link ClusterLocks} and {@link HeldLock} on a fake monotonic clock and an
+ * in-memory repository with a database clock of its own.
+ */
+class ClusterLocksTests {
+
+	private static final Duration AT_MOST = Duration.ofSeconds(30);
+
+	private final AtomicLong nanos = new AtomicLong(5_000_000_000L);
+
+	private final MonotonicClock clock = this.nanos::get;
+
+	private final InMemoryLockRepository repository = new InMemoryLockRepository();
+
+	private final ClusterLocks a = new ClusterLocks(this.repository, "a", this.clock);
+
+	private final ClusterLocks b = new ClusterLocks(this.repository, "b", this.clock);
+
+	private void advance(Duration duration) {
+		this.nanos.addAndGet(duration.toNanos());
+		this.repository.advanceDatabaseClock(duration);
+	}
+
+	@Test
+	void oneNodeTakesTheLockAndAnotherSkipsWithOneStatement() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(held.isHeld()).isTrue();
+		assertThat(held.name()).isEqualTo("job");
+		assertThat(this.repository.row("lock:job").holder()).isEqualTo("a");
+		int before = this.repository.statements;
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+		assertThat(this.repository.statements - before).isOne();
+	}
+
+	@Test
+	void releaseFreesTheLockForTheNextRunWithAGreaterTerm() {
+		HeldLock first = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(first.release()).isTrue();
+		assertThat(first.isHeld()).isFalse();
+		assertThat(first.release()).as("second release").isFalse();
+		HeldLock second = this.b.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(second.term()).isGreaterThan(first.term());
+		HeldLock third = reacquireAfterRelease(second, this.a);
+		assertThat(third.term()).isGreaterThan(second.term());
+	}
+
+	private HeldLock reacquireAfterRelease(HeldLock held, ClusterLocks next) {
+		held.release();
+		return next.tryLock(held.name(), AT_MOST, Duration.ZERO).orElseThrow();
+	}
+
+	@Test
+	void releaseKeepsTheLockUntilAtLeastForAfterItsAcquisition() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ofSeconds(10)).orElseThrow();
+		advance(Duration.ofSeconds(4));
+		held.release();
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+		advance(Duration.ofSeconds(5));
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+		advance(Duration.ofSeconds(1));
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void anUnreleasedLockExpiresAfterAtMostFor() {
+		this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		advance(AT_MOST.minusMillis(1));
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+		advance(Duration.ofMillis(1));
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void beliefEndsAGuardBeforeAtMostForFromTheSendOnTheLocalClock() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		// Only the local clock moves: the database still says the lock is held.
+		this.nanos.addAndGet(Duration.ofSeconds(24).minusNanos(1).toNanos());
+		assertThat(held.isHeld()).isTrue();
+		this.nanos.addAndGet(1);
+		assertThat(held.isHeld()).isFalse();
+	}
+
+	@Test
+	void beliefStartsBeforeTheStatementIsSent() {
+		ClusterLocks slow = new ClusterLocks(new InMemoryLockRepository() {
+
+			@Override
+			public synchronized java.util.OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
+				// The answer takes 20 seconds to arrive.
+				ClusterLocksTests.this.nanos.addAndGet(Duration.ofSeconds(20).toNanos());
+				return super.tryLock(key, nodeId, atMostFor);
+			}
+
+		}, "a", this.clock);
+		HeldLock held = slow.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		this.nanos.addAndGet(Duration.ofSeconds(4).minusNanos(1).toNanos());
+		assertThat(held.isHeld()).isTrue();
+		this.nanos.addAndGet(1);
+		assertThat(held.isHeld()).isFalse();
+	}
+
+	@Test
+	void fencedWorkRunsForTheHolderAndNotAfterTheBeliefEnds() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(held.<Long>runFenced((term) -> term)).isEqualTo(held.term());
+		this.nanos.addAndGet(Duration.ofSeconds(24).toNanos());
+		int before = this.repository.statements;
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> held.runFenced((term) -> term))
+			.withMessageContaining("atMostFor");
+		assertThat(this.repository.statements).as("no statement once the belief has ended").isEqualTo(before);
+	}
+
+	@Test
+	void fencedWorkOfAStaleHolderIsRefusedByTheDatabase() {
+		HeldLock stale = this.a.tryLock("job", Duration.ofSeconds(60), Duration.ZERO).orElseThrow();
+		// The database clock ran ahead: the lock expired there while the local belief lasts.
+		this.repository.advanceDatabaseClock(Duration.ofSeconds(61));
+		HeldLock current = this.b.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(stale.isHeld()).isTrue();
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> stale.runFenced((term) -> term));
+		assertThat(current.<Long>runFenced((term) -> term)).isEqualTo(current.term());
+		assertThat(stale.release()).as("a stale release changes nothing").isFalse();
+		assertThat(this.repository.row("lock:job").holder()).isEqualTo("b");
+	}
+
+	@Test
+	void fencedWorkAfterReleaseIsRefusedWithoutAStatement() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ofSeconds(10)).orElseThrow();
+		held.release();
+		int before = this.repository.statements;
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> held.runFenced((term) -> term))
+			.withMessageContaining("released");
+		assertThat(this.repository.statements).isEqualTo(before);
+	}
+
+	@Test
+	void aFailedTryIsNotTakenAndThrowsNothing() {
+		this.repository.failure = new IllegalStateException("connection lost");
+		assertThat(this.a.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+		this.repository.failure = null;
+		assertThat(this.a.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void aFailedReleaseIsLoggedAndTheLockExpires() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		this.repository.failure = new IllegalStateException("connection lost");
+		assertThat(held.release()).isFalse();
+		assertThat(held.isHeld()).isFalse();
+		this.repository.failure = null;
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+		advance(AT_MOST);
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void runLockedRunsTheTaskOnOneNodeAndReleasesOrKeepsTheLock() throws Exception {
+		List<String> runs = new ArrayList<>();
+		assertThat(this.a.runLocked("job", AT_MOST, Duration.ZERO, true, (lock) -> {
+			runs.add("a");
+			assertThat(this.a.currentLock()).contains(lock);
+			assertThat(this.b.runLocked("job", AT_MOST, Duration.ZERO, true, (other) -> runs.add("b"))).isFalse();
+		})).isTrue();
+		assertThat(this.a.currentLock()).isEmpty();
+		assertThat(this.b.runLocked("job", AT_MOST, Duration.ZERO, false, (lock) -> runs.add("b"))).isTrue();
+		assertThat(this.a.runLocked("job", AT_MOST, Duration.ZERO, true, (lock) -> runs.add("a"))).isFalse();
+		advance(AT_MOST);
+		assertThat(this.a.runLocked("job", AT_MOST, Duration.ZERO, true, (lock) -> runs.add("a"))).isTrue();
+		assertThat(runs).containsExactly("a", "b", "a");
+	}
+
+	@Test
+	void runLockedReleasesWhenTheTaskThrows() {
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> this.a.runLocked("job", AT_MOST,
+				Duration.ZERO, true, (lock) -> {
+					throw new IllegalStateException("boom");
+				}));
+		assertThat(this.a.currentLock()).isEmpty();
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void locksAreRowsWithAReservedPrefix() {
+		this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(this.repository.row("job")).isNull();
+		assertThat(ClusterLocks.key("job")).isEqualTo("lock:job");
+	}
+
+	@Test
+	void invalidNamesAndDurationsAreRejected() {
+		assertThatIllegalArgumentException().isThrownBy(() -> this.a.tryLock(" ", AT_MOST, Duration.ZERO));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.a.tryLock("x".repeat(ClusterLocks.MAX_NAME_LENGTH + 1), AT_MOST, Duration.ZERO));
+		assertThat(this.a.tryLock("x".repeat(ClusterLocks.MAX_NAME_LENGTH), AT_MOST, Duration.ZERO)).isPresent();
+		assertThatIllegalArgumentException().isThrownBy(() -> this.a.tryLock("job", Duration.ZERO, Duration.ZERO));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.a.tryLock("job", AT_MOST, AT_MOST.plusMillis(1)))
+			.withMessageContaining("atLeastFor");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> this.a.tryLock("job", AT_MOST, Duration.ofSeconds(-1)));
+		assertThat(this.repository.statements).isOne();
+		Optional<HeldLock> unused = this.b.tryLock("other", AT_MOST, AT_MOST);
+		assertThat(unused).isPresent();
+	}
+
+}

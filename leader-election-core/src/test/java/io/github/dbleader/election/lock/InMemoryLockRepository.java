@@ -1,0 +1,79 @@
+package io.github.dbleader.election.lock;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.OptionalLong;
+
+import io.github.dbleader.election.FencedCallback;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link LockRepository} in memory, on a database clock of its own that tests move, and
+ * counting the statements a real repository would send.
+ */
+class InMemoryLockRepository implements LockRepository {
+
+	private final Map<String, Row> rows = new HashMap<>();
+
+	private long databaseMillis = 1_700_000_000_000L;
+
+	int statements;
+
+	@Nullable RuntimeException failure;
+
+	synchronized void advanceDatabaseClock(Duration duration) {
+		this.databaseMillis += duration.toMillis();
+	}
+
+	synchronized @Nullable Row row(String key) {
+		return this.rows.get(key);
+	}
+
+	@Override
+	public synchronized OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
+		statement();
+		Row row = this.rows.get(key);
+		if (row != null && row.expiresAt > this.databaseMillis) {
+			return OptionalLong.empty();
+		}
+		long term = (row != null) ? Math.max(row.term + 1, this.databaseMillis) : this.databaseMillis;
+		this.rows.put(key, new Row(nodeId, term, this.databaseMillis, this.databaseMillis + atMostFor.toMillis()));
+		return OptionalLong.of(term);
+	}
+
+	@Override
+	public synchronized boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor) {
+		statement();
+		Row row = this.rows.get(key);
+		if (row == null || !row.holder.equals(nodeId) || row.term != term || row.expiresAt <= this.databaseMillis) {
+			return false;
+		}
+		long expiresAt = Math.min(row.expiresAt, Math.max(row.acquiredAt + atLeastFor.toMillis(), this.databaseMillis));
+		this.rows.put(key, new Row(row.holder, row.term, row.acquiredAt, expiresAt));
+		return true;
+	}
+
+	@Override
+	public synchronized <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term,
+			Duration maxHoldTime, FencedCallback<T> callback) {
+		statement();
+		Row row = this.rows.get(key);
+		if (row == null || !row.holder.equals(nodeId) || row.term != term || row.expiresAt <= this.databaseMillis) {
+			throw new LockNotHeldException(key, term, "refused by the fence");
+		}
+		return callback.doInFence(term);
+	}
+
+	private void statement() {
+		this.statements++;
+		RuntimeException failure = this.failure;
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	record Row(String holder, long term, long acquiredAt, long expiresAt) {
+	}
+
+}
