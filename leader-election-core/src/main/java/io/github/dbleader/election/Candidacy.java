@@ -1,9 +1,9 @@
 package io.github.dbleader.election;
 
 /**
- * What a candidate heartbeat found out about this node's id: whether this running instance
- * may use it. Node ids must be unique among running instances; a per-instance token in the
- * candidates row lets the election notice when they are not.
+ * What the heartbeat found out about this node's id: whether this running instance may use
+ * it. Node ids must be unique among running instances; a per-instance token in the node's
+ * row lets the election notice when they are not.
  */
 public enum Candidacy {
 

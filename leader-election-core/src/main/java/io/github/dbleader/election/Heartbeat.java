@@ -106,12 +106,12 @@ final class Heartbeat {
 	 * Run one round for the given elections.
 	 * @param loops the elections of this node
 	 */
-	void run(Collection<ElectionLoop> loops) {
+	void run(List<ElectionLoop> loops) {
 		long started = System.nanoTime();
 		this.database.roundStarted(started);
 		boolean succeeded;
 		try {
-			succeeded = round(new ArrayList<>(loops), started);
+			succeeded = round(loops, started);
 		}
 		finally {
 			this.database.roundEnded();

@@ -59,8 +59,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * the application's transaction manager, so that the application's own {@code JdbcTemplate}
  * joins the fenced transaction.
  *
- * <p>Three tables ({@link LeaseTables}): the lease row, written by every renewal; the
- * candidates; and the fence row, a copy of the lease's holder and term that every change of
+ * <p>Four tables ({@link LeaseTables}): the lease row, written by every renewal; the
+ * candidates (which node takes part in which election); the nodes, one row per node id that
+ * its heartbeat refreshes; and the fence row, a copy of the lease's holder and term that every change of
  * holder updates in the same transaction as the lease row. Fenced transactions lock the
  * fence row in share mode, so a change of holder waits for them (I5) while renewals do not
  * (I9).
@@ -74,8 +75,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	/**
-	 * Most parameters of one statement, below PostgreSQL's 32767: one batched renewal lists
-	 * 15,000 leases, one join 10,000 elections.
+	 * Most parameters of the keys one statement lists, below PostgreSQL's limit of 32767
+	 * with room for the others: one batched renewal lists 15,000 leases.
 	 */
 	static final int MAX_PARAMETERS_PER_STATEMENT = 30_000;
 
@@ -377,7 +378,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	 */
 	private int updateListed(String sql, List<Object[]> keys, Object... leadingArgs) {
 		int arity = keys.isEmpty() ? 1 : keys.get(0).length;
-		return forEachChunk(keys, arity, (chunk) -> {
+		return forEachChunk(keys, MAX_PARAMETERS_PER_STATEMENT / arity, (chunk) -> {
 			StringBuilder statement = new StringBuilder(sql.length() + chunk.size() * 8).append(sql);
 			List<Object> args = new ArrayList<>(List.of(leadingArgs));
 			for (Object[] key : chunk) {
@@ -390,15 +391,13 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	}
 
 	/**
-	 * Run a statement per chunk of rows, each chunk small enough for the drivers' limit of
-	 * parameters per statement (PostgreSQL: 32767), leaving room for a few more.
+	 * Run a statement per chunk of rows.
 	 * @param rows the rows
-	 * @param parametersPerRow parameters each row adds (an upper bound)
+	 * @param chunkSize most rows per statement
 	 * @param statement runs the statement for a chunk and returns the rows it changed
 	 * @return the rows changed, summed over the chunks
 	 */
-	private static int forEachChunk(List<Object[]> rows, int parametersPerRow, ToIntFunction<List<Object[]>> statement) {
-		int chunkSize = Math.max(1, MAX_PARAMETERS_PER_STATEMENT / parametersPerRow);
+	private static int forEachChunk(List<Object[]> rows, int chunkSize, ToIntFunction<List<Object[]>> statement) {
 		int changed = 0;
 		for (int from = 0; from < rows.size(); from += chunkSize) {
 			changed += statement.applyAsInt(rows.subList(from, Math.min(rows.size(), from + chunkSize)));
@@ -537,7 +536,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		List<Object[]> rows = new ArrayList<>(elections.size());
 		elections.forEach((election) -> rows.add(new Object[] { election, nodeId, instanceId }));
 		// Chunks of a thousand rows: each row repeats the clock expression.
-		forEachChunk(rows, MAX_PARAMETERS_PER_STATEMENT / JOINS_PER_STATEMENT, (chunk) -> {
+		forEachChunk(rows, JOINS_PER_STATEMENT, (chunk) -> {
 			StringBuilder sql = new StringBuilder(this.joinAll.length() + chunk.size() * (row.length() + 2))
 				.append(this.joinAll);
 			List<Object> args = new ArrayList<>(chunk.size() * 3);

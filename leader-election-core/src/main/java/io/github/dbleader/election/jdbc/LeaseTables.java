@@ -4,8 +4,8 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Names of the lease table and the candidates table; the fence table is named after the
- * lease table ({@link #fenceTable()}). Only plain identifiers are accepted (letters, digits
+ * Names of the lease table and the candidates table; the fence and nodes tables are named
+ * after the lease table ({@link #fenceTable()}, {@link #nodesTable()}). Only plain identifiers are accepted (letters, digits
  * and underscores, not starting with a digit, at most 64 characters, and at most
  * {@value #MAX_LEASE_TABLE_LENGTH} for the lease table so that its fence table fits
  * PostgreSQL's 63), since the names are written into SQL.

@@ -301,8 +301,8 @@ final class ScaleBenchmark {
 	 * @return a short name
 	 */
 	static String statementOf(String line) {
-		if (line.contains("UPDATE leader_election_candidate SET last_seen") && line.contains("WHERE node_id = ?")) {
-			return "refresh candidacies";
+		if (line.contains("UPDATE leader_election_lease_nodes SET last_seen")) {
+			return "refresh node";
 		}
 		if (line.contains("UPDATE leader_election_lease SET renewed_at")) {
 			return "renew all";
