@@ -174,6 +174,33 @@ class ElectionLoopTests {
 	}
 
 	@Test
+	void healthNeverReportsTheDatabaseUnreachableWhileThisNodeStillBelievesItLeads() {
+		// Health reads databaseReachable(), the endpoint and the jobs isLeader(): an operator
+		// must never see a leader whose database is "unreachable". Outages start at every
+		// offset within a renew interval and are observed every tick until belief ends.
+		for (long offsetMillis = 0; offsetMillis < R.toMillis(); offsetMillis += TICK.toMillis()) {
+			ElectionLoopTests test = new ElectionLoopTests();
+			test.a.tick();
+			test.elapse(Duration.ofMillis(offsetMillis));
+			test.a.tick();
+			test.repository.setUnreachable(true);
+			Duration sinceOutage = Duration.ZERO;
+			while (test.a.loop.isLeader()) {
+				assertThat(test.a.loop.databaseReachable())
+					.as("reachable while believing, outage at +%d ms, %s into it", offsetMillis, sinceOutage)
+					.isTrue();
+				test.elapse(TICK);
+				sinceOutage = sinceOutage.plus(TICK);
+				if (sinceOutage.toMillis() % R.toMillis() == 0) {
+					test.a.tick();
+				}
+				test.a.loop.checkDeadline();
+			}
+			assertThat(sinceOutage).as("belief ended within a lease").isLessThanOrEqualTo(BELIEF);
+		}
+	}
+
+	@Test
 	void renewalWhoseAnswerIsLostDoesNotCount() {
 		this.a.tick();
 		// From now on every renewal reaches the database, but its answer is lost.
