@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
 import tools.jackson.databind.JsonNode;
@@ -42,22 +44,32 @@ final class EndpointWatch implements AutoCloseable {
 	private volatile boolean running = true;
 
 	/**
-	 * Start asking.
+	 * Start asking, once each node has answered each path once (not recorded: a first
+	 * request also initializes the endpoint, which says nothing about a fault).
 	 * @param nodes the nodes to ask
 	 * @param paths the paths to ask each node
 	 */
 	EndpointWatch(List<SampleNode> nodes, List<String> paths) {
+		CountDownLatch warmedUp = new CountDownLatch(nodes.size() * paths.size());
 		for (SampleNode node : nodes) {
 			for (String path : paths) {
-				Thread thread = new Thread(() -> ask(node, path), "endpoint-watch-" + node.id() + path);
+				Thread thread = new Thread(() -> ask(node, path, warmedUp), "endpoint-watch-" + node.id() + path);
 				thread.setDaemon(true);
 				this.threads.add(thread);
 			}
 		}
 		this.threads.forEach(Thread::start);
+		try {
+			warmedUp.await(GIVE_UP.toMillis() + 2000, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
-	private void ask(SampleNode node, String path) {
+	private void ask(SampleNode node, String path, CountDownLatch warmedUp) {
+		node.timedGet(path, GIVE_UP);
+		warmedUp.countDown();
 		while (this.running) {
 			this.answers.add(node.timedGet(path, GIVE_UP));
 			try {

@@ -611,16 +611,16 @@ class FaultScenariosIntegrationTests {
 					List<SampleNode> nodes = cluster.live();
 					long marksFrom = leader.log().mark();
 					long frozenFor = L + 2000;
-					// The sleeps end at the server before the freeze does; their answers come with the thaw.
-					leader.holdApplicationConnections(SampleNode.POOL_SIZE, (int) (frozenFor / 1000));
-					await("the application pool of " + leader.id() + " exhausted").atMost(Duration.ofSeconds(5))
-						.pollInterval(Duration.ofMillis(50))
-						.until(() -> leader.meter("hikaricp.connections.active") == SampleNode.POOL_SIZE);
 					List<EndpointWatch.Answer> answers;
 					long frozenAt;
 					NodeLog.Transition revoked;
 					List<SampleNode> believersWhileFrozen;
 					try (EndpointWatch watch = new EndpointWatch(nodes, ALL_ENDPOINTS)) {
+						// The sleeps end at the server before the freeze does; their answers come with the thaw.
+						leader.holdApplicationConnections(SampleNode.POOL_SIZE, (int) (frozenFor / 1000));
+						await("the application pool of " + leader.id() + " exhausted").atMost(Duration.ofSeconds(5))
+							.pollInterval(Duration.ofMillis(50))
+							.until(() -> leader.meter("hikaricp.connections.active") == SampleNode.POOL_SIZE);
 						frozenAt = database.now();
 						nodes.forEach((node) -> node.proxy().cut(Outage.BLACKHOLE));
 						revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
@@ -660,11 +660,13 @@ class FaultScenariosIntegrationTests {
 					List<EndpointWatch.Answer> answers;
 					long cutAt;
 					NodeLog.Transition revoked;
-					try (EndpointWatch watch = new EndpointWatch(List.of(leader), ALL_ENDPOINTS)) {
+					JobRuns.Run successor;
+					try (EndpointWatch watch = new EndpointWatch(cluster.live(), ALL_ENDPOINTS)) {
 						cutAt = database.now();
 						leader.proxy().cut(Outage.BLACKHOLE);
 						revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
-						awaitFailover(scenario, "a leader cut off from the database is replaced within L + R + 1 s",
+						successor = awaitFailover(scenario,
+								"a leader cut off from the database is replaced within L + R + 1 s",
 								"first run of a successor", cutAt, (run) -> !run.nodeId().equals(leader.id()),
 								L + R + SLACK);
 						sleep(Duration.ofMillis(Math.max(0, cutAt + 2 * L - database.now()))); // the cut lasts
@@ -674,6 +676,24 @@ class FaultScenariosIntegrationTests {
 					leader.proxy().restore();
 					assertStepsDownBeforeLeaseEnds(leader, revoked, term, cutAt);
 					assertEndpointsDuringOutage(scenario, leader, answers, cutAt, revoked.atMillis());
+					for (SampleNode other : cluster.others(leader)) {
+						Predicate<EndpointWatch.Answer> fromOther = (answer) -> answer.nodeId().equals(other.id());
+						for (String path : ALL_ENDPOINTS) {
+							Duration bound = path.equals(EndpointWatch.HEALTH) ? HEALTH_BOUND : LEADER_ENDPOINT_BOUND;
+							assertThat(EndpointWatch.of(answers, path, fromOther))
+								.as("%s, still connected, answers GET %s within %d ms", other.id(), path, bound.toMillis())
+								.isNotEmpty()
+								.allMatch((answer) -> answer.answeredWithin(bound));
+						}
+						List<EndpointWatch.Answer> afterTakeOver = EndpointWatch.of(answers, EndpointWatch.ELECTION,
+								fromOther.and((answer) -> answer.sentAt() > successor.startedAt()));
+						assertThat(afterTakeOver)
+							.as("%s, still connected, shows a fresh view naming the new leader %s", other.id(),
+									successor.nodeId())
+							.isNotEmpty()
+							.allMatch((answer) -> !answer.election().path("stale").asBoolean(true)
+									&& successor.nodeId().equals(answer.election().path("leader").asString("")));
+					}
 					assertRejoinsAsFollowerAndLeadsWhenForced(scenario, leader, restoredAt);
 					scenario.detail(leader.id() + " stopped believing " + (revoked.atMillis() - cutAt)
 							+ " ms after the cut (" + revoked.reason() + ")");
@@ -901,12 +921,14 @@ class FaultScenariosIntegrationTests {
 	 * @param fromDbMillis database time of the fault or request
 	 * @param which which runs count
 	 * @param boundMillis the bound
+	 * @return the first run
 	 */
-	private void awaitFailover(Scenario scenario, String property, String what, long fromDbMillis,
+	private JobRuns.Run awaitFailover(Scenario scenario, String property, String what, long fromDbMillis,
 			Predicate<JobRuns.Run> which, long boundMillis) {
 		JobRuns.Run first = awaitFirstRun(what, fromDbMillis, which, Duration.ofMillis(boundMillis));
 		scenario.failover(what + " (" + first.nodeId() + ")", first.startedAt() - fromDbMillis, boundMillis);
 		assertThat(first.startedAt() - fromDbMillis).as(property).isLessThanOrEqualTo(boundMillis);
+		return first;
 	}
 
 	private JobRuns.Run awaitFirstRun(String what, long fromDbMillis, Predicate<JobRuns.Run> which, Duration bound) {
