@@ -140,7 +140,11 @@ final class EndpointWatch implements AutoCloseable {
 	 */
 	record Answer(String nodeId, String path, long sentAt, long millis, int status, String body) {
 
-		/** @return whether an answer came within the bound, with a status the path may have */
+		/**
+		 * Whether an answer came within a bound, with a status the path may have.
+		 * @param bound the bound
+		 * @return {@code true} if it did
+		 */
 		boolean answeredWithin(Duration bound) {
 			boolean expectedStatus = path().equals(HEALTH) ? (this.status == 200 || this.status == 503)
 					: this.status == 200;

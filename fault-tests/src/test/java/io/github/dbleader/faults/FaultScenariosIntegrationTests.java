@@ -33,6 +33,8 @@ import static org.awaitility.Awaitility.await;
  * <li>no two holders' fenced runs overlap and no run of a stale term commits (I4, I5);
  * <li>no exception reaches application code (I7);
  * <li>the failover or recovery time against a bound derived from L, R and G;
+ * <li>during database faults, how fast and with what each node's leader endpoint and health
+ * answer, timed over HTTP from the test ({@link EndpointWatch});
  * <li>what the fault specifically threatens (belief bounded by the local clock (I2), no
  * leadership from an unacknowledged statement (I3), separate pool (I8), release on
  * shutdown (I10), forced operations (I6)).
