@@ -33,6 +33,8 @@ import static org.awaitility.Awaitility.await;
  * <li>no two holders' fenced runs overlap and no run of a stale term commits (I4, I5);
  * <li>no exception reaches application code (I7);
  * <li>the failover or recovery time against a bound derived from L, R and G;
+ * <li>during database faults, how fast and with what each node's leader endpoint and health
+ * answer, timed over HTTP from the test ({@link EndpointWatch});
  * <li>what the fault specifically threatens (belief bounded by the local clock (I2), no
  * leadership from an unacknowledged statement (I3), separate pool (I8), release on
  * shutdown (I10), forced operations (I6)).
@@ -54,6 +56,18 @@ class FaultScenariosIntegrationTests {
 
 	/** How much longer than a bound a wait goes on, so that a miss is measured rather than only reported. */
 	private static final Duration OBSERVE_BEYOND_BOUND = Duration.ofSeconds(5);
+
+	/** The leader endpoint, whatever the database does: statement timeout (250 ms), a round trip and slack. */
+	private static final Duration LEADER_ENDPOINT_BOUND = Duration.ofSeconds(1);
+
+	/** The whole health, whatever the database does: the sample's pool wait (1 s) or validation (1 s), and slack. */
+	private static final Duration HEALTH_BOUND = Duration.ofSeconds(2);
+
+	/** How long a fenced transaction may hold its fence: the lease rounded up to whole seconds. */
+	private static final long HOLD_LIMIT = (L + 999) / 1000 * 1000;
+
+	private static final List<String> ALL_ENDPOINTS = List.of(EndpointWatch.LEADER, EndpointWatch.ELECTION,
+			EndpointWatch.HEALTH);
 
 	private static FaultDatabase database;
 
@@ -446,24 +460,7 @@ class FaultScenariosIntegrationTests {
 			List<SampleNode> believersDuringCut = cluster.believers();
 			long restoredAt = database.now();
 			nodes.forEach((node) -> node.proxy().restore());
-			long recovered = awaitExactlyOneBeliever(Duration.ofMillis(2 * R + SLACK)) - restoredAt;
-			scenario.failover("one leader after the network is restored", recovered, 2 * R + SLACK);
-			JobRuns.Run first = awaitFirstRun("a job run after the network is restored", restoredAt, (run) -> true,
-					Duration.ofMillis(2 * R + SLACK));
-			scenario.failover("first job run after the restore", first.startedAt() - restoredAt, 2 * R + SLACK);
-			assertThat(revoked.atMillis())
-				.as("I2 the leader stops believing before its lease could expire at the database (%d)",
-						lastLease.expiresAt())
-				.isLessThan(lastLease.expiresAt());
-			assertThat(believersDuringCut).as("I2 no node believes it leads while the database is unreachable")
-				.isEmpty();
-			for (SampleNode node : nodes) {
-				assertThat(scenario.transitions(node))
-					.as("I3 no node is granted leadership while the database is unreachable")
-					.noneMatch((transition) -> transition.granted() && transition.atMillis() < restoredAt);
-			}
-			assertThat(recovered).as("exactly one leader within 2 R (+1 s for reconnecting) after the restore")
-				.isLessThanOrEqualTo(2 * R + SLACK);
+			assertNobodyLedUntilRecovery(scenario, nodes, revoked, lastLease, believersDuringCut, restoredAt);
 			scenario.detail(leader.id() + " stopped believing " + (lastLease.expiresAt() - revoked.atMillis())
 					+ " ms before its lease expired at the database (" + revoked.reason() + ")");
 		});
@@ -596,6 +593,297 @@ class FaultScenariosIntegrationTests {
 				});
 	}
 
+	/**
+	 * 14. The database frozen for every node (every proxy black-holes both ways and closes
+	 * nothing, as a server stopped by {@code SIGSTOP}) for a little more than a lease, with
+	 * the leader's application pool exhausted meanwhile by two {@code SELECT SLEEP}. While
+	 * it lasts, the test asks every node for {@code GET /actuator/leader},
+	 * {@code /actuator/leader/default} and {@code /actuator/health} over and over and times
+	 * each answer: the endpoint answers within {@link #LEADER_ENDPOINT_BOUND}, the whole
+	 * health (with the sample's bounded {@code db} indicator) within {@link #HEALTH_BOUND},
+	 * on the node whose pool is exhausted too; once a node's belief has ended it says
+	 * {@code thisNodeLeads: false}, and it shows {@code databaseUnreachableFor}. Nobody
+	 * believes it leads meanwhile; one leader and the job again after the freeze.
+	 */
+	@Test
+	@Order(14)
+	void endpointAndHealthAnswerInTimeWhileTheDatabaseIsFrozen() throws Exception {
+		scenario("14. database frozen for every node for L + 2 s, the leader's application pool exhausted", 3,
+				(scenario, leader) -> {
+					List<SampleNode> nodes = cluster.live();
+					long marksFrom = leader.log().mark();
+					long frozenFor = L + 2000;
+					List<EndpointWatch.Answer> answers;
+					long frozenAt;
+					NodeLog.Transition revoked;
+					List<SampleNode> believersWhileFrozen;
+					try (EndpointWatch watch = new EndpointWatch(nodes, ALL_ENDPOINTS)) {
+						// The sleeps end at the server before the freeze does; their answers come with the thaw.
+						leader.holdApplicationConnections(SampleNode.POOL_SIZE, (int) (frozenFor / 1000));
+						await("the application pool of " + leader.id() + " exhausted").atMost(Duration.ofSeconds(5))
+							.pollInterval(Duration.ofMillis(50))
+							.until(() -> leader.meter("hikaricp.connections.active") == SampleNode.POOL_SIZE);
+						frozenAt = database.now();
+						nodes.forEach((node) -> node.proxy().cut(Outage.BLACKHOLE));
+						revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
+						sleep(Duration.ofMillis(Math.max(0, frozenAt + frozenFor - database.now()))); // the freeze lasts
+						believersWhileFrozen = cluster.believers();
+						answers = watch.stop(); // before the thaw: every answer counted came during the freeze
+					}
+					LeaseMonitor.Sighting lastLease = cluster.monitor().latest().orElseThrow();
+					long thawedAt = database.now();
+					nodes.forEach((node) -> node.proxy().restore());
+					JobRuns.Run first = assertNobodyLedUntilRecovery(scenario, nodes, revoked, lastLease,
+							believersWhileFrozen, thawedAt);
+					assertThat(first.startedAt() - thawedAt).as("the job runs again within 2 R + 1 s after the thaw")
+						.isLessThanOrEqualTo(2 * R + SLACK);
+					for (SampleNode node : nodes) {
+						long beliefEnded = (node == leader) ? revoked.atMillis() : frozenAt;
+						assertEndpointsDuringOutage(scenario, node, answers, frozenAt, beliefEnded);
+					}
+				});
+	}
+
+	/**
+	 * 15. Only the leader cut off from the database, both ways, its connections black-holed
+	 * rather than closed, for two leases: it stops believing before its lease can expire
+	 * at the database, another node takes over within L + R + 1 s as from a crashed
+	 * leader, and nothing of the old term commits; the cut-off node's endpoint and health
+	 * answer within their bounds throughout with its own view. When the path returns it
+	 * rejoins as a follower, and a forced hand-over back to it makes its job run again.
+	 */
+	@Test
+	@Order(15)
+	void leaderCutOffAloneStepsDownAndRejoinsAsFollower() throws Exception {
+		scenario("15. only the leader cut off from the database (black-holed both ways) for 2 L", 3,
+				(scenario, leader) -> {
+					long term = currentTerm();
+					long marksFrom = leader.log().mark();
+					List<EndpointWatch.Answer> answers;
+					long cutAt;
+					NodeLog.Transition revoked;
+					JobRuns.Run successor;
+					try (EndpointWatch watch = new EndpointWatch(cluster.live(), ALL_ENDPOINTS)) {
+						cutAt = database.now();
+						leader.proxy().cut(Outage.BLACKHOLE);
+						revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
+						successor = awaitFailover(scenario,
+								"a leader cut off from the database is replaced within L + R + 1 s",
+								"first run of a successor", cutAt, (run) -> !run.nodeId().equals(leader.id()),
+								L + R + SLACK);
+						sleep(Duration.ofMillis(Math.max(0, cutAt + 2 * L - database.now()))); // the cut lasts
+						answers = watch.stop();
+					}
+					long restoredAt = database.now();
+					leader.proxy().restore();
+					assertStepsDownBeforeLeaseEnds(leader, revoked, term, cutAt);
+					assertEndpointsDuringOutage(scenario, leader, answers, cutAt, revoked.atMillis());
+					for (SampleNode other : cluster.others(leader)) {
+						Predicate<EndpointWatch.Answer> fromOther = (answer) -> answer.nodeId().equals(other.id());
+						for (String path : ALL_ENDPOINTS) {
+							Duration bound = path.equals(EndpointWatch.HEALTH) ? HEALTH_BOUND : LEADER_ENDPOINT_BOUND;
+							assertThat(EndpointWatch.of(answers, path, fromOther))
+								.as("%s, still connected, answers GET %s within %d ms", other.id(), path, bound.toMillis())
+								.isNotEmpty()
+								.allMatch((answer) -> answer.answeredWithin(bound));
+						}
+						List<EndpointWatch.Answer> afterTakeOver = EndpointWatch.of(answers, EndpointWatch.ELECTION,
+								fromOther.and((answer) -> answer.sentAt() > successor.startedAt()));
+						assertThat(afterTakeOver)
+							.as("%s, still connected, shows a fresh view naming the new leader %s", other.id(),
+									successor.nodeId())
+							.isNotEmpty()
+							.allMatch((answer) -> !answer.election().path("stale").asBoolean(true)
+									&& successor.nodeId().equals(answer.election().path("leader").asString("")));
+					}
+					assertRejoinsAsFollowerAndLeadsWhenForced(scenario, leader, restoredAt);
+					scenario.detail(leader.id() + " stopped believing " + (revoked.atMillis() - cutAt)
+							+ " ms after the cut (" + revoked.reason() + ")");
+				});
+	}
+
+	/**
+	 * 16. A half-open connection during a fenced run: the leader's path is black-holed the
+	 * moment its job's fence reached the database, so the fence's answer never comes and
+	 * no connection is closed (a host that vanished), for two leases. The fenced
+	 * connection's network timeout (the hold limit, the lease rounded up to seconds) gives
+	 * the job's thread an exception within about that limit, instead of after the operating
+	 * system's retransmissions; the server drops the stalled session, so another node
+	 * takes over as in 2.; nothing of the stale term commits. After the path returns and a
+	 * forced hand-over back, the job runs on that node again.
+	 */
+	@Test
+	@Order(16)
+	void halfOpenConnectionInsideAFencedRunFailsTheJobWithinTheHoldLimit() throws Exception {
+		scenario("16. half-open connection: the leader's path black-holed inside a fenced run for 2 L", 3,
+				(scenario, leader) -> {
+					long term = currentTerm();
+					long marksFrom = leader.log().mark();
+					AtomicLong cutAt = new AtomicLong();
+					AtomicLong cutMark = new AtomicLong();
+					leader.proxy().onStatement("LOCK IN SHARE MODE", () -> {
+						leader.proxy().cut(Outage.BLACKHOLE);
+						cutMark.set(leader.log().mark());
+						cutAt.set(database.now());
+					});
+					await("the leader's path cut right after its fence reached the database")
+						.atMost(Duration.ofSeconds(5))
+						.pollInterval(Duration.ofMillis(20))
+						.until(() -> cutAt.get() != 0);
+					NodeLog.Line jobFailed = awaitLogLine(leader, cutMark.get(), NodeLog.JOB_RUN_NOT_RECORDED,
+							Duration.ofMillis(HOLD_LIMIT + SLACK));
+					scenario.failover("the job's thread gets an exception", jobFailed.atMillis() - cutAt.get(),
+							HOLD_LIMIT + SLACK);
+					NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
+					awaitFailover(scenario, "I5 a leader whose fenced connection went half-open is replaced within L + R + 1 s",
+							"take-over", cutAt.get(), (run) -> !run.nodeId().equals(leader.id()), L + R + SLACK);
+					sleep(Duration.ofMillis(Math.max(0, cutAt.get() + 2 * L - database.now()))); // the cut lasts
+					long restoredAt = database.now();
+					leader.proxy().restore();
+					assertThat(jobFailed.atMillis() - cutAt.get())
+						.as("the job's thread gets an exception within about the fence's hold limit (%d ms) of the "
+								+ "connection going half-open: %s", HOLD_LIMIT, jobFailed.text())
+						.isLessThanOrEqualTo(HOLD_LIMIT + SLACK);
+					assertStepsDownBeforeLeaseEnds(leader, revoked, term, cutAt.get());
+					assertRejoinsAsFollowerAndLeadsWhenForced(scenario, leader, restoredAt);
+					List<JobRuns.Run> stale = JobRuns.since(database, cutAt.get())
+						.stream()
+						.filter((run) -> run.nodeId().equals(leader.id()) && run.term() == term)
+						.toList();
+					assertThat(stale).as("I5 nothing of the stale term %d commits, not even after the path returned", term)
+						.isEmpty();
+					String reason = jobFailed.text().substring(jobFailed.text().lastIndexOf("; ") + 2);
+					scenario.detail(leader.id() + "'s job thread: " + NodeLog.JOB_RUN_NOT_RECORDED
+							+ "the database did not answer (" + reason + ")");
+				});
+	}
+
+	/**
+	 * After every node's path to the database was cut and has been restored: the leader
+	 * stopped believing before its lease could expire at the database (I2), nobody believed
+	 * it led or was granted leadership during the outage (I2, I3), and exactly one leader
+	 * within 2 R plus 1 s for reconnecting.
+	 * @param revoked the leader's revocation
+	 * @param lastLease the last lease seen before the restore
+	 * @param believersDuringOutage who believed it led just before the restore
+	 * @param restoredAt database time of the restore
+	 * @return the first job run after the restore
+	 */
+	private JobRuns.Run assertNobodyLedUntilRecovery(Scenario scenario, List<SampleNode> nodes,
+			NodeLog.Transition revoked, LeaseMonitor.Sighting lastLease, List<SampleNode> believersDuringOutage,
+			long restoredAt) {
+		long recovered = awaitExactlyOneBeliever(Duration.ofMillis(2 * R + SLACK)) - restoredAt;
+		scenario.failover("one leader after the network is restored", recovered, 2 * R + SLACK);
+		JobRuns.Run first = awaitFirstRun("a job run after the network is restored", restoredAt, (run) -> true,
+				Duration.ofMillis(2 * R + SLACK));
+		scenario.failover("first job run after the restore", first.startedAt() - restoredAt, 2 * R + SLACK);
+		assertThat(revoked.atMillis())
+			.as("I2 the leader stops believing before its lease could expire at the database (%d)",
+					lastLease.expiresAt())
+			.isLessThan(lastLease.expiresAt());
+		assertThat(believersDuringOutage).as("I2 no node believes it leads while the database is unreachable")
+			.isEmpty();
+		for (SampleNode node : nodes) {
+			assertThat(scenario.transitions(node))
+				.as("I3 no node is granted leadership while the database is unreachable")
+				.noneMatch((transition) -> transition.granted() && transition.atMillis() < restoredAt);
+		}
+		assertThat(recovered).as("exactly one leader within 2 R (+1 s for reconnecting) after the restore")
+			.isLessThanOrEqualTo(2 * R + SLACK);
+		return first;
+	}
+
+	/**
+	 * Check a node's timed answers during an outage: every answer within its bound, and once
+	 * the outage has lasted L − G (by then the heartbeat has failed, and the belief of a
+	 * leader has ended) each shows the node's own view: not leading, database unreachable.
+	 * @param node the node
+	 * @param answers the answers of all nodes
+	 * @param outageFrom database time the outage began
+	 * @param beliefEnded when the node's belief ended (the outage's start for a follower)
+	 */
+	private void assertEndpointsDuringOutage(Scenario scenario, SampleNode node, List<EndpointWatch.Answer> answers,
+			long outageFrom, long beliefEnded) {
+		Predicate<EndpointWatch.Answer> during = (answer) -> answer.nodeId().equals(node.id())
+				&& answer.sentAt() + answer.millis() >= outageFrom;
+		Predicate<EndpointWatch.Answer> settled = during.and((answer) -> answer.sentAt() >= outageFrom + L - G);
+		StringBuilder timings = new StringBuilder(node.id()).append(" while cut off, slowest");
+		for (String path : ALL_ENDPOINTS) {
+			Duration bound = path.equals(EndpointWatch.HEALTH) ? HEALTH_BOUND : LEADER_ENDPOINT_BOUND;
+			List<EndpointWatch.Answer> all = EndpointWatch.of(answers, path, during);
+			List<EndpointWatch.Answer> late = EndpointWatch.of(answers, path, settled);
+			timings.append(' ').append(path).append(' ').append(EndpointWatch.slowest(all)).append(" ms (")
+				.append(all.size()).append(')');
+			assertThat(all).as("%s answered GET %s during the outage", node.id(), path).isNotEmpty();
+			assertThat(all).as("%s answers GET %s within %d ms during the outage", node.id(), path, bound.toMillis())
+				.allMatch((answer) -> answer.answeredWithin(bound));
+			assertThat(late).as("%s answered GET %s after the outage lasted L - G", node.id(), path).isNotEmpty();
+			assertThat(late).as("%s shows databaseUnreachableFor in GET %s once the outage lasted L - G", node.id(), path)
+				.allMatch((answer) -> answer.databaseUnreachableFor().isPresent());
+			assertThat(EndpointWatch.of(answers, path, during.and((answer) -> answer.sentAt() > beliefEnded)))
+				.as("%s says it does not lead in GET %s once its belief ended", node.id(), path)
+				.allMatch((answer) -> path.equals(EndpointWatch.HEALTH)
+						? answer.election().path("details").path("role").asString("").equals("follower")
+						: !answer.election().path("thisNodeLeads").asBoolean(true));
+		}
+		scenario.detail(timings.toString());
+	}
+
+	/**
+	 * Check that a node stopped believing before the lease of its term could expire at the
+	 * database, and before anyone took over.
+	 */
+	private void assertStepsDownBeforeLeaseEnds(SampleNode node, NodeLog.Transition revoked, long term, long fromDbMillis) {
+		long lastExpiry = cluster.monitor()
+			.since(fromDbMillis - 2 * R)
+			.stream()
+			.filter((sighting) -> sighting.term() == term)
+			.mapToLong(LeaseMonitor.Sighting::expiresAt)
+			.max()
+			.orElseThrow();
+		assertThat(revoked.atMillis())
+			.as("I2 %s stops believing before its lease could expire at the database (%d)", node.id(), lastExpiry)
+			.isLessThan(lastExpiry);
+		assertStepsDownBeforeTakeOver(node, List.of(revoked), term, fromDbMillis);
+	}
+
+	/**
+	 * Once a node's path to the database is back: it reports itself a follower of another
+	 * leader with a fresh view, and a forced hand-over to it makes its job run (it is not
+	 * stuck).
+	 */
+	private void assertRejoinsAsFollowerAndLeadsWhenForced(Scenario scenario, SampleNode node, long restoredAt) {
+		await(node.id() + " rejoins as a follower with a fresh view").atMost(Duration.ofMillis(2 * R + SLACK)
+			.plus(OBSERVE_BEYOND_BOUND)).pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() -> {
+				JsonNode election = node.election();
+				String leaderId = election.path("leader").asString("");
+				return !election.path("stale").asBoolean(true) && !election.path("thisNodeLeads").asBoolean(true)
+						&& election.path("databaseUnreachableFor").isMissingNode() && !leaderId.isEmpty()
+						&& !leaderId.equals(node.id())
+						&& election.path("candidates").findValuesAsString("nodeId").contains(node.id());
+			});
+		long rejoined = database.now() - restoredAt;
+		scenario.failover("rejoined as a follower", rejoined, 2 * R + SLACK);
+		assertThat(rejoined).as("%s rejoins as a follower within 2 R + 1 s of the path returning", node.id())
+			.isLessThanOrEqualTo(2 * R + SLACK);
+		long requestedAt = database.now();
+		node.forceLeader(node.id());
+		awaitFailover(scenario, "I6 after a forced hand-over back, the node that was cut off runs its job again",
+				"job run after the hand-over back", requestedAt, (run) -> run.nodeId().equals(node.id()), 2 * R + SLACK);
+	}
+
+	private NodeLog.Line awaitLogLine(SampleNode node, long logMark, String text, Duration bound) {
+		NodeLog.Line[] found = new NodeLog.Line[1];
+		await(node.id() + " logs " + text).atMost(bound.plus(OBSERVE_BEYOND_BOUND))
+			.pollInterval(Duration.ofMillis(50))
+			.until(() -> {
+				Optional<NodeLog.Line> line = node.log().firstLine(logMark, text);
+				line.ifPresent((value) -> found[0] = value);
+				return line.isPresent();
+			});
+		return found[0];
+	}
+
 	private static Map<String, Double> otherElectionsTransitions(SampleNode node) {
 		Map<String, Double> transitions = new TreeMap<>();
 		for (String election : SampleNode.OTHER_ELECTIONS) {
@@ -635,12 +923,14 @@ class FaultScenariosIntegrationTests {
 	 * @param fromDbMillis database time of the fault or request
 	 * @param which which runs count
 	 * @param boundMillis the bound
+	 * @return the first run
 	 */
-	private void awaitFailover(Scenario scenario, String property, String what, long fromDbMillis,
+	private JobRuns.Run awaitFailover(Scenario scenario, String property, String what, long fromDbMillis,
 			Predicate<JobRuns.Run> which, long boundMillis) {
 		JobRuns.Run first = awaitFirstRun(what, fromDbMillis, which, Duration.ofMillis(boundMillis));
 		scenario.failover(what + " (" + first.nodeId() + ")", first.startedAt() - fromDbMillis, boundMillis);
 		assertThat(first.startedAt() - fromDbMillis).as(property).isLessThanOrEqualTo(boundMillis);
+		return first;
 	}
 
 	private JobRuns.Run awaitFirstRun(String what, long fromDbMillis, Predicate<JobRuns.Run> which, Duration bound) {

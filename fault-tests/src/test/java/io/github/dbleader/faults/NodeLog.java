@@ -4,6 +4,7 @@ import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -33,6 +34,9 @@ final class NodeLog {
 	 */
 	private static final Pattern POOL_BROKEN_CONNECTION = Pattern
 		.compile("WARN .* com\\.zaxxer\\.hikari\\.pool\\.ProxyConnection +: (\\S+) - Connection .* marked as broken");
+
+	/** What the sample's job logs when a run failed, before the reason. */
+	static final String JOB_RUN_NOT_RECORDED = "Job run not recorded: ";
 
 	private final ProcessLog log;
 
@@ -68,6 +72,19 @@ final class NodeLog {
 			}
 		}
 		return transitions;
+	}
+
+	/**
+	 * The first line from a position on that contains a text.
+	 * @param from a {@link #mark()}
+	 * @param text what the line contains
+	 * @return the line, if any
+	 */
+	Optional<Line> firstLine(long from, String text) {
+		return lines(from).stream()
+			.filter((line) -> line.contains(text) && LOG_LINE.matcher(line).find())
+			.findFirst()
+			.map((line) -> new Line(time(line), line));
 	}
 
 	/**
@@ -134,6 +151,15 @@ final class NodeLog {
 			return pool != null && pool.endsWith("-leader-election");
 		}
 
+	}
+
+	/**
+	 * A log line.
+	 *
+	 * @param atMillis wall-clock time of the line, epoch milliseconds
+	 * @param text the whole line
+	 */
+	record Line(long atMillis, String text) {
 	}
 
 	/**

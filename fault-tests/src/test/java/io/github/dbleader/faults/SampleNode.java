@@ -179,6 +179,29 @@ final class SampleNode implements AutoCloseable {
 	}
 
 	/**
+	 * {@code GET} a path and time the answer from here.
+	 * @param path e.g. {@code /actuator/health}
+	 * @param giveUp how long to wait for an answer
+	 * @return the answer, with status 0 if none came in time
+	 */
+	EndpointWatch.Answer timedGet(String path, Duration giveUp) {
+		long sentAt = System.currentTimeMillis();
+		long start = System.nanoTime();
+		try {
+			HttpResponse<String> response = this.process.exchange(this.process.request(path).timeout(giveUp).GET());
+			return new EndpointWatch.Answer(this.id, path, sentAt, elapsedMillis(start), response.statusCode(),
+					response.body());
+		}
+		catch (IllegalStateException ex) {
+			return new EndpointWatch.Answer(this.id, path, sentAt, elapsedMillis(start), 0, String.valueOf(ex.getMessage()));
+		}
+	}
+
+	private static long elapsedMillis(long startNanos) {
+		return Duration.ofNanos(System.nanoTime() - startNanos).toMillis();
+	}
+
+	/**
 	 * Whether this node believes it leads: the {@code leader.election.leader} gauge, which
 	 * reads the local deadline without touching the database.
 	 * @return {@code true} if it leads
