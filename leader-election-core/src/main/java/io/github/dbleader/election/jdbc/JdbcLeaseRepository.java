@@ -265,7 +265,10 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 				+ " WHERE node_id = ? AND last_seen <= " + now + " - ?";
 		this.insertNode = "INSERT INTO " + nodes + " (node_id, instance_id, first_seen, last_seen) VALUES (?, ?, " + now
 				+ ", " + now + ")";
-		this.claimCandidacies = "UPDATE " + candidates + " SET instance_id = ? WHERE node_id = ? AND instance_id <> ?";
+		// first_seen restarts too: a restarted process is a new member (partition groups let a
+		// member settle before it gets partitions).
+		this.claimCandidacies = "UPDATE " + candidates + " SET instance_id = ?, first_seen = " + now
+				+ " WHERE node_id = ? AND instance_id <> ?";
 		this.insertCandidate = "INSERT INTO " + candidates
 				+ " (election_name, node_id, instance_id, first_seen, last_seen) VALUES (?, ?, ?, " + now + ", " + now
 				+ ")";
