@@ -23,8 +23,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <ul>
  * <li><b>Settled nodes only.</b> A live member receives partitions only once it has been a
- * member for the settle time (so that a flapping node never gets any); if no member has
- * settled yet (a cluster starting), every live member is eligible.
+ * member for the settle time (so that a flapping node never gets any), or if it joined
+ * within the settle time of the oldest member (the nodes of a cluster that starts
+ * together balance at once).
  * <li><b>Pins first.</b> A partition pinned to a live member goes to it, counted in its load.
  * A pin to a node that is not live is ignored until that node is back.
  * <li><b>Balanced.</b> The eligible nodes get {@code floor(P/N)} or {@code ceil(P/N)}
@@ -75,15 +76,17 @@ public final class PartitionAssignment {
 			throw new IllegalArgumentException("partitions must be at least 1 but was " + partitions);
 		}
 		Set<String> live = new TreeSet<>();
+		members.forEach((member) -> live.add(member.nodeId()));
+		Instant oldest = members.stream().map(Candidate::firstSeen).min(Comparator.naturalOrder()).orElse(now);
+		// Settled: a member for the settle time, or joined within the settle time of the
+		// oldest member (the nodes of a starting cluster). Each node's status changes once,
+		// so that nodes that read at slightly different times never disagree for long.
 		Set<String> eligible = new TreeSet<>();
 		for (Candidate member : members) {
-			live.add(member.nodeId());
-			if (!member.firstSeen().plus(this.settleTime).isAfter(now)) {
+			Instant joined = member.firstSeen();
+			if (!joined.plus(this.settleTime).isAfter(now) || !joined.isAfter(oldest.plus(this.settleTime))) {
 				eligible.add(member.nodeId());
 			}
-		}
-		if (eligible.isEmpty()) {
-			eligible.addAll(live);
 		}
 		@Nullable String[] targets = new String[partitions];
 		if (live.isEmpty()) {

@@ -125,6 +125,15 @@ class PartitionAssignmentTests {
 	}
 
 	@Test
+	void nodesThatJoinWithinTheSettleTimeOfTheFirstBalanceAtOnce() {
+		Instant first = this.now.minusSeconds(1);
+		List<Candidate> members = List.of(member("node-a", first), member("node-b", first.plus(SETTLE)));
+		assertBalanced(targets(12, members, Map.of(), Map.of()), 2);
+		List<Candidate> late = List.of(member("node-a", first), member("node-b", first.plus(SETTLE).plusMillis(1)));
+		assertThat(targets(12, late, Map.of(), Map.of())).containsOnly("node-a");
+	}
+
+	@Test
 	void unsettledNodeLosesWhatItTookWhenASettledNodeIsThere() {
 		// The only node, not settled yet, took every partition; a settled one now exists.
 		List<Candidate> members = List.of(member("node-old", START), member("node-young", this.now));
