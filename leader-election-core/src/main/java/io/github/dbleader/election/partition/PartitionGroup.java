@@ -453,14 +453,20 @@ public final class PartitionGroup implements AutoCloseable {
 		return target == null || target.equals(nodeId());
 	}
 
-	void gained(int partition, long term) {
+	void gained(int partition, long term, List<PartitionListener> others) {
 		for (PartitionListener listener : this.listeners) {
+			notify(() -> listener.partitionGained(this.name, partition, term));
+		}
+		for (PartitionListener listener : others) {
 			notify(() -> listener.partitionGained(this.name, partition, term));
 		}
 	}
 
-	void lost(int partition, long term, RevocationReason reason) {
+	void lost(int partition, long term, RevocationReason reason, List<PartitionListener> others) {
 		for (PartitionListener listener : this.listeners) {
+			notify(() -> listener.partitionLost(this.name, partition, term, reason));
+		}
+		for (PartitionListener listener : others) {
 			notify(() -> listener.partitionLost(this.name, partition, term, reason));
 		}
 	}

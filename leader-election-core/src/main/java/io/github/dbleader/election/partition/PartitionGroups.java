@@ -3,8 +3,10 @@ package io.github.dbleader.election.partition;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.Map;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.LeadershipListener;
@@ -13,18 +15,40 @@ import io.github.dbleader.election.RevocationReason;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The partition groups of a node, by name. It is also the {@link LeadershipListener} that
- * turns the leadership callbacks of partition elections into their group's
+ * The partition groups of a node, by name. Its {@link #leadershipListener()} turns the
+ * leadership callbacks of partition elections into their group's
  * {@link PartitionListener} callbacks: give it to the {@link ElectionService} (alone, or
  * among the service's listeners) before creating groups.
  */
-public final class PartitionGroups implements LeadershipListener {
+public final class PartitionGroups {
 
 	private final Map<String, PartitionGroup> groups = new ConcurrentHashMap<>();
 
 	private final PartitionPins pins;
 
 	private final MonotonicClock clock;
+
+	private final List<PartitionListener> listeners = new CopyOnWriteArrayList<>();
+
+	private final LeadershipListener leadershipListener = new LeadershipListener() {
+
+		@Override
+		public void granted(String election, String nodeId, long term) {
+			Partition partition = partition(election);
+			if (partition != null) {
+				partition.group().gained(partition.number(), term, PartitionGroups.this.listeners);
+			}
+		}
+
+		@Override
+		public void revoked(String election, String nodeId, long term, RevocationReason reason) {
+			Partition partition = partition(election);
+			if (partition != null) {
+				partition.group().lost(partition.number(), term, reason, PartitionGroups.this.listeners);
+			}
+		}
+
+	};
 
 	/**
 	 * Create an empty registry.
@@ -87,20 +111,22 @@ public final class PartitionGroups implements LeadershipListener {
 		return true;
 	}
 
-	@Override
-	public void granted(String election, String nodeId, long term) {
-		Partition partition = partition(election);
-		if (partition != null) {
-			partition.group().gained(partition.number(), term);
-		}
+	/**
+	 * Add a listener for the partitions this node gains and loses in every group, those
+	 * created later too. It is told after the group's own listeners.
+	 * @param listener the listener
+	 */
+	public void addListener(PartitionListener listener) {
+		this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
 	}
 
-	@Override
-	public void revoked(String election, String nodeId, long term, RevocationReason reason) {
-		Partition partition = partition(election);
-		if (partition != null) {
-			partition.group().lost(partition.number(), term, reason);
-		}
+	/**
+	 * The listener that the node's {@link ElectionService} must call, so that the groups
+	 * learn which partitions this node gained and lost; it ignores other elections.
+	 * @return the listener
+	 */
+	public LeadershipListener leadershipListener() {
+		return this.leadershipListener;
 	}
 
 	private @Nullable Partition partition(String election) {

@@ -172,7 +172,7 @@ abstract class AbstractPartitionIntegrationTests {
 				SETTINGS.statementTimeout());
 		PartitionGroups groups = new PartitionGroups(
 				new JdbcPartitionPins(pool, this.tables, SETTINGS.statementTimeout()));
-		ElectionService service = new ElectionService(repository, SETTINGS, nodeId, groups);
+		ElectionService service = new ElectionService(repository, SETTINGS, nodeId, groups.leadershipListener());
 		PartitionGroup group = groups.create(service, "orders", COUNT, PARTITIONS);
 		Node node = new Node(nodeId, service, group);
 		group.addListener(node);
