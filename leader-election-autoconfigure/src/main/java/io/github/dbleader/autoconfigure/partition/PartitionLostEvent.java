@@ -3,20 +3,11 @@ package io.github.dbleader.autoconfigure.partition;
 import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.partition.PartitionGroups;
 
-import org.springframework.context.ApplicationEvent;
-
 /**
  * Published when this node no longer owns a partition of a group; by then
- * {@code PartitionGroup.isOwner(partition)} is already {@code false}. Published on the
- * election's notification thread, never on the heartbeat thread.
+ * {@code PartitionGroup.isOwner(partition)} is already {@code false}.
  */
-public class PartitionLostEvent extends ApplicationEvent {
-
-	private final String group;
-
-	private final int partition;
-
-	private final long term;
+public class PartitionLostEvent extends PartitionEvent {
 
 	private final RevocationReason reason;
 
@@ -30,26 +21,8 @@ public class PartitionLostEvent extends ApplicationEvent {
 	 */
 	public PartitionLostEvent(PartitionGroups source, String group, int partition, long term,
 			RevocationReason reason) {
-		super(source);
-		this.group = group;
-		this.partition = partition;
-		this.term = term;
+		super(source, group, partition, term);
 		this.reason = reason;
-	}
-
-	/** @return the group name */
-	public String getGroup() {
-		return this.group;
-	}
-
-	/** @return the partition */
-	public int getPartition() {
-		return this.partition;
-	}
-
-	/** @return the term that ended */
-	public long getTerm() {
-		return this.term;
 	}
 
 	/** @return why it ended */
@@ -59,8 +32,7 @@ public class PartitionLostEvent extends ApplicationEvent {
 
 	@Override
 	public String toString() {
-		return getClass().getSimpleName() + "[group=" + this.group + ", partition=" + this.partition + ", term="
-				+ this.term + ", reason=" + this.reason + "]";
+		return super.toString() + "[reason=" + this.reason + "]";
 	}
 
 }
