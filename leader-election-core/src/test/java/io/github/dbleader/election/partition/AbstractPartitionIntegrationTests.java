@@ -125,8 +125,10 @@ abstract class AbstractPartitionIntegrationTests {
 		Map<Integer, Node> twoNodes = owners();
 		a.markGains();
 		b.markGains();
+		long joined = System.nanoTime();
 		Node c = start("node-c");
 		awaitBalance(Map.of(a, 4, b, 4, c, 4));
+		report("4/4/4 after node-c started", joined);
 		// A join moves P/(N+1) partitions, all to the new node.
 		assertThat(c.gained).as("partitions gained by node-c").hasSize(4);
 		assertThat(a.newGains()).isEmpty();
@@ -136,9 +138,11 @@ abstract class AbstractPartitionIntegrationTests {
 		Set<Integer> ofC = c.group.ownedPartitions();
 		a.markGains();
 		b.markGains();
+		long stopped = System.nanoTime();
 		c.group.stop();
 		c.service.stop();
 		awaitBalance(Map.of(a, 6, b, 6));
+		report("6/6 after node-c stopped", stopped);
 		// A graceful leave moves only the leaver's partitions.
 		Set<Integer> regained = new TreeSet<>(a.newGains());
 		regained.addAll(b.newGains());
@@ -146,6 +150,31 @@ abstract class AbstractPartitionIntegrationTests {
 		assertThat(a.newGains().size() + b.newGains().size()).isEqualTo(4);
 		Map<Integer, Node> afterLeave = owners();
 		assertThat(moved(threeNodes, afterLeave).keySet()).isEqualTo(ofC);
+	}
+
+	@Test
+	void crashedNodesPartitionsFailOverAfterALeaseAndOnlyThey() {
+		Node a = start("node-a");
+		Node b = start("node-b");
+		Node c = start("node-c");
+		awaitBalance(Map.of(a, 4, b, 4, c, 4));
+		Map<Integer, Node> threeNodes = owners();
+		Set<Integer> ofC = c.group.ownedPartitions();
+		a.markGains();
+		b.markGains();
+		long crashed = System.nanoTime();
+		c.group.stop();
+		c.service.halt();
+		awaitBalance(Map.of(a, 6, b, 6));
+		Duration failOver = Duration.ofNanos(System.nanoTime() - crashed);
+		report("6/6 after node-c crashed", crashed);
+		// Not before the crashed node's leases could have expired.
+		assertThat(failOver).isGreaterThanOrEqualTo(SETTINGS.leaseDuration().minus(SETTINGS.guard()));
+		Set<Integer> regained = new TreeSet<>(a.newGains());
+		regained.addAll(b.newGains());
+		assertThat(regained).isEqualTo(ofC);
+		assertThat(a.newGains().size() + b.newGains().size()).isEqualTo(4);
+		assertThat(moved(threeNodes, owners()).keySet()).isEqualTo(ofC);
 	}
 
 	@Test
@@ -162,6 +191,12 @@ abstract class AbstractPartitionIntegrationTests {
 		assertThat(a.group.unpin(partition)).isTrue();
 		await().atMost(BALANCED_WITHIN).until(() -> a.group.status().partitions().get(partition).pinnedTo() == null);
 		assertThat(owners()).isEqualTo(pinned);
+	}
+
+	private void report(String what, long sinceNanos) {
+		System.out.printf("[partitions %s] %s: %d ms (renew interval %d ms, settle time %d ms)%n", this.tables.leaseTable(),
+				what, Duration.ofNanos(System.nanoTime() - sinceNanos).toMillis(), SETTINGS.renewInterval().toMillis(),
+				PARTITIONS.settleTime().toMillis());
 	}
 
 	private Node start(String nodeId) {
