@@ -11,6 +11,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.ElectionService;
@@ -27,6 +28,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestInstance.Lifecycle;
 import org.junit.jupiter.api.Timeout;
+
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -178,6 +181,34 @@ abstract class AbstractPartitionIntegrationTests {
 	}
 
 	@Test
+	void aNodeHasAtMostMaxHandOversUnderWay() throws Exception {
+		PartitionSettings twoAtATime = new PartitionSettings(Duration.ZERO, 2);
+		Node a = start("node-a", twoAtATime);
+		await().atMost(BALANCED_WITHIN).until(() -> a.group.ownedPartitions().size() == COUNT);
+		JdbcTemplate observer = new JdbcTemplate(this.setupPool);
+		String pending = "SELECT COUNT(*) FROM " + this.tables.leaseTable() + " WHERE handover_to IS NOT NULL";
+		AtomicInteger most = new AtomicInteger();
+		AtomicBoolean watching = new AtomicBoolean(true);
+		Thread watcher = new Thread(() -> {
+			while (watching.get()) {
+				Integer count = observer.queryForObject(pending, Integer.class);
+				most.accumulateAndGet((count != null) ? count : 0, Math::max);
+			}
+		});
+		watcher.start();
+		try {
+			Node b = start("node-b", twoAtATime);
+			awaitBalance(Map.of(a, 6, b, 6));
+		}
+		finally {
+			watching.set(false);
+			watcher.join();
+		}
+		// Six partitions moved from node-a, never more than two requested at once.
+		assertThat(most.get()).isBetween(1, 2);
+	}
+
+	@Test
 	void pinnedPartitionMovesToItsNodeAndStaysUntilUnpinned() {
 		Node a = start("node-a");
 		Node b = start("node-b");
@@ -200,6 +231,10 @@ abstract class AbstractPartitionIntegrationTests {
 	}
 
 	private Node start(String nodeId) {
+		return start(nodeId, PARTITIONS);
+	}
+
+	private Node start(String nodeId, PartitionSettings partitionSettings) {
 		HikariDataSource pool = this.database.dataSource(nodeId, 4, (config) -> {
 		});
 		this.resources.push(pool);
@@ -208,7 +243,7 @@ abstract class AbstractPartitionIntegrationTests {
 		PartitionGroups groups = new PartitionGroups(
 				new JdbcPartitionPins(pool, this.tables, SETTINGS.statementTimeout()));
 		ElectionService service = new ElectionService(repository, SETTINGS, nodeId, groups.leadershipListener());
-		PartitionGroup group = groups.create(service, "orders", COUNT, PARTITIONS);
+		PartitionGroup group = groups.create(service, "orders", COUNT, partitionSettings);
 		Node node = new Node(nodeId, service, group);
 		group.addListener(node);
 		this.resources.push(service::stop);
