@@ -87,7 +87,8 @@ public final class PartitionGroup implements AutoCloseable {
 	/** The targets of the last balancing step; {@code null} before the first. */
 	private volatile @Nullable Plan plan;
 
-	private @Nullable ScheduledExecutorService balancer;
+	/** Read by the take-over policy on the heartbeat thread. */
+	private volatile @Nullable ScheduledExecutorService balancer;
 
 	private volatile boolean closed;
 

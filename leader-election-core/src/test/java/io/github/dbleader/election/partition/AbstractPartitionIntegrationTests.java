@@ -181,6 +181,31 @@ abstract class AbstractPartitionIntegrationTests {
 	}
 
 	@Test
+	void nodeThatJoinsAndLeavesFasterThanTheSettleTimeMovesNothing() {
+		PartitionSettings settleThreeSeconds = new PartitionSettings(Duration.ofSeconds(3), 16);
+		Node a = start("node-a", settleThreeSeconds);
+		Node b = start("node-b", settleThreeSeconds);
+		awaitBalance(Map.of(a, 6, b, 6));
+		// Later than the settle time after the first members started: a new node must settle.
+		await().pollDelay(settleThreeSeconds.settleTime()).atMost(Duration.ofSeconds(10)).until(() -> true);
+		Map<Integer, Node> before = owners();
+		a.markGains();
+		b.markGains();
+		for (int flap = 0; flap < 4; flap++) {
+			Node flapping = start("node-flapping", settleThreeSeconds);
+			await().pollDelay(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> true);
+			assertThat(flapping.group.ownedPartitions()).isEmpty();
+			flapping.group.stop();
+			flapping.service.stop();
+			this.nodes.remove(flapping);
+			assertThat(flapping.gained).isEmpty();
+		}
+		assertThat(a.newGains()).isEmpty();
+		assertThat(b.newGains()).isEmpty();
+		assertThat(owners()).isEqualTo(before);
+	}
+
+	@Test
 	void aNodeHasAtMostMaxHandOversUnderWay() throws Exception {
 		PartitionSettings twoAtATime = new PartitionSettings(Duration.ZERO, 2);
 		Node a = start("node-a", twoAtATime);
