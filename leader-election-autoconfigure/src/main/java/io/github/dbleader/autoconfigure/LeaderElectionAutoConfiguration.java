@@ -11,8 +11,10 @@ import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.event.ApplicationEventLeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+import io.github.dbleader.election.jdbc.JdbcPartitionPins;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.LockRepository;
+import io.github.dbleader.election.partition.PartitionPins;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -95,6 +97,14 @@ public final class LeaderElectionAutoConfiguration {
 			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
 		return new JdbcLeaseRepository(connectionPool.getDataSource(), fencedTransactions,
 				electionDataSource.getDataSource(), dialectDetector.getDialect(), jdbc.determineLeaseTables(),
+				properties.determineElectionSettings().statementTimeout());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PartitionPins leaderElectionPartitionPins(ElectionConnectionPool connectionPool,
+			LeaderElectionProperties properties) {
+		return new JdbcPartitionPins(connectionPool.getDataSource(), properties.getJdbc().determineLeaseTables(),
 				properties.determineElectionSettings().statementTimeout());
 	}
 

@@ -47,6 +47,8 @@ final class ElectionLoop {
 
 	private final DatabaseStatus database;
 
+	private final TakeOverPolicy takeOverPolicy;
+
 	private final long leaseNanos;
 
 	private final long beliefNanos;
@@ -105,7 +107,13 @@ final class ElectionLoop {
 
 	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
 			LeadershipListener listener, Executor notifier, DatabaseStatus database) {
+		this(election, nodeId, settings, clock, listener, notifier, database, TakeOverPolicy.ALWAYS);
+	}
+
+	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
+			LeadershipListener listener, Executor notifier, DatabaseStatus database, TakeOverPolicy takeOverPolicy) {
 		this.election = election;
+		this.takeOverPolicy = takeOverPolicy;
 		this.nodeId = nodeId;
 		this.clock = clock;
 		this.listener = listener;
@@ -298,13 +306,24 @@ final class ElectionLoop {
 			this.observedSinceNanos = readAt;
 		}
 		if (state.vacant()) {
-			return LeaseChange.takeOver(-1);
+			return mayTakeOver(state) ? LeaseChange.takeOver(-1) : null;
 		}
 		// Both the database and this node's own clock must agree that the lease ran out (I3).
-		if (state.expired() && readAt - this.observedSinceNanos >= this.leaseNanos) {
+		if (state.expired() && readAt - this.observedSinceNanos >= this.leaseNanos && mayTakeOver(state)) {
 			return LeaseChange.takeOver(state.version());
 		}
 		return null;
+	}
+
+	private boolean mayTakeOver(LeaseState state) {
+		try {
+			return this.takeOverPolicy.mayTakeOver(state);
+		}
+		catch (RuntimeException ex) {
+			// A failing policy must not stop the election from ever filling a free lease.
+			logger.warn("Election '{}': take-over policy failed; taking over", this.election, ex);
+			return true;
+		}
 	}
 
 	/**

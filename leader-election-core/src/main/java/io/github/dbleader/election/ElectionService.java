@@ -42,6 +42,13 @@ public final class ElectionService implements AutoCloseable {
 	 */
 	public static final String LOCK_NAME_PREFIX = "lock:";
 
+	/**
+	 * Prefix of the elections of partition groups
+	 * ({@code io.github.dbleader.election.partition}), named
+	 * {@code partition:<group>:<partition>}: no other election name may start with it.
+	 */
+	public static final String PARTITION_NAME_PREFIX = "partition:";
+
 	/** Longest node id the lease table accepts. */
 	public static final int MAX_NODE_ID_LENGTH = 255;
 
@@ -129,7 +136,7 @@ public final class ElectionService implements AutoCloseable {
 	 * @param name election name: 1 to 128 characters
 	 * @return the election
 	 * @throws IllegalArgumentException if the name is blank, too long, or starts with
-	 * {@value #LOCK_NAME_PREFIX}
+	 * {@value #LOCK_NAME_PREFIX} or {@value #PARTITION_NAME_PREFIX}
 	 */
 	public Election election(String name) {
 		Election existing = this.elections.get(name);
@@ -141,10 +148,43 @@ public final class ElectionService implements AutoCloseable {
 			throw new IllegalArgumentException("election name '" + name + "' must not start with '" + LOCK_NAME_PREFIX
 					+ "', which names the rows of cluster locks");
 		}
+		if (name.startsWith(PARTITION_NAME_PREFIX)) {
+			throw new IllegalArgumentException("election name '" + name + "' must not start with '"
+					+ PARTITION_NAME_PREFIX + "', which names the elections of partition groups");
+		}
+		return join(name, TakeOverPolicy.ALWAYS);
+	}
+
+	/**
+	 * Return the election of one partition of a partition group, joining it on first use;
+	 * meant for {@code io.github.dbleader.election.partition}, which names the groups and
+	 * chooses the policy. The election is an ordinary one: the heartbeat batches it with
+	 * all others.
+	 * @param name election name, starting with {@value #PARTITION_NAME_PREFIX}
+	 * @param takeOverPolicy whether this node may take a free lease of the partition
+	 * @return the election
+	 * @throws IllegalArgumentException if the name is too long or does not start with
+	 * {@value #PARTITION_NAME_PREFIX}
+	 */
+	public Election partitionElection(String name, TakeOverPolicy takeOverPolicy) {
+		Objects.requireNonNull(takeOverPolicy, "takeOverPolicy must not be null");
+		Election existing = this.elections.get(name);
+		if (existing != null) {
+			return existing;
+		}
+		validateId("election name", name, MAX_ELECTION_NAME_LENGTH);
+		if (!name.startsWith(PARTITION_NAME_PREFIX)) {
+			throw new IllegalArgumentException(
+					"partition election name '" + name + "' must start with '" + PARTITION_NAME_PREFIX + "'");
+		}
+		return join(name, takeOverPolicy);
+	}
+
+	private Election join(String name, TakeOverPolicy takeOverPolicy) {
 		synchronized (this.lifecycleMonitor) {
 			return this.elections.computeIfAbsent(name, (key) -> {
 				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.settings, this.clock, this.listener,
-						this.notifications, this.database);
+						this.notifications, this.database, takeOverPolicy);
 				Election created = new Election(loop, this.nodeId, this.repository, this.settings, this.heartbeat);
 				if (this.running && this.extraRoundQueued.compareAndSet(false, true)) {
 					// One extra round for however many elections are joined meanwhile.

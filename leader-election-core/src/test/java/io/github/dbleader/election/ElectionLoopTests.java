@@ -500,6 +500,33 @@ class ElectionLoopTests {
 		assertThat(terms).hasSize(5).isSorted().doesNotHaveDuplicates();
 	}
 
+	@Test
+	void takeOverPolicyHoldsAFollowerBackFromFreeLeasesOnly() {
+		java.util.concurrent.atomic.AtomicBoolean allowed = new java.util.concurrent.atomic.AtomicBoolean();
+		FakeNode held = new FakeNode("held", "held-instance", this.repository, this.settings);
+		Election heldElection = held.join("e", (state) -> allowed.get());
+		this.a.tick();
+		held.tick();
+		this.a.election.release();
+		// Vacant: the policy keeps the node out while it says no, and lets it in when it says yes.
+		held.tick();
+		assertThat(heldElection.isLeader()).isFalse();
+		assertThat(this.repository.row("e").leaderId).isNull();
+		allowed.set(true);
+		held.tick();
+		assertThat(heldElection.isLeader()).isTrue();
+		// A hand-over to the node is no take-over: the policy is not asked.
+		allowed.set(false);
+		this.a.election.forceLeader("a");
+		held.tick();
+		this.a.tick();
+		assertThat(this.a.election.isLeader()).isTrue();
+		this.a.election.forceLeader("held");
+		this.a.tick();
+		held.tick();
+		assertThat(heldElection.isLeader()).isTrue();
+	}
+
 	private java.util.List<String> mergedGrants() {
 		java.util.List<String> grants = new java.util.ArrayList<>();
 		this.a.listener.events.stream().filter((e) -> e.startsWith("granted")).forEach(grants::add);

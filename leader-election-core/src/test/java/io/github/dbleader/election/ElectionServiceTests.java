@@ -51,6 +51,20 @@ class ElectionServiceTests {
 	}
 
 	@Test
+	void electionNamesOfPartitionGroupsAreReservedForThem() {
+		ElectionService service = new ElectionService(this.repository, ElectionSettings.defaults(), "a",
+				LeadershipListener.NONE);
+		assertThatIllegalArgumentException().isThrownBy(() -> service.election("partition:orders:0"))
+			.withMessageContaining("must not start with 'partition:'");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> service.partitionElection("orders:0", TakeOverPolicy.ALWAYS))
+			.withMessageContaining("must start with 'partition:'");
+		assertThat(service.elections()).isEmpty();
+		Election partition = service.partitionElection("partition:orders:0", TakeOverPolicy.ALWAYS);
+		assertThat(service.elections()).containsExactly(partition);
+	}
+
+	@Test
 	void electionsAreCreatedOnFirstUseAndNothingIsWrittenBeforeStart() {
 		ElectionService service = new ElectionService(this.repository, ElectionSettings.defaults(), "a",
 				LeadershipListener.NONE);

@@ -42,10 +42,20 @@ final class FakeNode {
 	 * @return the election
 	 */
 	Election join(String name) {
+		return join(name, TakeOverPolicy.ALWAYS);
+	}
+
+	/**
+	 * Join an election with a take-over policy; it takes part from the next round on.
+	 * @param name election name
+	 * @param policy whether this node may take a free lease
+	 * @return the election
+	 */
+	Election join(String name, TakeOverPolicy policy) {
 		return this.elections.computeIfAbsent(name,
 				(key) -> new Election(new ElectionLoop(key, this.id, this.settings, this.clock, this.listener,
-						this.notifications, this.heartbeat.database()), this.id, this.repository, this.settings,
-						this.heartbeat));
+						this.notifications, this.heartbeat.database(), policy), this.id, this.repository,
+						this.settings, this.heartbeat));
 	}
 
 	ElectionLoop loop(String name) {

@@ -41,7 +41,6 @@ import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionStatus;
@@ -265,7 +264,10 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 				+ " WHERE node_id = ? AND last_seen <= " + now + " - ?";
 		this.insertNode = "INSERT INTO " + nodes + " (node_id, instance_id, first_seen, last_seen) VALUES (?, ?, " + now
 				+ ", " + now + ")";
-		this.claimCandidacies = "UPDATE " + candidates + " SET instance_id = ? WHERE node_id = ? AND instance_id <> ?";
+		// first_seen restarts too: a restarted process is a new member (partition groups let a
+		// member settle before it gets partitions).
+		this.claimCandidacies = "UPDATE " + candidates + " SET instance_id = ?, first_seen = " + now
+				+ " WHERE node_id = ? AND instance_id <> ?";
 		this.insertCandidate = "INSERT INTO " + candidates
 				+ " (election_name, node_id, instance_id, first_seen, last_seen) VALUES (?, ?, ?, " + now + ", " + now
 				+ ")";
@@ -843,42 +845,6 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 					// closed anyway
 				}
 			}
-		}
-
-	}
-
-	/**
-	 * Sets a network timeout on every connection handed to the election, so that a hung
-	 * database cannot stall the heartbeat beyond the statement timeout (Connector/J's socket
-	 * timeout is infinite by default). Pools such as HikariCP reset it on return.
-	 */
-	private static final class NetworkTimeoutDataSource extends DelegatingDataSource {
-
-		private final int timeoutMillis;
-
-		NetworkTimeoutDataSource(DataSource target, Duration timeout) {
-			super(target);
-			this.timeoutMillis = (int) Math.max(1, timeout.toMillis());
-		}
-
-		@Override
-		public Connection getConnection() throws SQLException {
-			return withTimeout(super.getConnection());
-		}
-
-		@Override
-		public Connection getConnection(String username, String password) throws SQLException {
-			return withTimeout(super.getConnection(username, password));
-		}
-
-		private Connection withTimeout(Connection connection) throws SQLException {
-			try {
-				connection.setNetworkTimeout(Runnable::run, this.timeoutMillis);
-			}
-			catch (SQLFeatureNotSupportedException | AbstractMethodError ex) {
-				// The driver cannot limit the socket; the query timeout still applies.
-			}
-			return connection;
 		}
 
 	}

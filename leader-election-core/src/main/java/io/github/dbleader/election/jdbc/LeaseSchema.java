@@ -14,7 +14,7 @@ import org.springframework.core.io.ByteArrayResource;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 /**
- * The DDL of the lease, candidates and fence tables, shipped in the jar as
+ * The DDL of the lease, candidates, fence, nodes and pins tables, shipped in the jar as
  * {@code io/github/dbleader/election/jdbc/schema-<platform>.sql} with the default table
  * names, which are replaced by the configured ones.
  */
@@ -25,6 +25,7 @@ public final class LeaseSchema {
 
 	private static final Pattern TABLE_NAME = Pattern.compile("\\b(" + LeaseTables.DEFAULT_LEASE_TABLE
 			+ LeaseTables.FENCE_TABLE_SUFFIX + "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODES_TABLE_SUFFIX
+			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.PINS_TABLE_SUFFIX
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODE_INDEX_SUFFIX
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + "|" + LeaseTables.DEFAULT_CANDIDATE_TABLE + ")\\b");
 
@@ -48,7 +49,8 @@ public final class LeaseSchema {
 			LeaseTables defaults = LeaseTables.defaults();
 			Map<String, String> names = Map.of(defaults.leaseTable(), tables.leaseTable(), defaults.candidateTable(),
 					tables.candidateTable(), defaults.fenceTable(), tables.fenceTable(), defaults.nodeIndex(),
-					tables.nodeIndex(), defaults.nodesTable(), tables.nodesTable());
+					tables.nodeIndex(), defaults.nodesTable(), tables.nodesTable(), defaults.pinsTable(),
+					tables.pinsTable());
 			// Whole names in one pass: the default lease table's name begins the fence table's
 			// and the index's.
 			return TABLE_NAME.matcher(script).replaceAll((match) -> Matcher.quoteReplacement(names.get(match.group())));

@@ -4,8 +4,9 @@ import java.util.List;
 import java.util.regex.Pattern;
 
 /**
- * Names of the lease table and the candidates table; the fence and nodes tables are named
- * after the lease table ({@link #fenceTable()}, {@link #nodesTable()}). Only plain identifiers are accepted (letters, digits
+ * Names of the lease table and the candidates table; the fence, nodes and pins tables are
+ * named after the lease table ({@link #fenceTable()}, {@link #nodesTable()},
+ * {@link #pinsTable()}). Only plain identifiers are accepted (letters, digits
  * and underscores, not starting with a digit, at most 64 characters, and at most
  * {@value #MAX_LEASE_TABLE_LENGTH} for the lease table so that its fence table fits
  * PostgreSQL's 63), since the names are written into SQL.
@@ -36,6 +37,12 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	 */
 	public static final String NODES_TABLE_SUFFIX = "_nodes";
 
+	/**
+	 * Appended to the lease table's name to name the pins table: partitions of partition
+	 * groups that an operator pinned to a node.
+	 */
+	public static final String PINS_TABLE_SUFFIX = "_pins";
+
 	/** Longest lease table name. */
 	public static final int MAX_LEASE_TABLE_LENGTH = 63 - FENCE_TABLE_SUFFIX.length();
 
@@ -60,6 +67,10 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 		if (candidateTable.equalsIgnoreCase(leaseTable + NODES_TABLE_SUFFIX)) {
 			throw new IllegalArgumentException("candidate table '" + candidateTable
 					+ "' must differ from the nodes table of lease table '" + leaseTable + "'");
+		}
+		if (candidateTable.equalsIgnoreCase(leaseTable + PINS_TABLE_SUFFIX)) {
+			throw new IllegalArgumentException("candidate table '" + candidateTable
+					+ "' must differ from the pins table of lease table '" + leaseTable + "'");
 		}
 		if (candidateTable.equalsIgnoreCase(leaseTable + FENCE_TABLE_SUFFIX)) {
 			throw new IllegalArgumentException("candidate table '" + candidateTable
@@ -87,11 +98,20 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	}
 
 	/**
+	 * The table of pinned partitions: one row per partition of a group that an operator
+	 * pinned to a node.
+	 * @return the lease table's name followed by {@value #PINS_TABLE_SUFFIX}
+	 */
+	public String pinsTable() {
+		return this.leaseTable + PINS_TABLE_SUFFIX;
+	}
+
+	/**
 	 * Every table of the election, in an order in which they can be dropped.
-	 * @return the lease, candidates, fence and nodes tables
+	 * @return the lease, candidates, fence, nodes and pins tables
 	 */
 	public List<String> allTables() {
-		return List.of(this.leaseTable, this.candidateTable, fenceTable(), nodesTable());
+		return List.of(this.leaseTable, this.candidateTable, fenceTable(), nodesTable(), pinsTable());
 	}
 
 	/**

@@ -47,3 +47,12 @@ CREATE TABLE IF NOT EXISTS leader_election_lease_nodes (
   last_seen   BIGINT       NOT NULL,
   PRIMARY KEY (node_id)
 );
+
+-- Partitions of partition groups pinned to a node by an operator: balancing gives a pinned
+-- partition to its node while that node is live. Read once per balancing step of a group.
+CREATE TABLE IF NOT EXISTS leader_election_lease_pins (
+  group_name       VARCHAR(100) NOT NULL,
+  partition_number INT          NOT NULL,
+  node_id          VARCHAR(255) NOT NULL,
+  PRIMARY KEY (group_name, partition_number)
+);

@@ -1,0 +1,155 @@
+package io.github.dbleader.election.partition;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Map;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.LeadershipListener;
+import io.github.dbleader.election.MonotonicClock;
+import io.github.dbleader.election.RevocationReason;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The partition groups of a node, by name. Its {@link #leadershipListener()} turns the
+ * leadership callbacks of partition elections into their group's
+ * {@link PartitionListener} callbacks: give it to the {@link ElectionService} (alone, or
+ * among the service's listeners) before creating groups.
+ */
+public final class PartitionGroups {
+
+	private final Map<String, PartitionGroup> groups = new ConcurrentHashMap<>();
+
+	private final PartitionPins pins;
+
+	private final MonotonicClock clock;
+
+	private final List<PartitionListener> listeners = new CopyOnWriteArrayList<>();
+
+	private final LeadershipListener leadershipListener = new LeadershipListener() {
+
+		@Override
+		public void granted(String election, String nodeId, long term) {
+			Partition partition = partition(election);
+			if (partition != null) {
+				partition.group().gained(partition.number(), term, PartitionGroups.this.listeners);
+			}
+		}
+
+		@Override
+		public void revoked(String election, String nodeId, long term, RevocationReason reason) {
+			Partition partition = partition(election);
+			if (partition != null) {
+				partition.group().lost(partition.number(), term, reason, PartitionGroups.this.listeners);
+			}
+		}
+
+	};
+
+	/**
+	 * Create an empty registry.
+	 * @param pins where pins are kept
+	 */
+	public PartitionGroups(PartitionPins pins) {
+		this(pins, MonotonicClock.SYSTEM);
+	}
+
+	PartitionGroups(PartitionPins pins, MonotonicClock clock) {
+		this.pins = Objects.requireNonNull(pins, "pins must not be null");
+		this.clock = clock;
+	}
+
+	/**
+	 * Create a group and join the elections of its partitions. It balances once
+	 * {@link PartitionGroup#start() started}.
+	 * @param service the node's election service; its listener must include this registry
+	 * @param name group name: letters, digits, '.', '_' or '-'
+	 * @param count number of partitions
+	 * @param settings how the group balances
+	 * @return the group
+	 * @throws IllegalStateException if a group of that name exists
+	 */
+	public synchronized PartitionGroup create(ElectionService service, String name, int count,
+			PartitionSettings settings) {
+		if (this.groups.containsKey(name)) {
+			throw new IllegalStateException("Partition group '" + name + "' exists");
+		}
+		PartitionGroup group = new PartitionGroup(service, name, count, settings, this.pins, this.clock);
+		this.groups.put(name, group);
+		return group;
+	}
+
+	/**
+	 * Return a group by name.
+	 * @param name group name
+	 * @return the group, or {@code null}
+	 */
+	public @Nullable PartitionGroup group(String name) {
+		return this.groups.get(name);
+	}
+
+	/** @return every group */
+	public Collection<PartitionGroup> groups() {
+		return Collections.unmodifiableCollection(this.groups.values());
+	}
+
+	/**
+	 * Close a group (see {@link PartitionGroup#close()}) and forget it.
+	 * @param name group name
+	 * @return whether there was such a group
+	 */
+	public synchronized boolean close(String name) {
+		PartitionGroup group = this.groups.remove(name);
+		if (group == null) {
+			return false;
+		}
+		group.close();
+		return true;
+	}
+
+	/**
+	 * Add a listener for the partitions this node gains and loses in every group, those
+	 * created later too. It is told after the group's own listeners.
+	 * @param listener the listener
+	 */
+	public void addListener(PartitionListener listener) {
+		this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+	}
+
+	/**
+	 * The listener that the node's {@link ElectionService} must call, so that the groups
+	 * learn which partitions this node gained and lost; it ignores other elections.
+	 * @return the listener
+	 */
+	public LeadershipListener leadershipListener() {
+		return this.leadershipListener;
+	}
+
+	private @Nullable Partition partition(String election) {
+		if (!election.startsWith(ElectionService.PARTITION_NAME_PREFIX)) {
+			return null;
+		}
+		int separator = election.lastIndexOf(':');
+		if (separator < ElectionService.PARTITION_NAME_PREFIX.length()) {
+			return null;
+		}
+		PartitionGroup group = this.groups.get(election.substring(ElectionService.PARTITION_NAME_PREFIX.length(), separator));
+		if (group == null) {
+			return null;
+		}
+		try {
+			return new Partition(group, Integer.parseInt(election.substring(separator + 1)));
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
+	}
+
+	private record Partition(PartitionGroup group, int number) {
+	}
+
+}
