@@ -17,6 +17,7 @@ import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.UnknownCandidateException;
+import io.github.dbleader.election.partition.PartitionGroup;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.Access;
@@ -92,8 +93,7 @@ public class LeaderEndpoint implements AutoCloseable {
 	@ReadOperation
 	public LeaderDescriptor leader() {
 		Map<String, ElectionDescriptor> elections = new LinkedHashMap<>();
-		List<String> names = List
-			.copyOf(new TreeSet<>(this.electionService.elections().stream().map(Election::name).toList()));
+		List<String> names = List.copyOf(listedElections());
 		this.reader.read(names).forEach((name, outcome) -> elections.put(name, describe(name, outcome)));
 		return new LeaderDescriptor(this.electionService.nodeId(), elections);
 	}
@@ -175,13 +175,28 @@ public class LeaderEndpoint implements AutoCloseable {
 				: "unknown (" + this.reader.timeout().toMillis() + " ms passed without an answer from the database)";
 	}
 
+	/**
+	 * The elections the listing shows: not those of partitions, which
+	 * {@code /actuator/partitions} shows per group, and which would make the listing read
+	 * one lease per partition.
+	 */
+	private TreeSet<String> listedElections() {
+		TreeSet<String> names = new TreeSet<>();
+		for (Election election : this.electionService.elections()) {
+			if (PartitionGroup.groupOf(election.name()) == null) {
+				names.add(election.name());
+			}
+		}
+		return names;
+	}
+
 	private Election requireElectionOfThisNode(String election) {
 		requireValidElectionName(election);
 		Election found = this.electionService.findElection(election);
 		if (found == null) {
 			throw new InvalidEndpointRequestException("Election '" + election + "' is not run by this node",
 					"Election '" + election + "' is not run by this node; elections run here are "
-							+ new TreeSet<>(this.electionService.elections().stream().map(Election::name).toList()));
+							+ listedElections());
 		}
 		return found;
 	}

@@ -7,7 +7,9 @@ import javax.sql.DataSource;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.ElectionDescriptor;
+import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.partition.PartitionGroup;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -47,6 +49,20 @@ class LeaderEndpointTests {
 			assertThat(endpoint.leader().elections().get("default").nodeIdInUseElsewhere()).isTrue();
 			assertThat(endpoint.election("default").thisNodeLeads()).isFalse();
 		});
+	}
+
+	@Test
+	void listsElectionsButNotThoseOfPartitionsWhichRemainReadableOneByOne() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(PartitionAutoConfiguration.class))
+			.withPropertyValues("leader-election.partitions.orders.count=3")
+			.run((context) -> {
+				ElectionService service = context.getBean(ElectionService.class);
+				LeaderEndpoint endpoint = context.getBean(LeaderEndpoint.class);
+				String partition = PartitionGroup.electionName("orders", 2);
+				await().atMost(Duration.ofSeconds(5)).until(() -> service.findElection(partition) != null);
+				assertThat(endpoint.leader().elections()).containsOnlyKeys("default");
+				await().atMost(Duration.ofSeconds(20)).until(() -> endpoint.election(partition).thisNodeLeads());
+			});
 	}
 
 }

@@ -1,6 +1,8 @@
 package io.github.dbleader.autoconfigure.health;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -8,7 +10,9 @@ import javax.sql.DataSource;
 
 import io.github.dbleader.autoconfigure.FaultyDatabaseConfiguration;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.partition.PartitionGroup;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.LeaseTables;
@@ -54,6 +58,28 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 					"jobs");
 			assertThat(contributor.getContributor("unknown")).isNull();
 		});
+	}
+
+	@Test
+	void contributesOneIndicatorPerPartitionGroupInsteadOfOnePerPartition() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(PartitionAutoConfiguration.class))
+			.withPropertyValues("leader-election.partitions.orders.count=3")
+			.run((context) -> {
+				ElectionService service = context.getBean(ElectionService.class);
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> service.findElection(PartitionGroup.electionName("orders", 2)) != null);
+				CompositeHealthContributor contributor = context.getBean(ElectionsHealthContributor.class);
+				assertThat(contributor.stream().map(CompositeHealthContributor.Entry::name))
+					.containsExactly("default", "jobs", "partitions-orders");
+				assertThat(contributor.getContributor(PartitionGroup.electionName("orders", 2))).isNull();
+				HealthIndicator group = indicator(contributor, "partitions-orders");
+				// The only node owns every partition once the settle time has passed.
+				await().atMost(Duration.ofSeconds(20))
+					.untilAsserted(() -> assertThat(group.health().getDetails()).containsEntry("owns",
+							new TreeSet<>(List.of(0, 1, 2))));
+				assertThat(group.health().getStatus()).isEqualTo(Status.UP);
+				assertThat(group.health().getDetails()).containsEntry("partitions", 3);
+			});
 	}
 
 	@Test

@@ -129,6 +129,29 @@ public final class PartitionGroup implements AutoCloseable {
 		return ElectionService.PARTITION_NAME_PREFIX + group + ":" + partition;
 	}
 
+	/**
+	 * The group of a partition election, so that views of all elections (the leader
+	 * endpoint, health) can show a group as one entry instead of one per partition.
+	 * @param election an election name
+	 * @return the group name if {@code election} is named as the election of a partition
+	 * ({@code partition:<group>:<n>}), else {@code null}
+	 */
+	public static @Nullable String groupOf(String election) {
+		if (!election.startsWith(ElectionService.PARTITION_NAME_PREFIX)) {
+			return null;
+		}
+		int separator = election.lastIndexOf(':');
+		if (separator <= ElectionService.PARTITION_NAME_PREFIX.length() || separator == election.length() - 1) {
+			return null;
+		}
+		for (int i = separator + 1; i < election.length(); i++) {
+			if (!Character.isDigit(election.charAt(i))) {
+				return null;
+			}
+		}
+		return election.substring(ElectionService.PARTITION_NAME_PREFIX.length(), separator);
+	}
+
 	/** @return the group's name */
 	public String name() {
 		return this.name;

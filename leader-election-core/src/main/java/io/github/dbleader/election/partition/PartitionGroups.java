@@ -130,19 +130,13 @@ public final class PartitionGroups {
 	}
 
 	private @Nullable Partition partition(String election) {
-		if (!election.startsWith(ElectionService.PARTITION_NAME_PREFIX)) {
-			return null;
-		}
-		int separator = election.lastIndexOf(':');
-		if (separator < ElectionService.PARTITION_NAME_PREFIX.length()) {
-			return null;
-		}
-		PartitionGroup group = this.groups.get(election.substring(ElectionService.PARTITION_NAME_PREFIX.length(), separator));
+		String name = PartitionGroup.groupOf(election);
+		PartitionGroup group = (name != null) ? this.groups.get(name) : null;
 		if (group == null) {
 			return null;
 		}
 		try {
-			return new Partition(group, Integer.parseInt(election.substring(separator + 1)));
+			return new Partition(group, Integer.parseInt(election.substring(election.lastIndexOf(':') + 1)));
 		}
 		catch (NumberFormatException ex) {
 			return null;

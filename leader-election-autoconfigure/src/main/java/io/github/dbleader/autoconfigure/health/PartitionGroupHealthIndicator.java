@@ -1,0 +1,61 @@
+package io.github.dbleader.autoconfigure.health;
+
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.TreeSet;
+
+import io.github.dbleader.election.Election;
+
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+
+/**
+ * {@link HealthIndicator} of one partition group on this node: one entry for all of the
+ * group's partition elections, so that a group of hundreds of partitions does not add
+ * hundreds of entries. Like {@link ElectionHealthIndicator} it never touches the
+ * database. Owning no partition is healthy: DOWN only while the database has been
+ * unreachable for longer than {@code lease - guard}, or while another running instance
+ * uses this node's id. Details: the {@code partitions} in the group and those this node
+ * {@code owns}, and {@code databaseUnreachableFor} while the heartbeat fails.
+ */
+public class PartitionGroupHealthIndicator implements HealthIndicator {
+
+	private final List<Election> partitions;
+
+	/**
+	 * Create an indicator.
+	 * @param partitions the elections of the group's partitions on this node
+	 */
+	public PartitionGroupHealthIndicator(List<Election> partitions) {
+		this.partitions = List.copyOf(partitions);
+	}
+
+	@Override
+	public Health health() {
+		Health.Builder health = Health.up();
+		if (this.partitions.stream().anyMatch((election) -> !election.isDatabaseReachable())) {
+			health = Health.down().withDetail("error", "database unreachable");
+		}
+		else if (this.partitions.stream().anyMatch(Election::isNodeIdInUseElsewhere)) {
+			health = Health.down()
+				.withDetail("error", "node id '" + this.partitions.get(0).nodeId()
+						+ "' is in use by another running instance");
+		}
+		TreeSet<Integer> owned = new TreeSet<>();
+		for (Election election : this.partitions) {
+			if (election.isLeader()) {
+				owned.add(Integer.parseInt(election.name().substring(election.name().lastIndexOf(':') + 1)));
+			}
+		}
+		Health.Builder details = health.withDetail("partitions", this.partitions.size()).withDetail("owns", owned);
+		this.partitions.stream()
+			.map((election) -> election.databaseUnreachableFor().orElse(null))
+			.filter((unreachableFor) -> unreachableFor != null)
+			.max(Duration::compareTo)
+			.ifPresent((unreachableFor) -> details.withDetail("databaseUnreachableFor",
+					unreachableFor.truncatedTo(ChronoUnit.MILLIS)));
+		return details.build();
+	}
+
+}
