@@ -124,6 +124,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	void dropRaceTables() {
 		if (this.aPool != null) {
 			this.cluster.dropTables(this.aPool, RACE_TABLES.allTables().toArray(String[]::new));
+			this.cluster.dropTables(this.aPool, RACE_WORK);
 			this.aPool.close();
 			this.bPool.close();
 			this.observerPool.close();

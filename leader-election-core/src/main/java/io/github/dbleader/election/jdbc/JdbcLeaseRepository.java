@@ -75,6 +75,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * with no renewals to keep apart, their fenced transactions lock the lease row itself, so
  * that the take-over of a lock, one conditional statement in autocommit mode, waits for
  * them (I5).
+ *
+ * <p>On a MariaDB Galera node (asked once, at the first statement), the statements that
+ * record or compare the server's identity use the cluster's instead, so that a pool that
+ * reconnects to another node of the cluster is no failover, and the reads the election
+ * acts on are causal ({@link SqlDialect#causalRead()}).
  */
 public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
