@@ -7,7 +7,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.dbleader.test.TcpProxy;
@@ -35,10 +37,25 @@ final class Cluster implements AutoCloseable {
 
 	private final List<SampleNode> nodes = new CopyOnWriteArrayList<>();
 
+	/** Where the processes connect, in turn: the database, or each node of a database cluster. */
+	private final List<FaultDatabase> nodeDatabases;
+
+	private final Map<SampleNode, FaultDatabase> databaseOfNode = new ConcurrentHashMap<>();
+
 	private int started;
 
 	Cluster(FaultDatabase database) {
+		this(database, List.of(database));
+	}
+
+	/**
+	 * Processes spread over the nodes of a database cluster.
+	 * @param database where the monitor and the checks read, one of the nodes
+	 * @param nodeDatabases each node of the cluster: the processes connect to them in turn
+	 */
+	Cluster(FaultDatabase database, List<FaultDatabase> nodeDatabases) {
 		this.database = database;
+		this.nodeDatabases = List.copyOf(nodeDatabases);
 		this.jar = Path.of(System.getProperty("fault.sample-jar",
 				"../sample-app/target/sample-app-0.1.0-SNAPSHOT.jar"));
 		if (!Files.isRegularFile(this.jar)) {
@@ -77,6 +94,15 @@ final class Cluster implements AutoCloseable {
 
 	LeaseMonitor monitor() {
 		return this.monitor;
+	}
+
+	/**
+	 * The database (node) a process connects to.
+	 * @param node a process that this cluster started
+	 * @return its database
+	 */
+	FaultDatabase databaseOf(SampleNode node) {
+		return this.databaseOfNode.getOrDefault(node, this.database);
 	}
 
 	/** @return every process started so far, alive or not, in order of start */
@@ -127,8 +153,10 @@ final class Cluster implements AutoCloseable {
 		List<SampleNode> starting = new ArrayList<>();
 		try {
 			for (int i = 0; i < count; i++) {
+				FaultDatabase nodeDatabase = this.nodeDatabases.get(this.started % this.nodeDatabases.size());
 				String id = "fault-" + (char) ('a' + this.started++);
-				SampleNode node = SampleNode.start(id, this.jar, this.database, this.logDirectory);
+				SampleNode node = SampleNode.start(id, this.jar, nodeDatabase, this.logDirectory);
+				this.databaseOfNode.put(node, nodeDatabase);
 				this.nodes.add(node);
 				starting.add(node);
 			}

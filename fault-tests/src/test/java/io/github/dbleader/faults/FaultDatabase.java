@@ -74,6 +74,18 @@ final class FaultDatabase {
 				TestDatabase.MYSQL.password());
 	}
 
+	/**
+	 * A MySQL-protocol server at a single-host JDBC URL, such as one node of a Galera
+	 * cluster. Not checked to be reachable.
+	 * @param url the URL
+	 * @param username user name
+	 * @param password password
+	 * @return the database
+	 */
+	static FaultDatabase at(String url, String username, String password) {
+		return new FaultDatabase(url, username, password);
+	}
+
 	String url() {
 		return this.url;
 	}

@@ -10,8 +10,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -23,9 +25,12 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.it.ElectionDatabase;
+import io.github.dbleader.election.it.ElectionNode;
+import io.github.dbleader.election.it.LeadershipRecorder;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
+import io.github.dbleader.test.TestDatabase;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -81,6 +86,10 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 
 	private String election;
 
+	private String username;
+
+	private String password;
+
 	GaleraElectionIntegrationTests() {
 		super("gal");
 	}
@@ -115,6 +124,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	void dropRaceTables() {
 		if (this.aPool != null) {
 			this.cluster.dropTables(this.aPool, RACE_TABLES.allTables().toArray(String[]::new));
+			this.cluster.dropTables(this.aPool, RACE_WORK);
 			this.aPool.close();
 			this.bPool.close();
 			this.observerPool.close();
@@ -185,6 +195,131 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		assertThat(workCommitted).as("the fenced work committed").isEqualTo(fenced == null);
 		assertThat(holderChanged).as("the change of holder committed").isEqualTo(changing == null);
 		assertThat(workCommitted || holderChanged).as("one of them committed").isTrue();
+	}
+
+	@Test
+	void followersReadOnAnotherNodeWaitsForWhatTheClusterCommittedBefore() throws Exception {
+		JdbcLeaseRepository a = repository(this.aPool);
+		JdbcLeaseRepository b = new JdbcLeaseRepository(this.bPool, SqlDialect.MYSQL, RACE_TABLES,
+				Duration.ofSeconds(10));
+		long term = leaseHeldByA(a, b);
+		b.heartbeat("b", "b-instance", Duration.ofMinutes(1));
+		b.join("b", "b-instance", List.of(this.election));
+		assertThat(b.findAll("b", "b-instance")).extracting(LeaseState::leaderId).containsExactly("a");
+		CompletableFuture<List<LeaseState>> causal;
+		// The second node stops applying the cluster's writes while this connection holds the
+		// global read lock: it lags, as a loaded node does.
+		try (Connection lagging = DriverManager.getConnection(this.cluster.urlFor("b-race"), this.username,
+				this.password); Statement statement = lagging.createStatement()) {
+			statement.execute("FLUSH TABLES WITH READ LOCK");
+			assertThat(a.handOver(this.election, "a", term, "c", Duration.ofMinutes(1))).isTrue();
+			// Without the causal read, the lagging node answers with the lease before the change.
+			assertThat(new JdbcTemplate(this.bPool).queryForObject(
+					"SELECT leader_id FROM " + RACE_TABLES.leaseTable() + " WHERE election_name = ?", String.class,
+					this.election))
+				.as("a plain read on the lagging node")
+				.isEqualTo("a");
+			causal = CompletableFuture.supplyAsync(() -> b.findAll("b", "b-instance"));
+			// The follower's read waits for the node to catch up rather than answer with it.
+			await("the causal read waits while its node lags").during(Duration.ofSeconds(1))
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> !causal.isDone());
+			statement.execute("UNLOCK TABLES");
+		}
+		List<LeaseState> seen = causal.get(10, TimeUnit.SECONDS);
+		assertThat(seen).extracting(LeaseState::leaderId).containsExactly("c");
+		assertThat(seen.get(0).term()).isGreaterThan(term);
+	}
+
+	@Test
+	void leaderWhosePoolReconnectsToAnotherNodeOfTheClusterKeepsLeadingWithItsTerm() throws Exception {
+		SwitchableDataSource dataSource = new SwitchableDataSource(this.aPool);
+		LeadershipRecorder events = new LeadershipRecorder();
+		try (ElectionNode a = new ElectionNode("a", this.election, repository(dataSource), SETTINGS, events)) {
+			long term = leadership(a);
+			// As a pool does after its node failed: the next connections go to another node.
+			dataSource.switchTo(this.bPool);
+			long switched = leaseRow().version();
+			Duration observed = LEASE.plus(RENEW.multipliedBy(2));
+			await("a keeps leading with term " + term + " through the second node").during(observed)
+				.atMost(observed.plus(Duration.ofSeconds(5)))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> a.isLeader() && a.election().term() == term && leaseRow().term() == term);
+			assertThat(leaseRow().version()).as("renewals through the second node").isGreaterThan(switched + 1);
+			assertThat(events.revocationsOf("a")).isEmpty();
+		}
+	}
+
+	@Test
+	void leaderWhosePoolFailsOverToAServerWithOtherDataStepsDownAndTakesANewTerm() throws Exception {
+		try (HikariDataSource other = TestDatabase.MYSQL.dataSource(2)) {
+			SwitchableDataSource dataSource = new SwitchableDataSource(this.aPool);
+			LeadershipRecorder events = new LeadershipRecorder();
+			try (ElectionNode a = new ElectionNode("a", this.election, repository(dataSource), SETTINGS, events)) {
+				long term = leadership(a);
+				// A server outside the cluster that has the same rows, as an asynchronous
+				// replica would, but not necessarily the newest writes.
+				this.cluster.recreateTables(other, RACE_TABLES);
+				JdbcTemplate replica = new JdbcTemplate(other);
+				for (String table : RACE_TABLES.allTables()) {
+					copyRows(table, replica);
+				}
+				dataSource.switchTo(other);
+				await("a steps down because the server changed").atMost(AFTER_FORCING.plus(Duration.ofSeconds(5)))
+					.until(() -> events.revocationsOf("a")
+						.stream()
+						.anyMatch((event) -> event.reason() == RevocationReason.SERVER_CHANGED));
+				await("a leads again with a new term").atMost(AFTER_FORCING.plus(Duration.ofSeconds(5)))
+					.until(() -> a.isLeader() && a.election().term() > term);
+				assertThat(replica.queryForObject("SELECT term FROM " + RACE_TABLES.leaseTable()
+						+ " WHERE election_name = ?", Long.class, this.election))
+					.isEqualTo(a.election().term());
+			}
+			finally {
+				this.cluster.dropTables(other, RACE_TABLES.allTables().toArray(String[]::new));
+			}
+		}
+	}
+
+	/**
+	 * Wait until a node that was started leads, and return its term.
+	 */
+	private static long leadership(ElectionNode node) {
+		node.start();
+		await(node + " leads").atMost(AFTER_CRASH.plus(Duration.ofSeconds(5)))
+			.pollInterval(Duration.ofMillis(20))
+			.until(node::isLeader);
+		return node.election().term();
+	}
+
+	/** @return the lease as the cluster committed it, read causally */
+	private LeaseState leaseRow() {
+		return repository(this.observerPool).find(this.election).orElseThrow();
+	}
+
+	/** Copy every row of a table from the cluster to another server. */
+	private void copyRows(String table, JdbcTemplate to) {
+		for (Map<String, Object> row : this.check.queryForList("SELECT * FROM " + table)) {
+			String columns = String.join(", ", row.keySet());
+			String values = String.join(", ", Collections.nCopies(row.size(), "?"));
+			to.update("INSERT INTO " + table + " (" + columns + ") VALUES (" + values + ")", row.values().toArray());
+		}
+	}
+
+	/**
+	 * A data source that hands out connections of one pool until told to use another, as a
+	 * pool does whose server address now leads elsewhere.
+	 */
+	private static final class SwitchableDataSource extends DelegatingDataSource {
+
+		SwitchableDataSource(DataSource initial) {
+			super(initial);
+		}
+
+		void switchTo(DataSource target) {
+			setTargetDataSource(target);
+		}
+
 	}
 
 	private JdbcLeaseRepository repository(DataSource dataSource) {
@@ -265,6 +400,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		List<String> urls = Arrays.stream(System.getenv(URLS).split(",")).map(String::trim).toList();
 		String username = variable("USERNAME", "root");
 		String password = variable("PASSWORD", "");
+		this.username = username;
+		this.password = password;
 		Set<String> clusters = new HashSet<>();
 		Set<String> members = new HashSet<>();
 		for (String url : urls) {

@@ -10,7 +10,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -34,6 +36,8 @@ import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.LockNotHeldException;
 import io.github.dbleader.election.lock.LockRepository;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.BadSqlGrammarException;
@@ -70,6 +74,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * with no renewals to keep apart, their fenced transactions lock the lease row itself, so
  * that the take-over of a lock, one conditional statement in autocommit mode, waits for
  * them (I5).
+ *
+ * <p>On a MariaDB Galera node (asked once, at the first statement), the statements that
+ * record or compare the server's identity use the cluster's instead, so that a pool that
+ * reconnects to another node of the cluster is no failover, and the reads the election
+ * acts on are causal ({@link SqlDialect#causalRead()}).
  */
 public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
@@ -81,6 +90,8 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	/** Most elections one join statement inserts. */
 	static final int JOINS_PER_STATEMENT = 1_000;
+
+	private static final Logger logger = LoggerFactory.getLogger(JdbcLeaseRepository.class);
 
 	private static final String COLUMNS = "election_name, leader_id, term, version, acquired_at, renewed_at, "
 			+ "expires_at, handover_to, reelection_requested, yielded_by";
@@ -98,22 +109,19 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	private final SqlDialect dialect;
 
-	private final String find;
+	/** The statements for one server. */
+	private final ServerStatements singleServer;
 
-	private final String create;
+	/** The statements for a MariaDB Galera cluster; {@code null} where the platform has none. */
+	private final @Nullable ServerStatements galeraCluster;
 
-	private final String findAll;
-
-	/** The batched renewal up to its list of (election, term) pairs. */
-	private final String renewAll;
-
-	private final String takeOver;
-
-	private final String handOver;
+	/**
+	 * The statements for the server the election's data source reaches, chosen at the first
+	 * election statement; {@code null} before.
+	 */
+	private volatile @Nullable ServerStatements statements;
 
 	private final String yield;
-
-	private final String reacquire;
 
 	private final String requestHandover;
 
@@ -157,8 +165,6 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	/** Deletes the fence rows of deleted leases, up to their list of election names. */
 	private final String purgeFences;
 
-	private final String liveCandidates;
-
 	private final String updateFence;
 
 	private final String insertFence;
@@ -180,6 +186,12 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	 * first fenced run; {@code null} before.
 	 */
 	private volatile @Nullable Boolean certifies;
+
+	/**
+	 * Prefix of the fence statement that makes it a causal read (MariaDB Galera), set with
+	 * {@link #certifies}; empty where there is none.
+	 */
+	private volatile String causalFence = "";
 
 	private final String takeLock;
 
@@ -222,30 +234,12 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		String candidates = tables.candidateTable();
 		String fence = tables.fenceTable();
 		String now = dialect.now();
-		String server = dialect.serverIdentity();
-		String newTerm = "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
-				+ ", renewed_at = " + now + ", expires_at = " + now + " + ?, handover_to = NULL, "
-				+ "reelection_requested = FALSE, yielded_by = NULL, server_identity = " + server;
-		String select = "SELECT " + COLUMNS + ", CASE WHEN expires_at <= " + now
-				+ " THEN 1 ELSE 0 END AS expired, CASE WHEN server_identity = " + server
-				+ " THEN 1 ELSE 0 END AS same_server, " + now + " AS db_now FROM " + lease;
-		this.find = select + " WHERE election_name = ?";
-		String ownCandidacies = "SELECT election_name FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
-		this.findAll = select + " WHERE election_name IN (" + ownCandidacies + ")";
-		this.create = "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity) VALUES (?, ?, " + now + ", 1, "
-				+ now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ")";
-		// Each row by its own election and term; version + 1 is how the node learns which rows
-		// this statement renewed.
-		this.renewAll = "UPDATE " + lease + " SET renewed_at = " + now + ", expires_at = " + now
-				+ " + ?, version = version + 1 WHERE leader_id = ? AND handover_to IS NULL"
-				+ " AND reelection_requested = FALSE AND server_identity = " + server + " AND (election_name, term) IN (";
-		String notHandedToOthers = "(handover_to IS NULL OR handover_to = ? OR expires_at + ? <= " + now + ")";
-		this.takeOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND ("
-				+ "(leader_id IS NULL AND (yielded_by IS NULL OR yielded_by <> ? OR expires_at + ? <= " + now + "))"
-				+ " OR (leader_id IS NOT NULL AND version = ? AND expires_at <= " + now + ")) AND " + notHandedToOthers;
-		this.handOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm
-				+ " WHERE election_name = ? AND leader_id = ? AND term = ?";
-		this.reacquire = "UPDATE " + lease + " SET " + newTerm + " WHERE election_name = ? AND leader_id = ? AND term = ?";
+		String newTerm = newTerm(now, dialect.serverIdentity());
+		this.singleServer = ServerStatements.of(dialect, tables, dialect.serverIdentity(), "");
+		String clusterIdentity = dialect.galeraIdentity();
+		String causalRead = dialect.causalRead();
+		this.galeraCluster = (clusterIdentity != null && causalRead != null)
+				? ServerStatements.of(dialect, tables, clusterIdentity, causalRead) : null;
 		this.yield = "UPDATE " + lease + " SET leader_id = NULL, version = version + 1, expires_at = " + now
 				+ ", handover_to = NULL, reelection_requested = FALSE, yielded_by = ?"
 				+ " WHERE election_name = ? AND leader_id = ? AND term = ?";
@@ -295,10 +289,6 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		this.purgeLeases = "DELETE FROM " + lease + expiredLong + " AND election_name IN (";
 		this.purgeFences = "DELETE FROM " + fence + " WHERE NOT EXISTS (SELECT 1 FROM " + lease + " l"
 				+ " WHERE l.election_name = " + fence + ".election_name) AND election_name IN (";
-		// A candidate is live while its node's row is fresh and names the same instance.
-		this.liveCandidates = "SELECT c.node_id, c.first_seen, n.last_seen FROM " + candidates + " c JOIN " + nodes
-				+ " n ON n.node_id = c.node_id AND n.instance_id = c.instance_id WHERE c.election_name = ?"
-				+ " AND n.last_seen > " + now + " - ? ORDER BY c.node_id";
 		// The fence row copies the holder from the lease row, in the transaction that changed it.
 		String holder = " FROM " + lease + " WHERE election_name = ?)";
 		this.updateFence = "UPDATE " + fence + " SET leader_id = (SELECT leader_id" + holder + ", term = (SELECT term"
@@ -343,15 +333,44 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		return this.dialect;
 	}
 
+	/**
+	 * The statements for the server that the election's data source reaches, asked of it
+	 * once: a MariaDB Galera node gets the cluster's.
+	 */
+	private ServerStatements statements() {
+		ServerStatements statements = this.statements;
+		if (statements == null) {
+			statements = (this.galeraCluster != null && ServerKind.of(this.jdbc, this.dialect).mariaDbGalera())
+					? this.galeraCluster : this.singleServer;
+			if (statements == this.galeraCluster) {
+				logger.info("Election statements on a MariaDB Galera cluster: the server identity is the cluster's"
+						+ " state UUID, and the reads that decide wait for the cluster's earlier commits");
+			}
+			this.statements = statements;
+		}
+		return statements;
+	}
+
+	/**
+	 * The assignments of a change of holder: a new term, never handed out before (I4), and
+	 * a fresh lease acquired on the server that answers.
+	 */
+	private static String newTerm(String now, String serverIdentity) {
+		return "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
+				+ ", renewed_at = " + now + ", expires_at = " + now + " + ?, handover_to = NULL, "
+				+ "reelection_requested = FALSE, yielded_by = NULL, server_identity = " + serverIdentity;
+	}
+
 	@Override
 	public Optional<LeaseState> find(String election) {
-		return this.jdbc.query(this.find, (rs, row) -> mapLease(rs), election).stream().findFirst();
+		return this.jdbc.query(statements().find(), (rs, row) -> mapLease(rs), election).stream().findFirst();
 	}
 
 	@Override
 	public boolean create(String election, String nodeId, Duration lease) {
 		try {
-			return changeHolder(election, () -> this.jdbc.update(this.create, election, nodeId, lease.toMillis()));
+			return changeHolder(election,
+					() -> this.jdbc.update(statements().create(), election, nodeId, lease.toMillis()));
 		}
 		catch (DuplicateKeyException ex) {
 			return false;
@@ -360,14 +379,14 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	@Override
 	public List<LeaseState> findAll(String nodeId, String instanceId) {
-		return this.jdbc.query(this.findAll, (rs, row) -> mapLease(rs), nodeId, instanceId);
+		return this.jdbc.query(statements().findAll(), (rs, row) -> mapLease(rs), nodeId, instanceId);
 	}
 
 	@Override
 	public int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease) {
 		List<Object[]> held = new ArrayList<>(heldTerms.size());
 		heldTerms.forEach((election, term) -> held.add(new Object[] { election, term }));
-		return updateListed(this.renewAll, held, lease.toMillis(), nodeId);
+		return updateListed(statements().renewAll(), held, lease.toMillis(), nodeId);
 	}
 
 	/**
@@ -410,14 +429,14 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	@Override
 	public boolean takeOver(String election, String nodeId, long observedVersion, Duration lease) {
 		long millis = lease.toMillis();
-		return changeHolder(election, () -> this.jdbc.update(this.takeOver, nodeId, millis, election, nodeId, millis,
-				observedVersion, nodeId, millis));
+		return changeHolder(election, () -> this.jdbc.update(statements().takeOver(), nodeId, millis, election, nodeId,
+				millis, observedVersion, nodeId, millis));
 	}
 
 	@Override
 	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
 		return changeHolder(election,
-				() -> this.jdbc.update(this.handOver, toNodeId, lease.toMillis(), election, fromNodeId, term));
+				() -> this.jdbc.update(statements().handOver(), toNodeId, lease.toMillis(), election, fromNodeId, term));
 	}
 
 	@Override
@@ -427,7 +446,8 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	@Override
 	public boolean reacquire(String election, String nodeId, long term, Duration lease) {
-		return changeHolder(election, () -> this.jdbc.update(this.reacquire, lease.toMillis(), election, nodeId, term));
+		return changeHolder(election,
+				() -> this.jdbc.update(statements().reacquire(), lease.toMillis(), election, nodeId, term));
 	}
 
 	/**
@@ -572,7 +592,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	@Override
 	public List<Candidate> liveCandidates(String election, Duration maxAge) {
-		return this.jdbc.query(this.liveCandidates, (rs, row) -> new Candidate(rs.getString("node_id"),
+		return this.jdbc.query(statements().liveCandidates(), (rs, row) -> new Candidate(rs.getString("node_id"),
 				Instant.ofEpochMilli(rs.getLong("first_seen")), Instant.ofEpochMilli(rs.getLong("last_seen"))),
 				election, maxAge.toMillis());
 	}
@@ -615,11 +635,11 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	private boolean certifies() {
 		Boolean certifies = this.certifies;
 		if (certifies == null) {
-			String check = this.dialect.certificationCheck();
-			certifies = check != null && this.certifyFence != null && this.fencedJdbc
-				.query(check, (rs, row) -> rs.getString(2))
-				.stream()
-				.anyMatch("ON"::equalsIgnoreCase);
+			ServerKind server = (this.certifyFence != null) ? ServerKind.of(this.fencedJdbc, this.dialect)
+					: ServerKind.SINGLE;
+			String causalRead = this.dialect.causalRead();
+			this.causalFence = (server.mariaDbGalera() && causalRead != null) ? causalRead : "";
+			certifies = server.certifies();
 			this.certifies = certifies;
 		}
 		return certifies;
@@ -670,7 +690,10 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 						+ " ADD COLUMN fenced_runs BIGINT NOT NULL DEFAULT 0", ex);
 			}
 		}
-		List<Integer> held = this.fencedStatements.query(fenceStatement, parameters, (rs, row) -> rs.getInt(1));
+		// On MariaDB Galera a causal read: a change of holder committed on another node refuses
+		// the fence at once, not at the commit after the work.
+		String fence = fenceStatement.equals(this.fence) ? this.causalFence + fenceStatement : fenceStatement;
+		List<Integer> held = this.fencedStatements.query(fence, parameters, (rs, row) -> rs.getInt(1));
 		return held.size() == 1 && held.get(0) == 1;
 	}
 
@@ -688,7 +711,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 				return OptionalLong.empty();
 			}
 			try {
-				this.jdbc.update(this.create, key, nodeId, millis);
+				this.jdbc.update(statements().create(), key, nodeId, millis);
 			}
 			catch (DuplicateKeyException ex) {
 				this.existingLocks.add(key);
@@ -748,6 +771,93 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	}
 
 	private record Fence(@Nullable String leaderId, long term, boolean valid) {
+	}
+
+	/**
+	 * What kind of server a data source reaches, as far as the statements differ.
+	 * @param certifies whether it replicates by certifying write sets (Galera: row locks are
+	 * local to one cluster node)
+	 * @param mariaDb whether it is MariaDB, whose {@code SET STATEMENT} sets a variable for
+	 * one statement
+	 */
+	private record ServerKind(boolean certifies, boolean mariaDb) {
+
+		static final ServerKind SINGLE = new ServerKind(false, false);
+
+		static ServerKind of(JdbcTemplate jdbc, SqlDialect dialect) {
+			String check = dialect.certificationCheck();
+			if (check == null) {
+				return SINGLE;
+			}
+			Map<String, String> variables = new HashMap<>();
+			jdbc.query(check, (rs) -> {
+				variables.put(rs.getString(1).toLowerCase(Locale.ROOT), rs.getString(2));
+			});
+			return new ServerKind("ON".equalsIgnoreCase(variables.get("wsrep_on")),
+					String.valueOf(variables.get("version")).contains("MariaDB"));
+		}
+
+		boolean mariaDbGalera() {
+			return this.certifies && this.mariaDb;
+		}
+
+	}
+
+	/**
+	 * The statements whose text depends on the kind of server that answers: those that
+	 * write or compare the server's identity, and the reads whose answers the election acts
+	 * on. One set for a single server; one for a MariaDB Galera cluster, where the identity
+	 * is the cluster's ({@link SqlDialect#galeraIdentity()}: any node of the cluster holds
+	 * the same data, so a pool that reconnects to another node is no failover) and the
+	 * deciding reads are causal ({@link SqlDialect#causalRead()}: they wait until their
+	 * node has applied every write that the cluster committed before them, so a follower
+	 * never acts on a lease older than the last one committed on any node).
+	 */
+	private record ServerStatements(String find, String findAll, String create, String renewAll, String takeOver,
+			String handOver, String reacquire, String liveCandidates) {
+
+		/**
+		 * Build the statements.
+		 * @param dialect the dialect
+		 * @param tables the tables
+		 * @param server SQL expression of the answering server's identity
+		 * @param read prefix of the deciding reads, empty for plain reads
+		 */
+		static ServerStatements of(SqlDialect dialect, LeaseTables tables, String server, String read) {
+			String now = dialect.now();
+			String lease = tables.leaseTable();
+			String candidates = tables.candidateTable();
+			String newTerm = newTerm(now, server);
+			String select = read + "SELECT " + COLUMNS + ", CASE WHEN expires_at <= " + now
+					+ " THEN 1 ELSE 0 END AS expired, CASE WHEN server_identity = " + server
+					+ " THEN 1 ELSE 0 END AS same_server, " + now + " AS db_now FROM " + lease;
+			String ownCandidacies = "SELECT election_name FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
+			// Each row by its own election and term; version + 1 is how the node learns which
+			// rows this statement renewed.
+			String renewAll = "UPDATE " + lease + " SET renewed_at = " + now + ", expires_at = " + now
+					+ " + ?, version = version + 1 WHERE leader_id = ? AND handover_to IS NULL"
+					+ " AND reelection_requested = FALSE AND server_identity = " + server
+					+ " AND (election_name, term) IN (";
+			String notHandedToOthers = "(handover_to IS NULL OR handover_to = ? OR expires_at + ? <= " + now + ")";
+			String takeOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND ("
+					+ "(leader_id IS NULL AND (yielded_by IS NULL OR yielded_by <> ? OR expires_at + ? <= " + now
+					+ ")) OR (leader_id IS NOT NULL AND version = ? AND expires_at <= " + now + ")) AND "
+					+ notHandedToOthers;
+			// A candidate is live while its node's row is fresh and names the same instance.
+			String liveCandidates = read + "SELECT c.node_id, c.first_seen, n.last_seen FROM " + candidates
+					+ " c JOIN " + tables.nodesTable() + " n ON n.node_id = c.node_id AND n.instance_id = c.instance_id"
+					+ " WHERE c.election_name = ? AND n.last_seen > " + now + " - ? ORDER BY c.node_id";
+			return new ServerStatements(select + " WHERE election_name = ?",
+					select + " WHERE election_name IN (" + ownCandidacies + ")",
+					"INSERT INTO " + lease + " (" + COLUMNS + ", server_identity) VALUES (?, ?, " + now + ", 1, "
+							+ now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ")",
+					renewAll, takeOver,
+					"UPDATE " + lease + " SET leader_id = ?, " + newTerm
+							+ " WHERE election_name = ? AND leader_id = ? AND term = ?",
+					"UPDATE " + lease + " SET " + newTerm + " WHERE election_name = ? AND leader_id = ? AND term = ?",
+					liveCandidates);
+		}
+
 	}
 
 	/**

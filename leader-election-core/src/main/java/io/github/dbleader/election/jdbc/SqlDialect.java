@@ -51,7 +51,24 @@ public enum SqlDialect {
 		@Override
 		String certificationCheck() {
 			// Not SELECT @@wsrep_on: MySQL has no such variable and would fail the statement.
-			return "SHOW VARIABLES LIKE 'wsrep_on'";
+			return "SHOW VARIABLES WHERE Variable_name IN ('wsrep_on', 'version')";
+		}
+
+		@Override
+		String galeraIdentity() {
+			// The state UUID names the cluster's history of writes: every node of the cluster
+			// has it, a server with other data (an asynchronous replica, a new cluster) has
+			// another. Empty where Galera does not run: then the server's own identity.
+			return "COALESCE((SELECT CONCAT('galera:', NULLIF(variable_value, '')) FROM information_schema.global_status"
+					+ " WHERE variable_name = 'WSREP_CLUSTER_STATE_UUID'), " + serverIdentity() + ")";
+		}
+
+		@Override
+		String causalRead() {
+			// For this statement only; a session setting would also delay the application's reads.
+			// In a MariaDB executable comment: drivers (Connector/J) refuse to read a result of a
+			// statement that starts with SET.
+			return "/*M! SET STATEMENT wsrep_sync_wait = 1 FOR */ ";
 		}
 
 		@Override
@@ -247,12 +264,34 @@ public enum SqlDialect {
 	}
 
 	/**
-	 * Query whose one row names a variable and its value {@code ON} if the server
-	 * replicates by certifying write sets (Galera: row locks are local to one cluster
-	 * node), or {@code null} if the platform never does. An empty result means no.
+	 * Query whose rows name variables and their values: {@code wsrep_on}, {@code ON} if
+	 * the server replicates by certifying write sets (Galera: row locks are local to one
+	 * cluster node), and {@code version}, which names MariaDB; or {@code null} if the
+	 * platform never certifies. No {@code wsrep_on} row means no.
 	 * @return the query or {@code null}
 	 */
 	@Nullable String certificationCheck() {
+		return null;
+	}
+
+	/**
+	 * SQL expression that identifies the data of a MariaDB Galera node rather than the node:
+	 * the same on every node of one cluster, so that a pool reconnecting to another node of
+	 * the cluster does not look like a failover; {@code null} if the platform has no Galera.
+	 * @return the expression or {@code null}
+	 */
+	@Nullable String galeraIdentity() {
+		return null;
+	}
+
+	/**
+	 * Prefix that makes a {@code SELECT} a causal read on a MariaDB Galera node: it waits
+	 * until the node has applied every write set that the cluster committed before it was
+	 * sent ({@code wsrep_sync_wait}), for that statement only; {@code null} if the platform
+	 * has no Galera.
+	 * @return the prefix or {@code null}
+	 */
+	@Nullable String causalRead() {
 		return null;
 	}
 
