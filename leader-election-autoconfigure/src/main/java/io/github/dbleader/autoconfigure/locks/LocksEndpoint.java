@@ -93,7 +93,7 @@ public class LocksEndpoint implements AutoCloseable {
 	/**
 	 * Release a lock whoever holds it, with a new term that fences the holder out.
 	 * @param name the lock's name
-	 * @return the lock's new term, or {@code null} if it was never taken
+	 * @return the lock's new term, or {@code null} if it was never taken (HTTP 204)
 	 */
 	@DeleteOperation
 	public @Nullable ReleaseDescriptor release(@Selector String name) {
