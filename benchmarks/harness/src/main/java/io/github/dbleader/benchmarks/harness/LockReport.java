@@ -73,6 +73,17 @@ final class LockReport {
 				+ format("%.0f", r.steadyState().seconds()) + " s");
 		row(results, "runs per node (the least node's share)", (r) -> runsPerNode(r.steadyState()));
 		row(results, "statements per run, all nodes", (r) -> format("%.1f", r.steadyState().perRun()));
+		SystemResults leaderMode = results.stream()
+			.filter((r) -> r.system() == SystemUnderTest.OURS)
+			.findFirst()
+			.orElse(null);
+		if (leaderMode != null) {
+			double heartbeat = 3 * leaderMode.steadyState().otherPerSecond()
+					+ 1000.0 / settings.renewInterval().toMillis();
+			row(results, "statements per run less this starter's heartbeat (" + format("%.1f", heartbeat)
+					+ " per second for the three nodes: the @LeaderOnly followers' rate, and the leader's renewal)",
+					(r) -> perRunWithout(r, (r.system() == SystemUnderTest.SHEDLOCK) ? 0 : heartbeat));
+		}
 		row(results, "statements per node per second (mean of 3)",
 				(r) -> format("%.1f", r.steadyState().totalStatements() / r.steadyState().seconds() / 3));
 		row(results, "runs of two nodes at once (window and failover trials)",
@@ -102,6 +113,14 @@ final class LockReport {
 			row.append(' ').append(cell.apply(result)).append(" |");
 		}
 		line(row.toString());
+	}
+
+	private static String perRunWithout(SystemResults result, double perSecond) {
+		SteadyState steady = result.steadyState();
+		if (steady.runs() == 0) {
+			return "–";
+		}
+		return format("%.1f", (steady.totalStatements() - perSecond * steady.seconds()) / steady.runs());
 	}
 
 	private static String runsPerNode(SteadyState steady) {
