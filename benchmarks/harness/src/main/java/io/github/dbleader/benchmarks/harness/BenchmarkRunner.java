@@ -192,7 +192,9 @@ public final class BenchmarkRunner {
 				: settings.trials() + " trials per fault, " + settings.pauseTrials() + " pause trials, a "
 						+ settings.steadyState().toSeconds() + " s window";
 		String section = LockReport.markdown(results, settings, mode,
-				options.getOrDefault("command", "bash benchmarks/run --locks"), startedAt,
+				options.getOrDefault("command", "bash benchmarks/run --locks")
+						+ (options.containsKey("revision") ? "` at `" + options.get("revision") : ""),
+				startedAt,
 				Duration.ofNanos(System.nanoTime() - started), loadBefore + " at the start, " + loadAfter + " at the end");
 		Files.createDirectories(output);
 		Path report = output.resolve("RESULTS.md");

@@ -31,7 +31,7 @@ final class LockReport {
 	 * @param results the systems' results, in the order they ran
 	 * @param settings the run's settings
 	 * @param mode {@code quick} or {@code full}, and what that means
-	 * @param command how the run was started
+	 * @param command how the run was started, and at which commit
 	 * @param startedAt when it started
 	 * @param runtime how long it took
 	 * @param load the load averages around the run
