@@ -44,16 +44,34 @@ final class Cluster implements AutoCloseable {
 
 	private int started;
 
+	/** Arguments every process of this cluster gets after the common ones. */
+	private final List<String> arguments;
+
 	Cluster(FaultDatabase database) {
-		this(database, List.of(database));
+		this(database, List.of(database), List.of());
+	}
+
+	/**
+	 * A cluster whose processes get arguments of their own.
+	 * @param database the database
+	 * @param arguments further arguments of every process, after the common ones
+	 */
+	Cluster(FaultDatabase database, List<String> arguments) {
+		this(database, List.of(database), arguments);
 	}
 
 	/**
 	 * Processes spread over the nodes of a database cluster.
 	 * @param database where the monitor and the checks read, one of the nodes
 	 * @param nodeDatabases each node of the cluster: the processes connect to them in turn
+	 * @return the cluster
 	 */
-	Cluster(FaultDatabase database, List<FaultDatabase> nodeDatabases) {
+	static Cluster spreadOver(FaultDatabase database, List<FaultDatabase> nodeDatabases) {
+		return new Cluster(database, nodeDatabases, List.of());
+	}
+
+	private Cluster(FaultDatabase database, List<FaultDatabase> nodeDatabases, List<String> arguments) {
+		this.arguments = List.copyOf(arguments);
 		this.database = database;
 		this.nodeDatabases = List.copyOf(nodeDatabases);
 		this.jar = Path.of(System.getProperty("fault.sample-jar",
@@ -134,7 +152,7 @@ final class Cluster implements AutoCloseable {
 	SampleNode startUnmanaged(String id, String logName) {
 		SampleNode node;
 		try {
-			node = SampleNode.start(id, logName, this.jar, this.database, this.logDirectory);
+			node = SampleNode.start(id, logName, this.jar, this.database, this.logDirectory, this.arguments);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -155,7 +173,7 @@ final class Cluster implements AutoCloseable {
 			for (int i = 0; i < count; i++) {
 				FaultDatabase nodeDatabase = this.nodeDatabases.get(this.started % this.nodeDatabases.size());
 				String id = "fault-" + (char) ('a' + this.started++);
-				SampleNode node = SampleNode.start(id, this.jar, nodeDatabase, this.logDirectory);
+				SampleNode node = SampleNode.start(id, id, this.jar, nodeDatabase, this.logDirectory, this.arguments);
 				this.databaseOfNode.put(node, nodeDatabase);
 				this.nodes.add(node);
 				starting.add(node);

@@ -88,7 +88,7 @@ class GaleraFaultScenariosIntegrationTests {
 		observer = FaultDatabase.at(first + (first.contains("?") ? "&" : "?") + "sessionVariables=wsrep_sync_wait=1",
 				username, password);
 		System.out.println("[test databases] Galera: " + urls.size() + " nodes of cluster " + states.get(0));
-		cluster = new Cluster(observer, clusterNodes);
+		cluster = Cluster.spreadOver(observer, clusterNodes);
 		// One after the other: three JVMs starting at once on a busy two-core machine can miss
 		// the sample's one-second connection timeout.
 		for (int i = 0; i < clusterNodes.size(); i++) {
