@@ -122,6 +122,11 @@ final class Heartbeat {
 	}
 
 	private boolean round(List<ElectionLoop> loops, long started) {
+		if (loops.isEmpty() && this.pendingRemovals.isEmpty()) {
+			// Nothing to renew or follow (a node that only takes cluster locks): no statement.
+			// Joining an election later refreshes the node's row in the first round again.
+			return true;
+		}
 		long budgetEnd = started + this.budgetNanos;
 		List<ElectionLoop> taking;
 		try {

@@ -53,6 +53,20 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void nodeWithoutElectionsSendsNothingUntilItJoinsOne() {
+		// A node that only takes cluster locks runs no election: its rounds must cost nothing.
+		for (int round = 0; round < 3; round++) {
+			elapse(R);
+			assertThat(statementsOfRound(this.a)).isEmpty();
+		}
+		this.a.join("late");
+		assertThat(statementsOfRound(this.a)).contains("heartbeat", "findAll");
+		assertThat(this.a.leads("late")).isTrue();
+		this.a.leave("late");
+		assertThat(statementsOfRound(this.a)).isEmpty();
+	}
+
+	@Test
 	void batchedRenewalExtendsEveryBeliefFromWhenItWasSent() {
 		this.names.forEach(this.a::join);
 		this.a.tick();

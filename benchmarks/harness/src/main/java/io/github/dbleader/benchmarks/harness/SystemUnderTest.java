@@ -107,6 +107,8 @@ enum SystemUnderTest {
 				if (this == OURS_LOCK) {
 					// The same job, trigger and lock times as ShedLock's.
 					arguments.add("--bench.mode=lock");
+					// A node that only takes locks joins no election, so it runs no heartbeat.
+					arguments.add("--leader-election.elections=");
 					arguments.add("--bench.job-cron=" + settings.shedLockCron());
 					arguments.add("--bench.lock-at-least-for=" + settings.lockAtLeastFor());
 				}
