@@ -75,7 +75,8 @@ public class LeaderElectionProperties {
 	/**
 	 * Names of the elections this node joins at start-up (1 to 128 characters each), besides
 	 * those that @LeaderOnly beans name, which are joined at start-up too. Others are joined
-	 * on first use.
+	 * on first use. Empty for none: a node that only takes cluster locks then sends no
+	 * heartbeat statement at all.
 	 */
 	private List<String> elections = new ArrayList<>(Arrays.asList("default"));
 

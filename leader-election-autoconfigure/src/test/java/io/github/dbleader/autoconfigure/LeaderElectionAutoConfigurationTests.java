@@ -93,6 +93,23 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	@Test
+	void emptyElectionsJoinsNoneAndTheHeartbeatLeavesTheDatabaseAlone() {
+		this.contextRunner.withPropertyValues("leader-election.elections=", "leader-election.lease-duration=1s",
+				"leader-election.renew-interval=100ms")
+			.run((context) -> {
+				ElectionService service = context.getBean(ElectionService.class);
+				assertThat(service.isRunning()).isTrue();
+				assertThat(service.elections()).isEmpty();
+				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+				// Rounds run every 100 ms; none may write the node's row.
+				await().during(Duration.ofMillis(500))
+					.atMost(Duration.ofSeconds(2))
+					.until(() -> jdbc.queryForObject("SELECT COUNT(*) FROM leader_election_lease_nodes", Integer.class),
+							(rows) -> rows == 0);
+			});
+	}
+
+	@Test
 	void defaultNodeIdIncludesKnownServerPort() {
 		this.contextRunner.withPropertyValues("server.port=8123")
 			.run((context) -> assertThat(context.getBean(ElectionService.class).nodeId())
