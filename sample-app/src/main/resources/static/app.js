@@ -145,8 +145,9 @@ function renderElection(state) {
   }));
 }
 
-function renderRuns(runs) {
-  document.getElementById('runs').replaceChildren(...runs.map((run) => {
+// Table rows of job runs; the cluster-lock job's section (lock-job.js) shows its runs with it too.
+function runRows(runs) {
+  return runs.map((run) => {
     const row = document.createElement('tr');
     row.dataset.nodeId = run.nodeId;
     for (const value of [run.id, run.nodeId, run.term, time(run.startedAt),
@@ -154,7 +155,11 @@ function renderRuns(runs) {
       cell(row, value);
     }
     return row;
-  }));
+  });
+}
+
+function renderRuns(runs) {
+  document.getElementById('runs').replaceChildren(...runRows(runs));
 }
 
 async function act(action) {

@@ -37,7 +37,20 @@ final class Cluster implements AutoCloseable {
 
 	private int started;
 
+	/** Arguments every process of this cluster gets after the common ones. */
+	private final List<String> arguments;
+
 	Cluster(FaultDatabase database) {
+		this(database, List.of());
+	}
+
+	/**
+	 * A cluster whose processes get arguments of their own.
+	 * @param database the database
+	 * @param arguments further arguments of every process, after the common ones
+	 */
+	Cluster(FaultDatabase database, List<String> arguments) {
+		this.arguments = List.copyOf(arguments);
 		this.database = database;
 		this.jar = Path.of(System.getProperty("fault.sample-jar",
 				"../sample-app/target/sample-app-0.1.0-SNAPSHOT.jar"));
@@ -108,7 +121,7 @@ final class Cluster implements AutoCloseable {
 	SampleNode startUnmanaged(String id, String logName) {
 		SampleNode node;
 		try {
-			node = SampleNode.start(id, logName, this.jar, this.database, this.logDirectory);
+			node = SampleNode.start(id, logName, this.jar, this.database, this.logDirectory, this.arguments);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -128,7 +141,7 @@ final class Cluster implements AutoCloseable {
 		try {
 			for (int i = 0; i < count; i++) {
 				String id = "fault-" + (char) ('a' + this.started++);
-				SampleNode node = SampleNode.start(id, this.jar, this.database, this.logDirectory);
+				SampleNode node = SampleNode.start(id, id, this.jar, this.database, this.logDirectory, this.arguments);
 				this.nodes.add(node);
 				starting.add(node);
 			}

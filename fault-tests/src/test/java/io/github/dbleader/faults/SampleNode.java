@@ -88,6 +88,23 @@ final class SampleNode implements AutoCloseable {
 	 */
 	static SampleNode start(String id, String logName, Path jar, FaultDatabase database, Path logDirectory)
 			throws IOException {
+		return start(id, logName, jar, database, logDirectory, List.of());
+	}
+
+	/**
+	 * Start a process with arguments of its own after the common ones; it connects to the
+	 * database through a new proxy.
+	 * @param id node id
+	 * @param logName the log's name ({@code <logName>.log})
+	 * @param jar the sample's executable jar
+	 * @param database the database
+	 * @param logDirectory where the process's output goes
+	 * @param arguments further arguments, e.g. {@code --sample.lock-job-cron=...}
+	 * @return the node, not yet necessarily started
+	 * @throws IOException if the process cannot start
+	 */
+	static SampleNode start(String id, String logName, Path jar, FaultDatabase database, Path logDirectory,
+			List<String> arguments) throws IOException {
 		TcpProxy proxy = TcpProxy.start(id, database.address());
 		int port = NodeProcess.freePort();
 		NodeProcess process;
@@ -106,7 +123,13 @@ final class SampleNode implements AutoCloseable {
 						"--sample.job-runs-table=" + FaultDatabase.JOB_RUNS_TABLE,
 						"--sample.job-interval=" + JOB_INTERVAL.toMillis() + "ms", "--sample.job-duration=20ms",
 						"--sample.business-load-endpoint=true", "--spring.main.banner-mode=off",
-						"--logging.pattern.dateformat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX")
+						"--logging.pattern.dateformat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
+						"--sample.lock-job-runs-table=" + FaultDatabase.LOCK_JOB_RUNS_TABLE)
+				// The cluster-lock job stays off ("-") unless the arguments turn it on; a
+				// property given twice on the command line would be both values joined.
+				.arguments(arguments.stream().anyMatch((argument) -> argument.startsWith("--sample.lock-job-cron="))
+						? List.of() : List.of("--sample.lock-job-cron=-"))
+				.arguments(arguments)
 				.httpPort(port)
 				// Not the health endpoint: it is DOWN on a process whose node id is in use.
 				.readyWhenLogged("Started SampleApplication")

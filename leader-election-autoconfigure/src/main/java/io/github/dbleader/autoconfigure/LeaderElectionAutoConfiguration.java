@@ -1,5 +1,6 @@
 package io.github.dbleader.autoconfigure;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -9,12 +10,14 @@ import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.LeaseRepository;
+import io.github.dbleader.election.MonotonicClock;
 import io.github.dbleader.election.event.ApplicationEventLeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcPartitionPins;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.LockRepository;
 import io.github.dbleader.election.partition.PartitionPins;
+import io.github.dbleader.election.lock.LockRunListener;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -126,14 +129,16 @@ public final class LeaderElectionAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Lazy
-	ClusterLocks clusterLocks(LeaseRepository leaseRepository, ElectionService electionService) {
+	ClusterLocks clusterLocks(LeaseRepository leaseRepository, ElectionService electionService,
+			ObjectProvider<LockRunListener> listeners) {
 		// The JDBC repository keeps locks in the lease table; a replacement must too, but
 		// only if locks are used: lazy, so that only their first use fails without.
 		if (!(leaseRepository instanceof LockRepository lockRepository)) {
 			throw new IllegalStateException("The LeaseRepository bean (" + leaseRepository.getClass().getName()
 					+ ") does not implement LockRepository; define a ClusterLocks bean of your own");
 		}
-		return new ClusterLocks(lockRepository, electionService.nodeId());
+		return new ClusterLocks(lockRepository, electionService.nodeId(), MonotonicClock.SYSTEM, Clock.systemUTC(),
+				new CompositeLockRunListener(listeners.orderedStream().toList()));
 	}
 
 	@Bean

@@ -2,6 +2,8 @@ package io.github.dbleader.sample;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import javax.sql.DataSource;
 
@@ -11,15 +13,13 @@ import io.github.dbleader.election.jdbc.SqlDialect;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
-import org.springframework.stereotype.Repository;
 
 /**
- * The job runs table ({@code job_runs} unless {@code sample.job-runs-table} says
- * otherwise): one row per job run, with times from the database clock in epoch
+ * A job runs table: one row per job run, with times from the database clock in epoch
  * milliseconds, so rows of different nodes can be compared with each other and with the
  * lease. The table is created at start-up if missing, on any of the supported databases.
+ * There are two ({@link JobRunTables}): the leader-only job's and the cluster-lock job's.
  */
-@Repository
 public class JobRunRepository {
 
 	private final JdbcTemplate jdbc;
@@ -28,13 +28,21 @@ public class JobRunRepository {
 
 	private final String now;
 
-	public JobRunRepository(JdbcTemplate jdbc, DataSource dataSource, SampleProperties properties)
+	/**
+	 * Create the repository of a table, and the table if missing.
+	 * @param jdbc the application's JDBC template
+	 * @param dataSource the application's data source
+	 * @param table the table's name
+	 * @param property the property that names the table, for the message if it is invalid
+	 * @throws MetaDataAccessException if the database cannot be identified
+	 */
+	public JobRunRepository(JdbcTemplate jdbc, DataSource dataSource, String table, String property)
 			throws MetaDataAccessException {
 		this.jdbc = jdbc;
-		this.table = properties.getJobRunsTable();
+		this.table = table;
 		if (!LeaseTables.isValidName(this.table)) {
 			// The name is written into SQL: accept a plain identifier only, as the election does.
-			throw new IllegalArgumentException("sample.job-runs-table '" + this.table
+			throw new IllegalArgumentException(property + " '" + this.table
 					+ "' is not a plain identifier: use 1 to 64 letters, digits or underscores");
 		}
 		String product = JdbcUtils.extractDatabaseMetaData(dataSource,
@@ -82,6 +90,21 @@ public class JobRunRepository {
 						rs.getLong("term"), Instant.ofEpochMilli(rs.getLong("started_at")),
 						Instant.ofEpochMilli(rs.getLong("finished_at"))),
 				limit);
+	}
+
+	/**
+	 * How many of the latest runs each node made.
+	 * @param latest how many of the latest runs to count
+	 * @return the count per node, by node id
+	 */
+	public Map<String, Integer> runsPerNode(int latest) {
+		Map<String, Integer> counts = new TreeMap<>();
+		this.jdbc.query("SELECT node_id, COUNT(*) AS runs FROM (SELECT node_id FROM " + this.table
+				+ " ORDER BY id DESC LIMIT ?) latest GROUP BY node_id",
+				(rs) -> {
+					counts.put(rs.getString("node_id"), rs.getInt("runs"));
+				}, latest);
+		return counts;
 	}
 
 	/**

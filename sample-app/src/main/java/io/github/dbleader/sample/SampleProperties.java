@@ -27,6 +27,17 @@ public class SampleProperties {
 	private String jobRunsTable = "job_runs";
 
 	/**
+	 * How long each run of the cluster-lock job works inside its fenced transaction.
+	 */
+	private Duration lockJobDuration = Duration.ofMillis(200);
+
+	/**
+	 * Name of the table that records the cluster-lock job's runs: a plain identifier, as
+	 * for job-runs-table. Created at start-up if missing.
+	 */
+	private String lockJobRunsTable = "lock_job_runs";
+
+	/**
 	 * Whether to expose POST /api/business-load, a test hook that holds connections of the
 	 * application's pool with slow queries.
 	 */
@@ -54,6 +65,22 @@ public class SampleProperties {
 
 	public void setJobRunsTable(String jobRunsTable) {
 		this.jobRunsTable = jobRunsTable;
+	}
+
+	public Duration getLockJobDuration() {
+		return this.lockJobDuration;
+	}
+
+	public void setLockJobDuration(Duration lockJobDuration) {
+		this.lockJobDuration = lockJobDuration;
+	}
+
+	public String getLockJobRunsTable() {
+		return this.lockJobRunsTable;
+	}
+
+	public void setLockJobRunsTable(String lockJobRunsTable) {
+		this.lockJobRunsTable = lockJobRunsTable;
 	}
 
 	public boolean isBusinessLoadEndpoint() {

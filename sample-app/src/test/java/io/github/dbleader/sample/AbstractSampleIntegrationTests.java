@@ -25,7 +25,8 @@ abstract class AbstractSampleIntegrationTests {
 	 */
 	private static final List<String> FAST = List.of("--leader-election.lease-duration=2s",
 			"--leader-election.renew-interval=400ms", "--leader-election.statement-timeout=300ms",
-			"--sample.job-interval=100ms", "--sample.job-duration=20ms");
+			"--sample.job-interval=100ms", "--sample.job-duration=20ms", "--sample.lock-job-cron=* * * * * *",
+			"--sample.lock-job-at-least-for=500ms", "--sample.lock-job-duration=100ms");
 
 	private final List<SampleNode> nodes = new ArrayList<>();
 

@@ -64,6 +64,28 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void runsTheClusterLockJobFencedAndShowsItsRuns() {
+		this.node = SampleNode.start("solo", List.of(inMemoryDatabase(), "--sample.lock-job-cron=* * * * * *",
+				"--sample.lock-job-at-least-for=500ms", "--sample.lock-job-duration=50ms"));
+		JobRunRepository lockJobRuns = this.node.bean("lockJobRunRepository", JobRunRepository.class);
+		await().atMost(Duration.ofSeconds(10)).until(() -> lockJobRuns.latest(5).size() >= 2);
+		assertThat(lockJobRuns.latest(5)).allSatisfy((run) -> {
+			assertThat(run.nodeId()).isEqualTo("solo");
+			assertThat(run.election()).isEqualTo("lock:sample-report");
+			assertThat(Duration.between(run.startedAt(), run.finishedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+		});
+		assertThat(this.node.bean(JobRunRepository.class).latest(50))
+			.noneMatch((run) -> run.election().startsWith("lock:"));
+		assertThat(this.node.send("GET", "/api/lock-job-runs", null).body()).contains("\"runsPerNode\":{\"solo\":",
+				"\"counted\":60");
+		assertThat(this.node.send("GET", "/", null).body()).contains("id=\"lock-job\"", "lock-job.js");
+		assertThat(this.node.send("GET", "/actuator/locks", null).body()).contains("\"sample-report\":",
+				"\"lastHolder\":\"solo\"", "\"recentRuns\":[");
+		assertThat(this.node.send("GET", "/actuator/metrics/leader.election.lock.acquisitions", null).body())
+			.contains("\"lock\"", "sample-report");
+	}
+
+	@Test
 	void refusesAJobRunsTableNameThatIsNoPlainIdentifier() {
 		assertThatException()
 			.isThrownBy(() -> SampleNode.start("solo",

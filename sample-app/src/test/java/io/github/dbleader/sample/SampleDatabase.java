@@ -71,6 +71,11 @@ final class SampleDatabase {
 		return this.prefix + "_job_runs";
 	}
 
+	/** @return the cluster-lock job's runs table of this test run */
+	String lockJobRunsTable() {
+		return this.prefix + "_lock_job_runs";
+	}
+
 	/**
 	 * Arguments that point the sample at this database and its own tables.
 	 * @return command line arguments
@@ -79,7 +84,7 @@ final class SampleDatabase {
 		return List.of("--spring.datasource.url=" + url(), "--spring.datasource.username=" + username(),
 				"--spring.datasource.password=" + password(), "--leader-election.jdbc.table-name=" + leaseTable(),
 				"--leader-election.jdbc.candidate-table-name=" + candidateTable(),
-				"--sample.job-runs-table=" + jobRunsTable());
+				"--sample.job-runs-table=" + jobRunsTable(), "--sample.lock-job-runs-table=" + lockJobRunsTable());
 	}
 
 	/** @return a template on this database, outside the applications under test */
@@ -92,7 +97,19 @@ final class SampleDatabase {
 	 * @return the runs
 	 */
 	List<Run> runs() {
-		return this.jdbc.query("SELECT id, node_id, term, started_at, finished_at FROM " + jobRunsTable()
+		return runs(jobRunsTable());
+	}
+
+	/**
+	 * Every recorded run of the cluster-lock job, in the order they started.
+	 * @return the runs
+	 */
+	List<Run> lockJobRuns() {
+		return runs(lockJobRunsTable());
+	}
+
+	private List<Run> runs(String table) {
+		return this.jdbc.query("SELECT id, node_id, term, started_at, finished_at FROM " + table
 				+ " ORDER BY started_at, id", (rs, row) -> new Run(rs.getLong("id"), rs.getString("node_id"),
 						rs.getLong("term"), rs.getLong("started_at"), rs.getLong("finished_at")));
 	}
@@ -110,7 +127,7 @@ final class SampleDatabase {
 
 	/** Drop the tables of this test run (and nothing else). */
 	void dropTables() {
-		for (String table : List.of(jobRunsTable(), leaseTable(), candidateTable(), leaseTable() + "_fence", leaseTable() + "_nodes")) {
+		for (String table : List.of(jobRunsTable(), lockJobRunsTable(), leaseTable(), candidateTable(), leaseTable() + "_fence", leaseTable() + "_nodes")) {
 			this.jdbc.execute("DROP TABLE IF EXISTS " + table);
 		}
 	}

@@ -72,6 +72,10 @@ final class SampleNode implements AutoCloseable {
 		return this.context.getBean(type);
 	}
 
+	<T> T bean(String name, Class<T> type) {
+		return this.context.getBean(name, type);
+	}
+
 	/** @return how many calls of the job {@code @LeaderOnly} skipped on this node */
 	double skippedJobCalls() {
 		Counter counter = bean(MeterRegistry.class).find("leader.election.leader.only.skipped")

@@ -99,6 +99,14 @@ class SampleStatusPageIntegrationTests extends AbstractSampleIntegrationTests {
 		screenshot("3-reelected");
 		assertThat(a.send("GET", "/actuator/leader/default", null).body()).contains("\"leader\":\"page-a\"",
 				"\"thisNodeLeads\":true");
+
+		// The cluster-lock job's own section: its runs per instance, whichever leads.
+		await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+			assertThat(nodeIdsOfRows("#lock-runs-per-node tr")).isNotEmpty().isSubsetOf("page-a", "page-b");
+			assertThat(nodeIdsOfRows("#lock-runs tr")).isNotEmpty().isSubsetOf("page-a", "page-b");
+		});
+		assertThat(text("lock-runs-error")).isEmpty();
+		screenshot("4-lock-job");
 	}
 
 	private String text(String id) {

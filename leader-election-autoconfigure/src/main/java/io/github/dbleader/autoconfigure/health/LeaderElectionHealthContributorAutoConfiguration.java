@@ -1,8 +1,12 @@
 package io.github.dbleader.autoconfigure.health;
 
+import java.time.Clock;
+
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.lock.ClusterLocks;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -10,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthContributor;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
@@ -27,6 +32,23 @@ public final class LeaderElectionHealthContributorAutoConfiguration {
 	@ConditionalOnMissingBean(name = { "leaderHealthIndicator", "leaderHealthContributor" })
 	ElectionsHealthContributor leaderHealthContributor(ElectionService electionService) {
 		return new ElectionsHealthContributor(electionService);
+	}
+
+	/**
+	 * The {@code locks} indicator ({@code /actuator/health/locks}); disable it with
+	 * {@code management.health.locks.enabled=false}.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(ClusterLocks.class)
+	@ConditionalOnEnabledHealthIndicator("locks")
+	static class ClusterLocksHealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = { "locksHealthIndicator", "locksHealthContributor" })
+		ClusterLocksHealthIndicator locksHealthIndicator(ObjectProvider<ClusterLocks> clusterLocks) {
+			return new ClusterLocksHealthIndicator(clusterLocks::getObject, Clock.systemUTC());
+		}
+
 	}
 
 }

@@ -16,7 +16,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * of the {@link LeaderElectionMetrics meters} of the elections.
+ * of the {@link LeaderElectionMetrics meters} of the elections and the {@link LockMetrics
+ * meters} of the cluster locks.
  */
 @AutoConfiguration(after = { MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
 		SimpleMetricsExportAutoConfiguration.class, LeaderElectionAutoConfiguration.class })
@@ -28,6 +29,12 @@ public final class LeaderElectionMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	LeaderElectionMetrics leaderElectionMetrics(ObjectProvider<ElectionService> electionService) {
 		return new LeaderElectionMetrics(electionService::getObject);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LockMetrics lockMetrics() {
+		return new LockMetrics();
 	}
 
 }

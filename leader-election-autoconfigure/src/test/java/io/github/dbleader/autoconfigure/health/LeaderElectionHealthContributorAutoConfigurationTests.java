@@ -1,6 +1,8 @@
 package io.github.dbleader.autoconfigure.health;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -13,6 +15,8 @@ import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
+import io.github.dbleader.election.lock.ClusterLocks;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aop.framework.ProxyFactory;
@@ -166,6 +170,37 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 	void backsOffWithoutElectionService() {
 		this.contextRunner.withPropertyValues("leader-election.enabled=false")
 			.run((context) -> assertThat(context).doesNotHaveBean(ElectionsHealthContributor.class));
+	}
+
+	@Test
+	void locksIndicatorNotesARunPastItsAtMostForAndStaysUp() throws Exception {
+		this.contextRunner.run((context) -> {
+			HealthIndicator indicator = context.getBean("locksHealthIndicator", HealthIndicator.class);
+			ClusterLocks locks = context.getBean(ClusterLocks.class);
+			assertThat(indicator.health().getDetails()).isEmpty();
+			List<Health> seen = new ArrayList<>();
+			locks.runLocked("report", Duration.ofMillis(300), Duration.ZERO, true, (lock) -> {
+				seen.add(indicator.health());
+				await().atMost(Duration.ofSeconds(5)).until(lock::isPastAtMostFor);
+				seen.add(indicator.health());
+			});
+			assertThat(seen.get(0).getDetails()).as("within atMostFor").isEmpty();
+			Health late = seen.get(1);
+			assertThat(late.getStatus()).isEqualTo(Status.UP);
+			assertThat((List<?>) late.getDetails().get("runsPastAtMostFor")).singleElement()
+				.asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsEntry("lock", "report")
+				.containsKeys("term", "startedAt", "runningFor");
+			assertThat(indicator.health().getDetails()).as("after the run").isEmpty();
+		});
+	}
+
+	@Test
+	void locksIndicatorBacksOffWhenDisabled() {
+		this.contextRunner.withPropertyValues("management.health.locks.enabled=false").run((context) -> {
+			assertThat(context).doesNotHaveBean(ClusterLocksHealthIndicator.class);
+			assertThat(context).hasSingleBean(ElectionsHealthContributor.class);
+		});
 	}
 
 	private static HealthIndicator indicator(CompositeHealthContributor contributor, String election) {

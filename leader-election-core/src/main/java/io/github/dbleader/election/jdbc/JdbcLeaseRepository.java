@@ -33,6 +33,7 @@ import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.LockNotHeldException;
 import io.github.dbleader.election.lock.LockRepository;
+import io.github.dbleader.election.lock.LockState;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
@@ -190,6 +191,12 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	private final String releaseLock;
 
+	private final String findLocks;
+
+	private final String forceRelease;
+
+	private final String findTerm;
+
 	/** The lock fence statement of the dialect, with named parameters. */
 	private final String lockFence;
 
@@ -320,6 +327,11 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 				+ ")), version = version + 1 WHERE election_name = ? AND leader_id = ? AND term = ? AND expires_at > "
 				+ now;
 		this.lockFence = dialect.lockFence(lease);
+		this.findLocks = select + " WHERE election_name LIKE '" + ClusterLocks.KEY_PREFIX + "%' ORDER BY election_name";
+		// An operator's release: a new term, so that the holder's fenced work is refused.
+		this.forceRelease = "UPDATE " + lease + " SET leader_id = NULL, term = GREATEST(term + 1, " + now
+				+ "), version = version + 1, expires_at = " + now + " WHERE election_name = ?";
+		this.findTerm = "SELECT term FROM " + lease + " WHERE election_name = ?";
 		// Only after the fence refused: why, for the exception's message.
 		this.fenceView = "SELECT f.leader_id, f.term, (SELECT CASE WHEN l.expires_at > " + now + " THEN 1 ELSE 0 END"
 				+ " FROM " + lease + " l WHERE l.election_name = f.election_name AND l.leader_id = f.leader_id"
@@ -705,6 +717,26 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	@Override
 	public boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor) {
 		return this.jdbc.update(this.releaseLock, atLeastFor.toMillis(), key, nodeId, term) == 1;
+	}
+
+	@Override
+	public List<LockState> findLocks() {
+		return this.jdbc.query(this.findLocks, (rs, row) -> {
+			LeaseState lease = mapLease(rs);
+			return new LockState(lease.election().substring(ClusterLocks.KEY_PREFIX.length()), lease.leaderId(),
+					lease.term(), lease.acquiredAt(), lease.expiresAt(), !lease.expired(), lease.databaseTime());
+		});
+	}
+
+	@Override
+	public OptionalLong forceRelease(String key) {
+		// In one transaction: the row stays locked until the term is read back.
+		return inTransaction(this.holderChanges, () -> {
+			if (this.jdbc.update(this.forceRelease, key) != 1) {
+				return OptionalLong.empty();
+			}
+			return OptionalLong.of(this.jdbc.queryForObject(this.findTerm, Long.class, key));
+		});
 	}
 
 	@Override

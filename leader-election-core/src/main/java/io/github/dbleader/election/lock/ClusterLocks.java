@@ -1,6 +1,8 @@
 package io.github.dbleader.election.lock;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -54,6 +56,10 @@ public class ClusterLocks {
 
 	private final MonotonicClock clock;
 
+	private final LockRunListener listener;
+
+	private final RunHistory history;
+
 	/**
 	 * Locks this instance is taking: another try of the same lock here meanwhile is skipped
 	 * without a statement, so that the read of a new term after the take-over cannot see a
@@ -70,9 +76,25 @@ public class ClusterLocks {
 	 * @param clock the monotonic clock
 	 */
 	public ClusterLocks(LockRepository repository, String nodeId, MonotonicClock clock) {
+		this(repository, nodeId, clock, Clock.systemUTC(), LockRunListener.NONE);
+	}
+
+	/**
+	 * Create cluster locks that tell a listener what they do.
+	 * @param repository the lock statements
+	 * @param nodeId this node, unique among the nodes that share the locks
+	 * @param clock the monotonic clock, for every decision
+	 * @param wallClock the clock of the {@link #recentRuns recorded runs}' times, for people
+	 * to read
+	 * @param listener told of acquisitions, skips and runs
+	 */
+	public ClusterLocks(LockRepository repository, String nodeId, MonotonicClock clock, Clock wallClock,
+			LockRunListener listener) {
 		this.repository = Objects.requireNonNull(repository, "repository must not be null");
 		this.nodeId = Objects.requireNonNull(nodeId, "nodeId must not be null");
 		this.clock = Objects.requireNonNull(clock, "clock must not be null");
+		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+		this.history = new RunHistory(Objects.requireNonNull(wallClock, "wallClock must not be null"));
 		if (nodeId.isBlank()) {
 			throw new IllegalArgumentException("node id must not be blank");
 		}
@@ -106,6 +128,17 @@ public class ClusterLocks {
 	public Optional<HeldLock> tryLock(String name, Duration atMostFor, Duration atLeastFor) {
 		String key = key(name);
 		validate(atMostFor, atLeastFor);
+		Optional<HeldLock> held = take(name, key, atMostFor, atLeastFor);
+		if (held.isPresent()) {
+			this.listener.acquired(name, held.get().term());
+		}
+		else {
+			this.listener.skipped(name);
+		}
+		return held;
+	}
+
+	private Optional<HeldLock> take(String name, String key, Duration atMostFor, Duration atLeastFor) {
 		if (!this.inFlight.add(key)) {
 			return Optional.empty();
 		}
@@ -117,7 +150,8 @@ public class ClusterLocks {
 				return Optional.empty();
 			}
 			long belief = atMostFor.minus(ElectionSettings.defaultGuard(atMostFor)).toNanos();
-			return Optional.of(new HeldLock(this, name, key, term.getAsLong(), sentAt + belief, atLeastFor));
+			return Optional.of(new HeldLock(this, name, key, term.getAsLong(), sentAt, atMostFor, sentAt + belief,
+					atLeastFor));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not try lock '" + name + "'; the run is skipped: " + ex);
@@ -149,16 +183,67 @@ public class ClusterLocks {
 		HeldLock lock = held.get();
 		HeldLock outer = this.current.get();
 		this.current.set(lock);
+		this.history.started(lock);
+		boolean completed = false;
 		try {
 			task.run(lock);
+			completed = true;
 		}
 		finally {
 			restore(outer);
 			if (releaseAfterRun) {
 				lock.release();
 			}
+			lock.end();
+			this.listener.runEnded(this.history.ended(lock, completed));
 		}
 		return true;
+	}
+
+	/**
+	 * Read every lock's row. Throws what the database throws.
+	 * @return the locks, ordered by name
+	 */
+	public List<LockState> findLocks() {
+		return this.repository.findLocks();
+	}
+
+	/**
+	 * Release a lock whoever holds it, for an operator who finds it stuck: the lock gets a
+	 * new term and is free at once, {@code atLeastFor} notwithstanding. The holder's fenced
+	 * transaction in flight, if any, ends first (its commit wins); every later fenced
+	 * transaction of that acquisition is refused, so nothing of the old holder's fenced work
+	 * commits after the release. Work it does outside a fenced transaction is not stopped.
+	 * Throws what the database throws.
+	 * @param name the lock's name
+	 * @return the new term, or empty if the lock was never taken
+	 */
+	public OptionalLong forceRelease(String name) {
+		OptionalLong term = this.repository.forceRelease(key(name));
+		if (term.isPresent()) {
+			logger.info("Lock '" + name + "' released by an operator; its term is now " + term.getAsLong());
+		}
+		return term;
+	}
+
+	/**
+	 * The runs of a lock on this node ({@link #runLocked}): those running now, then the
+	 * last few that ended, newest first.
+	 * @param name the lock's name
+	 * @return the runs
+	 */
+	public List<LockRun> recentRuns(String name) {
+		return this.history.runs(name);
+	}
+
+	/**
+	 * The runs on this node ({@link #runLocked}) that are still running although their
+	 * lock's {@code atMostFor} has passed on this node's monotonic clock: another node may
+	 * have taken the lock, and their fenced work is refused.
+	 * @return the runs
+	 */
+	public List<LockRun> runsPastAtMostFor() {
+		return this.history.runningPastAtMostFor();
 	}
 
 	/**
@@ -205,6 +290,10 @@ public class ClusterLocks {
 			throw new IllegalArgumentException(
 					"atLeastFor (" + atLeastFor + ") must be between zero and atMostFor (" + atMostFor + ")");
 		}
+	}
+
+	void ended(HeldLock lock, Duration heldFor) {
+		this.listener.ended(lock.name(), lock.term(), heldFor);
 	}
 
 	LockRepository repository() {

@@ -24,6 +24,11 @@ public final class HeldLock {
 
 	private final long term;
 
+	/** Monotonic time just before the statement that took the lock was sent. */
+	private final long sentAt;
+
+	private final Duration atMostFor;
+
 	/** Monotonic time up to which this node may believe it holds the lock (I2). */
 	private final long beliefDeadline;
 
@@ -31,11 +36,17 @@ public final class HeldLock {
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
-	HeldLock(ClusterLocks locks, String name, String key, long term, long beliefDeadline, Duration atLeastFor) {
+	/** Whether this node stopped using the acquisition (released, or its run ended). */
+	private final AtomicBoolean ended = new AtomicBoolean();
+
+	HeldLock(ClusterLocks locks, String name, String key, long term, long sentAt, Duration atMostFor,
+			long beliefDeadline, Duration atLeastFor) {
 		this.locks = locks;
 		this.name = name;
 		this.key = key;
 		this.term = term;
+		this.sentAt = sentAt;
+		this.atMostFor = atMostFor;
 		this.beliefDeadline = beliefDeadline;
 		this.atLeastFor = atLeastFor;
 	}
@@ -63,6 +74,21 @@ public final class HeldLock {
 	 */
 	public boolean isHeld() {
 		return !this.released.get() && this.locks.clock().nanoTime() - this.beliefDeadline < 0;
+	}
+
+	/**
+	 * Whether {@code atMostFor} has passed since just before the statement that took the
+	 * lock was sent, on the local monotonic clock: the database may have let another node
+	 * take the lock, and fenced work of this acquisition is refused. Reads no database.
+	 * @return whether the acquisition is past its {@code atMostFor}
+	 */
+	public boolean isPastAtMostFor() {
+		return this.locks.clock().nanoTime() - this.sentAt >= this.atMostFor.toNanos();
+	}
+
+	/** @return the longest the lock is held by this acquisition, also after a crash */
+	public Duration atMostFor() {
+		return this.atMostFor;
 	}
 
 	/**
@@ -95,6 +121,7 @@ public final class HeldLock {
 		if (!this.released.compareAndSet(false, true)) {
 			return false;
 		}
+		end();
 		try {
 			return this.locks.repository().releaseLock(this.key, this.locks.getNodeId(), this.term, this.atLeastFor);
 		}
@@ -102,6 +129,15 @@ public final class HeldLock {
 			logger.warn("Could not release lock '" + this.name + "' (term " + this.term
 					+ "); it expires after its atMostFor: " + ex);
 			return false;
+		}
+	}
+
+	/**
+	 * Tell the listener, once, that this node no longer uses the acquisition.
+	 */
+	void end() {
+		if (this.ended.compareAndSet(false, true)) {
+			this.locks.ended(this, Duration.ofNanos(this.locks.clock().nanoTime() - this.sentAt));
 		}
 	}
 

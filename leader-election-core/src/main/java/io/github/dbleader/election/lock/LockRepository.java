@@ -1,6 +1,7 @@
 package io.github.dbleader.election.lock;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.OptionalLong;
 
 import io.github.dbleader.election.FencedCallback;
@@ -56,5 +57,22 @@ public interface LockRepository {
 	 */
 	<T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term, Duration maxHoldTime,
 			FencedCallback<T> callback);
+
+	/**
+	 * Read every lock's row, by key.
+	 * @return the locks, ordered by name
+	 */
+	List<LockState> findLocks();
+
+	/**
+	 * Release a lock whoever holds it, for an operator: the row gets a new term, strictly
+	 * greater than any earlier one, no holder, and expires now. A fenced transaction of the
+	 * holder in flight is waited for (it locks the row), and any later one is refused, so
+	 * the old holder's fenced work cannot commit after this; its own release then finds
+	 * nothing to release.
+	 * @param key the lock's row
+	 * @return the new term, or empty if the lock has no row
+	 */
+	OptionalLong forceRelease(String key);
 
 }

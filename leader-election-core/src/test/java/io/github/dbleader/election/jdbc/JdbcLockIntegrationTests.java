@@ -5,6 +5,9 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -182,6 +185,53 @@ class JdbcLockIntegrationTests {
 		});
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(1);
 		awaitLock(b, "b");
+	}
+
+	/**
+	 * An operator's release waits for the holder's fenced transaction in flight, then bumps
+	 * the term: the holder's later fenced work is refused, its own release finds nothing,
+	 * and the lock is free at once.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void forceReleaseWaitsForTheFencedTransactionThenFencesTheHolderOut(TestDatabase database) throws Exception {
+		JdbcLeaseRepository a = repository(database);
+		JdbcLeaseRepository operator = node(database);
+		assertThat(operator.forceRelease("lock:job")).as("no row yet").isEmpty();
+		long term = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+		CompletableFuture<OptionalLong> release = new CompletableFuture<>();
+		a.runLockFenced("lock:job", "a", term, AT_MOST, (t) -> {
+			this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)");
+			CompletableFuture.runAsync(() -> release.complete(operator.forceRelease("lock:job")));
+			// The release waits for this transaction (it times out after its statement timeout).
+			await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !release.isDone());
+			return null;
+		});
+		long released = releasedTerm(release, operator);
+		assertThat(released).isGreaterThan(term);
+		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(1);
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> a.runLockFenced("lock:job", "a", term,
+				AT_MOST, (t) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (2)")));
+		assertThat(a.releaseLock("lock:job", "a", term, Duration.ZERO)).isFalse();
+		assertThat(a.findLocks()).singleElement().satisfies((lock) -> {
+			assertThat(lock.name()).isEqualTo("job");
+			assertThat(lock.holder()).isNull();
+			assertThat(lock.term()).isEqualTo(released);
+			assertThat(lock.held()).isFalse();
+		});
+		assertThat(node(database).tryLock("lock:job", "b", AT_MOST).orElseThrow()).isGreaterThan(released);
+		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(1);
+	}
+
+	private static long releasedTerm(CompletableFuture<OptionalLong> release, JdbcLeaseRepository operator)
+			throws Exception {
+		try {
+			return release.get(10, TimeUnit.SECONDS).orElseThrow();
+		}
+		catch (ExecutionException ex) {
+			// The release timed out waiting for the fence: the operator tries again.
+			return operator.forceRelease("lock:job").orElseThrow();
+		}
 	}
 
 	@ParameterizedTest

@@ -1,5 +1,6 @@
 package io.github.dbleader.election.lock;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -192,6 +193,105 @@ class ClusterLocksTests {
 				}));
 		assertThat(this.a.currentLock()).isEmpty();
 		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void theListenerHearsAcquisitionsSkipsHoldTimesAndRunsOnce() throws Exception {
+		List<String> events = new ArrayList<>();
+		ClusterLocks c = recordingNode("c", events);
+		assertThat(c.runLocked("job", AT_MOST, Duration.ZERO, true, (lock) -> {
+			advance(Duration.ofSeconds(3));
+			assertThat(c.runLocked("job", AT_MOST, Duration.ZERO, true, (inner) -> {
+			})).as("same lock, nested").isFalse();
+		})).isTrue();
+		HeldLock kept = c.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		advance(Duration.ofSeconds(2));
+		kept.release();
+		kept.release();
+		assertThat(c.runLocked("job", AT_MOST, Duration.ZERO, false, (lock) -> advance(Duration.ofSeconds(1)))).isTrue();
+		assertThat(events).containsExactly("acquired job", "skipped job", "ended job PT3S", "run job COMPLETED",
+				"acquired job", "ended job PT2S", "acquired job", "ended job PT1S", "run job COMPLETED");
+	}
+
+	@Test
+	void recentRunsListRunningThenEndedRunsNewestFirstAndKeepAFew() throws Exception {
+		List<LockRun> during = new ArrayList<>();
+		this.a.runLocked("job", AT_MOST, Duration.ZERO, true, (lock) -> during.addAll(this.a.recentRuns("job")));
+		assertThat(during).singleElement().satisfies((run) -> {
+			assertThat(run.outcome()).isEqualTo(LockRun.Outcome.RUNNING);
+			assertThat(run.endedAt()).isNull();
+		});
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.a.runLocked("job", AT_MOST, Duration.ZERO, true, (lock) -> {
+				throw new IllegalStateException("boom");
+			}));
+		List<LockRun> runs = this.a.recentRuns("job");
+		assertThat(runs).extracting(LockRun::outcome)
+			.containsExactly(LockRun.Outcome.FAILED, LockRun.Outcome.COMPLETED);
+		assertThat(runs.get(0).term()).isGreaterThan(runs.get(1).term());
+		for (int i = 0; i < 10; i++) {
+			this.a.runLocked("job", AT_MOST, Duration.ZERO, true, (lock) -> {
+			});
+		}
+		assertThat(this.a.recentRuns("job")).hasSize(RunHistory.KEPT);
+		assertThat(this.b.recentRuns("job")).as("another node's runs").isEmpty();
+	}
+
+	@Test
+	void aRunIsPastAtMostForOnceAtMostForHasPassedOnTheLocalClock() throws Exception {
+		List<List<LockRun>> seen = new ArrayList<>();
+		this.a.runLocked("job", AT_MOST, Duration.ZERO, true, (lock) -> {
+			advance(AT_MOST.minusMillis(1));
+			seen.add(this.a.runsPastAtMostFor());
+			assertThat(lock.isPastAtMostFor()).isFalse();
+			advance(Duration.ofMillis(1));
+			seen.add(this.a.runsPastAtMostFor());
+			assertThat(lock.isPastAtMostFor()).isTrue();
+		});
+		assertThat(seen.get(0)).isEmpty();
+		assertThat(seen.get(1)).singleElement().extracting(LockRun::name).isEqualTo("job");
+		assertThat(this.a.runsPastAtMostFor()).as("after the run").isEmpty();
+	}
+
+	@Test
+	void forceReleaseFreesTheLockWithANewTermAndFencesTheHolderOut() {
+		assertThat(this.b.forceRelease("job")).isEmpty();
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ofSeconds(10)).orElseThrow();
+		long term = this.b.forceRelease("job").orElseThrow();
+		assertThat(term).isGreaterThan(held.term());
+		assertThat(this.b.findLocks()).singleElement().satisfies((lock) -> {
+			assertThat(lock.term()).isEqualTo(term);
+			assertThat(lock.held()).isFalse();
+		});
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> held.runFenced((t) -> t));
+		assertThat(held.release()).isFalse();
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow().term()).isGreaterThan(term);
+	}
+
+	private ClusterLocks recordingNode(String nodeId, List<String> events) {
+		return new ClusterLocks(this.repository, nodeId, this.clock, Clock.systemUTC(), new LockRunListener() {
+
+			@Override
+			public void acquired(String name, long term) {
+				events.add("acquired " + name);
+			}
+
+			@Override
+			public void skipped(String name) {
+				events.add("skipped " + name);
+			}
+
+			@Override
+			public void ended(String name, long term, Duration heldFor) {
+				events.add("ended " + name + " " + heldFor);
+			}
+
+			@Override
+			public void runEnded(LockRun run) {
+				events.add("run " + run.name() + " " + run.outcome());
+			}
+
+		});
 	}
 
 	@Test

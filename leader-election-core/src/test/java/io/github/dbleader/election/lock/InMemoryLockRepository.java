@@ -1,7 +1,9 @@
 package io.github.dbleader.election.lock;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
@@ -63,6 +65,31 @@ class InMemoryLockRepository implements LockRepository {
 			throw new LockNotHeldException(key, term, "refused by the fence");
 		}
 		return callback.doInFence(term);
+	}
+
+	@Override
+	public synchronized List<LockState> findLocks() {
+		statement();
+		return this.rows.entrySet()
+			.stream()
+			.sorted(Map.Entry.comparingByKey())
+			.map((entry) -> new LockState(entry.getKey().substring(ClusterLocks.KEY_PREFIX.length()),
+					entry.getValue().holder, entry.getValue().term, Instant.ofEpochMilli(entry.getValue().acquiredAt),
+					Instant.ofEpochMilli(entry.getValue().expiresAt), entry.getValue().expiresAt > this.databaseMillis,
+					Instant.ofEpochMilli(this.databaseMillis)))
+			.toList();
+	}
+
+	@Override
+	public synchronized OptionalLong forceRelease(String key) {
+		statement();
+		Row row = this.rows.get(key);
+		if (row == null) {
+			return OptionalLong.empty();
+		}
+		long term = Math.max(row.term + 1, this.databaseMillis);
+		this.rows.put(key, new Row("", term, row.acquiredAt, this.databaseMillis));
+		return OptionalLong.of(term);
 	}
 
 	private void statement() {

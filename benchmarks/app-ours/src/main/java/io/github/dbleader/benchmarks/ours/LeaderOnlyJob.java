@@ -9,6 +9,7 @@ import io.github.dbleader.election.aop.LeaderOnly;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
@@ -19,6 +20,7 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @ConditionalOnJobBenchmark
+@ConditionalOnProperty(name = "bench.mode", havingValue = "leader", matchIfMissing = true)
 class LeaderOnlyJob {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderOnlyJob.class);

@@ -34,6 +34,14 @@ import java.util.regex.Pattern;
  * {@code --scale-window N} (60 s), {@code --systems}. With {@code --quick}: sizes 1, 10 and
  * 100, 10 s warm-up, 20 s window, output under {@code target/quick}. A full run keeps the
  * scale section of the previous {@code RESULTS.md}.
+ *
+ * <p>{@code --locks} runs the lock-mode comparison instead ({@link LockReport}): the job
+ * under this starter's {@code @LeaderOnly} and {@code @ClusterLock} and ShedLock's
+ * {@code @SchedulerLock} ({@code --systems ours,ours_lock,shedlock}), each with the steady
+ * window, the failover trials and the pause trials, and replaces only its section of
+ * {@code RESULTS.md}; a full run keeps it. The usual options apply ({@code --trials},
+ * {@code --pause-trials}, {@code --steady-seconds}; with {@code --quick}: 2 trials, 1 pause
+ * trial, a 10 s window, output under {@code target/quick}).
  */
 public final class BenchmarkRunner {
 
@@ -64,11 +72,16 @@ public final class BenchmarkRunner {
 				Long.parseLong(options.getOrDefault("seed", "1")), !quick && !options.containsKey("skip-jmh"),
 				!quick && !options.containsKey("no-wait"));
 		List<SystemUnderTest> systems = new ArrayList<>();
-		for (String name : options.getOrDefault("systems", "ours,shedlock,integration").split(",")) {
+		String defaultSystems = options.containsKey("locks") ? "ours,ours_lock,shedlock" : "ours,shedlock,integration";
+		for (String name : options.getOrDefault("systems", defaultSystems).split(",")) {
 			systems.add(SystemUnderTest.valueOf(name.trim().toUpperCase()));
 		}
 		if (options.containsKey("scale")) {
 			scale(options, settings, systems, output, startedAt, started);
+			return;
+		}
+		if (options.containsKey("locks")) {
+			locks(options, settings, output, startedAt, started);
 			return;
 		}
 		Duration waited = Duration.ZERO;
@@ -101,9 +114,11 @@ public final class BenchmarkRunner {
 		Files.writeString(output.resolve("results.svg"), Chart.svg(results, settings.lease().toMillis()),
 				StandardCharsets.UTF_8);
 		Path report = output.resolve("RESULTS.md");
-		String scaleSection = Files.exists(report)
-				? ScaleReport.section(Files.readString(report, StandardCharsets.UTF_8)) : "";
-		Files.writeString(report, ScaleReport.splice(ResultsReport.markdown(run, "results.svg"), scaleSection),
+		String previous = Files.exists(report) ? Files.readString(report, StandardCharsets.UTF_8) : "";
+		String scaleSection = ScaleReport.section(previous);
+		String locksSection = LockReport.MARKS.find(previous);
+		String written = ScaleReport.splice(ResultsReport.markdown(run, "results.svg"), scaleSection);
+		Files.writeString(report, locksSection.isEmpty() ? written : LockReport.MARKS.splice(written, locksSection),
 				StandardCharsets.UTF_8);
 		System.out.println("Wrote " + output.resolve("RESULTS.md") + " and " + output.resolve("results.svg"));
 	}
@@ -152,6 +167,43 @@ public final class BenchmarkRunner {
 		System.out.println("Wrote the scale section of " + results);
 	}
 
+	/**
+	 * The lock-mode comparison: the job under {@code @LeaderOnly}, {@code @ClusterLock} and
+	 * ShedLock's {@code @SchedulerLock}, each with the full set of measurements; then its
+	 * section of {@code RESULTS.md} is replaced.
+	 */
+	private static void locks(Map<String, String> options, RunSettings settings, Path output, Instant startedAt,
+			long started) throws Exception {
+		List<SystemUnderTest> systems = new ArrayList<>();
+		for (String name : options.getOrDefault("systems", "ours,ours_lock,shedlock").split(",")) {
+			systems.add(SystemUnderTest.valueOf(name.trim().toUpperCase()));
+		}
+		List<Double> loadBefore = Machine.loadAverages();
+		List<SystemResults> results = new ArrayList<>();
+		try (Database database = Database.prepare(settings)) {
+			for (SystemUnderTest system : systems) {
+				System.out.println("== " + system.label());
+				results.add(new SystemBenchmark(system, settings, database, output.resolve("target/locks-run/logs")).run());
+			}
+		}
+		List<Double> loadAfter = Machine.loadAverages();
+		String mode = options.containsKey("quick") ? "quick mode: " + settings.trials() + " trials per fault, "
+				+ settings.pauseTrials() + " pause trial(s), a " + settings.steadyState().toSeconds() + " s window"
+				: settings.trials() + " trials per fault, " + settings.pauseTrials() + " pause trials, a "
+						+ settings.steadyState().toSeconds() + " s window";
+		String section = LockReport.markdown(results, settings, mode,
+				options.getOrDefault("command", "bash benchmarks/run --locks")
+						+ (options.containsKey("revision") ? "` at `" + options.get("revision") : ""),
+				startedAt,
+				Duration.ofNanos(System.nanoTime() - started), loadBefore + " at the start, " + loadAfter + " at the end");
+		Files.createDirectories(output);
+		Path report = output.resolve("RESULTS.md");
+		String previous = Files.exists(report) ? Files.readString(report, StandardCharsets.UTF_8) : "";
+		Files.writeString(report, LockReport.MARKS.splice(previous, section), StandardCharsets.UTF_8);
+		System.out.println(section);
+		System.out.println("Wrote the lock-mode section of " + report);
+	}
+
 	private static Map<String, String> parse(String[] args) {
 		Map<String, String> options = new LinkedHashMap<>();
 		for (int i = 0; i < args.length; i++) {
@@ -159,7 +211,7 @@ public final class BenchmarkRunner {
 				throw new IllegalArgumentException("Unexpected argument '" + args[i] + "'");
 			}
 			String name = args[i].substring(2);
-			if (List.of("quick", "skip-jmh", "no-wait", "scale").contains(name)) {
+			if (List.of("quick", "skip-jmh", "no-wait", "scale", "locks").contains(name)) {
 				options.put(name, "true");
 			}
 			else if (i + 1 < args.length) {

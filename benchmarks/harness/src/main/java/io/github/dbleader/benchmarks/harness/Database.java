@@ -168,7 +168,7 @@ final class Database implements AutoCloseable {
 	 */
 	synchronized Map<String, Holder> holders(SystemUnderTest system) throws SQLException {
 		String sql = switch (system) {
-			case OURS -> "SELECT election_name, leader_id, term, acquired_at FROM leader_election_lease"
+			case OURS, OURS_LOCK -> "SELECT election_name, leader_id, term, acquired_at FROM leader_election_lease"
 					+ " WHERE leader_id IS NOT NULL AND expires_at > " + NOW_MILLIS;
 			case INTEGRATION -> "SELECT LOCK_KEY, CLIENT_ID, TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', CREATED_DATE),"
 					+ " 0 FROM INT_LOCK";

@@ -6,8 +6,6 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import io.github.dbleader.benchmarks.harness.ScaleBenchmark.Point;
 import io.github.dbleader.benchmarks.harness.ScaleBenchmark.Timer;
@@ -22,8 +20,7 @@ final class ScaleReport {
 
 	static final String END = "<!-- scale:end -->";
 
-	private static final Pattern SECTION = Pattern.compile(Pattern.quote(BEGIN) + ".*?" + Pattern.quote(END) + "\n?",
-			Pattern.DOTALL);
+	private static final MarkedSection MARKS = new MarkedSection(BEGIN, END);
 
 	private final StringBuilder out = new StringBuilder();
 
@@ -37,11 +34,7 @@ final class ScaleReport {
 	 * @return the new text
 	 */
 	static String splice(String report, String section) {
-		Matcher matcher = SECTION.matcher(report);
-		if (matcher.find()) {
-			return report.substring(0, matcher.start()) + section + report.substring(matcher.end());
-		}
-		return report + (report.isEmpty() || report.endsWith("\n\n") ? "" : "\n") + section;
+		return MARKS.splice(report, section);
 	}
 
 	/**
@@ -50,8 +43,7 @@ final class ScaleReport {
 	 * @return the section
 	 */
 	static String section(String report) {
-		Matcher matcher = SECTION.matcher(report);
-		return matcher.find() ? matcher.group() : "";
+		return MARKS.find(report);
 	}
 
 	/**

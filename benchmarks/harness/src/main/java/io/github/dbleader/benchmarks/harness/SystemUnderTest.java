@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The three systems compared, each a benchmark application module with its own tables in
+ * The systems compared (this starter in two modes), each a benchmark application module with its own tables in
  * the benchmark database.
  */
 enum SystemUnderTest {
@@ -14,6 +14,14 @@ enum SystemUnderTest {
 	OURS("this starter", "app-ours", "io.github.dbleader.benchmarks.ours.OursBenchmarkApplication", "job_runs_ours",
 			List.of("leader_election_lease", "leader_election_candidate", "leader_election_lease_fence",
 					"leader_election_lease_nodes"), true),
+
+	/**
+	 * This starter's cluster-lock mode: {@code @ClusterLock} (released after the run) on the
+	 * same cron job as ShedLock's, and a transaction fenced by the lock.
+	 */
+	OURS_LOCK("this starter, @ClusterLock", "app-ours", "io.github.dbleader.benchmarks.ours.OursBenchmarkApplication",
+			"job_runs_ours_lock", List.of("leader_election_lease", "leader_election_candidate",
+					"leader_election_lease_fence", "leader_election_lease_nodes"), false),
 
 	/** ShedLock: {@code @SchedulerLock} on {@code JdbcTemplateLockProvider.usingDbTime()}. */
 	SHEDLOCK("ShedLock", "app-shedlock", "io.github.dbleader.benchmarks.shedlock.ShedLockBenchmarkApplication",
@@ -88,7 +96,7 @@ enum SystemUnderTest {
 		arguments.add("--bench.job-duration=" + settings.jobDuration());
 		arguments.add("--bench.job-interval=" + settings.jobInterval());
 		switch (this) {
-			case OURS -> {
+			case OURS, OURS_LOCK -> {
 				arguments.add("--server.port=" + port);
 				arguments.add("--leader-election.node-id=" + nodeId);
 				arguments.add("--leader-election.lease-duration=" + millis(settings.lease()));
@@ -96,6 +104,12 @@ enum SystemUnderTest {
 				arguments.add("--leader-election.jdbc.initialize-schema=always");
 				arguments.add("--management.endpoints.web.exposure.include=leader,metrics");
 				arguments.add("--management.endpoint.leader.access=unrestricted");
+				if (this == OURS_LOCK) {
+					// The same job, trigger and lock times as ShedLock's.
+					arguments.add("--bench.mode=lock");
+					arguments.add("--bench.job-cron=" + settings.shedLockCron());
+					arguments.add("--bench.lock-at-least-for=" + settings.lockAtLeastFor());
+				}
 			}
 			case SHEDLOCK -> {
 				arguments.add("--bench.job-cron=" + settings.shedLockCron());
