@@ -16,8 +16,8 @@ import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcPartitionPins;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.LockRepository;
-import io.github.dbleader.election.partition.PartitionPins;
 import io.github.dbleader.election.lock.LockRunListener;
+import io.github.dbleader.election.partition.PartitionPins;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
