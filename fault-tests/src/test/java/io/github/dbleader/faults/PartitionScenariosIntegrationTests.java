@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterAll;
@@ -218,7 +219,7 @@ class PartitionScenariosIntegrationTests {
 	 */
 	private static Map<String, Set<Integer>> awaitBalanced(List<SampleNode> nodes, int each, Duration timeout) {
 		Set<String> ids = nodes.stream().map(SampleNode::id).collect(Collectors.toCollection(TreeSet::new));
-		Map<String, Set<Integer>>[] seen = new Map[1];
+		AtomicReference<Map<String, Set<Integer>>> seen = new AtomicReference<>();
 		long[] since = { Long.MAX_VALUE };
 		await(each + " partitions for each of " + ids).atMost(timeout)
 			.pollInterval(Duration.ofMillis(100))
@@ -226,13 +227,13 @@ class PartitionScenariosIntegrationTests {
 				Map<String, Set<Integer>> owners = watch.owners();
 				boolean balanced = owners.keySet().equals(ids)
 						&& owners.values().stream().allMatch((owned) -> owned.size() == each);
-				if (!balanced || !owners.equals(seen[0])) {
+				if (!balanced || !owners.equals(seen.get())) {
 					since[0] = balanced ? System.nanoTime() : Long.MAX_VALUE;
 				}
-				seen[0] = owners;
+				seen.set(owners);
 				return balanced && System.nanoTime() - since[0] >= 2 * RENEW * 1_000_000;
 			});
-		return seen[0];
+		return seen.get();
 	}
 
 	private static Map<Integer, Integer> once(Set<Integer> partitions) {
