@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.partition.PartitionGroup;
 import io.github.dbleader.election.partition.PartitionGroups;
 import org.junit.jupiter.api.AfterEach;
@@ -104,6 +105,15 @@ class SampleApplicationTests {
 				"\"lastHolder\":\"solo\"", "\"recentRuns\":[");
 		assertThat(this.node.send("GET", "/actuator/metrics/leader.election.lock.acquisitions", null).body())
 			.contains("\"lock\"", "sample-report");
+	}
+
+	@Test
+	void theProfileNoPartitionsLeavesOutTheGroupOnly() {
+		this.node = SampleNode.start("solo", List.of(inMemoryDatabase(), "--spring.profiles.active=no-partitions"));
+		assertThat(this.node.bean(PartitionGroups.class).groups()).isEmpty();
+		// The rest of application.properties still applies (the fault tests rely on it).
+		assertThat(this.node.bean(ElectionService.class).settings().leaseDuration()).isEqualTo(Duration.ofSeconds(6));
+		assertThat(this.node.send("GET", "/actuator/partitions/orders", null).statusCode()).isEqualTo(404);
 	}
 
 	@Test
