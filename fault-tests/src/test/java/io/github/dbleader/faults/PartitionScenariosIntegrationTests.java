@@ -39,6 +39,8 @@ import static org.awaitility.Awaitility.await;
  * <li>a fourth joins: 3 move to it and no others;
  * <li>{@code kill -9} of one: its 3 fail over after about a lease to the others, and the
  * others stay;
+ * <li>SIGSTOP of one of three for longer than a lease: its 4 fail over to the others, and
+ * the three balance again once it is back;
  * </ol>
  * and, for every partition over the whole run, that no two runs of different owners or
  * terms overlap and no run of a term committed after a newer term was seen in the lease
@@ -156,9 +158,37 @@ class PartitionScenariosIntegrationTests {
 		assertThat(balanced - from).as("kill to 4/4/4").isLessThanOrEqualTo(LEASE + 3 * RENEW);
 	}
 
-	/** Over the whole run: no overlap and no stale commit in any partition. */
+	/**
+	 * P6. SIGSTOP of one of three for longer than a lease: its partitions fail over to the
+	 * other two while it is paused, and once it is back the three balance again; a run it
+	 * had under way cannot commit (checked with the others at the end).
+	 */
 	@Test
 	@Order(6)
+	void pausedNodesPartitionsFailOverAndTheClusterBalancesAgainAfterItsReturn() throws InterruptedException {
+		Map<String, Set<Integer>> before = awaitBalanced(cluster.live(), 4, Duration.ofSeconds(30));
+		SampleNode paused = cluster.live().get(0);
+		List<SampleNode> others = cluster.others(paused);
+		long from = database.now();
+		paused.pause();
+		try {
+			Map<String, Set<Integer>> during = awaitBalanced(others, 6, Duration.ofSeconds(30));
+			long failedOver = watch.lastOwnerChange(from);
+			Map<Integer, Integer> moves = watch.moves(from);
+			report("P6. SIGSTOP of " + paused.id() + " for longer than a lease", failedOver - from,
+					"moves while paused " + moves + "; owners " + during);
+			assertThat(moves).as("partitions moved while paused, each once").isEqualTo(once(before.get(paused.id())));
+			assertThat(failedOver - from).as("pause to 6/6").isLessThanOrEqualTo(LEASE + 3 * RENEW);
+		}
+		finally {
+			paused.resume();
+		}
+		awaitBalanced(cluster.live(), 4, Duration.ofSeconds(60));
+	}
+
+	/** Over the whole run: no overlap and no stale commit in any partition. */
+	@Test
+	@Order(7)
 	void noPartitionHadOverlappingRunsOrStaleCommits() {
 		Map<String, List<JobRuns.Run>> runs = runsByPartition(suiteStart);
 		Map<String, List<LeaseMonitor.Sighting>> terms = watch.terms();
@@ -181,7 +211,7 @@ class PartitionScenariosIntegrationTests {
 			}
 		}
 		long termsSeen = terms.values().stream().mapToLong(List::size).sum();
-		FaultReport.add(new FaultReport.Entry("P6. partitions: every run of every partition (P1 to P5)",
+		FaultReport.add(new FaultReport.Entry("P7. partitions: every run of every partition (P1 to P6)",
 				violations.isEmpty() ? "pass" : "FAIL: " + String.join("; ", violations), "-", overlapMillis, stale, 0,
 				total + " runs in " + runs.size() + " partitions, " + termsSeen + " terms seen"));
 		assertThat(runs).as("partitions with runs").hasSize(COUNT);
