@@ -36,6 +36,9 @@ final class FaultDatabase {
 	/** The runs of the sample's cluster-lock job. */
 	static final String LOCK_JOB_RUNS_TABLE = "fault_lock_job_runs";
 
+	/** The runs of the sample's partitioned job, one row per partition and run. */
+	static final String PARTITION_JOB_RUNS_TABLE = "fault_partition_job_runs";
+
 	/** The election the sample's job runs under. */
 	static final String ELECTION = "default";
 
@@ -156,7 +159,7 @@ final class FaultDatabase {
 	/** Drop the suite's tables; the sample processes create them again at start-up. */
 	void dropTables() {
 		try (Connection connection = connect(); Statement statement = connection.createStatement()) {
-			for (String table : new String[] { LEASE_TABLE, CANDIDATE_TABLE, LEASE_TABLE + "_fence", LEASE_TABLE + "_nodes", JOB_RUNS_TABLE, LOCK_JOB_RUNS_TABLE }) {
+			for (String table : new String[] { LEASE_TABLE, CANDIDATE_TABLE, LEASE_TABLE + "_fence", LEASE_TABLE + "_nodes", LEASE_TABLE + "_pins", JOB_RUNS_TABLE, LOCK_JOB_RUNS_TABLE, PARTITION_JOB_RUNS_TABLE }) {
 				statement.execute("DROP TABLE IF EXISTS " + table);
 			}
 		}

@@ -124,11 +124,16 @@ final class SampleNode implements AutoCloseable {
 						"--sample.job-interval=" + JOB_INTERVAL.toMillis() + "ms", "--sample.job-duration=20ms",
 						"--sample.business-load-endpoint=true", "--spring.main.banner-mode=off",
 						"--logging.pattern.dateformat=yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
-						"--sample.lock-job-runs-table=" + FaultDatabase.LOCK_JOB_RUNS_TABLE)
+						"--sample.lock-job-runs-table=" + FaultDatabase.LOCK_JOB_RUNS_TABLE,
+						"--sample.partition-job-runs-table=" + FaultDatabase.PARTITION_JOB_RUNS_TABLE)
 				// The cluster-lock job stays off ("-") unless the arguments turn it on; a
 				// property given twice on the command line would be both values joined.
 				.arguments(arguments.stream().anyMatch((argument) -> argument.startsWith("--sample.lock-job-cron="))
 						? List.of() : List.of("--sample.lock-job-cron=-"))
+				// The sample's partition group stays off unless the arguments declare it, so
+				// that the election's scenarios run without its 12 elections and its job.
+				.arguments(arguments.stream().anyMatch((argument) -> argument.startsWith("--leader-election.partitions."))
+						? List.of() : List.of("--spring.profiles.active=no-partitions"))
 				.arguments(arguments)
 				.httpPort(port)
 				// Not the health endpoint: it is DOWN on a process whose node id is in use.

@@ -38,6 +38,22 @@ public class SampleProperties {
 	private String lockJobRunsTable = "lock_job_runs";
 
 	/**
+	 * Pause between the end of one run of the partitioned job and the start of the next.
+	 */
+	private Duration partitionJobInterval = Duration.ofSeconds(1);
+
+	/**
+	 * How long the partitioned job works on each partition inside its fenced transaction.
+	 */
+	private Duration partitionJobDuration = Duration.ofMillis(20);
+
+	/**
+	 * Name of the table that records the partitioned job's runs (one row per partition and
+	 * run): a plain identifier, as for job-runs-table. Created at start-up if missing.
+	 */
+	private String partitionJobRunsTable = "partition_job_runs";
+
+	/**
 	 * Whether to expose POST /api/business-load, a test hook that holds connections of the
 	 * application's pool with slow queries.
 	 */
@@ -81,6 +97,30 @@ public class SampleProperties {
 
 	public void setLockJobRunsTable(String lockJobRunsTable) {
 		this.lockJobRunsTable = lockJobRunsTable;
+	}
+
+	public Duration getPartitionJobInterval() {
+		return this.partitionJobInterval;
+	}
+
+	public void setPartitionJobInterval(Duration partitionJobInterval) {
+		this.partitionJobInterval = partitionJobInterval;
+	}
+
+	public Duration getPartitionJobDuration() {
+		return this.partitionJobDuration;
+	}
+
+	public void setPartitionJobDuration(Duration partitionJobDuration) {
+		this.partitionJobDuration = partitionJobDuration;
+	}
+
+	public String getPartitionJobRunsTable() {
+		return this.partitionJobRunsTable;
+	}
+
+	public void setPartitionJobRunsTable(String partitionJobRunsTable) {
+		this.partitionJobRunsTable = partitionJobRunsTable;
 	}
 
 	public boolean isBusinessLoadEndpoint() {

@@ -5,6 +5,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.partition.PartitionGroup;
+import io.github.dbleader.election.partition.PartitionGroups;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -59,8 +62,27 @@ class SampleApplicationTests {
 		// The sample's db indicator in place of Boot's, which has no time limit.
 		assertThat(this.node.send("GET", "/actuator/health/db", null).body())
 			.contains("\"status\":\"UP\"", "\"validationQuery\":\"isValid(1)\"");
-		assertThat(this.node.send("GET", "/actuator/metrics/leader.election.leader", null).body())
+		// The gauge of the job's election: without the tag it would sum the partitions' too.
+		assertThat(this.node.send("GET", "/actuator/metrics/leader.election.leader?tag=election:default", null).body())
 			.contains("\"value\":1.0");
+	}
+
+	@Test
+	void ownsEveryPartitionAloneAndRecordsFencedRunsOfEach() {
+		this.node = SampleNode.start("solo", List.of(inMemoryDatabase(), "--sample.partition-job-interval=100ms"));
+		PartitionGroup orders = this.node.bean(PartitionGroups.class).group(PartitionedJob.GROUP);
+		await().atMost(Duration.ofSeconds(10)).until(() -> orders.ownedPartitions().size() == 12);
+		JobRunRepository partitionRuns = this.node.bean("partitionJobRunRepository", JobRunRepository.class);
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> partitionRuns.latest(200).stream().map(JobRunRepository.JobRun::election).distinct().count() == 12);
+		assertThat(partitionRuns.latest(200)).allSatisfy((run) -> {
+			assertThat(run.nodeId()).isEqualTo("solo");
+			int partition = Integer.parseInt(run.election().substring("partition:orders:".length()));
+			assertThat(run.term()).as("the term of partition %d", partition).isEqualTo(orders.term(partition));
+		});
+		assertThat(this.node.send("GET", "/actuator/partitions/orders", null).body())
+			.contains("\"partitionsPerNode\":{\"solo\":12}");
+		assertThat(this.node.send("GET", "/", null).body()).contains("id=\"partition-grid\"", "partitions.js");
 	}
 
 	@Test
@@ -83,6 +105,15 @@ class SampleApplicationTests {
 				"\"lastHolder\":\"solo\"", "\"recentRuns\":[");
 		assertThat(this.node.send("GET", "/actuator/metrics/leader.election.lock.acquisitions", null).body())
 			.contains("\"lock\"", "sample-report");
+	}
+
+	@Test
+	void theProfileNoPartitionsLeavesOutTheGroupOnly() {
+		this.node = SampleNode.start("solo", List.of(inMemoryDatabase(), "--spring.profiles.active=no-partitions"));
+		assertThat(this.node.bean(PartitionGroups.class).groups()).isEmpty();
+		// The rest of application.properties still applies (the fault tests rely on it).
+		assertThat(this.node.bean(ElectionService.class).settings().leaseDuration()).isEqualTo(Duration.ofSeconds(6));
+		assertThat(this.node.send("GET", "/actuator/partitions/orders", null).statusCode()).isEqualTo(404);
 	}
 
 	@Test

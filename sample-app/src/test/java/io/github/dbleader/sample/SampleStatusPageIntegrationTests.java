@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 
 import io.github.dbleader.election.Election;
+import io.github.dbleader.election.partition.PartitionGroups;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -107,6 +108,41 @@ class SampleStatusPageIntegrationTests extends AbstractSampleIntegrationTests {
 		});
 		assertThat(text("lock-runs-error")).isEmpty();
 		screenshot("4-lock-job");
+
+		// The partition group's grid: 12 partitions coloured by owner, shared 6 and 6 by the
+		// two nodes (the second gets its share once settled), the legend counting them.
+		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+			List<String> owners = partitionOwners();
+			assertThat(owners).hasSize(12);
+			assertThat(owners.stream().filter("page-a"::equals)).hasSize(6);
+			assertThat(owners.stream().filter("page-b"::equals)).hasSize(6);
+			assertThat(legend()).containsExactly("page-a (this node): 6", "page-b: 6");
+		});
+		assertThat(text("partitions-error")).isEmpty();
+		assertThat(partitionColours()).as("one colour per owner").hasSize(2);
+		assertThat(a.bean(PartitionGroups.class).group("orders").ownedPartitions()).hasSize(6);
+		this.browser.executeScript("document.getElementById('partitions').scrollIntoView();");
+		screenshot("5-partitions");
+	}
+
+	/** The owner of each square of the grid, in order of partitions. */
+	@SuppressWarnings("unchecked")
+	private List<String> partitionOwners() {
+		return (List<String>) this.browser.executeScript(
+				"return Array.from(document.querySelectorAll('#partition-grid .partition'), (square) => square.dataset.owner);");
+	}
+
+	/** The distinct background colours of the grid's squares. */
+	@SuppressWarnings("unchecked")
+	private List<String> partitionColours() {
+		return (List<String>) this.browser.executeScript("return [...new Set(Array.from("
+				+ "document.querySelectorAll('#partition-grid .partition'), (square) => square.style.background))];");
+	}
+
+	@SuppressWarnings("unchecked")
+	private List<String> legend() {
+		return (List<String>) this.browser.executeScript(
+				"return Array.from(document.querySelectorAll('#partition-legend li'), (item) => item.textContent);");
 	}
 
 	private String text(String id) {

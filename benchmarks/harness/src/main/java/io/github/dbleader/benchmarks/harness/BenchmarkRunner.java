@@ -1,5 +1,6 @@
 package io.github.dbleader.benchmarks.harness;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,6 +43,12 @@ import java.util.regex.Pattern;
  * {@code RESULTS.md}; a full run keeps it. The usual options apply ({@code --trials},
  * {@code --pause-trials}, {@code --steady-seconds}; with {@code --quick}: 2 trials, 1 pause
  * trial, a 10 s window, output under {@code target/quick}).
+ *
+ * <p>{@code --partitions} runs the partition benchmark instead ({@link PartitionBenchmark})
+ * and replaces only its section of {@code RESULTS.md}: {@code --partition-counts
+ * 12,120,1200}, {@code --partition-settle N} (5 s), {@code --partition-warm-up N} (15 s),
+ * {@code --partition-window N} (30 s); with {@code --quick}: 12 and 120, 5 s warm-up, 10 s
+ * window, output under {@code target/quick}. The other runs keep its section.
  */
 public final class BenchmarkRunner {
 
@@ -84,6 +91,10 @@ public final class BenchmarkRunner {
 			locks(options, settings, output, startedAt, started);
 			return;
 		}
+		if (options.containsKey("partitions")) {
+			partitions(options, settings, output, startedAt, started);
+			return;
+		}
 		Duration waited = Duration.ZERO;
 		if (settings.waitForQuiet()) {
 			waited = Machine.awaitQuiet(QUIET_LOAD, QUIET_WAIT);
@@ -117,9 +128,11 @@ public final class BenchmarkRunner {
 		String previous = Files.exists(report) ? Files.readString(report, StandardCharsets.UTF_8) : "";
 		String scaleSection = ScaleReport.section(previous);
 		String locksSection = LockReport.MARKS.find(previous);
+		String partitionsSection = PartitionReport.MARKS.find(previous);
 		String written = ScaleReport.splice(ResultsReport.markdown(run, "results.svg"), scaleSection);
-		Files.writeString(report, locksSection.isEmpty() ? written : LockReport.MARKS.splice(written, locksSection),
-				StandardCharsets.UTF_8);
+		written = locksSection.isEmpty() ? written : LockReport.MARKS.splice(written, locksSection);
+		written = partitionsSection.isEmpty() ? written : PartitionReport.MARKS.splice(written, partitionsSection);
+		Files.writeString(report, written, StandardCharsets.UTF_8);
 		System.out.println("Wrote " + output.resolve("RESULTS.md") + " and " + output.resolve("results.svg"));
 	}
 
@@ -196,12 +209,52 @@ public final class BenchmarkRunner {
 						+ (options.containsKey("revision") ? "` at `" + options.get("revision") : ""),
 				startedAt,
 				Duration.ofNanos(System.nanoTime() - started), loadBefore + " at the start, " + loadAfter + " at the end");
+		writeSection(output, LockReport.MARKS, section, "lock-mode");
+	}
+
+	/**
+	 * The partition benchmark ({@link PartitionBenchmark}) at every number of partitions;
+	 * then its section of {@code RESULTS.md} is replaced.
+	 */
+	private static void partitions(Map<String, String> options, RunSettings settings, Path output, Instant startedAt,
+			long started) throws Exception {
+		boolean quick = options.containsKey("quick");
+		List<Integer> counts = new ArrayList<>();
+		for (String count : options.getOrDefault("partition-counts", quick ? "12,120" : "12,120,1200").split(",")) {
+			counts.add(Integer.parseInt(count.trim()));
+		}
+		Duration settleTime = Duration.ofSeconds(Long.parseLong(options.getOrDefault("partition-settle", "5")));
+		Duration warmUp = Duration.ofSeconds(Long.parseLong(options.getOrDefault("partition-warm-up", quick ? "5" : "15")));
+		Duration window = Duration.ofSeconds(Long.parseLong(options.getOrDefault("partition-window", quick ? "10" : "30")));
+		List<Double> loadBefore = Machine.loadAverages();
+		List<PartitionBenchmark.Point> points = new ArrayList<>();
+		try (Database database = Database.prepare(settings)) {
+			PartitionBenchmark benchmark = new PartitionBenchmark(settings, database,
+					output.resolve("target/partitions-run"), settleTime, warmUp, window);
+			for (int count : counts) {
+				points.add(benchmark.run(count));
+			}
+		}
+		List<Double> loadAfter = Machine.loadAverages();
+		String section = PartitionReport.markdown(points, settings,
+				options.getOrDefault("command", "bash benchmarks/run --partitions")
+						+ (options.containsKey("revision") ? "` at `" + options.get("revision") : ""),
+				startedAt, Duration.ofNanos(System.nanoTime() - started), settleTime, warmUp, window,
+				loadBefore + " at the start, " + loadAfter + " at the end");
+		writeSection(output, PartitionReport.MARKS, section, "partition");
+	}
+
+	/**
+	 * Replace one section of {@code RESULTS.md} (or add it), keeping the rest.
+	 */
+	private static void writeSection(Path output, MarkedSection marks, String section, String name)
+			throws IOException {
 		Files.createDirectories(output);
 		Path report = output.resolve("RESULTS.md");
 		String previous = Files.exists(report) ? Files.readString(report, StandardCharsets.UTF_8) : "";
-		Files.writeString(report, LockReport.MARKS.splice(previous, section), StandardCharsets.UTF_8);
+		Files.writeString(report, marks.splice(previous, section), StandardCharsets.UTF_8);
 		System.out.println(section);
-		System.out.println("Wrote the lock-mode section of " + report);
+		System.out.println("Wrote the " + name + " section of " + report);
 	}
 
 	private static Map<String, String> parse(String[] args) {
@@ -211,7 +264,7 @@ public final class BenchmarkRunner {
 				throw new IllegalArgumentException("Unexpected argument '" + args[i] + "'");
 			}
 			String name = args[i].substring(2);
-			if (List.of("quick", "skip-jmh", "no-wait", "scale", "locks").contains(name)) {
+			if (List.of("quick", "skip-jmh", "no-wait", "scale", "locks", "partitions").contains(name)) {
 				options.put(name, "true");
 			}
 			else if (i + 1 < args.length) {
