@@ -892,27 +892,8 @@ class FaultScenariosIntegrationTests {
 		return transitions;
 	}
 
-	private void scenario(String title, int minimumNodes, ScenarioBody body) throws Exception {
-		SampleNode leader = cluster.awaitSteady(minimumNodes);
-		Scenario scenario = new Scenario(title, cluster);
-		Throwable failure = null;
-		try {
-			body.run(scenario, leader);
-			scenario.verifyCommonProperties();
-		}
-		catch (Throwable ex) {
-			failure = ex;
-			try {
-				scenario.verifyCommonProperties();
-			}
-			catch (Throwable alsoFailed) {
-				ex.addSuppressed(alsoFailed);
-			}
-			throw ex;
-		}
-		finally {
-			FaultReport.add(scenario.entry(failure));
-		}
+	private void scenario(String title, int minimumNodes, Scenario.Body body) throws Exception {
+		Scenario.run(title, cluster, minimumNodes, body);
 	}
 
 	/**
@@ -1009,13 +990,6 @@ class FaultScenariosIntegrationTests {
 	/** Let real time pass: the fault lasts this long. */
 	private static void sleep(Duration duration) throws InterruptedException {
 		Thread.sleep(duration.toMillis());
-	}
-
-	@FunctionalInterface
-	private interface ScenarioBody {
-
-		void run(Scenario scenario, SampleNode leader) throws Exception;
-
 	}
 
 }

@@ -206,21 +206,8 @@ class GaleraFaultScenariosIntegrationTests {
 		});
 	}
 
-	private static void scenario(String title, ScenarioBody body) throws Exception {
-		SampleNode leader = cluster.awaitSteady(clusterNodes.size());
-		Scenario scenario = new Scenario(title, cluster);
-		Throwable failure = null;
-		try {
-			body.run(scenario, leader);
-			scenario.verifyCommonProperties();
-		}
-		catch (Throwable ex) {
-			failure = ex;
-			throw ex;
-		}
-		finally {
-			FaultReport.add(scenario.entry(failure));
-		}
+	private static void scenario(String title, Scenario.Body body) throws Exception {
+		Scenario.run(title, cluster, clusterNodes.size(), body);
 	}
 
 	/**
@@ -340,13 +327,6 @@ class GaleraFaultScenariosIntegrationTests {
 	private interface Fault {
 
 		long inject() throws Exception;
-
-	}
-
-	@FunctionalInterface
-	private interface ScenarioBody {
-
-		void run(Scenario scenario, SampleNode leader) throws Exception;
 
 	}
 

@@ -67,6 +67,47 @@ final class Scenario {
 		this.startedAt = database.now();
 	}
 
+	/**
+	 * Run a scenario once the cluster is steady: its body, then the properties every
+	 * scenario must keep (checked also when the body failed, so that a broken invariant is
+	 * not hidden behind the first failure), and its entry in the {@link FaultReport}.
+	 * @param title the title, as in the report
+	 * @param cluster the processes
+	 * @param minimumNodes how many processes must be up before it starts
+	 * @param body what the scenario does to the leader it is given
+	 * @throws Exception what the body or the checks threw
+	 */
+	static void run(String title, Cluster cluster, int minimumNodes, Body body) throws Exception {
+		SampleNode leader = cluster.awaitSteady(minimumNodes);
+		Scenario scenario = new Scenario(title, cluster);
+		Throwable failure = null;
+		try {
+			body.run(scenario, leader);
+			scenario.verifyCommonProperties();
+		}
+		catch (Throwable ex) {
+			failure = ex;
+			try {
+				scenario.verifyCommonProperties();
+			}
+			catch (Throwable alsoFailed) {
+				ex.addSuppressed(alsoFailed);
+			}
+			throw ex;
+		}
+		finally {
+			FaultReport.add(scenario.entry(failure));
+		}
+	}
+
+	/** What a scenario does, given the steady cluster's leader. */
+	@FunctionalInterface
+	interface Body {
+
+		void run(Scenario scenario, SampleNode leader) throws Exception;
+
+	}
+
 	String title() {
 		return this.title;
 	}
