@@ -14,6 +14,7 @@ import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.aop.SkippedInvocationListener;
+import io.github.dbleader.election.partition.PartitionGroup;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -34,8 +35,15 @@ import org.jspecify.annotations.Nullable;
  * covers all of its elections, so no {@code election} tag), tagged {@code outcome}
  * ({@code success} or {@code failure});
  * <li>{@code leader.election.leader.only.skipped}: counter of {@code @LeaderOnly} calls
- * skipped because this node did not lead.
+ * skipped because this node did not lead;
+ * <li>{@code leader.election.partitions.owned}: gauge, tagged {@code group} instead of
+ * {@code election}, how many of the group's partitions this node owns;
+ * <li>{@code leader.election.partitions.transitions}: counter, tagged {@code group},
+ * {@code type} and {@code reason}, of this node's gains and losses of the group's
+ * partitions.
  * </ul>
+ * The elections of partitions have no meters of their own: a group of hundreds of
+ * partitions would otherwise add hundreds of time series per meter.
  * Receives the changes as a {@link LeadershipListener} (on the election's notification
  * thread) and the skipped calls as a {@link SkippedInvocationListener}.
  */
@@ -48,6 +56,8 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 	private final Map<String, AtomicLong> seenTerms = new ConcurrentHashMap<>();
 
 	private final Set<String> gauged = ConcurrentHashMap.newKeySet();
+
+	private final Set<String> gaugedGroups = ConcurrentHashMap.newKeySet();
 
 	private volatile @Nullable MeterRegistry registry;
 
@@ -108,6 +118,20 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 	}
 
 	private void countTransition(String election, String type, String reason) {
+		String group = PartitionGroup.groupOf(election);
+		if (group != null) {
+			MeterRegistry registry = registeredForGroup(group);
+			if (registry != null) {
+				Counter.builder(PREFIX + "partitions.transitions")
+					.description("Gains and losses of this node's partitions of the group")
+					.tag("group", group)
+					.tag("type", type)
+					.tag("reason", reason)
+					.register(registry)
+					.increment();
+			}
+			return;
+		}
 		MeterRegistry registry = registeredFor(election);
 		if (registry != null) {
 			Counter.builder(PREFIX + "transitions")
@@ -132,7 +156,32 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 		return registry;
 	}
 
+	private @Nullable MeterRegistry registeredForGroup(String group) {
+		MeterRegistry registry = this.registry;
+		if (registry != null && this.gaugedGroups.add(group)) {
+			Gauge.builder(PREFIX + "partitions.owned", this, (metrics) -> metrics.ownedPartitions(group))
+				.description("How many of the group's partitions this node owns")
+				.tag("group", group)
+				.strongReference(true)
+				.register(registry);
+		}
+		return registry;
+	}
+
+	private long ownedPartitions(String group) {
+		return this.electionService.get()
+			.elections()
+			.stream()
+			.filter((election) -> group.equals(PartitionGroup.groupOf(election.name())) && election.isLeader())
+			.count();
+	}
+
 	private void registerGauges(MeterRegistry registry, String name) {
+		String group = PartitionGroup.groupOf(name);
+		if (group != null) {
+			registeredForGroup(group);
+			return;
+		}
 		if (this.gauged.contains(name)) {
 			return;
 		}

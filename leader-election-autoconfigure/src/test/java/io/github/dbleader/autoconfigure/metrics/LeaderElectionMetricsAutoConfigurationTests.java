@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.UUID;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -55,6 +56,27 @@ class LeaderElectionMetricsAutoConfigurationTests {
 					.tags("election", "default", "type", "revoked", "reason", "released")
 					.counter() != null);
 		});
+	}
+
+	@Test
+	void partitionsHaveMetersPerGroupNotPerPartition() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(PartitionAutoConfiguration.class))
+			.withPropertyValues("leader-election.partitions.orders.count=3")
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				// The only node owns the three partitions once it has settled.
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> registry.find("leader.election.partitions.owned").tag("group", "orders").gauge() != null
+							&& registry.get("leader.election.partitions.owned").tag("group", "orders").gauge().value() == 3);
+				assertThat(registry.get("leader.election.partitions.transitions")
+					.tags("group", "orders", "type", "granted", "reason", "none")
+					.counter()
+					.count()).isEqualTo(3);
+				assertThat(registry.find("leader.election.leader").gauges()).extracting((gauge) -> gauge.getId().getTag("election"))
+					.containsExactly("default");
+				assertThat(registry.find("leader.election.transitions").counters())
+					.allMatch((counter) -> "default".equals(counter.getId().getTag("election")));
+			});
 	}
 
 	@Test
