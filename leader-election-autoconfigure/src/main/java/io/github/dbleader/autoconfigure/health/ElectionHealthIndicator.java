@@ -37,15 +37,7 @@ public class ElectionHealthIndicator implements HealthIndicator {
 
 	@Override
 	public Health health() {
-		Health.Builder health = Health.up();
-		if (!this.election.isDatabaseReachable()) {
-			health = Health.down().withDetail("error", "database unreachable");
-		}
-		else if (this.election.isNodeIdInUseElsewhere()) {
-			health = Health.down()
-				.withDetail("error",
-						"node id '" + this.election.nodeId() + "' is in use by another running instance");
-		}
+		Health.Builder health = nodeHealth(this.election);
 		health.withDetail("role", this.election.isLeader() ? "leader" : "follower");
 		LeaseSighting sighting = this.election.lastSeenLease().orElse(null);
 		if (sighting != null) {
@@ -56,11 +48,31 @@ public class ElectionHealthIndicator implements HealthIndicator {
 				.withDetail("term", lease.term())
 				.withDetail("leaseAge", sighting.age().truncatedTo(ChronoUnit.MILLIS));
 		}
-		Duration unreachableFor = this.election.databaseUnreachableFor().orElse(null);
-		if (unreachableFor != null) {
-			health.withDetail("databaseUnreachableFor", unreachableFor.truncatedTo(ChronoUnit.MILLIS));
+		return withUnreachableFor(health, this.election).build();
+	}
+
+	/**
+	 * The status that this node's state decides for all of its elections alike (the database
+	 * reachability and the node id are the node's, not an election's).
+	 * @param election any election of the node
+	 * @return UP, or DOWN with an {@code error} detail
+	 */
+	static Health.Builder nodeHealth(Election election) {
+		if (!election.isDatabaseReachable()) {
+			return Health.down().withDetail("error", "database unreachable");
 		}
-		return health.build();
+		if (election.isNodeIdInUseElsewhere()) {
+			return Health.down()
+				.withDetail("error", "node id '" + election.nodeId() + "' is in use by another running instance");
+		}
+		return Health.up();
+	}
+
+	static Health.Builder withUnreachableFor(Health.Builder health, Election election) {
+		election.databaseUnreachableFor()
+			.ifPresent((unreachableFor) -> health.withDetail("databaseUnreachableFor",
+					unreachableFor.truncatedTo(ChronoUnit.MILLIS)));
+		return health;
 	}
 
 }

@@ -1,7 +1,5 @@
 package io.github.dbleader.autoconfigure.health;
 
-import java.time.Duration;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.TreeSet;
 
@@ -33,29 +31,17 @@ public class PartitionGroupHealthIndicator implements HealthIndicator {
 
 	@Override
 	public Health health() {
-		Health.Builder health = Health.up();
-		if (this.partitions.stream().anyMatch((election) -> !election.isDatabaseReachable())) {
-			health = Health.down().withDetail("error", "database unreachable");
-		}
-		else if (this.partitions.stream().anyMatch(Election::isNodeIdInUseElsewhere)) {
-			health = Health.down()
-				.withDetail("error", "node id '" + this.partitions.get(0).nodeId()
-						+ "' is in use by another running instance");
-		}
+		Election any = this.partitions.get(0);
 		TreeSet<Integer> owned = new TreeSet<>();
 		for (Election election : this.partitions) {
 			if (election.isLeader()) {
 				owned.add(Integer.parseInt(election.name().substring(election.name().lastIndexOf(':') + 1)));
 			}
 		}
-		Health.Builder details = health.withDetail("partitions", this.partitions.size()).withDetail("owns", owned);
-		this.partitions.stream()
-			.map((election) -> election.databaseUnreachableFor().orElse(null))
-			.filter((unreachableFor) -> unreachableFor != null)
-			.max(Duration::compareTo)
-			.ifPresent((unreachableFor) -> details.withDetail("databaseUnreachableFor",
-					unreachableFor.truncatedTo(ChronoUnit.MILLIS)));
-		return details.build();
+		Health.Builder health = ElectionHealthIndicator.nodeHealth(any)
+			.withDetail("partitions", this.partitions.size())
+			.withDetail("owns", owned);
+		return ElectionHealthIndicator.withUnreachableFor(health, any).build();
 	}
 
 }
