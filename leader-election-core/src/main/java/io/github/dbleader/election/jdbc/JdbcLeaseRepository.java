@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.OptionalLong;
+import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.ToIntFunction;
 import java.util.function.Supplier;
@@ -177,6 +178,12 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	private final @Nullable String limitFencedSession;
 
+	/**
+	 * Fenced transactions whose begin and commit carry the session limit; {@code null} where
+	 * the dialect needs no separate limit or the transaction manager is not a data source's.
+	 */
+	private final @Nullable SessionLimitedTransaction sessionLimitedTransaction;
+
 	private final String fenceTable;
 
 	/** Writes the fence row in the fenced transaction, where the server certifies write sets. */
@@ -302,6 +309,8 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
 		this.fence = dialect.fence(fence, lease);
 		this.limitFencedSession = dialect.limitFencedSession();
+		this.sessionLimitedTransaction = (this.limitFencedSession != null)
+				? SessionLimitedTransaction.of(transactionManager) : null;
 		this.certifyFence = dialect.certifyFence(fence);
 		this.fenceTable = fence;
 		// A lock is free once it has expired; release shortens the expiry, keeping the holder
@@ -611,8 +620,8 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 			FencedCallback<T> callback) {
 		long seconds = Math.max(1, (maxHoldTime.toMillis() + 999) / 1000);
 		try {
-			return inTransaction(this.transactionManager, () -> inFence(this.fence, election, nodeId, term, seconds,
-					() -> refusal(election, nodeId, term), callback));
+			return fencedTransaction(seconds, (sessionLimited) -> inFence(this.fence, election, nodeId, term, seconds,
+					sessionLimited, () -> refusal(election, nodeId, term), callback));
 		}
 		catch (RuntimeException ex) {
 			if (Boolean.TRUE.equals(this.certifies) && !(ex instanceof NotLeaderException)
@@ -654,12 +663,33 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		return certifies;
 	}
 
+	/**
+	 * Run fenced work in a new transaction of the application's transaction manager (or the
+	 * one under way): where it can, a {@link SessionLimitedTransaction} whose begin and
+	 * commit set and undo the session limit.
+	 * @param seconds the hold limit
+	 * @param work the work, told whether the transaction's begin and commit limit the
+	 * session already
+	 */
+	private <T extends @Nullable Object> T fencedTransaction(long seconds, Function<Boolean, T> work) {
+		SessionLimitedTransaction sessionLimited = this.sessionLimitedTransaction;
+		if (sessionLimited != null) {
+			SessionLimitedTransaction.Result<T> result = sessionLimited.run(seconds,
+					() -> inTransaction(this.transactionManager, () -> work.apply(true)));
+			if (result != null) {
+				return result.value();
+			}
+		}
+		return inTransaction(this.transactionManager, () -> work.apply(false));
+	}
+
 	private <T extends @Nullable Object> T inFence(String fenceStatement, String election, String nodeId, long term,
-			long seconds, Supplier<RuntimeException> refusal, FencedCallback<T> callback) {
+			long seconds, boolean sessionLimited, Supplier<RuntimeException> refusal, FencedCallback<T> callback) {
 		FencedSession session = this.fencedJdbc.execute((ConnectionCallback<FencedSession>) (connection) -> FencedSession
-			.limit(connection, Duration.ofSeconds(seconds), this.dialect.restoreFencedSession()));
+			.limit(connection, Duration.ofSeconds(seconds),
+					sessionLimited ? null : this.dialect.restoreFencedSession()));
 		try {
-			if (!lockFence(fenceStatement, election, nodeId, term, seconds)) {
+			if (!lockFence(fenceStatement, election, nodeId, term, seconds, sessionLimited)) {
 				throw refusal.get();
 			}
 		}
@@ -681,10 +711,11 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	 * write sets, after the write that puts the fence row in the transaction's write set.
 	 * @return whether this node holds the lease with that term
 	 */
-	private boolean lockFence(String fenceStatement, String election, String nodeId, long term, long seconds) {
+	private boolean lockFence(String fenceStatement, String election, String nodeId, long term, long seconds,
+			boolean sessionLimited) {
 		Map<String, Object> parameters = Map.of("election", election, "node", nodeId, "term", term, "seconds",
 				seconds);
-		if (this.limitFencedSession != null) {
+		if (this.limitFencedSession != null && !sessionLimited) {
 			this.fencedStatements.update(this.limitFencedSession, parameters);
 		}
 		// Elections' fence rows; a lock's fence is its lease row, which Galera certifies no further.
@@ -763,7 +794,8 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	public <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term, Duration maxHoldTime,
 			FencedCallback<T> callback) {
 		long seconds = Math.max(1, (maxHoldTime.toMillis() + 999) / 1000);
-		return inTransaction(this.transactionManager, () -> inFence(this.lockFence, key, nodeId, term, seconds,
+		return fencedTransaction(seconds, (sessionLimited) -> inFence(this.lockFence, key, nodeId, term, seconds,
+				sessionLimited,
 				() -> new LockNotHeldException(key, term, "another node took it, or it expired or was released"),
 				callback));
 	}

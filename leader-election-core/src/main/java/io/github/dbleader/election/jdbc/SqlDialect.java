@@ -247,7 +247,9 @@ public enum SqlDialect {
 	/**
 	 * Statement, before the {@link #fence(String, String) fence}, that makes the server end
 	 * the transaction if its client stays idle for {@code :seconds}, where the fence cannot
-	 * do so itself; {@code null} otherwise.
+	 * do so itself; {@code null} otherwise. Where it is not {@code null}, a fenced
+	 * transaction on a connection in autocommit mode begins and commits with statements
+	 * that carry the limit and its restore instead ({@link SessionLimitedTransaction}).
 	 * @return the statement with named parameters, or {@code null}
 	 */
 	@Nullable String limitFencedSession() {

@@ -21,7 +21,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -323,40 +325,122 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	/**
 	 * What a fenced run costs, counted by the server (MySQL's and MariaDB's
-	 * {@code Questions}: every statement a client sent) on one connection: the session
-	 * limit, the fence (one statement that locks and checks), the commit, and the restore of
-	 * {@code wait_timeout}; on a connection in autocommit mode, the transaction manager's
-	 * switching it off and on again too.
+	 * {@code Questions}: every statement a client sent) on one connection. In autocommit
+	 * mode (a pool's default): the begin that also sets the session limit, the fence (one
+	 * statement that locks and checks), and the commit that also restores
+	 * {@code wait_timeout}. Not in autocommit mode: the limit, the fence, the commit and the
+	 * restore.
 	 */
 	@ParameterizedTest
 	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
-	void fencedRunSendsTheLimitTheFenceTheCommitAndTheRestoreOnMySql(TestDatabase database) {
+	void fencedRunSendsThreeStatementsOnMySqlInAutocommitMode(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		repository.create("e", "a", LEASE);
 		long term = repository.find("e").orElseThrow().term();
 		for (boolean autoCommit : new boolean[] { false, true }) {
-			SingleConnectionDataSource connection = new SingleConnectionDataSource(database.url(),
-					database.username(), database.password(), true);
-			connection.setAutoCommit(autoCommit);
-			try {
-				JdbcLeaseRepository fenced = new JdbcLeaseRepository(connection, SqlDialect.MYSQL, TABLES,
-						Duration.ofSeconds(1));
-				JdbcTemplate jdbc = new JdbcTemplate(connection);
+			onOneConnection(database, autoCommit, (fenced, jdbc) -> {
 				fenced.runFenced("e", "a", term, LEASE, (t) -> t);
 				long before = questions(jdbc);
 				assertThat(fenced.<Long>runFenced("e", "a", term, LEASE, (t) -> t)).isEqualTo(term);
 				// Less the SHOW that reads the count.
 				long sent = questions(jdbc) - before - 1;
 				assertThat(sent).as("statements of a fenced run, autocommit %s", autoCommit)
-					.isEqualTo(autoCommit ? 6 : 4);
-				assertThat(jdbc.queryForObject("SELECT @@SESSION.wait_timeout = @@GLOBAL.wait_timeout", Boolean.class))
-					.as("wait_timeout restored")
-					.isTrue();
-			}
-			finally {
-				connection.destroy();
-			}
+					.isEqualTo(autoCommit ? 3 : 4);
+				assertSessionAsItWas(jdbc, autoCommit);
+			});
 		}
+	}
+
+	/**
+	 * A fenced run whose work fails leaves nothing committed, and the session as it was:
+	 * its own {@code wait_timeout}, its autocommit mode, no transaction open.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
+	void failedFencedRunRollsBackAndRestoresTheSessionOnMySql(TestDatabase database) {
+		long term = leaseWithFencedWorkTable(database);
+		JdbcTemplate setup = new JdbcTemplate(this.dataSource);
+		for (boolean autoCommit : new boolean[] { false, true }) {
+			onOneConnection(database, autoCommit, (fenced, jdbc) -> {
+				assertThatIllegalStateException().isThrownBy(() -> fenced.runFenced("e", "a", term, LEASE, (t) -> {
+					jdbc.update("INSERT INTO fenced_work (id) VALUES (1)");
+					throw new IllegalStateException("the work failed");
+				}));
+				assertThat(setup.queryForList("SELECT id FROM fenced_work", Integer.class)).isEmpty();
+				assertSessionAsItWas(jdbc, autoCommit);
+			});
+		}
+	}
+
+	/**
+	 * The commit of a fenced transaction that began with the session limit checks that it
+	 * runs on the session that began it: after a driver reconnected (simulated here by the
+	 * loss of the session's token), it commits nothing and fails.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
+	void fencedCommitOnAnotherSessionFailsOnMySql(TestDatabase database) {
+		long term = leaseWithFencedWorkTable(database);
+		JdbcTemplate setup = new JdbcTemplate(this.dataSource);
+		onOneConnection(database, true, (fenced, jdbc) -> {
+			assertThatException().isThrownBy(() -> fenced.runFenced("e", "a", term, LEASE, (t) -> {
+				jdbc.update("INSERT INTO fenced_work (id) VALUES (1)");
+				jdbc.execute("SET @leader_election_fenced_session = NULL");
+				return t;
+			})).havingRootCause().withMessageContaining("not the session of this fenced transaction");
+			assertThat(setup.queryForList("SELECT id FROM fenced_work", Integer.class)).isEmpty();
+			assertSessionAsItWas(jdbc, true);
+		});
+	}
+
+	/**
+	 * Create the lease of election {@code e}, held by {@code a}, and an empty table
+	 * {@code fenced_work}.
+	 * @return the lease's term
+	 */
+	private long leaseWithFencedWorkTable(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		jdbc.execute("DROP TABLE IF EXISTS fenced_work");
+		jdbc.execute("CREATE TABLE fenced_work (id INT PRIMARY KEY)");
+		repository.create("e", "a", LEASE);
+		return repository.find("e").orElseThrow().term();
+	}
+
+	/**
+	 * Run a test on a repository whose election statements and fenced work share one
+	 * connection, in the given autocommit mode.
+	 */
+	private static void onOneConnection(TestDatabase database, boolean autoCommit, OneConnectionTest test) {
+		SingleConnectionDataSource connection = new SingleConnectionDataSource(database.url(), database.username(),
+				database.password(), true);
+		connection.setAutoCommit(autoCommit);
+		try {
+			test.run(new JdbcLeaseRepository(connection, SqlDialect.MYSQL, TABLES, Duration.ofSeconds(1)),
+					new JdbcTemplate(connection));
+		}
+		finally {
+			connection.destroy();
+		}
+	}
+
+	@FunctionalInterface
+	private interface OneConnectionTest {
+
+		void run(JdbcLeaseRepository fenced, JdbcTemplate jdbc);
+
+	}
+
+	private static void assertSessionAsItWas(JdbcTemplate jdbc, boolean autoCommit) {
+		assertThat(jdbc.queryForObject("SELECT @@SESSION.wait_timeout = @@GLOBAL.wait_timeout", Boolean.class))
+			.as("wait_timeout restored")
+			.isTrue();
+		assertThat(jdbc.queryForObject("SELECT @@SESSION.autocommit", Integer.class)).as("autocommit mode")
+			.isEqualTo(autoCommit ? 1 : 0);
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM information_schema.innodb_trx"
+				+ " WHERE trx_mysql_thread_id = CONNECTION_ID()", Integer.class))
+			.as("transactions open on the session")
+			.isZero();
 	}
 
 	private static long questions(JdbcTemplate jdbc) {
