@@ -20,9 +20,12 @@ import org.slf4j.LoggerFactory;
  * One node's heartbeat: every renew interval, one round sends the statements of all of the
  * node's elections at once and hands each election's state machine ({@link ElectionLoop})
  * what the database answered. In steady state a round is three statements whatever the
- * number of elections (DESIGN I9):
+ * number of elections (DESIGN I9), and fewer:
  * <ol>
- * <li>refresh this node's one row ({@link LeaseRepository#heartbeat});
+ * <li>refresh this node's one row ({@link LeaseRepository#heartbeat}), only in the rounds
+ * where it would otherwise be older than half a lease by the next round (every second or
+ * third round, typically): it shows that the node is alive to the others, who count it
+ * gone when it is a whole lease old;
  * <li>renew every lease this node holds, each with its own term ({@link LeaseRepository#renewAll}),
  * sent only if it holds any;
  * <li>read every lease of its elections ({@link LeaseRepository#findAll}).
@@ -66,6 +69,12 @@ final class Heartbeat {
 
 	/** Whether, as of the last round, another instance uses this node id. */
 	private boolean nodeIdInUse;
+
+	/** Whether this instance holds the node's row, as of its last refresh. */
+	private boolean rowHeld;
+
+	/** When the last refresh that found the row this instance's was sent. */
+	private long rowRefreshedNanos;
 
 	private boolean purged;
 
@@ -262,7 +271,7 @@ final class Heartbeat {
 	 * @return the elections this instance takes part in this round
 	 */
 	private List<ElectionLoop> candidacies(List<ElectionLoop> loops) {
-		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration());
+		Candidacy candidacy = refreshRow();
 		List<ElectionLoop> taking = new ArrayList<>();
 		if (candidacy != Candidacy.IN_USE) {
 			List<String> joining = new ArrayList<>();
@@ -282,6 +291,29 @@ final class Heartbeat {
 		}
 		logNodeIdInUse(candidacy == Candidacy.IN_USE);
 		return taking;
+	}
+
+	/**
+	 * Refresh this node's row, unless it will still be younger than half a lease at the
+	 * next round: another instance with this node id may take the row over only once it is
+	 * a whole lease old, so a row this instance refreshed that recently is still its own,
+	 * and the others count the node alive until then. The time is when the refresh was
+	 * sent, so the row is at most that old.
+	 * @return what the row says, {@link Candidacy#HELD} where it was not refreshed
+	 */
+	private Candidacy refreshRow() {
+		long now = this.clock.nanoTime();
+		long renew = this.settings.renewInterval().toNanos();
+		if (this.rowHeld && now - this.rowRefreshedNanos + renew <= this.settings.leaseDuration().toNanos() / 2) {
+			return Candidacy.HELD;
+		}
+		this.rowHeld = false;
+		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration());
+		if (candidacy != Candidacy.IN_USE) {
+			this.rowHeld = true;
+			this.rowRefreshedNanos = now;
+		}
+		return candidacy;
 	}
 
 	private void logNodeIdInUse(boolean inUse) {
@@ -372,6 +404,7 @@ final class Heartbeat {
 			return;
 		}
 		try {
+			this.rowHeld = false;
 			this.repository.removeCandidacies(this.nodeId, this.instanceId);
 		}
 		catch (RuntimeException ex) {

@@ -37,19 +37,73 @@ class HeartbeatTests {
 	private final List<String> names = IntStream.range(0, 200).mapToObj((i) -> "e" + i).toList();
 
 	@Test
-	void steadyStateRoundIsThreeStatementsForALeaderAndTwoForAFollowerWhateverTheNumberOfElections() {
+	void steadyStateRoundIsAtMostThreeStatementsForALeaderAndTwoForAFollowerWhateverTheNumberOfElections() {
 		this.names.forEach(this.a::join);
 		this.names.forEach(this.b::join);
 		this.a.tick();
 		this.b.tick();
 		assertThat(this.names).allMatch(this.a::leads);
-		for (int round = 0; round < 5; round++) {
+		List<Boolean> refreshed = new ArrayList<>();
+		for (int round = 0; round < 6; round++) {
 			elapse(R);
-			assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "renewAll", "findAll");
-			assertThat(statementsOfRound(this.b)).containsExactly("heartbeat", "findAll");
+			List<String> leader = new ArrayList<>(statementsOfRound(this.a));
+			List<String> follower = new ArrayList<>(statementsOfRound(this.b));
+			refreshed.add(leader.remove("heartbeat"));
+			assertThat(follower.remove("heartbeat")).isEqualTo(refreshed.get(round));
+			assertThat(leader).containsExactly("renewAll", "findAll");
+			assertThat(follower).containsExactly("findAll");
 		}
+		// L = 5 R: a row refreshed two renew intervals ago would be three old, more than
+		// half a lease, by the next round.
+		assertThat(refreshed).containsExactly(false, true, false, true, false, true);
 		assertThat(this.names).allMatch(this.a::leads);
 		assertThat(this.names).noneMatch(this.b::leads);
+	}
+
+	@Test
+	void nodeRowNeverGetsOlderThanHalfALease() {
+		this.a.join("x");
+		this.b.join("x");
+		for (int round = 0; round < 12; round++) {
+			this.a.tick();
+			this.b.tick();
+			elapse(R);
+			// Just before the next round: both rows younger than half a lease.
+			assertThat(this.repository.liveCandidates("x", L.dividedBy(2))).extracting(Candidate::nodeId)
+				.containsExactly("a", "b");
+		}
+		// After a pause longer than that, the first round refreshes the row.
+		elapse(L.dividedBy(2));
+		assertThat(statementsOfRound(this.a)).startsWith("heartbeat");
+	}
+
+	@Test
+	void failedRefreshIsSentAgainTheNextRound() {
+		this.a.join("x");
+		this.a.tick();
+		elapse(R);
+		this.a.tick();
+		elapse(R);
+		this.repository.failNext("heartbeat");
+		assertThat(statementsOfRound(this.a)).doesNotContain("renewAll", "findAll");
+		elapse(R);
+		assertThat(statementsOfRound(this.a)).startsWith("heartbeat");
+	}
+
+	@Test
+	void secondInstanceWithTheSameNodeIdChecksTheRowEveryRound() {
+		this.a.join("x");
+		this.a.tick();
+		FakeNode second = new FakeNode("a", "a-second-instance", this.repository, this.settings);
+		this.nodes.add(second);
+		second.join("x");
+		for (int round = 0; round < 4; round++) {
+			elapse(R);
+			this.a.tick();
+			assertThat(statementsOfRound(second)).startsWith("heartbeat");
+			assertThat(second.leads("x")).isFalse();
+		}
+		assertThat(this.a.leads("x")).isTrue();
 	}
 
 	@Test
