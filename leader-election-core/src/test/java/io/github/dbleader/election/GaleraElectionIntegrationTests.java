@@ -71,6 +71,9 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 
 	private static final String RACE_WORK = "it_galr_work";
 
+	/** Statement timeout of the race tests' repositories: half of it for a causal read, half for its fallback. */
+	private static final Duration RACE_STATEMENT_TIMEOUT = Duration.ofSeconds(2);
+
 	private ElectionDatabase cluster;
 
 	/** Election statements and fenced work of node a, on the first cluster node. */
@@ -232,6 +235,65 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	}
 
 	@Test
+	void followersReadOnALaggingNodeFallsBackToTheNodesOwnDataAndATakeOverOnThatViewFails() throws Exception {
+		JdbcLeaseRepository a = repository(this.aPool);
+		JdbcLeaseRepository b = repository(this.bPool);
+		assertThat(a.create(this.election, "a", Duration.ofMillis(100))).isTrue();
+		b.heartbeat("b", "b-instance", Duration.ofMinutes(1));
+		b.join("b", "b-instance", List.of(this.election));
+		LeaseState expired = await("the second node shows a's lease expired").atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> b.findAll("b", "b-instance"), (seen) -> seen.size() == 1 && seen.get(0).expired())
+			.get(0);
+		LeaseState taken;
+		try (Connection lagging = DriverManager.getConnection(this.cluster.urlFor("b-race"), this.username,
+				this.password); Statement statement = lagging.createStatement()) {
+			// The second node cannot apply a write of the work table while this connection
+			// holds it; the cluster's later writes wait behind that one, as on a loaded node.
+			statement.execute("FLUSH TABLES " + RACE_WORK + " WITH READ LOCK");
+			insertWork("held-up", expired.term());
+			assertThat(a.takeOver(this.election, "c", expired.version(), Duration.ofMinutes(1))).isTrue();
+			taken = repository(this.observerPool).find(this.election).orElseThrow();
+			long started = System.nanoTime();
+			List<LeaseState> seen = b.findAll("b", "b-instance");
+			Duration took = Duration.ofNanos(System.nanoTime() - started);
+			// Not the wait for the node to catch up, nor a failure: the node's own, older row.
+			assertThat(took).as("the read within its statement timeout")
+				.isLessThan(RACE_STATEMENT_TIMEOUT.plusMillis(500));
+			assertThat(seen).singleElement().satisfies((lease) -> {
+				assertThat(lease.leaderId()).isEqualTo("a");
+				assertThat(lease.version()).isEqualTo(expired.version());
+				assertThat(lease.expired()).isTrue();
+			});
+			// A take-over decided on that view runs on the node's older row, and Galera
+			// certifies it against c's: it must not commit.
+			boolean tookOver = false;
+			DataAccessException failure = null;
+			try {
+				tookOver = b.takeOver(this.election, "b", expired.version(), Duration.ofMinutes(1));
+			}
+			catch (DataAccessException ex) {
+				failure = ex;
+			}
+			assertThat(tookOver).as("b's take-over on the stale view").isFalse();
+			if (failure != null) {
+				assertThat(failure).as("b's take-over fails its certification, not by waiting")
+					.hasRootCauseInstanceOf(SQLException.class)
+					.satisfies((ex) -> assertThat(((SQLException) ex.getRootCause()).getErrorCode()).isEqualTo(1213));
+			}
+			statement.execute("UNLOCK TABLES");
+		}
+		LeaseState after = await("the second node catches up").atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> b.findAll("b", "b-instance"),
+					(seen) -> seen.size() == 1 && seen.get(0).version() >= taken.version())
+			.get(0);
+		assertThat(after.leaderId()).isEqualTo("c");
+		assertThat(after.term()).isEqualTo(taken.term());
+		assertThat(repository(this.observerPool).find(this.election).orElseThrow().leaderId()).isEqualTo("c");
+	}
+
+	@Test
 	void leaderWhosePoolReconnectsToAnotherNodeOfTheClusterKeepsLeadingWithItsTerm() throws Exception {
 		SwitchableDataSource dataSource = new SwitchableDataSource(this.aPool);
 		LeadershipRecorder events = new LeadershipRecorder();
@@ -323,7 +385,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	}
 
 	private JdbcLeaseRepository repository(DataSource dataSource) {
-		return new JdbcLeaseRepository(dataSource, SqlDialect.MYSQL, RACE_TABLES, Duration.ofSeconds(2));
+		return new JdbcLeaseRepository(dataSource, SqlDialect.MYSQL, RACE_TABLES, RACE_STATEMENT_TIMEOUT);
 	}
 
 	/**
