@@ -38,6 +38,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -237,15 +238,17 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	@Test
 	void followersReadOnALaggingNodeFallsBackToTheNodesOwnDataAndATakeOverOnThatViewFails() throws Exception {
 		JdbcLeaseRepository a = repository(this.aPool);
-		JdbcLeaseRepository b = repository(this.bPool);
+		// Follower f on the second node: a node id of its own, as the other tests' b reads its elections.
+		JdbcLeaseRepository f = repository(this.bPool);
 		assertThat(a.create(this.election, "a", Duration.ofMillis(100))).isTrue();
-		b.heartbeat("b", "b-instance", Duration.ofMinutes(1));
-		b.join("b", "b-instance", List.of(this.election));
+		f.heartbeat("f", "f-instance", Duration.ofMinutes(1));
+		f.join("f", "f-instance", List.of(this.election));
 		LeaseState expired = await("the second node shows a's lease expired").atMost(Duration.ofSeconds(10))
 			.pollInterval(Duration.ofMillis(20))
-			.until(() -> b.findAll("b", "b-instance"), (seen) -> seen.size() == 1 && seen.get(0).expired())
+			.until(() -> f.findAll("f", "f-instance"), (seen) -> seen.size() == 1 && seen.get(0).expired())
 			.get(0);
 		LeaseState taken;
+		CompletableFuture<Boolean> takeOver;
 		try (Connection lagging = DriverManager.getConnection(this.cluster.urlFor("b-race"), this.username,
 				this.password); Statement statement = lagging.createStatement()) {
 			// The second node cannot apply a write of the work table while this connection
@@ -255,7 +258,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 			assertThat(a.takeOver(this.election, "c", expired.version(), Duration.ofMinutes(1))).isTrue();
 			taken = repository(this.observerPool).find(this.election).orElseThrow();
 			long started = System.nanoTime();
-			List<LeaseState> seen = b.findAll("b", "b-instance");
+			List<LeaseState> seen = f.findAll("f", "f-instance");
 			Duration took = Duration.ofNanos(System.nanoTime() - started);
 			// Not the wait for the node to catch up, nor a failure: the node's own, older row.
 			assertThat(took).as("the read within its statement timeout")
@@ -265,27 +268,27 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 				assertThat(lease.version()).isEqualTo(expired.version());
 				assertThat(lease.expired()).isTrue();
 			});
-			// A take-over decided on that view runs on the node's older row, and Galera
-			// certifies it against c's: it must not commit.
-			boolean tookOver = false;
-			DataAccessException failure = null;
-			try {
-				tookOver = b.takeOver(this.election, "b", expired.version(), Duration.ofMinutes(1));
-			}
-			catch (DataAccessException ex) {
-				failure = ex;
-			}
-			assertThat(tookOver).as("b's take-over on the stale view").isFalse();
-			if (failure != null) {
-				assertThat(failure).as("b's take-over fails its certification, not by waiting")
-					.hasRootCauseInstanceOf(SQLException.class)
-					.satisfies((ex) -> assertThat(((SQLException) ex.getRootCause()).getErrorCode()).isEqualTo(1213));
-			}
+			// A take-over decided on that view runs on the node's older row; Galera certifies
+			// it against c's, ordered before it, once the node replicates again.
+			takeOver = CompletableFuture
+				.supplyAsync(() -> f.takeOver(this.election, "f", expired.version(), Duration.ofMinutes(1)));
+			await("f's take-over does not commit while its node lags").during(Duration.ofMillis(200))
+				.atMost(Duration.ofSeconds(1))
+				.until(() -> !takeOver.isDone() || !Boolean.TRUE.equals(takeOver.getNow(null)));
 			statement.execute("UNLOCK TABLES");
+		}
+		try {
+			assertThat(takeOver.get(10, TimeUnit.SECONDS)).as("f's take-over on the stale view").isFalse();
+		}
+		catch (ExecutionException ex) {
+			assertThat(ex.getCause()).as("f's take-over fails its certification")
+				.hasRootCauseInstanceOf(SQLException.class)
+				.satisfies((failure) -> assertThat(((SQLException) NestedExceptionUtils.getRootCause(failure))
+					.getErrorCode()).isEqualTo(1213));
 		}
 		LeaseState after = await("the second node catches up").atMost(Duration.ofSeconds(10))
 			.pollInterval(Duration.ofMillis(20))
-			.until(() -> b.findAll("b", "b-instance"),
+			.until(() -> f.findAll("f", "f-instance"),
 					(seen) -> seen.size() == 1 && seen.get(0).version() >= taken.version())
 			.get(0);
 		assertThat(after.leaderId()).isEqualTo("c");
