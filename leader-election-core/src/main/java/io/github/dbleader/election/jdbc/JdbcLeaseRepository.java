@@ -82,7 +82,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <p>On a MariaDB Galera node (asked once, at the first statement), the statements that
  * record or compare the server's identity use the cluster's instead, so that a pool that
  * reconnects to another node of the cluster is no failover, and the reads the election
- * acts on are causal ({@link SqlDialect#causalRead()}).
+ * acts on are causal ({@link SqlDialect#causalRead()}); the heartbeat's read of the leases
+ * answers from the node's own data when its causal read waits too long ({@link #findAll}).
  */
 public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
@@ -912,7 +913,8 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	 * the same data, so a pool that reconnects to another node is no failover) and the
 	 * deciding reads are causal ({@link SqlDialect#causalRead()}: they wait until their
 	 * node has applied every write that the cluster committed before them, so a follower
-	 * never acts on a lease older than the last one committed on any node).
+	 * does not act on a lease older than the last one committed on any node, except on the
+	 * plain {@code localFindAll} that stands in when the causal read waits too long).
 	 */
 	private record ServerStatements(String find, String findAll, @Nullable String localFindAll, String create,
 			String renewAll, String takeOver, String handOver, String reacquire, String liveCandidates,
