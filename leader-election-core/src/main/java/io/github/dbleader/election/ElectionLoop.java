@@ -301,10 +301,7 @@ final class ElectionLoop {
 			// that fenced work of an earlier process with this id can no longer commit.
 			return LeaseChange.reacquire(state.term());
 		}
-		if (state.version() != this.observedVersion) {
-			this.observedVersion = state.version();
-			this.observedSinceNanos = readAt;
-		}
+		watch(state, readAt);
 		if (state.vacant()) {
 			return mayTakeOver(state) ? LeaseChange.takeOver(-1) : null;
 		}
@@ -313,6 +310,26 @@ final class ElectionLoop {
 			return LeaseChange.takeOver(state.version());
 		}
 		return null;
+	}
+
+	/**
+	 * Keep watching the lease with a read of a round that could not refresh this node's
+	 * row (the database stalls writes): a follower's whole-lease observation (I3) goes on,
+	 * nothing is decided. Call while holding this object's monitor.
+	 * @param state the lease as read, possibly an older view than the cluster's latest
+	 * @param readAtNanos when the read returned (monotonic clock)
+	 */
+	void watch(LeaseState state, long readAtNanos) {
+		if (this.stopped || this.heldTerm >= 0) {
+			return;
+		}
+		// Versions only grow: a view that was stale here and is current at the deciding
+		// read shows a row that stayed unchanged all along, and otherwise the deciding read
+		// shows another version, which starts the observation again.
+		if (state.version() != this.observedVersion) {
+			this.observedVersion = state.version();
+			this.observedSinceNanos = readAtNanos;
+		}
 	}
 
 	private boolean mayTakeOver(LeaseState state) {

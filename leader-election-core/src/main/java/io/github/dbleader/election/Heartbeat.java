@@ -1,5 +1,7 @@
 package io.github.dbleader.election;
 
+import java.net.SocketTimeoutException;
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -144,6 +146,9 @@ final class Heartbeat {
 		}
 		catch (RuntimeException ex) {
 			this.database.failed(ex);
+			if (timedOut(ex)) {
+				watch(loops);
+			}
 			return false;
 		}
 		Map<String, Long> held = new HashMap<>();
@@ -177,6 +182,50 @@ final class Heartbeat {
 		boolean succeeded = decide(order(taking, held), held, sent, states, readAt, budgetEnd);
 		purgeWhenDue();
 		return succeeded;
+	}
+
+	/**
+	 * After the refresh of this node's row timed out, read the leases anyway so that the
+	 * followers keep watching them (I3): a MariaDB Galera cluster that evicts a dead node
+	 * stalls every write for {@code evs.suspect_timeout} while its nodes still answer reads
+	 * of their own data. Without the read, a renewal that a follower missed just before the
+	 * stall would start its whole-lease observation only after it. Nothing is decided and
+	 * the database does not count as answering: this round failed.
+	 */
+	private void watch(List<ElectionLoop> loops) {
+		List<LeaseState> states;
+		try {
+			states = this.repository.findAll(this.nodeId, this.instanceId);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Node '{}': could not read the leases either", this.nodeId, ex);
+			return;
+		}
+		long readAt = this.clock.nanoTime();
+		Map<String, LeaseState> byElection = new HashMap<>();
+		states.forEach((state) -> byElection.put(state.election(), state));
+		for (ElectionLoop loop : loops) {
+			LeaseState state = byElection.get(loop.election());
+			if (state != null) {
+				synchronized (loop) {
+					loop.watch(state, readAt);
+				}
+			}
+		}
+	}
+
+	/**
+	 * Whether a statement failed because the database did not answer in time, rather than
+	 * because it could not be reached.
+	 */
+	static boolean timedOut(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			// A driver's query timeout, or its socket timeout (I7), under whatever wrapper.
+			if (cause instanceof SocketTimeoutException || cause instanceof SQLTimeoutException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/**

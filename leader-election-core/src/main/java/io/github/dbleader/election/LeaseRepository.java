@@ -41,7 +41,10 @@ public interface LeaseRepository {
 
 	/**
 	 * Read the leases of every election in which this running instance has its own
-	 * candidates row, in one statement.
+	 * candidates row, in one statement. Where the consistent read waits too long, an
+	 * implementation may answer with an older view (MariaDB Galera: the node's own data):
+	 * versions only grow, and every change of holder is conditional on the version seen, so
+	 * a decision on an older view can only fail.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance
 	 * @return the leases that exist, in no particular order

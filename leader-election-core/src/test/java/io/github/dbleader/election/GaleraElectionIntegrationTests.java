@@ -38,6 +38,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -70,6 +71,9 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	private static final LeaseTables RACE_TABLES = new LeaseTables("it_galr_lease", "it_galr_cand");
 
 	private static final String RACE_WORK = "it_galr_work";
+
+	/** Statement timeout of the race tests' repositories: half of it for a causal read, half for its fallback. */
+	private static final Duration RACE_STATEMENT_TIMEOUT = Duration.ofSeconds(2);
 
 	private ElectionDatabase cluster;
 
@@ -232,6 +236,67 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	}
 
 	@Test
+	void followersReadOnALaggingNodeFallsBackToTheNodesOwnDataAndATakeOverOnThatViewFails() throws Exception {
+		JdbcLeaseRepository a = repository(this.aPool);
+		// Follower f on the second node: a node id of its own, as the other tests' b reads its elections.
+		JdbcLeaseRepository f = repository(this.bPool);
+		assertThat(a.create(this.election, "a", Duration.ofMillis(100))).isTrue();
+		f.heartbeat("f", "f-instance", Duration.ofMinutes(1));
+		f.join("f", "f-instance", List.of(this.election));
+		LeaseState expired = await("the second node shows a's lease expired").atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> f.findAll("f", "f-instance"), (seen) -> seen.size() == 1 && seen.get(0).expired())
+			.get(0);
+		LeaseState taken;
+		CompletableFuture<Boolean> takeOver;
+		try (Connection lagging = DriverManager.getConnection(this.cluster.urlFor("b-race"), this.username,
+				this.password); Statement statement = lagging.createStatement()) {
+			// The second node cannot apply a write of the work table while this connection
+			// holds it; the cluster's later writes wait behind that one, as on a loaded node.
+			statement.execute("FLUSH TABLES " + RACE_WORK + " WITH READ LOCK");
+			insertWork("held-up", expired.term());
+			assertThat(a.takeOver(this.election, "c", expired.version(), Duration.ofMinutes(1))).isTrue();
+			taken = repository(this.observerPool).find(this.election).orElseThrow();
+			long started = System.nanoTime();
+			List<LeaseState> seen = f.findAll("f", "f-instance");
+			Duration took = Duration.ofNanos(System.nanoTime() - started);
+			// Not the wait for the node to catch up, nor a failure: the node's own, older row.
+			assertThat(took).as("the read within its statement timeout")
+				.isLessThan(RACE_STATEMENT_TIMEOUT.plusMillis(500));
+			assertThat(seen).singleElement().satisfies((lease) -> {
+				assertThat(lease.leaderId()).isEqualTo("a");
+				assertThat(lease.version()).isEqualTo(expired.version());
+				assertThat(lease.expired()).isTrue();
+			});
+			// A take-over decided on that view runs on the node's older row; Galera certifies
+			// it against c's, ordered before it, once the node replicates again.
+			takeOver = CompletableFuture
+				.supplyAsync(() -> f.takeOver(this.election, "f", expired.version(), Duration.ofMinutes(1)));
+			await("f's take-over does not commit while its node lags").during(Duration.ofMillis(200))
+				.atMost(Duration.ofSeconds(1))
+				.until(() -> !takeOver.isDone() || !Boolean.TRUE.equals(takeOver.getNow(null)));
+			statement.execute("UNLOCK TABLES");
+		}
+		try {
+			assertThat(takeOver.get(10, TimeUnit.SECONDS)).as("f's take-over on the stale view").isFalse();
+		}
+		catch (ExecutionException ex) {
+			assertThat(ex.getCause()).as("f's take-over fails its certification")
+				.hasRootCauseInstanceOf(SQLException.class)
+				.satisfies((failure) -> assertThat(((SQLException) NestedExceptionUtils.getRootCause(failure))
+					.getErrorCode()).isEqualTo(1213));
+		}
+		LeaseState after = await("the second node catches up").atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> f.findAll("f", "f-instance"),
+					(seen) -> seen.size() == 1 && seen.get(0).version() >= taken.version())
+			.get(0);
+		assertThat(after.leaderId()).isEqualTo("c");
+		assertThat(after.term()).isEqualTo(taken.term());
+		assertThat(repository(this.observerPool).find(this.election).orElseThrow().leaderId()).isEqualTo("c");
+	}
+
+	@Test
 	void leaderWhosePoolReconnectsToAnotherNodeOfTheClusterKeepsLeadingWithItsTerm() throws Exception {
 		SwitchableDataSource dataSource = new SwitchableDataSource(this.aPool);
 		LeadershipRecorder events = new LeadershipRecorder();
@@ -323,7 +388,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	}
 
 	private JdbcLeaseRepository repository(DataSource dataSource) {
-		return new JdbcLeaseRepository(dataSource, SqlDialect.MYSQL, RACE_TABLES, Duration.ofSeconds(2));
+		return new JdbcLeaseRepository(dataSource, SqlDialect.MYSQL, RACE_TABLES, RACE_STATEMENT_TIMEOUT);
 	}
 
 	/**

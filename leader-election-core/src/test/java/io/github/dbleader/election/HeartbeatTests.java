@@ -294,6 +294,46 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void followerKeepsWatchingTheLeaseWhileWritesStallAndTakesOverWhenTheyAnswerAgain() {
+		this.a.join("x");
+		this.b.join("x");
+		this.a.tick();
+		this.b.tick();
+		elapse(R);
+		// b misses a's last renewal: a dies with it, and the cluster stalls its writes.
+		this.a.tick();
+		this.repository.setWritesStall(true);
+		int before = this.repository.statements().size();
+		Duration stall = L.plus(R.multipliedBy(2));
+		for (Duration stalled = Duration.ZERO; stalled.compareTo(stall) < 0; stalled = stalled.plus(R)) {
+			elapse(R);
+			this.b.tick();
+		}
+		// Only the failed refresh and a read per round: watching decides nothing.
+		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
+			.containsOnly("heartbeat", "findAll")
+			.contains("findAll");
+		assertThat(this.b.leads("x")).isFalse();
+		this.repository.setWritesStall(false);
+		elapse(R);
+		this.b.tick();
+		// The renewal b saw during the stall is a whole lease old: no second lease of waiting.
+		assertThat(this.b.leads("x")).isTrue();
+	}
+
+	@Test
+	void roundWhoseRefreshCannotReachTheDatabaseReadsNothing() {
+		this.a.join("x");
+		this.a.tick();
+		elapse(R);
+		this.repository.setUnreachable(true);
+		int before = this.repository.statements().size();
+		this.a.tick();
+		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
+			.containsExactly("heartbeat");
+	}
+
+	@Test
 	void stopReleasesEveryLeaseButGivesUpAtTheFirstStatementTheDatabaseDoesNotAnswer() {
 		this.names.forEach(this.a::join);
 		this.names.forEach(this.b::join);

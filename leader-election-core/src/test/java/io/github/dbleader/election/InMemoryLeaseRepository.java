@@ -1,5 +1,6 @@
 package io.github.dbleader.election;
 
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,7 +20,8 @@ import org.jspecify.annotations.Nullable;
  * A {@link LeaseRepository} in memory with the same semantics as the SQL statements of
  * {@code JdbcLeaseRepository}, on a database clock the test controls separately from the
  * nodes' monotonic clocks. Failures can be injected: a statement that fails before it
- * reaches the database, or one that is applied but whose answer is lost.
+ * reaches the database, one that is applied but whose answer is lost, or writes that
+ * time out while reads answer.
  */
 final class InMemoryLeaseRepository implements LeaseRepository {
 
@@ -35,6 +37,8 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	private String serverIdentity = "server-1";
 
 	private boolean unreachable;
+
+	private boolean writesStall;
 
 	private Set<String> loseAnswersOf = Set.of();
 
@@ -54,6 +58,14 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	void setUnreachable(boolean unreachable) {
 		this.unreachable = unreachable;
+	}
+
+	/**
+	 * Make every write time out while reads still answer, as a Galera cluster does while it
+	 * evicts a dead node.
+	 */
+	void setWritesStall(boolean writesStall) {
+		this.writesStall = writesStall;
 	}
 
 	/** Apply these writes but throw as if the connection broke before the answer arrived. */
@@ -370,6 +382,9 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		}
 		if (this.unreachable) {
 			throw new IllegalStateException("database unreachable");
+		}
+		if (this.writesStall) {
+			throw new IllegalStateException("write stalled", new SQLTimeoutException("statement timed out"));
 		}
 		T applied = action.get();
 		if (this.loseAnswersOf.contains(statement)) {

@@ -1,9 +1,11 @@
 package io.github.dbleader.election.jdbc;
 
+import java.net.SocketTimeoutException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLTimeoutException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,6 +43,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.ConnectionCallback;
@@ -80,7 +83,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <p>On a MariaDB Galera node (asked once, at the first statement), the statements that
  * record or compare the server's identity use the cluster's instead, so that a pool that
  * reconnects to another node of the cluster is no failover, and the reads the election
- * acts on are causal ({@link SqlDialect#causalRead()}).
+ * acts on are causal ({@link SqlDialect#causalRead()}); the heartbeat's read of the leases
+ * answers from the node's own data when its causal read waits too long ({@link #findAll}).
  */
 public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
@@ -95,10 +99,25 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	private static final Logger logger = LoggerFactory.getLogger(JdbcLeaseRepository.class);
 
+	/**
+	 * MySQL error codes of a statement that waited too long: lock wait timeout (also a
+	 * causal wait past {@code repl.causal_read_timeout}), interrupted, {@code max_statement_time}.
+	 */
+	private static final Set<Integer> WAITED_TOO_LONG = Set.of(1205, 1317, 1969);
+
 	private static final String COLUMNS = "election_name, leader_id, term, version, acquired_at, renewed_at, "
 			+ "expires_at, handover_to, reelection_requested, yielded_by";
 
 	private final JdbcTemplate jdbc;
+
+	/**
+	 * The follower's view on a MariaDB Galera node: a causal read, then, if it waited too
+	 * long, a plain read of the node's own data, each with half the statement timeout.
+	 */
+	private final JdbcTemplate causalOrLocalJdbc;
+
+	/** Whether the last causal read of the follower's view waited too long. */
+	private volatile boolean causalReadsFailing;
 
 	/** Transactions on the election's data source, for a change of holder and its fence row. */
 	private final PlatformTransactionManager holderChanges;
@@ -238,6 +257,11 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		DataSource electionStatements = new NetworkTimeoutDataSource(electionDataSource, statementTimeout);
 		this.jdbc = new JdbcTemplate(electionStatements);
 		this.jdbc.setQueryTimeout((int) Math.max(1, (statementTimeout.toMillis() + 999) / 1000));
+		// A causal read that waits is not interrupted by the server (neither max_statement_time
+		// nor KILL stop a wsrep_sync_wait): only the client's socket timeout bounds it.
+		this.causalOrLocalJdbc = new JdbcTemplate(
+				new NetworkTimeoutDataSource(electionDataSource, statementTimeout.dividedBy(2)));
+		this.causalOrLocalJdbc.setQueryTimeout(this.jdbc.getQueryTimeout());
 		this.holderChanges = new DataSourceTransactionManager(electionStatements);
 		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
 		this.fencedJdbc = new JdbcTemplate(applicationDataSource);
@@ -395,9 +419,58 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		}
 	}
 
+	/**
+	 * Read the leases of this instance's elections. On MariaDB Galera a causal read; if it
+	 * waits too long (the node lags, or the cluster stalls while it evicts a dead node), the
+	 * node's own data instead, in the same statement timeout. A follower keeps watching the
+	 * row that way (I3); a stale view costs nothing but a take-over that fails, as the
+	 * take-over is conditional on the version it saw and Galera certifies it against every
+	 * later write of the row.
+	 */
 	@Override
 	public List<LeaseState> findAll(String nodeId, String instanceId) {
-		return this.jdbc.query(statements().findAll(), (rs, row) -> mapLease(rs), nodeId, instanceId);
+		ServerStatements statements = statements();
+		String local = statements.localFindAll();
+		if (local == null) {
+			return this.jdbc.query(statements.findAll(), (rs, row) -> mapLease(rs), nodeId, instanceId);
+		}
+		List<LeaseState> leases;
+		try {
+			leases = this.causalOrLocalJdbc.query(statements.findAll(), (rs, row) -> mapLease(rs), nodeId, instanceId);
+		}
+		catch (DataAccessException ex) {
+			if (!waitedTooLong(ex)) {
+				throw ex;
+			}
+			if (!this.causalReadsFailing) {
+				this.causalReadsFailing = true;
+				logger.warn("Causal reads of the leases wait too long on this Galera node; reading the node's own"
+						+ " data until they answer again: {}", ex.toString());
+			}
+			return this.causalOrLocalJdbc.query(local, (rs, row) -> mapLease(rs), nodeId, instanceId);
+		}
+		if (this.causalReadsFailing) {
+			this.causalReadsFailing = false;
+			logger.info("Causal reads of the leases answer again on this Galera node");
+		}
+		return leases;
+	}
+
+	/**
+	 * Whether a read failed because it waited too long rather than because the server is
+	 * out of reach: the client's socket timeout or query timeout, or the server's own limits
+	 * on the statement or on the causal wait (1205, 1317, 1969).
+	 */
+	static boolean waitedTooLong(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SocketTimeoutException || cause instanceof SQLTimeoutException) {
+				return true;
+			}
+			if (cause instanceof SQLException sqlException && WAITED_TOO_LONG.contains(sqlException.getErrorCode())) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	@Override
@@ -872,10 +945,12 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	 * the same data, so a pool that reconnects to another node is no failover) and the
 	 * deciding reads are causal ({@link SqlDialect#causalRead()}: they wait until their
 	 * node has applied every write that the cluster committed before them, so a follower
-	 * never acts on a lease older than the last one committed on any node).
+	 * does not act on a lease older than the last one committed on any node, except on the
+	 * plain {@code localFindAll} that stands in when the causal read waits too long).
 	 */
-	private record ServerStatements(String find, String findAll, String create, String renewAll, String takeOver,
-			String handOver, String reacquire, String liveCandidates, String findLocks) {
+	private record ServerStatements(String find, String findAll, @Nullable String localFindAll, String create,
+			String renewAll, String takeOver, String handOver, String reacquire, String liveCandidates,
+			String findLocks) {
 
 		/**
 		 * Build the statements.
@@ -883,16 +958,20 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		 * @param tables the tables
 		 * @param server SQL expression of the answering server's identity
 		 * @param read prefix of the deciding reads, empty for plain reads
+		 * @return the statements; {@code localFindAll} is {@code findAll} without the prefix,
+		 * {@code null} where the reads are plain
 		 */
 		static ServerStatements of(SqlDialect dialect, LeaseTables tables, String server, String read) {
 			String now = dialect.now();
 			String lease = tables.leaseTable();
 			String candidates = tables.candidateTable();
 			String newTerm = newTerm(now, server);
-			String select = read + "SELECT " + COLUMNS + ", CASE WHEN expires_at <= " + now
+			String plainSelect = "SELECT " + COLUMNS + ", CASE WHEN expires_at <= " + now
 					+ " THEN 1 ELSE 0 END AS expired, CASE WHEN server_identity = " + server
 					+ " THEN 1 ELSE 0 END AS same_server, " + now + " AS db_now FROM " + lease;
-			String ownCandidacies = "SELECT election_name FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
+			String select = read + plainSelect;
+			String ownCandidacies = " WHERE election_name IN (SELECT election_name FROM " + candidates
+					+ " WHERE node_id = ? AND instance_id = ?)";
 			// Each row by its own election and term; version + 1 is how the node learns which
 			// rows this statement renewed.
 			String renewAll = "UPDATE " + lease + " SET renewed_at = " + now + ", expires_at = " + now
@@ -908,8 +987,8 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 			String liveCandidates = read + "SELECT c.node_id, c.first_seen, n.last_seen FROM " + candidates
 					+ " c JOIN " + tables.nodesTable() + " n ON n.node_id = c.node_id AND n.instance_id = c.instance_id"
 					+ " WHERE c.election_name = ? AND n.last_seen > " + now + " - ? ORDER BY c.node_id";
-			return new ServerStatements(select + " WHERE election_name = ?",
-					select + " WHERE election_name IN (" + ownCandidacies + ")",
+			return new ServerStatements(select + " WHERE election_name = ?", select + ownCandidacies,
+					read.isEmpty() ? null : plainSelect + ownCandidacies,
 					"INSERT INTO " + lease + " (" + COLUMNS + ", server_identity) VALUES (?, ?, " + now + ", 1, "
 							+ now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ")",
 					renewAll, takeOver,
