@@ -325,7 +325,8 @@ class HeartbeatTests {
 	void roundWhoseRefreshCannotReachTheDatabaseReadsNothing() {
 		this.a.join("x");
 		this.a.tick();
-		elapse(R);
+		// Two renew intervals: the row is due for its refresh.
+		elapse(R.multipliedBy(2));
 		this.repository.setUnreachable(true);
 		int before = this.repository.statements().size();
 		this.a.tick();
