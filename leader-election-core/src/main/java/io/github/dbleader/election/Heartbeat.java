@@ -123,6 +123,9 @@ final class Heartbeat {
 		boolean succeeded;
 		try {
 			succeeded = round(loops, started);
+			// A round that failed makes the next one refresh the row first: while the database
+			// stalls writes, the refresh's timeout is what lets followers keep watching.
+			this.rowHeld &= succeeded;
 		}
 		finally {
 			this.database.roundEnded();
@@ -344,7 +347,7 @@ final class Heartbeat {
 
 	/**
 	 * Refresh this node's row, unless it will still be younger than half a lease at the
-	 * next round: another instance with this node id may take the row over only once it is
+	 * next round and the last round succeeded: another instance with this node id may take the row over only once it is
 	 * a whole lease old, so a row this instance refreshed that recently is still its own,
 	 * and the others count the node alive until then. The time is when the refresh was
 	 * sent, so the row is at most that old.

@@ -91,6 +91,26 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void roundAfterAFailedOneRefreshesTheRowFirst() {
+		// R = L / 10: the row is refreshed every fifth round while rounds succeed.
+		Duration renew = L.dividedBy(10);
+		FakeNode c = new FakeNode("c", "c-instance", this.repository, ElectionSettings.of(L, renew));
+		this.nodes.add(c);
+		c.join("x");
+		c.tick();
+		elapse(renew);
+		assertThat(statementsOfRound(c)).doesNotContain("heartbeat");
+		elapse(renew);
+		// Not due for a refresh, but the renewal fails: the next round refreshes, due or not.
+		this.repository.failNext("renewAll");
+		assertThat(statementsOfRound(c)).doesNotContain("heartbeat");
+		elapse(renew);
+		assertThat(statementsOfRound(c)).startsWith("heartbeat");
+		elapse(renew);
+		assertThat(statementsOfRound(c)).doesNotContain("heartbeat");
+	}
+
+	@Test
 	void secondInstanceWithTheSameNodeIdChecksTheRowEveryRound() {
 		this.a.join("x");
 		this.a.tick();
