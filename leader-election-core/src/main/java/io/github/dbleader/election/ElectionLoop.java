@@ -345,17 +345,16 @@ final class ElectionLoop {
 
 	/**
 	 * Whether a lease that names this node id may belong to another instance: within a lease
-	 * and a half of taking the id over from a stale instance, which may be paused rather
-	 * than dead (or which the database clock made look stale). Its heartbeat refreshes the
-	 * node's row whenever it would otherwise be half a lease old, so its last renewal came
-	 * at most half a lease after its last refresh, and a lease after that renewal its belief
-	 * has ended. Until then such a lease is taken over like any other node's, after a whole
-	 * lease without a renewal.
+	 * of taking the id over from a stale instance, which may be paused rather than dead (or
+	 * which the database clock made look stale). The take-over claimed that instance's
+	 * candidacies before this started counting, and its renewals count only once its read
+	 * of the leases shows them, which a claimed candidacy no longer does: its last renewal
+	 * that counted was sent before, so after that lease its belief has ended.
 	 * @param nowNanos the current monotonic time
 	 * @return {@code true} while such a lease must be treated like any other node's
 	 */
 	private boolean mayBeAnotherInstancesLease(long nowNanos) {
-		if (this.inherited && nowNanos - this.inheritedAtNanos >= this.leaseNanos + this.leaseNanos / 2) {
+		if (this.inherited && nowNanos - this.inheritedAtNanos >= this.leaseNanos) {
 			this.inherited = false;
 		}
 		return this.inherited;

@@ -1005,10 +1005,11 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	 * The fenced transaction's connection while the fence limits it: a network timeout of
 	 * the hold limit, so that the job's thread does not wait for a half-open connection
 	 * until the operating system gives up (Connector/J's socket timeout is infinite by
-	 * default), and on MySQL the session's {@code wait_timeout}. Both are undone once the
-	 * transaction has ended, so that a holder frozen between the undo and the commit
-	 * cannot hold the fence without a limit; without transaction synchronization, when the
-	 * callback returns.
+	 * default), and on MySQL the session's {@code wait_timeout} unless a
+	 * {@link SessionLimitedTransaction} sets and undoes it in its begin and commit. Both are
+	 * undone once the transaction has ended, so that a holder frozen between the undo and
+	 * the commit cannot hold the fence without a limit; without transaction
+	 * synchronization, when the callback returns.
 	 */
 	private static final class FencedSession implements TransactionSynchronization {
 

@@ -14,9 +14,10 @@ import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -82,13 +83,8 @@ final class SessionLimitedTransaction {
 				|| TransactionSynchronizationManager.hasResource(this.dataSource)) {
 			return null;
 		}
-		Connection connection;
-		try {
-			connection = this.dataSource.getConnection();
-		}
-		catch (SQLException ex) {
-			throw new CannotGetJdbcConnectionException("Failed to obtain JDBC Connection for fenced work", ex);
-		}
+		// Nothing is bound and no synchronization is active: a plain connection of the pool.
+		Connection connection = DataSourceUtils.getConnection(this.dataSource);
 		Session session = new Session(connection, ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
 		try {
 			if (!connection.getAutoCommit()) {
@@ -97,7 +93,8 @@ final class SessionLimitedTransaction {
 			session.begin(seconds);
 		}
 		catch (SQLException ex) {
-			throw new CannotGetJdbcConnectionException("Failed to begin a fenced transaction", ex);
+			// What the transaction manager throws when it cannot begin either.
+			throw new CannotCreateTransactionException("Could not begin a fenced JDBC transaction", ex);
 		}
 		finally {
 			if (!session.begun) {
