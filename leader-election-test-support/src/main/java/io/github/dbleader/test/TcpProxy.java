@@ -81,6 +81,8 @@ public final class TcpProxy implements AutoCloseable {
 	/** Guarded by {@code flow}; {@code null} while the port is closed. */
 	private @Nullable ServerSocket listener;
 
+	private @Nullable Thread acceptor;
+
 	/** Guarded by {@code flow}. */
 	private long bytesHeld;
 
@@ -256,8 +258,8 @@ public final class TcpProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Bind the proxy's port again after a refused outage. The closed socket may hold the
-	 * port for a moment: its accepting thread releases it only when it wakes up.
+	 * Bind the proxy's port again after a refused outage, retrying for a moment in case the
+	 * closed socket's accepting thread did not leave {@code accept} in time.
 	 */
 	private ServerSocket bindAgain() {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -279,7 +281,7 @@ public final class TcpProxy implements AutoCloseable {
 
 	private void listen(ServerSocket socket) {
 		this.listener = socket;
-		thread("accept", () -> {
+		this.acceptor = thread("accept", () -> {
 			while (true) {
 				Socket client;
 				try {
@@ -294,11 +296,26 @@ public final class TcpProxy implements AutoCloseable {
 		});
 	}
 
+	/**
+	 * Close the port, and wait until its accepting thread has left {@code accept}: until
+	 * then the kernel keeps the port listening and completes new connections' handshakes,
+	 * so a client could still connect during a refused outage.
+	 */
 	private void closeListener() {
 		ServerSocket socket = this.listener;
+		Thread thread = this.acceptor;
 		this.listener = null;
+		this.acceptor = null;
 		if (socket != null) {
 			closeQuietly(socket);
+		}
+		if (thread != null && thread != Thread.currentThread()) {
+			try {
+				thread.join(TimeUnit.SECONDS.toMillis(5));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 
@@ -345,10 +362,11 @@ public final class TcpProxy implements AutoCloseable {
 		}
 	}
 
-	private void thread(String role, Runnable body) {
+	private Thread thread(String role, Runnable body) {
 		Thread thread = new Thread(body, this.name + "-" + role);
 		thread.setDaemon(true);
 		thread.start();
+		return thread;
 	}
 
 	private static boolean contains(byte[] data, int length, byte[] fragment) {
