@@ -170,7 +170,9 @@ public final class BenchmarkRunner {
 			}
 		}
 		List<Double> loadAfter = Machine.loadAverages();
-		String section = ScaleReport.markdown(points, settings, options.getOrDefault("command", "bash benchmarks/run --scale"),
+		String section = ScaleReport.markdown(points, settings,
+				options.getOrDefault("command", "bash benchmarks/run --scale")
+						+ (options.containsKey("revision") ? "` at `" + options.get("revision") : ""),
 				startedAt, Duration.ofNanos(System.nanoTime() - started), warmUp, window,
 				loadBefore + " at the start, " + loadAfter + " at the end");
 		Files.createDirectories(output);
