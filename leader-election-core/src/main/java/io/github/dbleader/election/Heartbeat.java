@@ -346,11 +346,11 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Refresh this node's row, unless it will still be younger than half a lease at the
-	 * next round and the last round succeeded: another instance with this node id may take the row over only once it is
-	 * a whole lease old, so a row this instance refreshed that recently is still its own,
-	 * and the others count the node alive until then. The time is when the refresh was
-	 * sent, so the row is at most that old.
+	 * Refresh this node's row, unless the last round succeeded and the row will still be
+	 * younger than half a lease at the next round: another instance with this node id may
+	 * take the row over only once it is a whole lease old, so a row this instance refreshed
+	 * that recently is still its own, and the others count the node alive until then. The
+	 * time is when the refresh was sent, so the row is at most that old.
 	 * @return what the row says, {@link Candidacy#HELD} where it was not refreshed
 	 */
 	private Candidacy refreshRow() {

@@ -309,7 +309,7 @@ public final class TcpProxy implements AutoCloseable {
 		if (socket != null) {
 			closeQuietly(socket);
 		}
-		if (thread != null && thread != Thread.currentThread()) {
+		if (thread != null) {
 			try {
 				thread.join(TimeUnit.SECONDS.toMillis(5));
 			}

@@ -337,18 +337,16 @@ class JdbcLeaseRepositoryIntegrationTests {
 		JdbcLeaseRepository repository = repository(database);
 		repository.create("e", "a", LEASE);
 		long term = repository.find("e").orElseThrow().term();
-		for (boolean autoCommit : new boolean[] { false, true }) {
-			onOneConnection(database, autoCommit, (fenced, jdbc) -> {
-				fenced.runFenced("e", "a", term, LEASE, (t) -> t);
-				long before = questions(jdbc);
-				assertThat(fenced.<Long>runFenced("e", "a", term, LEASE, (t) -> t)).isEqualTo(term);
-				// Less the SHOW that reads the count.
-				long sent = questions(jdbc) - before - 1;
-				assertThat(sent).as("statements of a fenced run, autocommit %s", autoCommit)
-					.isEqualTo(autoCommit ? 3 : 4);
-				assertSessionAsItWas(jdbc, autoCommit);
-			});
-		}
+		inEachAutocommitMode(database, (fenced, jdbc, autoCommit) -> {
+			fenced.runFenced("e", "a", term, LEASE, (t) -> t);
+			long before = questions(jdbc);
+			assertThat(fenced.<Long>runFenced("e", "a", term, LEASE, (t) -> t)).isEqualTo(term);
+			// Less the SHOW that reads the count.
+			long sent = questions(jdbc) - before - 1;
+			assertThat(sent).as("statements of a fenced run, autocommit %s", autoCommit)
+				.isEqualTo(autoCommit ? 3 : 4);
+			assertSessionAsItWas(jdbc, autoCommit);
+		});
 	}
 
 	/**
@@ -360,16 +358,14 @@ class JdbcLeaseRepositoryIntegrationTests {
 	void failedFencedRunRollsBackAndRestoresTheSessionOnMySql(TestDatabase database) {
 		long term = leaseWithFencedWorkTable(database);
 		JdbcTemplate setup = new JdbcTemplate(this.dataSource);
-		for (boolean autoCommit : new boolean[] { false, true }) {
-			onOneConnection(database, autoCommit, (fenced, jdbc) -> {
-				assertThatIllegalStateException().isThrownBy(() -> fenced.runFenced("e", "a", term, LEASE, (t) -> {
-					jdbc.update("INSERT INTO fenced_work (id) VALUES (1)");
-					throw new IllegalStateException("the work failed");
-				}));
-				assertThat(setup.queryForList("SELECT id FROM fenced_work", Integer.class)).isEmpty();
-				assertSessionAsItWas(jdbc, autoCommit);
-			});
-		}
+		inEachAutocommitMode(database, (fenced, jdbc, autoCommit) -> {
+			assertThatIllegalStateException().isThrownBy(() -> fenced.runFenced("e", "a", term, LEASE, (t) -> {
+				jdbc.update("INSERT INTO fenced_work (id) VALUES (1)");
+				throw new IllegalStateException("the work failed");
+			}));
+			assertThat(setup.queryForList("SELECT id FROM fenced_work", Integer.class)).isEmpty();
+			assertSessionAsItWas(jdbc, autoCommit);
+		});
 	}
 
 	/**
@@ -382,7 +378,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 	void fencedCommitOnAnotherSessionFailsOnMySql(TestDatabase database) {
 		long term = leaseWithFencedWorkTable(database);
 		JdbcTemplate setup = new JdbcTemplate(this.dataSource);
-		onOneConnection(database, true, (fenced, jdbc) -> {
+		onOneConnection(database, true, (fenced, jdbc, autoCommit) -> {
 			assertThatException().isThrownBy(() -> fenced.runFenced("e", "a", term, LEASE, (t) -> {
 				jdbc.update("INSERT INTO fenced_work (id) VALUES (1)");
 				jdbc.execute("SET @leader_election_fenced_session = NULL");
@@ -408,6 +404,14 @@ class JdbcLeaseRepositoryIntegrationTests {
 	}
 
 	/**
+	 * Run a test on one connection in each autocommit mode, not in autocommit mode first.
+	 */
+	private void inEachAutocommitMode(TestDatabase database, OneConnectionTest test) {
+		onOneConnection(database, false, test);
+		onOneConnection(database, true, test);
+	}
+
+	/**
 	 * Run a test on a repository whose election statements and fenced work share one
 	 * connection, in the given autocommit mode.
 	 */
@@ -417,7 +421,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 		connection.setAutoCommit(autoCommit);
 		try {
 			test.run(new JdbcLeaseRepository(connection, SqlDialect.MYSQL, TABLES, Duration.ofSeconds(1)),
-					new JdbcTemplate(connection));
+					new JdbcTemplate(connection), autoCommit);
 		}
 		finally {
 			connection.destroy();
@@ -427,7 +431,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 	@FunctionalInterface
 	private interface OneConnectionTest {
 
-		void run(JdbcLeaseRepository fenced, JdbcTemplate jdbc);
+		void run(JdbcLeaseRepository fenced, JdbcTemplate jdbc, boolean autoCommit);
 
 	}
 
