@@ -133,6 +133,9 @@ final class SessionLimitedTransaction {
 		/** Whether the session is back to how it began: autocommit on, its own wait_timeout. */
 		private boolean restored = true;
 
+		/** Whether a commit failed, after which this transaction already tried to roll back. */
+		private boolean commitFailed;
+
 		Session(Connection connection, long token) {
 			this.connection = connection;
 			this.token = token;
@@ -211,11 +214,21 @@ final class SessionLimitedTransaction {
 				catch (SQLException rollbackFailure) {
 					ex.addSuppressed(rollbackFailure);
 				}
+				this.commitFailed = true;
 				throw ex;
 			}
 		}
 
+		/**
+		 * Roll back, unless a failed commit tried already: then a transaction manager's
+		 * rollback after the commit exception (JdbcTransactionManager's) would fail again on
+		 * a broken connection, be logged as an error and replace the commit's exception.
+		 * A session left unrestored is aborted when the transaction ends.
+		 */
 		private void rollback() throws SQLException {
+			if (this.commitFailed) {
+				return;
+			}
 			try {
 				execute("ROLLBACK");
 			}

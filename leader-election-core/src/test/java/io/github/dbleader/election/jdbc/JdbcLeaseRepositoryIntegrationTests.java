@@ -17,8 +17,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import org.springframework.jdbc.support.JdbcTransactionManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -387,6 +389,44 @@ class JdbcLeaseRepositoryIntegrationTests {
 			assertThat(setup.queryForList("SELECT id FROM fenced_work", Integer.class)).isEmpty();
 			assertSessionAsItWas(jdbc, true);
 		});
+	}
+
+	/**
+	 * A fenced transaction whose session the server drops between the work and the commit
+	 * (a network cut, or the server's own limit): the caller learns that the commit failed,
+	 * not that a rollback failed on the broken connection, and nothing commits. Spring
+	 * Boot's transaction manager, {@link JdbcTransactionManager}, rolls back after a commit
+	 * exception; had that rollback failed it would log an error and throw its own exception.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
+	void fencedCommitOnADroppedSessionFailsAsACommitOnMySql(TestDatabase database) {
+		long term = leaseWithFencedWorkTable(database);
+		JdbcTemplate setup = new JdbcTemplate(this.dataSource);
+		SingleConnectionDataSource connection = new SingleConnectionDataSource(database.url(), database.username(),
+				database.password(), true);
+		connection.setAutoCommit(true);
+		try {
+			JdbcLeaseRepository fenced = new JdbcLeaseRepository(connection, new JdbcTransactionManager(connection),
+					connection, SqlDialect.MYSQL, TABLES, Duration.ofSeconds(1));
+			JdbcTemplate jdbc = new JdbcTemplate(connection);
+			assertThatExceptionOfType(DataAccessException.class)
+				.isThrownBy(() -> fenced.runFenced("e", "a", term, LEASE, (t) -> {
+					jdbc.update("INSERT INTO fenced_work (id) VALUES (1)");
+					long session = jdbc.queryForObject("SELECT CONNECTION_ID()", Long.class);
+					setup.execute("KILL " + session);
+					await("the session's end").atMost(Duration.ofSeconds(5))
+						.until(() -> setup.queryForObject(
+								"SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", Long.class,
+								session) == 0);
+					return t;
+				}))
+				.withMessageContaining("JDBC commit");
+		}
+		finally {
+			connection.destroy();
+		}
+		assertThat(setup.queryForList("SELECT id FROM fenced_work", Integer.class)).isEmpty();
 	}
 
 	/**
