@@ -198,10 +198,10 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	private final @Nullable String limitFencedSession;
 
 	/**
-	 * Fenced transactions whose begin and commit carry the session limit; {@code null} where
-	 * the dialect needs no separate limit or the transaction manager is not a data source's.
+	 * Connections of new fenced transactions, session-limited where the dialect needs a
+	 * separate limit; {@code null} where the transaction manager is not a data source's.
 	 */
-	private final @Nullable SessionLimitedTransaction sessionLimitedTransaction;
+	private final @Nullable FencedConnection fencedConnection;
 
 	private final String fenceTable;
 
@@ -333,8 +333,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
 		this.fence = dialect.fence(fence, lease);
 		this.limitFencedSession = dialect.limitFencedSession();
-		this.sessionLimitedTransaction = (this.limitFencedSession != null)
-				? SessionLimitedTransaction.of(transactionManager) : null;
+		this.fencedConnection = FencedConnection.of(transactionManager, this.limitFencedSession != null);
 		this.certifyFence = dialect.certifyFence(fence);
 		this.fenceTable = fence;
 		// A lock is free once it has expired; release shortens the expiry, keeping the holder
@@ -738,17 +737,17 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	/**
 	 * Run fenced work in a new transaction of the application's transaction manager (or the
-	 * one under way): where it can, a {@link SessionLimitedTransaction} whose begin and
-	 * commit set and undo the session limit.
+	 * one under way): where it can, on a {@link FencedConnection}, whose begin and commit
+	 * may also set and undo the session limit.
 	 * @param seconds the hold limit
 	 * @param work the work, told whether the transaction's begin and commit limit the
 	 * session already
 	 */
 	private <T extends @Nullable Object> T fencedTransaction(long seconds, Function<Boolean, T> work) {
-		SessionLimitedTransaction sessionLimited = this.sessionLimitedTransaction;
-		if (sessionLimited != null) {
-			SessionLimitedTransaction.Result<T> result = sessionLimited.run(seconds,
-					() -> inTransaction(this.transactionManager, () -> work.apply(true)));
+		FencedConnection fencedConnection = this.fencedConnection;
+		if (fencedConnection != null) {
+			FencedConnection.Result<T> result = fencedConnection.run(seconds,
+					(sessionLimited) -> inTransaction(this.transactionManager, () -> work.apply(sessionLimited)));
 			if (result != null) {
 				return result.value();
 			}
@@ -1005,11 +1004,11 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	 * The fenced transaction's connection while the fence limits it: a network timeout of
 	 * the hold limit, so that the job's thread does not wait for a half-open connection
 	 * until the operating system gives up (Connector/J's socket timeout is infinite by
-	 * default), and on MySQL the session's {@code wait_timeout} unless a
-	 * {@link SessionLimitedTransaction} sets and undoes it in its begin and commit. Both are
-	 * undone once the transaction has ended, so that a holder frozen between the undo and
-	 * the commit cannot hold the fence without a limit; without transaction
-	 * synchronization, when the callback returns.
+	 * default), and on MySQL the session's {@code wait_timeout} unless a session-limited
+	 * {@link FencedConnection} sets and undoes it in its begin and commit. Both are undone
+	 * once the transaction has ended, so that a holder frozen between the undo and the
+	 * commit cannot hold the fence without a limit; without transaction synchronization,
+	 * when the callback returns.
 	 */
 	private static final class FencedSession implements TransactionSynchronization {
 

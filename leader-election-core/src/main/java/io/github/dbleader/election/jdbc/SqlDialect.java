@@ -249,7 +249,8 @@ public enum SqlDialect {
 	 * the transaction if its client stays idle for {@code :seconds}, where the fence cannot
 	 * do so itself; {@code null} otherwise. Where it is not {@code null}, a fenced
 	 * transaction on a connection in autocommit mode begins and commits with statements
-	 * that carry the limit and its restore instead ({@link SessionLimitedTransaction}).
+	 * that carry the limit and its restore instead (a session-limited
+	 * {@link FencedConnection}).
 	 * @return the statement with named parameters, or {@code null}
 	 */
 	@Nullable String limitFencedSession() {

@@ -397,36 +397,57 @@ class JdbcLeaseRepositoryIntegrationTests {
 	 * not that a rollback failed on the broken connection, and nothing commits. Spring
 	 * Boot's transaction manager, {@link JdbcTransactionManager}, rolls back after a commit
 	 * exception; had that rollback failed it would log an error and throw its own exception.
+	 * On MySQL in both autocommit modes of the pool: with and without the session-limited
+	 * transaction.
 	 */
 	@ParameterizedTest
-	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
-	void fencedCommitOnADroppedSessionFailsAsACommitOnMySql(TestDatabase database) {
+	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB", "POSTGRESQL" })
+	void fencedCommitOnADroppedSessionFailsAsACommit(TestDatabase database) {
 		long term = leaseWithFencedWorkTable(database);
 		JdbcTemplate setup = new JdbcTemplate(this.dataSource);
-		SingleConnectionDataSource connection = new SingleConnectionDataSource(database.url(), database.username(),
-				database.password(), true);
-		connection.setAutoCommit(true);
-		try {
-			JdbcLeaseRepository fenced = new JdbcLeaseRepository(connection, new JdbcTransactionManager(connection),
-					connection, SqlDialect.MYSQL, TABLES, Duration.ofSeconds(1));
-			JdbcTemplate jdbc = new JdbcTemplate(connection);
-			assertThatExceptionOfType(DataAccessException.class)
-				.isThrownBy(() -> fenced.runFenced("e", "a", term, LEASE, (t) -> {
-					jdbc.update("INSERT INTO fenced_work (id) VALUES (1)");
-					long session = jdbc.queryForObject("SELECT CONNECTION_ID()", Long.class);
-					setup.execute("KILL " + session);
-					await("the session's end").atMost(Duration.ofSeconds(5))
-						.until(() -> setup.queryForObject(
-								"SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", Long.class,
-								session) == 0);
-					return t;
-				}))
-				.withMessageContaining("JDBC commit");
+		boolean postgresql = database == TestDatabase.POSTGRESQL;
+		for (boolean autoCommit : postgresql ? List.of(true) : List.of(false, true)) {
+			SingleConnectionDataSource connection = new SingleConnectionDataSource(database.url(),
+					database.username(), database.password(), true);
+			connection.setAutoCommit(autoCommit);
+			try {
+				JdbcLeaseRepository fenced = new JdbcLeaseRepository(connection,
+						new JdbcTransactionManager(connection), connection, SqlDialect.forName(database.platform()),
+						TABLES, Duration.ofSeconds(1));
+				JdbcTemplate jdbc = new JdbcTemplate(connection);
+				assertThatExceptionOfType(DataAccessException.class)
+					.as("autocommit %s", autoCommit)
+					.isThrownBy(() -> fenced.runFenced("e", "a", term, LEASE, (t) -> {
+						jdbc.update("INSERT INTO fenced_work (id) VALUES (1)");
+						dropSession(setup, jdbc, postgresql);
+						return t;
+					}))
+					.withMessageContaining("JDBC commit");
+			}
+			finally {
+				connection.destroy();
+			}
+			assertThat(setup.queryForList("SELECT id FROM fenced_work", Integer.class)).isEmpty();
 		}
-		finally {
-			connection.destroy();
+	}
+
+	/**
+	 * Make the server end the session of {@code jdbc}, from another session, and wait until
+	 * it is gone.
+	 */
+	private static void dropSession(JdbcTemplate setup, JdbcTemplate jdbc, boolean postgresql) {
+		String sessions = postgresql ? "pg_stat_activity WHERE pid = ?" : "information_schema.PROCESSLIST WHERE ID = ?";
+		long session = jdbc.queryForObject(postgresql ? "SELECT pg_backend_pid()" : "SELECT CONNECTION_ID()",
+				Long.class);
+		if (postgresql) {
+			setup.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, (int) session);
 		}
-		assertThat(setup.queryForList("SELECT id FROM fenced_work", Integer.class)).isEmpty();
+		else {
+			setup.execute("KILL " + session);
+		}
+		await("the end of session " + session).atMost(Duration.ofSeconds(5))
+			.until(() -> setup.queryForObject("SELECT COUNT(*) FROM " + sessions, Long.class,
+					postgresql ? (Object) (int) session : (Object) session) == 0);
 	}
 
 	/**
