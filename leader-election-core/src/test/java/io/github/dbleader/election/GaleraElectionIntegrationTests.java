@@ -20,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import javax.sql.DataSource;
 
@@ -72,6 +73,9 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 
 	private static final String RACE_WORK = "it_galr_work";
 
+	/** A table whose replicated writes a cluster node can be kept from applying, and every later write with them. */
+	private static final String RACE_HOLD_UP = "it_galr_hold_up";
+
 	/** Statement timeout of the race tests' repositories: half of it for a causal read, half for its fallback. */
 	private static final Duration RACE_STATEMENT_TIMEOUT = Duration.ofSeconds(2);
 
@@ -114,7 +118,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		});
 		this.check = new JdbcTemplate(this.observerPool);
 		this.cluster.recreateTables(this.aPool, RACE_TABLES);
-		this.cluster.dropTables(this.aPool, RACE_WORK);
+		this.cluster.dropTables(this.aPool, RACE_WORK, RACE_HOLD_UP);
+		this.check.execute("CREATE TABLE " + RACE_HOLD_UP + " (election_name VARCHAR(128) NOT NULL PRIMARY KEY)");
 		this.check.execute("CREATE TABLE " + RACE_WORK + " (election_name VARCHAR(128) NOT NULL, id VARCHAR(64) NOT NULL,"
 				+ " term BIGINT NOT NULL, PRIMARY KEY (election_name, id))");
 	}
@@ -128,7 +133,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	void dropRaceTables() {
 		if (this.aPool != null) {
 			this.cluster.dropTables(this.aPool, RACE_TABLES.allTables().toArray(String[]::new));
-			this.cluster.dropTables(this.aPool, RACE_WORK);
+			this.cluster.dropTables(this.aPool, RACE_WORK, RACE_HOLD_UP);
 			this.aPool.close();
 			this.bPool.close();
 			this.observerPool.close();
@@ -140,16 +145,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		JdbcLeaseRepository a = repository(this.aPool);
 		JdbcLeaseRepository b = repository(this.bPool);
 		long term = leaseHeldByA(a, b);
-		CountDownLatch working = new CountDownLatch(1);
 		CountDownLatch changed = new CountDownLatch(1);
-		CompletableFuture<Long> work = CompletableFuture.supplyAsync(() -> a.runFenced(this.election, "a", term,
-				Duration.ofSeconds(10), (fencedTerm) -> {
-					insertWork("open", fencedTerm);
-					working.countDown();
-					awaitQuietly(changed);
-					return fencedTerm;
-				}));
-		assertThat(working.await(10, TimeUnit.SECONDS)).as("the fenced work started").isTrue();
+		CompletableFuture<Long> work = openFencedWork(a, term, "open", changed).result();
 		// The fence row is locked on the first node only: the change of holder through the
 		// second does not wait, and commits.
 		assertThat(b.handOver(this.election, "a", term, "b", Duration.ofMinutes(1))).isTrue();
@@ -199,6 +196,53 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		assertThat(workCommitted).as("the fenced work committed").isEqualTo(fenced == null);
 		assertThat(holderChanged).as("the change of holder committed").isEqualTo(changing == null);
 		assertThat(workCommitted || holderChanged).as("one of them committed").isTrue();
+	}
+
+	/**
+	 * The narrowest window of the race: a fenced transaction that commits after the cluster
+	 * ordered a change of holder, on a cluster node that has not applied that change yet
+	 * (held up here behind a write it cannot apply), so that no lock on that node stands in
+	 * its way. The commit waits for certification until the node has caught up; the fence
+	 * row is in both write sets, so certification fails it. Had the fenced transaction only
+	 * read the row, it would pass certification and its work would commit after the new
+	 * holder's term began (Galera replays it once the change of holder's applier aborts it).
+	 */
+	@Test
+	void fencedCommitAfterAChangeOfHolderItsNodeHasNotAppliedYetFailsCertification() throws Exception {
+		JdbcLeaseRepository a = repository(this.aPool);
+		JdbcLeaseRepository b = repository(this.bPool);
+		long term = leaseHeldByA(a, b);
+		CountDownLatch commit = new CountDownLatch(1);
+		OpenFencedWork open = openFencedWork(a, term, "unapplied", commit);
+		CompletableFuture<Long> work = open.result();
+		try (Connection holdingUp = DriverManager.getConnection(this.cluster.urlFor("a-race"), this.username,
+				this.password); Statement statement = holdingUp.createStatement()) {
+			// The first node cannot apply this write, nor any the cluster orders after it.
+			statement.execute("FLUSH TABLES " + RACE_HOLD_UP + " WITH READ LOCK");
+			new JdbcTemplate(this.bPool).update("INSERT INTO " + RACE_HOLD_UP + " (election_name) VALUES (?)",
+					this.election);
+			assertThat(b.handOver(this.election, "a", term, "b", Duration.ofMinutes(1))).isTrue();
+			assertThat(new JdbcTemplate(this.aPool).queryForObject(
+					"SELECT leader_id FROM " + RACE_TABLES.leaseTable() + " WHERE election_name = ?", String.class,
+					this.election))
+				.as("the lease on the first node, which has not applied the change of holder")
+				.isEqualTo("a");
+			assertThat(work).as("the fenced transaction, not aborted by the change it has not seen").isNotDone();
+			commit.countDown();
+			// In the cluster's order, the commit comes after the change of holder.
+			await("the fenced commit waits for its certification").atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> state(statement, open.session()), "Waiting for certification"::equals);
+			statement.execute("UNLOCK TABLES");
+		}
+		assertThatThrownBy(() -> work.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+			.cause()
+			.isInstanceOf(FenceNotConfirmedException.class);
+		await("the first node applied the change of holder").atMost(Duration.ofSeconds(10))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> a.find(this.election).map(LeaseState::leaderId).orElse(null), "b"::equals);
+		assertThat(committedWork()).isEmpty();
+		assertThat(holder()).isEqualTo("b");
 	}
 
 	@Test
@@ -440,6 +484,41 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
+	 * Start fenced work of node a, on the first cluster node, that inserts a row and waits
+	 * for the gate before it commits; return once the row is written.
+	 */
+	private OpenFencedWork openFencedWork(JdbcLeaseRepository a, long term, String id, CountDownLatch gate)
+			throws InterruptedException {
+		CountDownLatch working = new CountDownLatch(1);
+		AtomicLong session = new AtomicLong();
+		CompletableFuture<Long> result = CompletableFuture.supplyAsync(() -> a.runFenced(this.election, "a", term,
+				Duration.ofSeconds(30), (fencedTerm) -> {
+					insertWork(id, fencedTerm);
+					session.set(new JdbcTemplate(this.aPool).queryForObject("SELECT CONNECTION_ID()", Long.class));
+					working.countDown();
+					awaitQuietly(gate);
+					return fencedTerm;
+				}));
+		assertThat(working.await(10, TimeUnit.SECONDS)).as("the fenced work started").isTrue();
+		return new OpenFencedWork(result, session.get());
+	}
+
+	/**
+	 * Fenced work under way.
+	 * @param result what the fenced run returns
+	 * @param session the server's id of its connection's session
+	 */
+	private record OpenFencedWork(CompletableFuture<Long> result, long session) {
+	}
+
+	private static @Nullable String state(Statement statement, long session) throws SQLException {
+		try (ResultSet process = statement
+			.executeQuery("SELECT STATE FROM information_schema.PROCESSLIST WHERE ID = " + session)) {
+			return process.next() ? process.getString(1) : null;
 		}
 	}
 
