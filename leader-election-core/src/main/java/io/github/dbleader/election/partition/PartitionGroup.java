@@ -95,6 +95,13 @@ public final class PartitionGroup implements AutoCloseable {
 	/** Whether the last balancing step could not read; for one log line per change. */
 	private boolean readFailing;
 
+	/**
+	 * Hand-overs this node requested, by partition: the version of the lease row as seen
+	 * when it requested them. Until the heartbeat reads the row again, the lease last seen
+	 * does not show the request, and the hand-over still counts as under way.
+	 */
+	private final Map<Integer, Long> requestedOnVersion = new HashMap<>();
+
 	private Set<String> loggedMembers = Set.of();
 
 	PartitionGroup(ElectionService service, String name, int count, PartitionSettings settings, PartitionPins pins,
@@ -427,14 +434,21 @@ public final class PartitionGroup implements AutoCloseable {
 		List<Integer> moving = new ArrayList<>();
 		for (int partition = 0; partition < this.count; partition++) {
 			LeaseState lease = leases.get(partition);
-			if (lease == null || !this.elections.get(partition).isLeader()) {
+			Long requestedOn = this.requestedOnVersion.remove(partition);
+			// By the row, not by belief: the heartbeat stops believing before it sends the
+			// hand-over, and the request stays in the row until that statement commits.
+			if (lease == null || !nodeId().equals(lease.leaderId())) {
 				continue;
 			}
+			boolean requestUnseen = requestedOn != null && requestedOn == lease.version();
+			if (requestUnseen) {
+				this.requestedOnVersion.put(partition, requestedOn);
+			}
 			String target = targets.get(partition);
-			if (lease.handoverTo() != null) {
+			if (lease.handoverTo() != null || requestUnseen) {
 				underWay++;
 			}
-			else if (target != null && !target.equals(nodeId())) {
+			else if (this.elections.get(partition).isLeader() && target != null && !target.equals(nodeId())) {
 				moving.add(partition);
 			}
 		}
@@ -447,6 +461,7 @@ public final class PartitionGroup implements AutoCloseable {
 			String target = targets.get(partition);
 			try {
 				this.elections.get(partition).forceLeader(target);
+				this.requestedOnVersion.put(partition, leases.get(partition).version());
 				underWay++;
 				logger.info("Partition group '{}': handing partition {} over to '{}'", this.name, partition, target);
 			}
