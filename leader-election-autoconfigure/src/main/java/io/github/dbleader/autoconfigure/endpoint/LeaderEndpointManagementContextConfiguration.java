@@ -1,5 +1,7 @@
 package io.github.dbleader.autoconfigure.endpoint;
 
+import java.util.List;
+
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.autoconfigure.web.ManagementContextConfiguration;
@@ -17,7 +19,7 @@ import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * {@link ManagementContextConfiguration @ManagementContextConfiguration} that puts the
- * {@link LeaderEndpointRequestFilter} in front of the {@code leader} endpoint on a servlet
+ * {@link EndpointRequestFilter} in front of the {@code leader} endpoint on a servlet
  * web server: in the application's context, or in the management context when the
  * actuator runs on a port of its own ({@code management.server.port}).
  * <p>
@@ -39,11 +41,13 @@ class LeaderEndpointManagementContextConfiguration {
 
 	private static final EndpointId LEADER = EndpointId.of("leader");
 
-	private static FilterRegistrationBean<LeaderEndpointRequestFilter> filterRegistration(String path) {
-		FilterRegistrationBean<LeaderEndpointRequestFilter> registration = new FilterRegistrationBean<>(
-				new LeaderEndpointRequestFilter());
-		registration.addUrlPatterns(path, path + "/*");
-		return registration;
+	/** A POST without a body forces leadership to the node that receives it. */
+	static final EndpointRequestFilter.Shape SHAPE = new EndpointRequestFilter.Shape(
+			List.of(new EndpointRequestFilter.Parameter("nodeId", false, false)), ", or no body for this node",
+			List.of());
+
+	private static FilterRegistrationBean<EndpointRequestFilter> filterRegistration(String path) {
+		return EndpointRequestFilter.registration(path, SHAPE);
 	}
 
 	/**
@@ -55,7 +59,7 @@ class LeaderEndpointManagementContextConfiguration {
 	static class WebMvcLeaderEndpointFilterConfiguration {
 
 		@Bean
-		FilterRegistrationBean<LeaderEndpointRequestFilter> leaderEndpointRequestFilter(PathMappedEndpoints endpoints,
+		FilterRegistrationBean<EndpointRequestFilter> leaderEndpointRequestFilter(PathMappedEndpoints endpoints,
 				DispatcherServletPath dispatcherServletPath) {
 			return filterRegistration(dispatcherServletPath.getRelativePath(endpoints.getPath(LEADER)));
 		}
@@ -71,7 +75,7 @@ class LeaderEndpointManagementContextConfiguration {
 	static class DefaultLeaderEndpointFilterConfiguration {
 
 		@Bean
-		FilterRegistrationBean<LeaderEndpointRequestFilter> leaderEndpointRequestFilter(PathMappedEndpoints endpoints) {
+		FilterRegistrationBean<EndpointRequestFilter> leaderEndpointRequestFilter(PathMappedEndpoints endpoints) {
 			return filterRegistration(endpoints.getPath(LEADER));
 		}
 

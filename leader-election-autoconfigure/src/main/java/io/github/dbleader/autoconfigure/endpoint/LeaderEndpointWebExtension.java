@@ -1,11 +1,8 @@
 package io.github.dbleader.autoconfigure.endpoint;
 
-import java.util.function.Supplier;
-
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.ElectionDescriptor;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -18,8 +15,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * {@link EndpointWebExtension @EndpointWebExtension} for the {@link LeaderEndpoint} that
  * answers an invalid request with 400, an unknown election with 404 and an election that
  * cannot be read in time with 503 ({@link DatabaseUnavailableException}), each with a body
- * that says what was wrong ({@code {"message": "..."}}), whatever the application's error
- * page settings.
+ * that says what was wrong ({@link ErrorDescriptor}).
  */
 @EndpointWebExtension(endpoint = LeaderEndpoint.class)
 public class LeaderEndpointWebExtension {
@@ -42,12 +38,11 @@ public class LeaderEndpointWebExtension {
 	 */
 	@ReadOperation
 	public WebEndpointResponse<OperationResponseBody> election(@Selector String election) {
-		return respond(() -> {
+		return ErrorDescriptor.respond(() -> {
 			ElectionDescriptor descriptor = this.delegate.election(election);
 			if (descriptor == null) {
-				return new WebEndpointResponse<>(new ErrorDescriptor("Election '" + election
-						+ "' is unknown: this node does not run it and it has no lease"),
-						WebEndpointResponse.STATUS_NOT_FOUND);
+				return ErrorDescriptor.notFound(
+						"Election '" + election + "' is unknown: this node does not run it and it has no lease");
 			}
 			return new WebEndpointResponse<>(descriptor);
 		});
@@ -62,7 +57,7 @@ public class LeaderEndpointWebExtension {
 	@WriteOperation
 	public WebEndpointResponse<OperationResponseBody> forceLeader(@Selector String election,
 			@Nullable String nodeId) {
-		return respond(() -> new WebEndpointResponse<>(this.delegate.forceLeader(election, nodeId)));
+		return ErrorDescriptor.respond(() -> new WebEndpointResponse<>(this.delegate.forceLeader(election, nodeId)));
 	}
 
 	/**
@@ -72,31 +67,7 @@ public class LeaderEndpointWebExtension {
 	 */
 	@DeleteOperation
 	public WebEndpointResponse<OperationResponseBody> forceReelection(@Selector String election) {
-		return respond(() -> new WebEndpointResponse<>(this.delegate.forceReelection(election)));
-	}
-
-	private static WebEndpointResponse<OperationResponseBody> respond(
-			Supplier<WebEndpointResponse<OperationResponseBody>> operation) {
-		try {
-			return operation.get();
-		}
-		catch (InvalidEndpointRequestException ex) {
-			return new WebEndpointResponse<>(new ErrorDescriptor(ex.getReason()),
-					WebEndpointResponse.STATUS_BAD_REQUEST);
-		}
-		catch (DatabaseUnavailableException ex) {
-			return new WebEndpointResponse<>(new ErrorDescriptor(String.valueOf(ex.getMessage())),
-					WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
-		}
-	}
-
-	/**
-	 * Why a request failed.
-	 *
-	 * @param message what was wrong
-	 */
-	public record ErrorDescriptor(String message) implements OperationResponseBody {
-
+		return ErrorDescriptor.respond(() -> new WebEndpointResponse<>(this.delegate.forceReelection(election)));
 	}
 
 }

@@ -5,6 +5,7 @@ import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.lock.ClusterLocks;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -26,6 +27,14 @@ public final class LocksEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	LocksEndpoint locksEndpoint(ClusterLocks clusterLocks, ElectionService electionService) {
 		return new LocksEndpoint(clusterLocks, electionService.settings().statementTimeout());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(LocksEndpoint.class)
+	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	LocksEndpointWebExtension locksEndpointWebExtension(LocksEndpoint locksEndpoint) {
+		return new LocksEndpointWebExtension(locksEndpoint);
 	}
 
 }

@@ -3,6 +3,7 @@ package io.github.dbleader.autoconfigure.partition;
 import io.github.dbleader.election.partition.PartitionGroups;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -24,6 +25,14 @@ public final class PartitionsEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	PartitionsEndpoint partitionsEndpoint(PartitionGroups groups) {
 		return new PartitionsEndpoint(groups);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(PartitionsEndpoint.class)
+	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
+	PartitionsEndpointWebExtension partitionsEndpointWebExtension(PartitionsEndpoint partitionsEndpoint) {
+		return new PartitionsEndpointWebExtension(partitionsEndpoint);
 	}
 
 }

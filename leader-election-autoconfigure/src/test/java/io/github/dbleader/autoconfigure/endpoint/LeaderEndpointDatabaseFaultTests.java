@@ -9,7 +9,7 @@ import io.github.dbleader.autoconfigure.FaultyDatabaseConfiguration;
 import io.github.dbleader.autoconfigure.FaultyDatabaseConfiguration.Fault;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.ElectionDescriptor;
-import io.github.dbleader.autoconfigure.endpoint.LeaderEndpointWebExtension.ErrorDescriptor;
+import io.github.dbleader.autoconfigure.endpoint.ErrorDescriptor;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;

@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The {@code leader} endpoint and its {@link LeaderEndpointRequestFilter} wherever the
+ * The {@code leader} endpoint and its {@link EndpointRequestFilter} wherever the
  * actuator is served: on a management port of its own ({@code management.server.port}),
  * under other base paths ({@code management.server.base-path},
  * {@code management.endpoints.web.base-path}), with a path mapping

@@ -45,7 +45,16 @@ class LocksEndpointAutoConfigurationTests {
 	@Test
 	void configuresTheEndpointWhenExposed() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=locks")
-			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class));
+			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class)
+				.hasSingleBean(LocksEndpointWebExtension.class));
+	}
+
+	@Test
+	void noWebExtensionWhenExposedOverJmxOnly() {
+		this.contextRunner
+			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=locks")
+			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class)
+				.doesNotHaveBean(LocksEndpointWebExtension.class));
 	}
 
 	@Test

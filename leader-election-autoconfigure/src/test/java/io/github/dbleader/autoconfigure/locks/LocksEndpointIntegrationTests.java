@@ -2,6 +2,7 @@ package io.github.dbleader.autoconfigure.locks;
 
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -131,7 +132,17 @@ class LocksEndpointIntegrationTests {
 		assertThat((String) JsonPath.read(response.body(), "$.locks.listed.lastHolder")).isEqualTo("locks-a");
 		assertThat((String) JsonPath.read(response.body(), "$.locks.listed.recentRuns[0].outcome"))
 			.isEqualTo("COMPLETED");
-		assertThat(client().send("GET", "/never-taken", null).statusCode()).isEqualTo(404);
+		HttpResponse<String> unknown = client().send("GET", "/never-taken", null);
+		assertThat(unknown.statusCode()).isEqualTo(404);
+		assertThat((String) JsonPath.read(unknown.body(), "$.message")).startsWith("Lock 'never-taken' is unknown");
+		String tooLong = "x".repeat(ClusterLocks.MAX_NAME_LENGTH + 1);
+		for (String method : List.of("GET", "DELETE")) {
+			HttpResponse<String> invalid = client().send(method, "/" + tooLong, null);
+			assertThat(invalid.statusCode()).isEqualTo(400);
+			assertThat((String) JsonPath.read(invalid.body(), "$.message")).isEqualTo("lock name '" + tooLong
+					+ "' is " + tooLong.length() + " characters long; at most " + ClusterLocks.MAX_NAME_LENGTH
+					+ " are allowed");
+		}
 		// Nothing to release: no content, as for any actuator operation that returns nothing.
 		assertThat(client().send("DELETE", "/never-taken", null).statusCode()).isEqualTo(204);
 	}

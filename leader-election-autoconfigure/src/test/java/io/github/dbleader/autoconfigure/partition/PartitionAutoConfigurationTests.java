@@ -109,7 +109,12 @@ class PartitionAutoConfigurationTests {
 	void endpointIsAvailableWhenExposed() {
 		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(PartitionsEndpoint.class));
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=partitions")
-			.run((context) -> assertThat(context).hasSingleBean(PartitionsEndpoint.class));
+			.run((context) -> assertThat(context).hasSingleBean(PartitionsEndpoint.class)
+				.hasSingleBean(PartitionsEndpointWebExtension.class));
+		this.contextRunner
+			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=partitions")
+			.run((context) -> assertThat(context).hasSingleBean(PartitionsEndpoint.class)
+				.doesNotHaveBean(PartitionsEndpointWebExtension.class));
 	}
 
 	@Test

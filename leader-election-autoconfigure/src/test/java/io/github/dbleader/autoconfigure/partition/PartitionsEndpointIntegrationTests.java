@@ -24,6 +24,8 @@ import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -120,7 +122,32 @@ class PartitionsEndpointIntegrationTests {
 
 	@Test
 	void unknownGroupIsNotFound() throws Exception {
-		assertThat(send("GET", "/nothing", null).statusCode()).isEqualTo(404);
+		HttpResponse<String> response = send("GET", "/nothing", null);
+		assertThat(response.statusCode()).isEqualTo(404);
+		assertThat((String) JsonPath.read(response.body(), "$.message"))
+			.isEqualTo("This node has no partition group 'nothing'; its groups are [orders]");
+	}
+
+	@ParameterizedTest(name = "{0} {1} {2}")
+	@CsvSource(delimiter = '|', nullValues = "none", value = {
+			"POST|/orders|{\"partition\":0,\"nodeId\":\"part-gone\"}|Node 'part-gone' is not a live member of partition group 'orders'",
+			"POST|/orders|{\"partition\":12,\"nodeId\":\"part-b\"}|Partition group 'orders' has partitions 0 to 11",
+			"POST|/orders|{\"partition\":-1,\"nodeId\":\"part-b\"}|Partition group 'orders' has partitions 0 to 11",
+			"POST|/nothing|{\"partition\":0,\"nodeId\":\"part-b\"}|This node has no partition group 'nothing'",
+			"POST|/orders|{\"partition\":|Malformed JSON body {\"partition\":; expected {\"partition\": <integer>, \"nodeId\": \"...\"}",
+			"POST|/orders|{\"partition\":\"x\",\"nodeId\":\"part-b\"}|partition must be an integer but was x",
+			"POST|/orders|{\"partition\":1,\"nodeId\":7}|nodeId must be a string but was 7",
+			"POST|/orders|{\"nodeId\":\"part-b\"}|Missing field partition in the request body",
+			"POST|/orders|{\"partition\":1,\"node\":\"part-b\"}|Unknown field(s) [node] in the request body; the fields are [partition, nodeId]",
+			"POST|/orders|none|Request body is empty; expected {\"partition\": <integer>, \"nodeId\": \"...\"}",
+			"DELETE|/orders|none|Missing query parameter partition; expected ?partition=<integer>",
+			"DELETE|/orders?partition=abc|none|partition must be an integer but was 'abc'",
+			"DELETE|/orders?partition=99|none|Partition group 'orders' has partitions 0 to 11",
+			"DELETE|/nothing?partition=1|none|This node has no partition group 'nothing'" })
+	void refusesABadRequestWithItsReason(String method, String path, String body, String message) throws Exception {
+		HttpResponse<String> response = send(method, path, body);
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(400);
+		assertThat((String) JsonPath.read(response.body(), "$.message")).startsWith(message);
 	}
 
 	@Test

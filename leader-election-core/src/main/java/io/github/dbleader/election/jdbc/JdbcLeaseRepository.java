@@ -94,6 +94,9 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	 */
 	static final int MAX_PARAMETERS_PER_STATEMENT = 30_000;
 
+	/** Most node rows, and most leases, one purge deletes. */
+	static final int PURGED_PER_ROUND = 100;
+
 	/** Most elections one join statement inserts. */
 	static final int JOINS_PER_STATEMENT = 1_000;
 
@@ -172,19 +175,19 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	private final String staleNodes;
 
-	/** Deletes stale node rows, up to their list of node ids. */
-	private final String purgeNodes;
+	/** Deletes one node row if it is still stale. */
+	private final String purgeNode;
 
-	/** Deletes the candidates rows of deleted node rows, up to their list of node ids. */
-	private final String purgeCandidates;
+	/** Deletes the candidates rows of one node id. */
+	private final String purgeCandidacies;
 
 	private final String unusedLeases;
 
-	/** Deletes unused leases, up to their list of election names. */
-	private final String purgeLeases;
+	/** Deletes one lease if it is still unused. */
+	private final String purgeLease;
 
-	/** Deletes the fence rows of deleted leases, up to their list of election names. */
-	private final String purgeFences;
+	/** Deletes the fence row of one election. */
+	private final String purgeFence;
 
 	private final String updateFence;
 
@@ -307,24 +310,22 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		this.joinAll = "INSERT INTO " + candidates + " (election_name, node_id, instance_id, first_seen, last_seen) VALUES ";
 		this.removeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
 		this.removeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND instance_id = ?";
-		// Plain reads find what to purge; the deletes then lock only those rows by key. A
-		// delete that scanned would queue behind a fenced transaction's share lock on a fence
-		// row while holding locks that renewals need.
-		String stale = " WHERE last_seen < " + now + " - ?";
-		this.staleNodes = "SELECT node_id FROM " + nodes + stale;
-		this.purgeNodes = "DELETE FROM " + nodes + stale + " AND node_id IN (";
-		// Only rows whose node row is gone: a node that came back meanwhile keeps its rows.
-		this.purgeCandidates = "DELETE FROM " + candidates + " WHERE NOT EXISTS (SELECT 1 FROM " + nodes + " n"
-				+ " WHERE n.node_id = " + candidates + ".node_id AND n.instance_id = " + candidates + ".instance_id)"
-				+ " AND node_id IN (";
-		String expiredLong = " WHERE expires_at < " + now + " - ?";
+		// Plain reads find what to purge; the deletes then reach each row by its key, with no
+		// subquery: a delete that scanned, or whose anti-join the optimizer materialized,
+		// would lock rows it does not delete and so queue behind fenced work (I9). Each row's
+		// delete and its dependants' share a transaction, so that a node that comes back, or
+		// creates the lease anew, waits for the purge and then writes its rows again.
+		String stale = " < " + now + " - ?";
+		String limit = " ORDER BY 1 LIMIT " + PURGED_PER_ROUND;
+		this.staleNodes = "SELECT node_id FROM " + nodes + " WHERE last_seen" + stale + limit;
+		this.purgeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND last_seen" + stale;
+		this.purgeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ?";
 		// Lock rows are never purged: a node takes a lock by updating the row it knows exists.
-		this.unusedLeases = "SELECT election_name FROM " + lease + " l" + expiredLong + " AND NOT EXISTS (SELECT 1 FROM "
-				+ candidates + " c WHERE c.election_name = l.election_name) AND l.election_name NOT LIKE '"
-				+ ClusterLocks.KEY_PREFIX + "%'";
-		this.purgeLeases = "DELETE FROM " + lease + expiredLong + " AND election_name IN (";
-		this.purgeFences = "DELETE FROM " + fence + " WHERE NOT EXISTS (SELECT 1 FROM " + lease + " l"
-				+ " WHERE l.election_name = " + fence + ".election_name) AND election_name IN (";
+		this.unusedLeases = "SELECT election_name FROM " + lease + " l WHERE expires_at" + stale
+				+ " AND NOT EXISTS (SELECT 1 FROM " + candidates + " c WHERE c.election_name = l.election_name)"
+				+ " AND l.election_name NOT LIKE '" + ClusterLocks.KEY_PREFIX + "%'" + limit;
+		this.purgeLease = "DELETE FROM " + lease + " WHERE election_name = ? AND expires_at" + stale;
+		this.purgeFence = "DELETE FROM " + fence + " WHERE election_name = ?";
 		// The fence row copies the holder from the lease row, in the transaction that changed it.
 		String holder = " FROM " + lease + " WHERE election_name = ?)";
 		this.updateFence = "UPDATE " + fence + " SET leader_id = (SELECT leader_id" + holder + ", term = (SELECT term"
@@ -472,30 +473,29 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		return false;
 	}
 
+	/**
+	 * Renew the listed leases in one statement per chunk, up to the parameter limits of the
+	 * drivers (PostgreSQL: 32767): each election is listed by name, for the key ranges,
+	 * and with its term.
+	 */
 	@Override
 	public int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease) {
 		List<Object[]> held = new ArrayList<>(heldTerms.size());
 		heldTerms.forEach((election, term) -> held.add(new Object[] { election, term }));
-		return updateListed(statements().renewAll(), held, lease.toMillis(), nodeId);
-	}
-
-	/**
-	 * Run a statement that ends with an open {@code IN (} list for each chunk of keys: one
-	 * statement up to the parameter limits of the drivers (PostgreSQL: 32767).
-	 * @param sql the statement up to and including {@code IN (}
-	 * @param keys the keys, each one value or a row of values
-	 * @param leadingArgs the arguments before the list
-	 * @return the rows changed, summed over the chunks
-	 */
-	private int updateListed(String sql, List<Object[]> keys, Object... leadingArgs) {
-		int arity = keys.isEmpty() ? 1 : keys.get(0).length;
-		return forEachChunk(keys, MAX_PARAMETERS_PER_STATEMENT / arity, (chunk) -> {
-			StringBuilder statement = new StringBuilder(sql.length() + chunk.size() * 8).append(sql);
-			List<Object> args = new ArrayList<>(List.of(leadingArgs));
+		String sql = statements().renewAll();
+		return forEachChunk(held, MAX_PARAMETERS_PER_STATEMENT / 3, (chunk) -> {
+			StringBuilder statement = new StringBuilder(sql.length() + chunk.size() * 12).append(sql);
+			List<Object> args = new ArrayList<>(2 + chunk.size() * 3);
+			args.add(lease.toMillis());
+			args.add(nodeId);
 			for (Object[] key : chunk) {
-				statement.append((args.size() == leadingArgs.length) ? "" : ", ");
-				statement.append((key.length == 1) ? "?" : "(" + "?, ".repeat(key.length - 1) + "?)");
-				args.addAll(List.of(key));
+				statement.append((args.size() == 2) ? "?" : ", ?");
+				args.add(key[0]);
+			}
+			statement.append(") AND (election_name, term) IN (");
+			for (int i = 0; i < chunk.size(); i++) {
+				statement.append((i == 0) ? "(?, ?)" : ", (?, ?)");
+				args.addAll(List.of(chunk.get(i)));
 			}
 			return this.jdbc.update(statement.append(')').toString(), args.toArray());
 		});
@@ -666,18 +666,27 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		this.jdbc.update(this.removeNode, nodeId, instanceId);
 	}
 
+	/**
+	 * Delete what stayed unused for {@code maxAge}: at most {@value #PURGED_PER_ROUND} node
+	 * rows with their candidacies and as many leases with their fence rows per call, each
+	 * by key; the rest is left to later calls.
+	 */
 	@Override
 	public void purge(Duration maxAge) {
 		long millis = maxAge.toMillis();
-		List<Object[]> nodes = this.jdbc.query(this.staleNodes, (rs, row) -> new Object[] { rs.getString(1) }, millis);
-		updateListed(this.purgeNodes, nodes, millis);
-		updateListed(this.purgeCandidates, nodes);
-		List<Object[]> leases = this.jdbc.query(this.unusedLeases, (rs, row) -> new Object[] { rs.getString(1) },
-				millis);
-		updateListed(this.purgeLeases, leases, millis);
+		for (String node : this.jdbc.queryForList(this.staleNodes, String.class, millis)) {
+			deleteWithDependants(this.purgeNode, this.purgeCandidacies, node, millis);
+		}
 		// A fenced transaction of a deleted lease could only fail its check; nothing else
 		// reads a fence row without its lease.
-		updateListed(this.purgeFences, leases);
+		for (String election : this.jdbc.queryForList(this.unusedLeases, String.class, millis)) {
+			deleteWithDependants(this.purgeLease, this.purgeFence, election, millis);
+		}
+	}
+
+	private void deleteWithDependants(String delete, String deleteDependants, String key, long maxAgeMillis) {
+		inTransaction(this.holderChanges, () -> (this.jdbc.update(delete, key, maxAgeMillis) == 1)
+				&& this.jdbc.update(deleteDependants, key) >= 0);
 	}
 
 	@Override
@@ -972,11 +981,12 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 			String ownCandidacies = " WHERE election_name IN (SELECT election_name FROM " + candidates
 					+ " WHERE node_id = ? AND instance_id = ?)";
 			// Each row by its own election and term; version + 1 is how the node learns which
-			// rows this statement renewed.
-			String renewAll = "UPDATE " + lease + " SET renewed_at = " + now + ", expires_at = " + now
+			// rows this statement renewed. The plain list of names gives the plan its key
+			// ranges (a list of pairs alone is no range on MariaDB), so the statement reads,
+			// and locks, only the rows it lists (I9); the pairs then check each term.
+			String renewAll = "UPDATE " + dialect.byKey(lease) + " SET renewed_at = " + now + ", expires_at = " + now
 					+ " + ?, version = version + 1 WHERE leader_id = ? AND handover_to IS NULL"
-					+ " AND reelection_requested = FALSE AND server_identity = " + server
-					+ " AND (election_name, term) IN (";
+					+ " AND reelection_requested = FALSE AND server_identity = " + server + " AND election_name IN (";
 			String notHandedToOthers = "(handover_to IS NULL OR handover_to = ? OR expires_at + ? <= " + now + ")";
 			String takeOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND ("
 					+ "(leader_id IS NULL AND (yielded_by IS NULL OR yielded_by <> ? OR expires_at + ? <= " + now

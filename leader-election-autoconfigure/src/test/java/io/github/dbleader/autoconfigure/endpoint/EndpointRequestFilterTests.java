@@ -14,12 +14,12 @@ import org.springframework.mock.web.MockHttpServletResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link LeaderEndpointRequestFilter}: bodies the actuator would bind wrongly or without a
+ * {@link EndpointRequestFilter} of the leader endpoint: bodies the actuator would bind wrongly or without a
  * reason are rejected with a message; valid ones pass through unchanged.
  */
-class LeaderEndpointRequestFilterTests {
+class EndpointRequestFilterTests {
 
-	private final LeaderEndpointRequestFilter filter = new LeaderEndpointRequestFilter();
+	private final EndpointRequestFilter filter = new EndpointRequestFilter(LeaderEndpointManagementContextConfiguration.SHAPE);
 
 	@ParameterizedTest
 	@CsvSource(delimiter = '|', value = { "{\"nodeId\":|Malformed JSON body", "nodeId=b|Malformed JSON body",
@@ -38,7 +38,7 @@ class LeaderEndpointRequestFilterTests {
 
 	@Test
 	void rejectsOverlongBodies() throws Exception {
-		String body = "{\"nodeId\":\"" + "n".repeat(LeaderEndpointRequestFilter.MAX_BODY_BYTES) + "\"}";
+		String body = "{\"nodeId\":\"" + "n".repeat(EndpointRequestFilter.MAX_BODY_BYTES) + "\"}";
 		MockHttpServletResponse response = new MockHttpServletResponse();
 		this.filter.doFilter(post(body, "application/json"), response, new MockFilterChain());
 		assertThat(response.getStatus()).isEqualTo(400);
