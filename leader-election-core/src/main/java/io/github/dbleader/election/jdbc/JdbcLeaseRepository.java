@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.OptionalLong;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
@@ -230,6 +229,9 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	private final String lockTerm;
 
+	/** Whether a lock has expired, by a plain read. */
+	private final String lockFree;
+
 	private final String releaseLock;
 
 	private final String forceRelease;
@@ -238,9 +240,6 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	/** The lock fence statement of the dialect, with named parameters. */
 	private final String lockFence;
-
-	/** Locks whose rows this repository has seen exist; nothing deletes them. */
-	private final Set<String> existingLocks = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Create a repository.
@@ -344,6 +343,8 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 				+ now + ((skipFencedLock != null) ? skipFencedLock : "");
 		this.takeLockParameters = (skipFencedLock != null) ? 4 : 3;
 		this.lockTerm = "SELECT term FROM " + lease + " WHERE election_name = ? AND leader_id = ? AND expires_at > " + now;
+		this.lockFree = "SELECT CASE WHEN expires_at <= " + now + " THEN 1 ELSE 0 END FROM " + lease
+				+ " WHERE election_name = ?";
 		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(acquired_at + ?, " + now
 				+ ")), version = version + 1 WHERE election_name = ? AND leader_id = ? AND term = ? AND expires_at > "
 				+ now;
@@ -826,20 +827,23 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	@Override
 	public OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
 		long millis = atMostFor.toMillis();
-		Object[] take = { nodeId, millis, key, key };
-		if (this.jdbc.update(this.takeLock, Arrays.copyOf(take, this.takeLockParameters)) != 1) {
-			if (this.existingLocks.contains(key)) {
-				return OptionalLong.empty();
-			}
+		// A plain read first, which waits for no one: on InnoDB a take that finds the lock
+		// held would still lock the row to check it, and so wait for the holder's fenced run
+		// (I9). Only a lock that has expired is taken, and that take waits for a fenced run
+		// still open (I5).
+		List<Integer> free = this.jdbc.queryForList(this.lockFree, Integer.class, key);
+		if (free.isEmpty()) {
 			try {
 				this.jdbc.update(statements().create(), key, nodeId, millis);
 			}
 			catch (DuplicateKeyException ex) {
-				this.existingLocks.add(key);
 				return OptionalLong.empty();
 			}
 		}
-		this.existingLocks.add(key);
+		else if (free.get(0) != 1 || this.jdbc.update(this.takeLock,
+				Arrays.copyOf(new Object[] { nodeId, millis, key, key }, this.takeLockParameters)) != 1) {
+			return OptionalLong.empty();
+		}
 		// The caller lets no other try of this lock by this node run meanwhile, so a row
 		// held by this node is this acquisition's, unless it has expired already.
 		List<Long> terms = this.jdbc.queryForList(this.lockTerm, Long.class, key, nodeId);

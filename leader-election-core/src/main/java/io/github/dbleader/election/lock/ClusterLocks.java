@@ -154,7 +154,7 @@ public class ClusterLocks {
 					atLeastFor));
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not try lock '" + name + "'; the run is skipped: " + ex);
+			logger.debug("Could not try lock '" + name + "'; the run is skipped: " + ex);
 			return Optional.empty();
 		}
 		finally {

@@ -6,18 +6,25 @@ import java.sql.Connection;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.LockNotHeldException;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -254,6 +261,46 @@ class JdbcLockIntegrationTests {
 	/**
 	 * Counts the statements prepared or created on its connections.
 	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aTryThatLosesToAFencedRunNeitherWaitsNorLogsAboveDebug(TestDatabase database) throws Exception {
+		JdbcLeaseRepository a = repository(database);
+		ClusterLocks b = new ClusterLocks(node(database), "b");
+		long term = awaitLock(a, "a");
+		CountDownLatch fenced = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		CompletableFuture<Void> run = CompletableFuture.runAsync(() -> a.runLockFenced("lock:job", "a", term,
+				AT_MOST, (fencedTerm) -> {
+					fenced.countDown();
+					try {
+						finish.await(30, TimeUnit.SECONDS);
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					return null;
+				}));
+		ListAppender<ILoggingEvent> logged = new ListAppender<>();
+		Logger library = (Logger) LoggerFactory.getLogger("io.github.dbleader");
+		logged.start();
+		library.addAppender(logged);
+		try {
+			assertThat(fenced.await(10, TimeUnit.SECONDS)).isTrue();
+			for (int i = 0; i < 3; i++) {
+				long started = System.nanoTime();
+				assertThat(b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+				assertThat(Duration.ofNanos(System.nanoTime() - started)).as("a losing try waited")
+					.isLessThan(Duration.ofMillis(500));
+			}
+		}
+		finally {
+			library.detachAppender(logged);
+			finish.countDown();
+		}
+		run.get(10, TimeUnit.SECONDS);
+		assertThat(logged.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.INFO)).isEmpty();
+	}
+
 	private static final class CountingDataSource extends DelegatingDataSource {
 
 		private final AtomicInteger statements;
