@@ -34,6 +34,9 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code leader.election.heartbeat}: timer of this node's heartbeat rounds (one round
  * covers all of its elections, so no {@code election} tag), tagged {@code outcome}
  * ({@code success} or {@code failure});
+ * <li>{@code leader.election.heartbeat.slow}: counter of the rounds that succeeded but took
+ * longer than half the statement timeout (the database answers slowly; a little slower
+ * would fail rounds);
  * <li>{@code leader.election.leader.only.skipped}: counter of {@code @LeaderOnly} calls
  * skipped because this node did not lead;
  * <li>{@code leader.election.partitions.owned}: gauge, tagged {@code group} instead of
@@ -102,6 +105,13 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 				.tag("outcome", succeeded ? "success" : "failure")
 				.register(registry)
 				.record(duration);
+			if (succeeded && duration.compareTo(this.electionService.get().settings().statementTimeout().dividedBy(2)) > 0) {
+				Counter.builder(PREFIX + "heartbeat.slow")
+					.description("Heartbeat rounds that succeeded but took longer than half the statement timeout:"
+							+ " the database answers slowly, and a little slower would fail rounds")
+					.register(registry)
+					.increment();
+			}
 		}
 	}
 

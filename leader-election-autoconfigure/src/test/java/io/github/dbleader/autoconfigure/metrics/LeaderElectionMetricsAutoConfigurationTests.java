@@ -59,6 +59,20 @@ class LeaderElectionMetricsAutoConfigurationTests {
 	}
 
 	@Test
+	void countsRoundsThatSucceedButTakeOverHalfTheStatementTimeout() {
+		this.contextRunner.withPropertyValues("leader-election.statement-timeout=100ms").run((context) -> {
+			LeaderElectionMetrics metrics = context.getBean(LeaderElectionMetrics.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			metrics.heartbeat("n", 1, true, Duration.ofMillis(80));
+			metrics.heartbeat("n", 1, false, Duration.ofMillis(120));
+			metrics.heartbeat("n", 1, true, Duration.ofMillis(40));
+			assertThat(registry.get("leader.election.heartbeat.slow").counter().count()).isOne();
+			assertThat(registry.get("leader.election.heartbeat").tags("outcome", "success").timer().max(
+					java.util.concurrent.TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(80);
+		});
+	}
+
+	@Test
 	void partitionsHaveMetersPerGroupNotPerPartition() {
 		this.contextRunner.withConfiguration(AutoConfigurations.of(PartitionAutoConfiguration.class))
 			.withPropertyValues("leader-election.partitions.orders.count=3")

@@ -192,6 +192,9 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	private final String insertFence;
 
+	/** Inserts the fence row, or updates one left from an earlier lease of the same name. */
+	private final String writeFence;
+
 	/** The fence statement of the dialect, with named parameters. */
 	private final String fence;
 
@@ -331,6 +334,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 				+ holder + " WHERE election_name = ?";
 		this.insertFence = "INSERT INTO " + fence + " (election_name, leader_id, term) SELECT election_name, "
 				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
+		this.writeFence = dialect.writeFence(fence, lease);
 		this.fence = dialect.fence(fence, lease);
 		this.limitFencedSession = dialect.limitFencedSession();
 		this.fencedConnection = FencedConnection.of(transactionManager, this.limitFencedSession != null);
@@ -412,8 +416,14 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	@Override
 	public boolean create(String election, String nodeId, Duration lease) {
 		try {
-			return changeHolder(election,
-					() -> this.jdbc.update(statements().create(), election, nodeId, lease.toMillis()));
+			return inTransaction(this.holderChanges, () -> {
+				this.jdbc.update(statements().create(), election, nodeId, lease.toMillis());
+				// Written at once, not updated first: an update that finds no row locks the gap
+				// where the row would go, and two nodes creating elections at the same time
+				// deadlock on each other's gap (InnoDB).
+				this.jdbc.update(this.writeFence, election);
+				return true;
+			});
 		}
 		catch (DuplicateKeyException ex) {
 			return false;

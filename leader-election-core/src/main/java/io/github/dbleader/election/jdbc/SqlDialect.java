@@ -333,6 +333,24 @@ public enum SqlDialect {
 	}
 
 	/**
+	 * Statement that writes the fence row of election {@code ?} from its lease row: an
+	 * insert, or an update of a row that an earlier lease of the same name left.
+	 * @param fence the fence table
+	 * @param lease the lease table
+	 * @return the statement, with the election as its one parameter
+	 */
+	String writeFence(String fence, String lease) {
+		String select = "SELECT election_name, leader_id, term FROM " + lease + " WHERE election_name = ?";
+		return switch (this) {
+			case MYSQL -> "INSERT INTO " + fence + " (election_name, leader_id, term) " + select
+					+ " ON DUPLICATE KEY UPDATE leader_id = VALUES(leader_id), term = VALUES(term)";
+			case POSTGRESQL -> "INSERT INTO " + fence + " (election_name, leader_id, term) " + select
+					+ " ON CONFLICT (election_name) DO UPDATE SET leader_id = EXCLUDED.leader_id, term = EXCLUDED.term";
+			case H2 -> "MERGE INTO " + fence + " (election_name, leader_id, term) KEY (election_name) " + select;
+		};
+	}
+
+	/**
 	 * Clause appended to a multi-row {@code INSERT} so that rows whose key exists already
 	 * are left as they are, or {@code null} if the platform has none (then one
 	 * {@code INSERT} per row).
