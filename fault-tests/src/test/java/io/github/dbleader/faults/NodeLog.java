@@ -114,6 +114,16 @@ final class NodeLog {
 		return traces;
 	}
 
+	/**
+	 * The lines from a position on that contain a text.
+	 * @param from a {@link #mark()}
+	 * @param text what the lines contain
+	 * @return the lines in order
+	 */
+	List<String> linesContaining(long from, String text) {
+		return lines(from).stream().filter((line) -> line.contains(text)).toList();
+	}
+
 	private List<String> lines(long from) {
 		return this.log.lines(from);
 	}
