@@ -42,14 +42,4 @@ class DocsSnippetsTests {
 		assertThat(differing).isEmpty();
 	}
 
-	@Test
-	void readmeTestCommandIsTheOneCiRuns() throws Exception {
-		// CI adds only -B (batch mode: no colours or progress), which changes no test.
-		List<String> ci = Files.readAllLines(MarkdownPages.ROOT.resolve(".ci/run"));
-		assertThat(ci).as(".ci/run's main run").contains("./mvnw -B verify");
-		String readme = MarkdownPages.read(MarkdownPages.ROOT.resolve("README.md"));
-		String quickStart = readme.substring(readme.indexOf("## Quick start"), readme.indexOf("## The smallest complete use"));
-		assertThat(quickStart).as("README's quick start").contains("\n./mvnw verify ").contains("`.ci/run` calls `./mvnw -B verify`");
-	}
-
 }
