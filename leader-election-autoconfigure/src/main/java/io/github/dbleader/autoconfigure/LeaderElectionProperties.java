@@ -259,7 +259,8 @@ public class LeaderElectionProperties {
 
 		/**
 		 * Name of the lease table: a plain identifier (letters, digits, underscores; at most
-		 * 57 characters). The fence table is named after it, with "_fence" appended.
+		 * 57 characters). The fence, nodes and pins tables are named after it, with "_fence",
+		 * "_nodes" and "_pins" appended.
 		 */
 		private String tableName = "leader_election_lease";
 

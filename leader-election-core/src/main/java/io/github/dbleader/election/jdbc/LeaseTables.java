@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
  * named after the lease table ({@link #fenceTable()}, {@link #nodesTable()},
  * {@link #pinsTable()}). Only plain identifiers are accepted (letters, digits
  * and underscores, not starting with a digit, at most 64 characters, and at most
- * {@value #MAX_LEASE_TABLE_LENGTH} for the lease table so that its fence table fits
+ * 57 ({@link #MAX_LEASE_TABLE_LENGTH}) for the lease table so that its fence table fits
  * PostgreSQL's 63), since the names are written into SQL.
  *
  * @param leaseTable lease table, default {@code leader_election_lease}
