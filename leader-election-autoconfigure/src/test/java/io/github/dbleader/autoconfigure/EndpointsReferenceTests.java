@@ -11,7 +11,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint;
-import io.github.dbleader.autoconfigure.endpoint.LeaderEndpointWebExtension;
+import io.github.dbleader.autoconfigure.endpoint.ErrorDescriptor;
 import io.github.dbleader.autoconfigure.locks.LocksEndpoint;
 import io.github.dbleader.autoconfigure.partition.PartitionsEndpoint;
 import org.junit.jupiter.api.Test;
@@ -29,7 +29,7 @@ class EndpointsReferenceTests {
 
 	private static final List<Class<?>> RESPONSES = List.of(LeaderEndpoint.LeaderDescriptor.class,
 			LeaderEndpoint.ElectionDescriptor.class, LeaderEndpoint.CandidateDescriptor.class,
-			LeaderEndpointWebExtension.ErrorDescriptor.class, LocksEndpoint.LocksDescriptor.class,
+			ErrorDescriptor.class, LocksEndpoint.LocksDescriptor.class,
 			LocksEndpoint.LockDescriptor.class, LocksEndpoint.RunDescriptor.class, LocksEndpoint.ReleaseDescriptor.class,
 			PartitionsEndpoint.PartitionsDescriptor.class, PartitionsEndpoint.GroupDescriptor.class,
 			PartitionsEndpoint.PartitionDescriptor.class, PartitionsEndpoint.MoveDescriptor.class);
