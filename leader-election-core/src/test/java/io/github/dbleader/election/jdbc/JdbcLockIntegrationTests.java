@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The cluster-lock statements of {@link JdbcLeaseRepository} against each real database.
+ * The cluster-lock statements of {@link JdbcLockRepository} against each real database.
  */
 class JdbcLockIntegrationTests {
 
@@ -48,7 +48,7 @@ class JdbcLockIntegrationTests {
 		}
 	}
 
-	private JdbcLeaseRepository repository(TestDatabase database) {
+	private JdbcLockRepository repository(TestDatabase database) {
 		this.dataSource = database.dataSource(database.url(), 4);
 		database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
 		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
@@ -59,8 +59,8 @@ class JdbcLockIntegrationTests {
 	}
 
 	/** Another node's repository on the same tables, counting the statements it prepares. */
-	private JdbcLeaseRepository node(TestDatabase database) {
-		return new JdbcLeaseRepository(new CountingDataSource(this.dataSource, this.statements),
+	private JdbcLockRepository node(TestDatabase database) {
+		return new JdbcLockRepository(new CountingDataSource(this.dataSource, this.statements),
 				SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
 	}
 
@@ -73,7 +73,7 @@ class JdbcLockIntegrationTests {
 	 * Try the lock until the node takes it.
 	 * @return the term it took
 	 */
-	private static long awaitLock(JdbcLeaseRepository node, String nodeId) {
+	private static long awaitLock(JdbcLockRepository node, String nodeId) {
 		long[] taken = new long[1];
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
 			OptionalLong term = node.tryLock("lock:job", nodeId, AT_MOST);
@@ -91,8 +91,8 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void theFirstTryCreatesTheRowAndATryThatFindsItTakenCostsOneStatement(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository b = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
 		OptionalLong term = a.tryLock("lock:job", "a", AT_MOST);
 		assertThat(term).isPresent();
 		// b has not seen the row yet: its update finds nothing to take, its insert a duplicate.
@@ -107,8 +107,8 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void releaseKeepsTheLockUntilAtLeastForThenTheNextTermIsGreater(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository b = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
 		long first = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
 		assertThat(a.releaseLock("lock:job", "b", first, Duration.ZERO)).as("release by another node").isFalse();
 		assertThat(a.releaseLock("lock:job", "a", first + 1, Duration.ZERO)).as("release of another term").isFalse();
@@ -126,8 +126,8 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void anUnreleasedLockExpiresAfterAtMostFor(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository b = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
 		long first = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
 		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
 		assertThat(awaitLock(b, "b")).isGreaterThan(first);
@@ -137,8 +137,8 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void fencedWorkOfAStaleAcquisitionIsRejected(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository b = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
 		long stale = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
 		assertThat(a.<Integer>runLockFenced("lock:job", "a", stale, AT_MOST,
 				(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)"))).isOne();
@@ -163,8 +163,8 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void aTakeOverWaitsForTheFencedTransactionOfTheHolder(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository b = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
 		long term = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
 		long expiresAt = expiresAt("lock:job");
 		a.runLockFenced("lock:job", "a", term, AT_MOST, (t) -> {
@@ -195,8 +195,8 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void forceReleaseWaitsForTheFencedTransactionThenFencesTheHolderOut(TestDatabase database) throws Exception {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository operator = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository operator = node(database);
 		assertThat(operator.forceRelease("lock:job")).as("no row yet").isEmpty();
 		long term = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
 		CompletableFuture<OptionalLong> release = new CompletableFuture<>();
@@ -223,7 +223,7 @@ class JdbcLockIntegrationTests {
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(1);
 	}
 
-	private static long releasedTerm(CompletableFuture<OptionalLong> release, JdbcLeaseRepository operator)
+	private static long releasedTerm(CompletableFuture<OptionalLong> release, JdbcLockRepository operator)
 			throws Exception {
 		try {
 			return release.get(10, TimeUnit.SECONDS).orElseThrow();
@@ -237,17 +237,19 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void purgeLeavesLockRowsAlone(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
+		JdbcLockRepository a = repository(database);
 		long term = a.tryLock("lock:job", "a", Duration.ofMillis(200)).orElseThrow();
 		long expiresAt = expiresAt("lock:job");
 		// Long enough expired for the purge to delete it, were it an election's row.
 		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) > expiresAt + 100);
-		assertThat(a.create("election", "a", Duration.ofMillis(1))).isTrue();
+		JdbcLeaseRepository elections = new JdbcLeaseRepository(this.dataSource,
+				SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
+		assertThat(elections.create("election", "a", Duration.ofMillis(1))).isTrue();
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			a.purge(Duration.ofMillis(50));
-			return a.find("election").isEmpty();
+			elections.purge(Duration.ofMillis(50));
+			return elections.find("election").isEmpty();
 		});
-		assertThat(a.find("lock:job")).isPresent();
+		assertThat(elections.find("lock:job")).isPresent();
 		assertThat(a.tryLock("lock:job", "a", AT_MOST).orElseThrow()).isGreaterThan(term);
 	}
 
