@@ -73,6 +73,8 @@ public class JdbcLockRepository implements LockRepository {
 
 	private final String lockTerm;
 
+	private final String extendLock;
+
 	private final String releaseLock;
 
 	private final String forceRelease;
@@ -119,9 +121,15 @@ public class JdbcLockRepository implements LockRepository {
 				+ " WHERE election_name = ? AND expires_at <= " + now + ((skipFencedLock != null) ? skipFencedLock : "");
 		this.takeLockParameters = (skipFencedLock != null) ? 4 : 3;
 		this.lockTerm = "SELECT term FROM " + lease + " WHERE election_name = ? AND leader_id = ? AND expires_at > " + now;
-		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(acquired_at + ?, " + now
-				+ ")), version = version + 1 WHERE election_name = ? AND leader_id = ? AND term = ? AND expires_at > "
-				+ now;
+		// renewed_at, which nobody renews on a lock row, is the time of its last extension
+		// (its acquisition until then): a release counts an extension's atLeastFor from it.
+		// yielded_by marks a released acquisition (the next take clears it), so that no
+		// extension revives it while its atLeastFor keeps it taken.
+		String heldByTerm = " WHERE election_name = ? AND leader_id = ? AND term = ? AND expires_at > " + now;
+		this.extendLock = "UPDATE " + lease + " SET expires_at = " + now + " + ?, renewed_at = " + now
+				+ ", version = version + 1" + heldByTerm + " AND yielded_by IS NULL";
+		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(acquired_at + ?,"
+				+ " renewed_at + ?, " + now + ")), yielded_by = leader_id, version = version + 1" + heldByTerm;
 		this.lockFence = dialect.lockFence(lease);
 		// An operator's release: a new term, so that the holder's fenced work is refused.
 		this.forceRelease = "UPDATE " + lease + " SET leader_id = NULL, term = GREATEST(term + 1, " + now
@@ -187,9 +195,21 @@ public class JdbcLockRepository implements LockRepository {
 		return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
 	}
 
+	/**
+	 * Extend a lock: one conditional statement on the row of the lock, by key. Like the
+	 * take-over, it waits for a fenced transaction of the lock in flight (which holds the row
+	 * in share mode), at most for the statement timeout.
+	 */
 	@Override
-	public boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor) {
-		return this.jdbc.update(this.releaseLock, atLeastFor.toMillis(), key, nodeId, term) == 1;
+	public boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
+		return this.jdbc.update(this.extendLock, atMostFor.toMillis(), key, nodeId, term) == 1;
+	}
+
+	@Override
+	public boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor,
+			Duration atLeastForAfterExtension) {
+		return this.jdbc.update(this.releaseLock, atLeastFor.toMillis(), atLeastForAfterExtension.toMillis(), key,
+				nodeId, term) == 1;
 	}
 
 	@Override

@@ -10,7 +10,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.dbleader.election.ElectionService;
-import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.MonotonicClock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -149,9 +148,7 @@ public class ClusterLocks {
 			if (term.isEmpty()) {
 				return Optional.empty();
 			}
-			long belief = atMostFor.minus(ElectionSettings.defaultGuard(atMostFor)).toNanos();
-			return Optional.of(new HeldLock(this, name, key, term.getAsLong(), sentAt, atMostFor, sentAt + belief,
-					atLeastFor));
+			return Optional.of(new HeldLock(this, name, key, term.getAsLong(), sentAt, atMostFor, atLeastFor));
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not try lock '" + name + "'; the run is skipped: " + ex);
@@ -280,7 +277,7 @@ public class ClusterLocks {
 		return KEY_PREFIX + name;
 	}
 
-	private static void validate(Duration atMostFor, Duration atLeastFor) {
+	static void validate(Duration atMostFor, Duration atLeastFor) {
 		Objects.requireNonNull(atMostFor, "atMostFor must not be null");
 		Objects.requireNonNull(atLeastFor, "atLeastFor must not be null");
 		if (atMostFor.toMillis() <= 0) {

@@ -110,17 +110,90 @@ class JdbcLockIntegrationTests {
 		JdbcLockRepository a = repository(database);
 		JdbcLockRepository b = node(database);
 		long first = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
-		assertThat(a.releaseLock("lock:job", "b", first, Duration.ZERO)).as("release by another node").isFalse();
-		assertThat(a.releaseLock("lock:job", "a", first + 1, Duration.ZERO)).as("release of another term").isFalse();
-		assertThat(a.releaseLock("lock:job", "a", first, Duration.ofSeconds(2))).isTrue();
+		assertThat(a.releaseLock("lock:job", "b", first, Duration.ZERO, Duration.ZERO)).as("release by another node")
+			.isFalse();
+		assertThat(a.releaseLock("lock:job", "a", first + 1, Duration.ZERO, Duration.ZERO))
+			.as("release of another term")
+			.isFalse();
+		assertThat(a.releaseLock("lock:job", "a", first, Duration.ofSeconds(2), Duration.ZERO)).isTrue();
 		long expiresAt = expiresAt("lock:job");
 		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
 		long second = awaitLock(b, "b");
 		assertThat(databaseNow(database)).isGreaterThanOrEqualTo(expiresAt);
 		assertThat(second).isGreaterThan(first);
-		assertThat(b.releaseLock("lock:job", "b", second, Duration.ZERO)).isTrue();
+		assertThat(b.releaseLock("lock:job", "b", second, Duration.ZERO, Duration.ZERO)).isTrue();
 		long third = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
 		assertThat(third).as("released without atLeastFor: free at once").isGreaterThan(second);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void extendMovesTheExpiryFromNowOnTheDatabaseClockForTheHolderOnlyWithOneStatement(TestDatabase database) {
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
+		long term = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
+		long acquiredExpiry = expiresAt("lock:job");
+		assertThat(b.extendLock("lock:job", "b", term, AT_MOST)).as("another node").isFalse();
+		assertThat(a.extendLock("lock:job", "a", term + 1, AT_MOST)).as("another term").isFalse();
+		assertThat(expiresAt("lock:job")).isEqualTo(acquiredExpiry);
+		long before = databaseNow(database);
+		int statements = this.statements.get();
+		assertThat(a.extendLock("lock:job", "a", term, AT_MOST)).isTrue();
+		assertThat(this.statements.get() - statements).as("statements of an extension").isOne();
+		long after = databaseNow(database);
+		assertThat(expiresAt("lock:job")).isBetween(before + AT_MOST.toMillis(), after + AT_MOST.toMillis());
+		// Past the expiry of the acquisition on the database clock: still held.
+		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) > acquiredExpiry);
+		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
+		assertThat(a.extendLock("lock:job", "a", term, AT_MOST)).as("again").isTrue();
+		assertThat(a.<Long>runLockFenced("lock:job", "a", term, AT_MOST, (t) -> t)).as("same term").isEqualTo(term);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleaseAfterAnExtensionCountsItsAtLeastForFromTheExtensionAndTheAcquisitionsFromTheAcquisition(
+			TestDatabase database) {
+		JdbcLockRepository a = repository(database);
+		long term = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+		long acquiredAt = column("acquired_at");
+		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) > acquiredAt + 50);
+		assertThat(a.extendLock("lock:job", "a", term, AT_MOST)).isTrue();
+		long extendedAt = column("renewed_at");
+		assertThat(extendedAt).isGreaterThan(acquiredAt);
+		assertThat(column("acquired_at")).as("acquisition kept").isEqualTo(acquiredAt);
+		assertThat(a.releaseLock("lock:job", "a", term, Duration.ofSeconds(20), Duration.ofSeconds(10))).isTrue();
+		assertThat(expiresAt("lock:job")).as("the acquisition's atLeastFor ends later").isEqualTo(acquiredAt + 20_000);
+		long next = a.forceRelease("lock:job").orElseThrow();
+		long second = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+		assertThat(second).isGreaterThan(next);
+		assertThat(a.extendLock("lock:job", "a", second, AT_MOST)).isTrue();
+		long secondExtendedAt = column("renewed_at");
+		assertThat(a.releaseLock("lock:job", "a", second, Duration.ZERO, Duration.ofSeconds(10))).isTrue();
+		assertThat(expiresAt("lock:job")).as("the extension's atLeastFor ends later")
+			.isEqualTo(secondExtendedAt + 10_000);
+		assertThat(a.extendLock("lock:job", "a", second, AT_MOST)).as("after release").isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void anExpiredOrOperatorReleasedLockIsNotExtended(TestDatabase database) {
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
+		long expired = a.tryLock("lock:job", "a", Duration.ofMillis(200)).orElseThrow();
+		long expiresAt = expiresAt("lock:job");
+		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) >= expiresAt);
+		assertThat(a.extendLock("lock:job", "a", expired, AT_MOST)).isFalse();
+		long current = b.tryLock("lock:job", "b", AT_MOST).orElseThrow();
+		assertThat(a.extendLock("lock:job", "a", expired, AT_MOST)).as("after another node took it").isFalse();
+		a.forceRelease("lock:job");
+		assertThat(b.extendLock("lock:job", "b", current, AT_MOST)).as("after an operator's release").isFalse();
+		assertThat(awaitLock(a, "a")).isGreaterThan(current);
+	}
+
+	private long column(String column) {
+		return this.jdbc.queryForObject(
+				"SELECT " + column + " FROM " + TABLES.leaseTable() + " WHERE election_name = ?", Long.class,
+				"lock:job");
 	}
 
 	@ParameterizedTest
@@ -131,7 +204,7 @@ class JdbcLockIntegrationTests {
 		long first = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
 		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
 		assertThat(awaitLock(b, "b")).isGreaterThan(first);
-		assertThat(a.releaseLock("lock:job", "a", first, Duration.ZERO)).as("stale release").isFalse();
+		assertThat(a.releaseLock("lock:job", "a", first, Duration.ZERO, Duration.ZERO)).as("stale release").isFalse();
 	}
 
 	@ParameterizedTest
@@ -149,7 +222,7 @@ class JdbcLockIntegrationTests {
 				AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (3)")));
 		b.runLockFenced("lock:job", "b", current, AT_MOST,
 				(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (4)"));
-		assertThat(b.releaseLock("lock:job", "b", current, Duration.ZERO)).isTrue();
+		assertThat(b.releaseLock("lock:job", "b", current, Duration.ZERO, Duration.ZERO)).isTrue();
 		assertThatExceptionOfType(LockNotHeldException.class).as("after release").isThrownBy(() -> b.runLockFenced(
 				"lock:job", "b", current, AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (5)")));
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work ORDER BY id", Integer.class))
@@ -212,7 +285,7 @@ class JdbcLockIntegrationTests {
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(1);
 		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> a.runLockFenced("lock:job", "a", term,
 				AT_MOST, (t) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (2)")));
-		assertThat(a.releaseLock("lock:job", "a", term, Duration.ZERO)).isFalse();
+		assertThat(a.releaseLock("lock:job", "a", term, Duration.ZERO, Duration.ZERO)).isFalse();
 		assertThat(a.findLocks()).singleElement().satisfies((lock) -> {
 			assertThat(lock.name()).isEqualTo("job");
 			assertThat(lock.holder()).isNull();
