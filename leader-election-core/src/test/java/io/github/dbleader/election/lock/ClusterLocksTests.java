@@ -284,6 +284,34 @@ class ClusterLocksTests {
 	}
 
 	@Test
+	void aStartedRunIsTheCurrentLockUntilItEndsAndIsRecordedWithItsOutcome() throws Exception {
+		LockedRun outer = this.a.startRun("outer", AT_MOST, Duration.ZERO).orElseThrow();
+		LockedRun inner = this.a.startRun("inner", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(this.a.currentLock()).contains(inner.lock());
+		assertThat(this.a.startRun("inner", AT_MOST, Duration.ZERO)).as("taken").isEmpty();
+		assertThat(this.a.recentRuns("inner")).singleElement()
+			.extracting(LockRun::outcome)
+			.isEqualTo(LockRun.Outcome.RUNNING);
+		// Ended out of order: the other stays current.
+		assertThat(outer.end(LockRun.Outcome.ENDED, true)).isTrue();
+		assertThat(this.a.currentLock()).contains(inner.lock());
+		assertThat(outer.end(LockRun.Outcome.ENDED, true)).as("twice").isFalse();
+		assertThat(outer.lock().isHeld()).isFalse();
+		// Ended on another thread: no longer this thread's current lock.
+		Thread other = new Thread(() -> inner.end(LockRun.Outcome.ENDED, false));
+		other.start();
+		other.join(Duration.ofSeconds(10).toMillis());
+		assertThat(this.a.currentLock()).isEmpty();
+		assertThat(inner.lock().isHeld()).as("not released").isTrue();
+		assertThat(this.a.recentRuns("inner")).singleElement()
+			.extracting(LockRun::outcome)
+			.isEqualTo(LockRun.Outcome.ENDED);
+		assertThat(this.b.tryLock("outer", AT_MOST, Duration.ZERO)).as("released").isPresent();
+		assertThat(this.b.tryLock("inner", AT_MOST, Duration.ZERO)).as("kept").isEmpty();
+		assertThatIllegalArgumentException().isThrownBy(() -> inner.end(LockRun.Outcome.RUNNING, true));
+	}
+
+	@Test
 	void runLockedRunsTheTaskOnOneNodeAndReleasesOrKeepsTheLock() throws Exception {
 		List<String> runs = new ArrayList<>();
 		assertThat(this.a.runLocked("job", AT_MOST, Duration.ZERO, true, (lock) -> {
