@@ -5,7 +5,6 @@ import java.util.Optional;
 
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.HeldLock;
-import io.github.dbleader.election.lock.LockedRun;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
