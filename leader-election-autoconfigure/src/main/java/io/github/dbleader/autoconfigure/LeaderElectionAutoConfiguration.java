@@ -13,6 +13,7 @@ import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.MonotonicClock;
 import io.github.dbleader.election.event.ApplicationEventLeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+import io.github.dbleader.election.jdbc.JdbcLockRepository;
 import io.github.dbleader.election.jdbc.JdbcPartitionPins;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.LockRepository;
@@ -105,6 +106,20 @@ public final class LeaderElectionAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	LockRepository leaderElectionLockRepository(ElectionDataSource electionDataSource,
+			ElectionConnectionPool connectionPool, ObjectProvider<PlatformTransactionManager> transactionManagers,
+			ListableBeanFactory beanFactory, DialectDetector dialectDetector, LeaderElectionProperties properties) {
+		// Locks live in the lease table, on the election's pool; their fenced work joins the
+		// application's transactions, as the elections' does.
+		PlatformTransactionManager fencedTransactions = FencedTransactions
+			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
+		return new JdbcLockRepository(connectionPool.getDataSource(), fencedTransactions,
+				electionDataSource.getDataSource(), dialectDetector.getDialect(),
+				properties.getJdbc().determineLeaseTables(), properties.determineElectionSettings().statementTimeout());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	PartitionPins leaderElectionPartitionPins(ElectionConnectionPool connectionPool,
 			LeaderElectionProperties properties) {
 		return new JdbcPartitionPins(connectionPool.getDataSource(), properties.getJdbc().determineLeaseTables(),
@@ -129,14 +144,8 @@ public final class LeaderElectionAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@Lazy
-	ClusterLocks clusterLocks(LeaseRepository leaseRepository, ElectionService electionService,
+	ClusterLocks clusterLocks(LockRepository lockRepository, ElectionService electionService,
 			ObjectProvider<LockRunListener> listeners) {
-		// The JDBC repository keeps locks in the lease table; a replacement must too, but
-		// only if locks are used: lazy, so that only their first use fails without.
-		if (!(leaseRepository instanceof LockRepository lockRepository)) {
-			throw new IllegalStateException("The LeaseRepository bean (" + leaseRepository.getClass().getName()
-					+ ") does not implement LockRepository; define a ClusterLocks bean of your own");
-		}
 		return new ClusterLocks(lockRepository, electionService.nodeId(), MonotonicClock.SYSTEM, Clock.systemUTC(),
 				new CompositeLockRunListener(listeners.orderedStream().toList()));
 	}

@@ -15,8 +15,11 @@ import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+import io.github.dbleader.election.jdbc.JdbcLockRepository;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
+import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.lock.LockRepository;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -237,7 +240,26 @@ class LeaderElectionAutoConfigurationTests {
 				.contains(initializers[0]);
 			assertThat(context.getBeanFactory().getBeanDefinition("leaderElectionLeaseRepository").getDependsOn())
 				.contains(initializers[0]);
+			assertThat(context.getBeanFactory().getBeanDefinition("leaderElectionLockRepository").getDependsOn())
+				.contains(initializers[0]);
 		});
+	}
+
+	@Test
+	void clusterLocksUseTheLockRepositoryOrTheApplicationsOwn() {
+		this.contextRunner.run((context) -> {
+			assertThat(context).hasSingleBean(JdbcLockRepository.class);
+			assertThat(context.getBean(JdbcLockRepository.class).dialect()).isEqualTo(SqlDialect.H2);
+			assertThat(context.getBean(ClusterLocks.class).tryLock("job", Duration.ofSeconds(30), Duration.ZERO))
+				.isPresent();
+		});
+		this.contextRunner.withBean("userLockRepository", LockRepository.class, () -> mock(LockRepository.class))
+			.run((context) -> {
+				assertThat(context).hasSingleBean(LockRepository.class).doesNotHaveBean(JdbcLockRepository.class);
+				assertThat(context.getBean(ClusterLocks.class).tryLock("job", Duration.ofSeconds(30), Duration.ZERO))
+					.as("the mock takes no lock")
+					.isEmpty();
+			});
 	}
 
 	@Test

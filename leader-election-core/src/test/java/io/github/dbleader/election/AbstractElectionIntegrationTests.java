@@ -42,6 +42,7 @@ import io.github.dbleader.election.it.ElectionNode;
 import io.github.dbleader.election.it.LeadershipRecorder;
 import io.github.dbleader.election.it.LeadershipRecorder.Event;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+import io.github.dbleader.election.jdbc.JdbcLockRepository;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.HeldLock;
 import io.github.dbleader.election.jdbc.LeaseTables;
@@ -626,7 +627,8 @@ abstract class AbstractElectionIntegrationTests {
 				service.election(this.electionName + "-" + nodeId + i);
 			}
 			services.add(service);
-			locks.add(new ClusterLocks(repository, nodeId));
+			locks.add(new ClusterLocks(new JdbcLockRepository(pool, new DataSourceTransactionManager(pool), pool,
+					dialect(), this.tables, STATEMENT_TIMEOUT), nodeId));
 		}
 		services.forEach(ElectionService::start);
 		await().atMost(AFTER_CRASH)

@@ -9,7 +9,6 @@ import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.election.aop.ClusterLock;
 import io.github.dbleader.election.aop.ClusterLockAdvisor;
 import io.github.dbleader.election.lock.ClusterLocks;
-import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.lock.HeldLock;
 import io.github.dbleader.election.lock.LockRepository;
 import org.h2.Driver;
@@ -133,7 +132,7 @@ class ClusterLockAutoConfigurationTests {
 	}
 
 	private static ClusterLocks otherNode(AssertableApplicationContext context) {
-		return new ClusterLocks((LockRepository) context.getBean(LeaseRepository.class), "elsewhere");
+		return new ClusterLocks(context.getBean(LockRepository.class), "elsewhere");
 	}
 
 	@Configuration(proxyBeanMethods = false)

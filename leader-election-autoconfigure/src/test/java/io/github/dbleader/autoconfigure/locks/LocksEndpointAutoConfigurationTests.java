@@ -7,7 +7,6 @@ import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.locks.LocksEndpoint.LockDescriptor;
 import io.github.dbleader.autoconfigure.locks.LocksEndpoint.LocksDescriptor;
 import io.github.dbleader.autoconfigure.locks.LocksEndpoint.ReleaseDescriptor;
-import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.HeldLock;
 import io.github.dbleader.election.lock.LockNotHeldException;
@@ -135,7 +134,7 @@ class LocksEndpointAutoConfigurationTests {
 	}
 
 	private static ClusterLocks otherNode(ApplicationContext context) {
-		return new ClusterLocks((LockRepository) context.getBean(LeaseRepository.class), "elsewhere");
+		return new ClusterLocks(context.getBean(LockRepository.class), "elsewhere");
 	}
 
 }

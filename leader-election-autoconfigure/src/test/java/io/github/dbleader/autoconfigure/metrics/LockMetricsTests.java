@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.UUID;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
-import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.LockRepository;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -41,7 +40,7 @@ class LockMetricsTests {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasSingleBean(LockMetrics.class);
 			ClusterLocks locks = context.getBean(ClusterLocks.class);
-			ClusterLocks elsewhere = new ClusterLocks((LockRepository) context.getBean(LeaseRepository.class),
+			ClusterLocks elsewhere = new ClusterLocks(context.getBean(LockRepository.class),
 					"elsewhere");
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			locks.runLocked("report", AT_MOST, Duration.ZERO, true, (lock) -> Thread.sleep(20));

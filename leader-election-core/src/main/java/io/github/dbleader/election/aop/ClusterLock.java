@@ -36,7 +36,9 @@ public @interface ClusterLock {
 	/**
 	 * How long the lock is held at most, also when this node crashes: a duration such as
 	 * {@code 30s}, {@code 500ms} or {@code PT1M}, or a property placeholder that resolves
-	 * to one.
+	 * to one. A run that takes longer extends its lock while it runs
+	 * ({@code ClusterLocks.currentLock()}, then {@code HeldLock.extend(Duration)}); without
+	 * an extension another node may take the lock once this has passed.
 	 * @return the longest hold
 	 */
 	String atMostFor() default "30s";

@@ -2,21 +2,13 @@ package io.github.dbleader.election.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.github.dbleader.election.lock.ClusterLocks;
-import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-import org.jspecify.annotations.Nullable;
 
-import org.springframework.aop.support.AopUtils;
-import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.function.SingletonSupplier;
 
 /**
@@ -25,15 +17,11 @@ import org.springframework.util.function.SingletonSupplier;
  * get the lock (another node holds it, or the database failed) is skipped and logged at
  * debug level.
  */
-public class ClusterLockInterceptor implements MethodInterceptor {
-
-	private static final Log logger = LogFactory.getLog(ClusterLockInterceptor.class);
+public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLockInterceptor.Settings> {
 
 	private final Supplier<ClusterLocks> clusterLocks;
 
 	private final Function<String, Duration> durations;
-
-	private final Map<MethodKey, Settings> settings = new ConcurrentHashMap<>();
 
 	/**
 	 * Create an interceptor.
@@ -48,12 +36,7 @@ public class ClusterLockInterceptor implements MethodInterceptor {
 	}
 
 	@Override
-	public @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
-		Method method = invocation.getMethod();
-		Object target = invocation.getThis();
-		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
-		Settings settings = this.settings.computeIfAbsent(new MethodKey(method, targetClass),
-				(key) -> settingsOf(key.method(), key.targetClass()));
+	Call proceedIfAllowed(MethodInvocation invocation, Settings settings) throws Throwable {
 		Object[] result = new Object[1];
 		Throwable[] failure = new Throwable[1];
 		boolean ran = this.clusterLocks.get()
@@ -68,22 +51,17 @@ public class ClusterLockInterceptor implements MethodInterceptor {
 		if (failure[0] != null) {
 			throw failure[0];
 		}
-		if (ran) {
-			return result[0];
-		}
-		if (logger.isDebugEnabled()) {
-			logger.debug("Skipped " + method.getDeclaringClass().getSimpleName() + "." + method.getName()
-					+ "(): lock '" + settings.name() + "' is held elsewhere");
-		}
-		return LeaderOnlyInterceptor.skippedResult(method.getReturnType());
+		return ran ? Call.ran(result[0]) : Call.SKIPPED;
 	}
 
-	private Settings settingsOf(Method method, Class<?> targetClass) {
-		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-		ClusterLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, ClusterLock.class);
-		if (annotation == null) {
-			annotation = AnnotatedElementUtils.findMergedAnnotation(method, ClusterLock.class);
-		}
+	@Override
+	String skipReason(Settings settings) {
+		return "lock '" + settings.name() + "' is held elsewhere";
+	}
+
+	@Override
+	Settings settingsOf(Method method, Class<?> targetClass) {
+		ClusterLock annotation = findOnMethod(method, targetClass, ClusterLock.class);
 		if (annotation == null) {
 			throw new IllegalStateException("No @ClusterLock found on " + method);
 		}
@@ -105,10 +83,7 @@ public class ClusterLockInterceptor implements MethodInterceptor {
 		}
 	}
 
-	private record Settings(String name, Duration atMostFor, Duration atLeastFor, boolean release) {
-	}
-
-	private record MethodKey(Method method, Class<?> targetClass) {
+	record Settings(String name, Duration atMostFor, Duration atLeastFor, boolean release) {
 	}
 
 }

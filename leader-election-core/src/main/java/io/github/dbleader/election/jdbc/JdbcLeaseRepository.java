@@ -1,29 +1,19 @@
 package io.github.dbleader.election.jdbc;
 
 import java.net.SocketTimeoutException;
-import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTimeoutException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.OptionalLong;
-import java.util.function.Function;
 import java.util.function.IntSupplier;
 import java.util.function.ToIntFunction;
-import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -35,25 +25,18 @@ import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.election.lock.ClusterLocks;
-import io.github.dbleader.election.lock.LockNotHeldException;
-import io.github.dbleader.election.lock.LockRepository;
-import io.github.dbleader.election.lock.LockState;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
-import org.springframework.jdbc.BadSqlGrammarException;
-import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.TransactionStatus;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTransaction;
+import static io.github.dbleader.election.jdbc.LeaseRows.newTerm;
 
 /**
  * {@link LeaseRepository} on a relational database through {@link JdbcTemplate}. All time
@@ -73,11 +56,9 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * fence row in share mode, so a change of holder waits for them (I5) while renewals do not
  * (I9).
  *
- * <p>Cluster locks ({@link LockRepository}) are rows of the lease table too, named with
- * the prefix {@value ClusterLocks#KEY_PREFIX}, that nobody renews. They have no fence row:
- * with no renewals to keep apart, their fenced transactions lock the lease row itself, so
- * that the take-over of a lock, one conditional statement in autocommit mode, waits for
- * them (I5).
+ * <p>Cluster locks are rows of the lease table too, named with the prefix
+ * {@value ClusterLocks#KEY_PREFIX}; their statements are {@link JdbcLockRepository}'s.
+ * Purges leave those rows alone.
  *
  * <p>On a MariaDB Galera node (asked once, at the first statement), the statements that
  * record or compare the server's identity use the cluster's instead, so that a pool that
@@ -85,7 +66,7 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * acts on are causal ({@link SqlDialect#causalRead()}); the heartbeat's read of the leases
  * answers from the node's own data when its causal read waits too long ({@link #findAll}).
  */
-public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
+public class JdbcLeaseRepository implements LeaseRepository {
 
 	/**
 	 * Most parameters of the keys one statement lists, below PostgreSQL's limit of 32767
@@ -107,9 +88,6 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	 */
 	private static final Set<Integer> WAITED_TOO_LONG = Set.of(1205, 1317, 1969);
 
-	private static final String COLUMNS = "election_name, leader_id, term, version, acquired_at, renewed_at, "
-			+ "expires_at, handover_to, reelection_requested, yielded_by";
-
 	private final JdbcTemplate jdbc;
 
 	/**
@@ -123,12 +101,6 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	/** Transactions on the election's data source, for a change of holder and its fence row. */
 	private final PlatformTransactionManager holderChanges;
-
-	private final PlatformTransactionManager transactionManager;
-
-	private final JdbcTemplate fencedJdbc;
-
-	private final NamedParameterJdbcTemplate fencedStatements;
 
 	private final SqlDialect dialect;
 
@@ -200,49 +172,8 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 
 	private final String fenceView;
 
-	private final @Nullable String limitFencedSession;
-
-	/**
-	 * Connections of new fenced transactions, session-limited where the dialect needs a
-	 * separate limit; {@code null} where the transaction manager is not a data source's.
-	 */
-	private final @Nullable FencedConnection fencedConnection;
-
-	private final String fenceTable;
-
-	/** Writes the fence row in the fenced transaction, where the server certifies write sets. */
-	private final @Nullable String certifyFence;
-
-	/**
-	 * Whether the application's database certifies write sets (Galera), found out at the
-	 * first fenced run; {@code null} before.
-	 */
-	private volatile @Nullable Boolean certifies;
-
-	/**
-	 * Prefix of the fence statement that makes it a causal read (MariaDB Galera), set with
-	 * {@link #certifies}; empty where there is none.
-	 */
-	private volatile String causalFence = "";
-
-	private final String takeLock;
-
-	/** Parameters of the take-over of a lock: the key a second time where it skips fenced rows. */
-	private final int takeLockParameters;
-
-	private final String lockTerm;
-
-	/** Whether a lock has expired, by a plain read. */
-	private final String lockFree;
-
-	private final String releaseLock;
-
-	private final String forceRelease;
-
-	private final String findTerm;
-
-	/** The lock fence statement of the dialect, with named parameters. */
-	private final String lockFence;
+	/** Runs fenced work in the application's transactions. */
+	private final FencedTransactionTemplate fencedTransactions;
 
 	/**
 	 * Create a repository.
@@ -259,23 +190,20 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		Objects.requireNonNull(electionDataSource, "electionDataSource must not be null");
 		Objects.requireNonNull(statementTimeout, "statementTimeout must not be null");
 		this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
-		DataSource electionStatements = new NetworkTimeoutDataSource(electionDataSource, statementTimeout);
-		this.jdbc = new JdbcTemplate(electionStatements);
-		this.jdbc.setQueryTimeout((int) Math.max(1, (statementTimeout.toMillis() + 999) / 1000));
+		this.jdbc = NetworkTimeoutDataSource.jdbcTemplate(electionDataSource, statementTimeout);
 		// A causal read that waits is not interrupted by the server (neither max_statement_time
 		// nor KILL stop a wsrep_sync_wait): only the client's socket timeout bounds it.
 		this.causalOrLocalJdbc = new JdbcTemplate(
 				new NetworkTimeoutDataSource(electionDataSource, statementTimeout.dividedBy(2)));
 		this.causalOrLocalJdbc.setQueryTimeout(this.jdbc.getQueryTimeout());
-		this.holderChanges = new DataSourceTransactionManager(electionStatements);
-		this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager must not be null");
-		this.fencedJdbc = new JdbcTemplate(applicationDataSource);
-		this.fencedStatements = new NamedParameterJdbcTemplate(this.fencedJdbc);
+		this.holderChanges = new DataSourceTransactionManager(Objects.requireNonNull(this.jdbc.getDataSource()));
+		this.fencedTransactions = new FencedTransactionTemplate(
+				Objects.requireNonNull(transactionManager, "transactionManager must not be null"),
+				applicationDataSource, dialect, tables);
 		String lease = tables.leaseTable();
 		String candidates = tables.candidateTable();
 		String fence = tables.fenceTable();
 		String now = dialect.now();
-		String newTerm = newTerm(now, dialect.serverIdentity());
 		this.singleServer = ServerStatements.of(dialect, tables, dialect.serverIdentity(), "");
 		String clusterIdentity = dialect.galeraIdentity();
 		String causalRead = dialect.causalRead();
@@ -336,27 +264,6 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
 		this.writeFence = dialect.writeFence(fence, lease);
 		this.fence = dialect.fence(fence, lease);
-		this.limitFencedSession = dialect.limitFencedSession();
-		this.fencedConnection = FencedConnection.of(transactionManager, this.limitFencedSession != null);
-		this.certifyFence = dialect.certifyFence(fence);
-		this.fenceTable = fence;
-		// A lock is free once it has expired; release shortens the expiry, keeping the holder
-		// for diagnosis. The version changes with every write, as for elections.
-		String skipFencedLock = dialect.skipFencedLock(lease);
-		this.takeLock = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND expires_at <= "
-				+ now + ((skipFencedLock != null) ? skipFencedLock : "");
-		this.takeLockParameters = (skipFencedLock != null) ? 4 : 3;
-		this.lockTerm = "SELECT term FROM " + lease + " WHERE election_name = ? AND leader_id = ? AND expires_at > " + now;
-		this.lockFree = "SELECT CASE WHEN expires_at <= " + now + " THEN 1 ELSE 0 END FROM " + lease
-				+ " WHERE election_name = ?";
-		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(acquired_at + ?, " + now
-				+ ")), version = version + 1 WHERE election_name = ? AND leader_id = ? AND term = ? AND expires_at > "
-				+ now;
-		this.lockFence = dialect.lockFence(lease);
-		// An operator's release: a new term, so that the holder's fenced work is refused.
-		this.forceRelease = "UPDATE " + lease + " SET leader_id = NULL, term = GREATEST(term + 1, " + now
-				+ "), version = version + 1, expires_at = " + now + " WHERE election_name = ?";
-		this.findTerm = "SELECT term FROM " + lease + " WHERE election_name = ?";
 		// Only after the fence refused: why, for the exception's message.
 		this.fenceView = "SELECT f.leader_id, f.term, (SELECT CASE WHEN l.expires_at > " + now + " THEN 1 ELSE 0 END"
 				+ " FROM " + lease + " l WHERE l.election_name = f.election_name AND l.leader_id = f.leader_id"
@@ -387,8 +294,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	private ServerStatements statements() {
 		ServerStatements statements = this.statements;
 		if (statements == null) {
-			statements = (this.galeraCluster != null && ServerKind.of(this.jdbc, this.dialect).mariaDbGalera())
-					? this.galeraCluster : this.singleServer;
+			statements = ServerKind.choose(this.jdbc, this.dialect, this.singleServer, this.galeraCluster);
 			if (statements == this.galeraCluster) {
 				logger.info("Election statements on a MariaDB Galera cluster: the server identity is the cluster's"
 						+ " state UUID, and the reads that decide wait for the cluster's earlier commits");
@@ -398,19 +304,9 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		return statements;
 	}
 
-	/**
-	 * The assignments of a change of holder: a new term, never handed out before (I4), and
-	 * a fresh lease acquired on the server that answers.
-	 */
-	private static String newTerm(String now, String serverIdentity) {
-		return "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
-				+ ", renewed_at = " + now + ", expires_at = " + now + " + ?, handover_to = NULL, "
-				+ "reelection_requested = FALSE, yielded_by = NULL, server_identity = " + serverIdentity;
-	}
-
 	@Override
 	public Optional<LeaseState> find(String election) {
-		return this.jdbc.query(statements().find(), (rs, row) -> mapLease(rs), election).stream().findFirst();
+		return this.jdbc.query(statements().find(), (rs, row) -> LeaseRows.map(rs), election).stream().findFirst();
 	}
 
 	@Override
@@ -443,11 +339,11 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		ServerStatements statements = statements();
 		String local = statements.localFindAll();
 		if (local == null) {
-			return this.jdbc.query(statements.findAll(), (rs, row) -> mapLease(rs), nodeId, instanceId);
+			return this.jdbc.query(statements.findAll(), (rs, row) -> LeaseRows.map(rs), nodeId, instanceId);
 		}
 		List<LeaseState> leases;
 		try {
-			leases = this.causalOrLocalJdbc.query(statements.findAll(), (rs, row) -> mapLease(rs), nodeId, instanceId);
+			leases = this.causalOrLocalJdbc.query(statements.findAll(), (rs, row) -> LeaseRows.map(rs), nodeId, instanceId);
 		}
 		catch (DataAccessException ex) {
 			if (!waitedTooLong(ex)) {
@@ -458,7 +354,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 				logger.warn("Causal reads of the leases wait too long on this Galera node; reading the node's own"
 						+ " data until they answer again: {}", ex.toString());
 			}
-			return this.causalOrLocalJdbc.query(local, (rs, row) -> mapLease(rs), nodeId, instanceId);
+			return this.causalOrLocalJdbc.query(local, (rs, row) -> LeaseRows.map(rs), nodeId, instanceId);
 		}
 		if (this.causalReadsFailing) {
 			this.causalReadsFailing = false;
@@ -570,37 +466,6 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		});
 	}
 
-	/**
-	 * Run work in a new transaction. Not a TransactionTemplate: when the connection is gone
-	 * (the network broke, or the server dropped the session of a holder frozen
-	 * mid-transaction), a failed rollback must neither replace the work's own exception
-	 * (typically the NotLeaderException a stale holder must get) nor be logged as an error;
-	 * the server rolls back anyway.
-	 * @param <T> the result type
-	 * @param transactionManager the transaction manager
-	 * @param work the work
-	 * @return the work's result
-	 */
-	private static <T extends @Nullable Object> T inTransaction(PlatformTransactionManager transactionManager,
-			Supplier<T> work) {
-		TransactionStatus status = transactionManager.getTransaction(TransactionDefinition.withDefaults());
-		T result;
-		try {
-			result = work.get();
-		}
-		catch (Throwable ex) {
-			try {
-				transactionManager.rollback(status);
-			}
-			catch (RuntimeException rollbackFailure) {
-				ex.addSuppressed(rollbackFailure);
-			}
-			throw ex;
-		}
-		transactionManager.commit(status);
-		return result;
-	}
-
 	@Override
 	public boolean requestHandover(String election, String nodeId) {
 		return this.jdbc.update(this.requestHandover, nodeId, election) == 1;
@@ -710,13 +575,12 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	@Override
 	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
 			FencedCallback<T> callback) {
-		long seconds = Math.max(1, (maxHoldTime.toMillis() + 999) / 1000);
 		try {
-			return fencedTransaction(seconds, (sessionLimited) -> inFence(this.fence, election, nodeId, term, seconds,
-					sessionLimited, () -> refusal(election, nodeId, term), callback));
+			return this.fencedTransactions.run(this.fence, true, election, nodeId, term, maxHoldTime,
+					() -> refusal(election, nodeId, term), callback);
 		}
 		catch (RuntimeException ex) {
-			if (Boolean.TRUE.equals(this.certifies) && !(ex instanceof NotLeaderException)
+			if (this.fencedTransactions.certifiesWriteSets() && !(ex instanceof NotLeaderException)
 					&& isCertificationFailure(ex)) {
 				throw new FenceNotConfirmedException(election, nodeId, term, ex);
 			}
@@ -739,167 +603,10 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	}
 
 	/**
-	 * Whether fenced transactions must write the fence row, asked of the application's
-	 * database once.
-	 */
-	private boolean certifies() {
-		Boolean certifies = this.certifies;
-		if (certifies == null) {
-			ServerKind server = (this.certifyFence != null) ? ServerKind.of(this.fencedJdbc, this.dialect)
-					: ServerKind.SINGLE;
-			String causalRead = this.dialect.causalRead();
-			this.causalFence = (server.mariaDbGalera() && causalRead != null) ? causalRead : "";
-			certifies = server.certifies();
-			this.certifies = certifies;
-		}
-		return certifies;
-	}
-
-	/**
-	 * Run fenced work in a new transaction of the application's transaction manager (or the
-	 * one under way): where it can, on a {@link FencedConnection}, whose begin and commit
-	 * may also set and undo the session limit.
-	 * @param seconds the hold limit
-	 * @param work the work, told whether the transaction's begin and commit limit the
-	 * session already
-	 */
-	private <T extends @Nullable Object> T fencedTransaction(long seconds, Function<Boolean, T> work) {
-		FencedConnection fencedConnection = this.fencedConnection;
-		if (fencedConnection != null) {
-			FencedConnection.Result<T> result = fencedConnection.run(seconds,
-					(sessionLimited) -> inTransaction(this.transactionManager, () -> work.apply(sessionLimited)));
-			if (result != null) {
-				return result.value();
-			}
-		}
-		return inTransaction(this.transactionManager, () -> work.apply(false));
-	}
-
-	private <T extends @Nullable Object> T inFence(String fenceStatement, String election, String nodeId, long term,
-			long seconds, boolean sessionLimited, Supplier<RuntimeException> refusal, FencedCallback<T> callback) {
-		FencedSession session = this.fencedJdbc.execute((ConnectionCallback<FencedSession>) (connection) -> FencedSession
-			.limit(connection, Duration.ofSeconds(seconds),
-					sessionLimited ? null : this.dialect.restoreFencedSession()));
-		try {
-			if (!lockFence(fenceStatement, election, nodeId, term, seconds, sessionLimited)) {
-				throw refusal.get();
-			}
-		}
-		catch (Throwable ex) {
-			session.restoreUnlessSynchronized();
-			throw ex;
-		}
-		try {
-			return callback.doInFence(term);
-		}
-		finally {
-			session.restoreUnlessSynchronized();
-		}
-	}
-
-	/**
-	 * Run the dialect's fence statement (lock, check and, where it can, session limit),
-	 * after its separate session limit if it needs one and, on a server that certifies
-	 * write sets, after the write that puts the fence row in the transaction's write set.
-	 * @return whether this node holds the lease with that term
-	 */
-	private boolean lockFence(String fenceStatement, String election, String nodeId, long term, long seconds,
-			boolean sessionLimited) {
-		Map<String, Object> parameters = Map.of("election", election, "node", nodeId, "term", term, "seconds",
-				seconds);
-		if (this.limitFencedSession != null && !sessionLimited) {
-			this.fencedStatements.update(this.limitFencedSession, parameters);
-		}
-		// Elections' fence rows; a lock's fence is its lease row, which Galera certifies no further.
-		if (this.certifyFence != null && fenceStatement.equals(this.fence) && certifies()) {
-			// No row: no lease either, which the fence below reports.
-			try {
-				this.fencedStatements.update(this.certifyFence, parameters);
-			}
-			catch (BadSqlGrammarException ex) {
-				throw new IllegalStateException("Fenced work on a Galera cluster writes the fence row's fenced_runs"
-						+ " column, which tables created before it lack: ALTER TABLE " + this.fenceTable
-						+ " ADD COLUMN fenced_runs BIGINT NOT NULL DEFAULT 0", ex);
-			}
-		}
-		// On MariaDB Galera a causal read: a change of holder committed on another node refuses
-		// the fence at once, not at the commit after the work.
-		String fence = fenceStatement.equals(this.fence) ? this.causalFence + fenceStatement : fenceStatement;
-		List<Integer> held = this.fencedStatements.query(fence, parameters, (rs, row) -> rs.getInt(1));
-		return held.size() == 1 && held.get(0) == 1;
-	}
-
-	/**
-	 * Take a lock: one conditional statement on the row of the lock. The row is created on
-	 * first use, held by the node that creates it: until this repository has seen the row
-	 * exist, a try that takes nothing also tries to insert it.
-	 */
-	@Override
-	public OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
-		long millis = atMostFor.toMillis();
-		// A plain read first, which waits for no one: on InnoDB a take that finds the lock
-		// held would still lock the row to check it, and so wait for the holder's fenced run
-		// (I9). Only a lock that has expired is taken, and that take waits for a fenced run
-		// still open (I5).
-		List<Integer> free = this.jdbc.queryForList(this.lockFree, Integer.class, key);
-		if (free.isEmpty()) {
-			try {
-				this.jdbc.update(statements().create(), key, nodeId, millis);
-			}
-			catch (DuplicateKeyException ex) {
-				return OptionalLong.empty();
-			}
-		}
-		else if (free.get(0) != 1 || this.jdbc.update(this.takeLock,
-				Arrays.copyOf(new Object[] { nodeId, millis, key, key }, this.takeLockParameters)) != 1) {
-			return OptionalLong.empty();
-		}
-		// The caller lets no other try of this lock by this node run meanwhile, so a row
-		// held by this node is this acquisition's, unless it has expired already.
-		List<Long> terms = this.jdbc.queryForList(this.lockTerm, Long.class, key, nodeId);
-		return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
-	}
-
-	@Override
-	public boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor) {
-		return this.jdbc.update(this.releaseLock, atLeastFor.toMillis(), key, nodeId, term) == 1;
-	}
-
-	@Override
-	public List<LockState> findLocks() {
-		return this.jdbc.query(statements().findLocks(), (rs, row) -> {
-			LeaseState lease = mapLease(rs);
-			return new LockState(lease.election().substring(ClusterLocks.KEY_PREFIX.length()), lease.leaderId(),
-					lease.term(), lease.acquiredAt(), lease.expiresAt(), !lease.expired(), lease.databaseTime());
-		});
-	}
-
-	@Override
-	public OptionalLong forceRelease(String key) {
-		// In one transaction: the row stays locked until the term is read back.
-		return inTransaction(this.holderChanges, () -> {
-			if (this.jdbc.update(this.forceRelease, key) != 1) {
-				return OptionalLong.empty();
-			}
-			return OptionalLong.of(this.jdbc.queryForObject(this.findTerm, Long.class, key));
-		});
-	}
-
-	@Override
-	public <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term, Duration maxHoldTime,
-			FencedCallback<T> callback) {
-		long seconds = Math.max(1, (maxHoldTime.toMillis() + 999) / 1000);
-		return fencedTransaction(seconds, (sessionLimited) -> inFence(this.lockFence, key, nodeId, term, seconds,
-				sessionLimited,
-				() -> new LockNotHeldException(key, term, "another node took it, or it expired or was released"),
-				callback));
-	}
-
-	/**
 	 * Read why the fence refused, without a lock.
 	 */
 	private NotLeaderException refusal(String election, String nodeId, long term) {
-		List<Fence> fences = this.fencedJdbc.query(this.fenceView,
+		List<Fence> fences = this.fencedTransactions.jdbcTemplate().query(this.fenceView,
 				(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term"), rs.getInt("valid") == 1),
 				election);
 		if (fences.isEmpty()) {
@@ -913,50 +620,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 		return new NotLeaderException(election, nodeId, "the lease of term " + term + " has expired");
 	}
 
-	private static LeaseState mapLease(ResultSet rs) throws SQLException {
-		return new LeaseState(rs.getString("election_name"), rs.getString("leader_id"), rs.getLong("term"),
-				rs.getLong("version"), instant(rs, "acquired_at"), instant(rs, "renewed_at"),
-				Instant.ofEpochMilli(rs.getLong("expires_at")), rs.getString("handover_to"),
-				rs.getBoolean("reelection_requested"), rs.getString("yielded_by"), rs.getInt("expired") == 1,
-				rs.getInt("same_server") == 1, Instant.ofEpochMilli(rs.getLong("db_now")));
-	}
-
-	private static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
-		long millis = rs.getLong(column);
-		return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
-	}
-
 	private record Fence(@Nullable String leaderId, long term, boolean valid) {
-	}
-
-	/**
-	 * What kind of server a data source reaches, as far as the statements differ.
-	 * @param certifies whether it replicates by certifying write sets (Galera: row locks are
-	 * local to one cluster node)
-	 * @param mariaDb whether it is MariaDB, whose {@code SET STATEMENT} sets a variable for
-	 * one statement
-	 */
-	private record ServerKind(boolean certifies, boolean mariaDb) {
-
-		static final ServerKind SINGLE = new ServerKind(false, false);
-
-		static ServerKind of(JdbcTemplate jdbc, SqlDialect dialect) {
-			String check = dialect.certificationCheck();
-			if (check == null) {
-				return SINGLE;
-			}
-			Map<String, String> variables = new HashMap<>();
-			jdbc.query(check, (rs) -> {
-				variables.put(rs.getString(1).toLowerCase(Locale.ROOT), rs.getString(2));
-			});
-			return new ServerKind("ON".equalsIgnoreCase(variables.get("wsrep_on")),
-					String.valueOf(variables.get("version")).contains("MariaDB"));
-		}
-
-		boolean mariaDbGalera() {
-			return this.certifies && this.mariaDb;
-		}
-
 	}
 
 	/**
@@ -971,8 +635,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 	 * plain {@code localFindAll} that stands in when the causal read waits too long).
 	 */
 	private record ServerStatements(String find, String findAll, @Nullable String localFindAll, String create,
-			String renewAll, String takeOver, String handOver, String reacquire, String liveCandidates,
-			String findLocks) {
+			String renewAll, String takeOver, String handOver, String reacquire, String liveCandidates) {
 
 		/**
 		 * Build the statements.
@@ -988,9 +651,7 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 			String lease = tables.leaseTable();
 			String candidates = tables.candidateTable();
 			String newTerm = newTerm(now, server);
-			String plainSelect = "SELECT " + COLUMNS + ", CASE WHEN expires_at <= " + now
-					+ " THEN 1 ELSE 0 END AS expired, CASE WHEN server_identity = " + server
-					+ " THEN 1 ELSE 0 END AS same_server, " + now + " AS db_now FROM " + lease;
+			String plainSelect = LeaseRows.select(dialect, lease, server);
 			String select = read + plainSelect;
 			String ownCandidacies = " WHERE election_name IN (SELECT election_name FROM " + candidates
 					+ " WHERE node_id = ? AND instance_id = ?)";
@@ -1012,114 +673,11 @@ public class JdbcLeaseRepository implements LeaseRepository, LockRepository {
 					+ " WHERE c.election_name = ? AND n.last_seen > " + now + " - ? ORDER BY c.node_id";
 			return new ServerStatements(select + " WHERE election_name = ?", select + ownCandidacies,
 					read.isEmpty() ? null : plainSelect + ownCandidacies,
-					"INSERT INTO " + lease + " (" + COLUMNS + ", server_identity) VALUES (?, ?, " + now + ", 1, "
-							+ now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ")",
-					renewAll, takeOver,
+					LeaseRows.insert(dialect, lease, server), renewAll, takeOver,
 					"UPDATE " + lease + " SET leader_id = ?, " + newTerm
 							+ " WHERE election_name = ? AND leader_id = ? AND term = ?",
 					"UPDATE " + lease + " SET " + newTerm + " WHERE election_name = ? AND leader_id = ? AND term = ?",
-					liveCandidates,
-					select + " WHERE election_name LIKE '" + ClusterLocks.KEY_PREFIX + "%' ORDER BY election_name");
-		}
-
-	}
-
-	/**
-	 * The fenced transaction's connection while the fence limits it: a network timeout of
-	 * the hold limit, so that the job's thread does not wait for a half-open connection
-	 * until the operating system gives up (Connector/J's socket timeout is infinite by
-	 * default), and on MySQL the session's {@code wait_timeout} unless a session-limited
-	 * {@link FencedConnection} sets and undoes it in its begin and commit. Both are undone
-	 * once the transaction has ended, so that a holder frozen between the undo and the
-	 * commit cannot hold the fence without a limit; without transaction synchronization,
-	 * when the callback returns.
-	 */
-	private static final class FencedSession implements TransactionSynchronization {
-
-		private final Connection connection;
-
-		/** Network timeout to restore; negative if the driver has none. */
-		private final int networkTimeout;
-
-		private final @Nullable String restoreStatement;
-
-		private final boolean synchronizedWithTransaction;
-
-		private boolean restored;
-
-		private FencedSession(Connection connection, int networkTimeout, @Nullable String restoreStatement,
-				boolean synchronizedWithTransaction) {
-			this.connection = connection;
-			this.networkTimeout = networkTimeout;
-			this.restoreStatement = restoreStatement;
-			this.synchronizedWithTransaction = synchronizedWithTransaction;
-		}
-
-		/**
-		 * Limit the fenced connection's client-side waits to the hold limit; a client-side
-		 * setting on the drivers that support it, so it sends no statement.
-		 * @param connection the fenced transaction's connection
-		 * @param holdLimit the hold limit
-		 * @param restoreStatement what undoes the fence statement's session limit, or
-		 * {@code null}
-		 * @return the limited session
-		 */
-		static FencedSession limit(Connection connection, Duration holdLimit, @Nullable String restoreStatement)
-				throws SQLException {
-			int previous;
-			try {
-				previous = connection.getNetworkTimeout();
-				connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, holdLimit.toMillis()));
-			}
-			catch (SQLFeatureNotSupportedException | AbstractMethodError ex) {
-				previous = -1;
-			}
-			boolean synchronizedWithTransaction = TransactionSynchronizationManager.isSynchronizationActive();
-			FencedSession session = new FencedSession(connection, previous, restoreStatement,
-					synchronizedWithTransaction);
-			if (synchronizedWithTransaction) {
-				TransactionSynchronizationManager.registerSynchronization(session);
-			}
-			return session;
-		}
-
-		void restoreUnlessSynchronized() {
-			if (!this.synchronizedWithTransaction) {
-				restore();
-			}
-		}
-
-		@Override
-		public void afterCompletion(int status) {
-			restore();
-		}
-
-		private void restore() {
-			if (this.restored) {
-				return;
-			}
-			this.restored = true;
-			try {
-				if (this.restoreStatement != null) {
-					try (Statement statement = this.connection.createStatement()) {
-						statement.execute(this.restoreStatement);
-					}
-				}
-				if (this.networkTimeout >= 0) {
-					this.connection.setNetworkTimeout(Runnable::run, this.networkTimeout);
-				}
-			}
-			catch (SQLException | RuntimeException ex) {
-				// Usually the connection is broken already (the server dropped the session
-				// of a stalled holder). Otherwise it keeps the fence's limits: keep it out
-				// of the pool rather than let other work inherit them.
-				try {
-					this.connection.abort(Runnable::run);
-				}
-				catch (SQLException | RuntimeException abortFailure) {
-					// closed anyway
-				}
-			}
+					liveCandidates);
 		}
 
 	}

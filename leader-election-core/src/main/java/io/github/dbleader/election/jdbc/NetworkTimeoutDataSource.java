@@ -7,6 +7,7 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 /**
@@ -21,6 +22,19 @@ final class NetworkTimeoutDataSource extends DelegatingDataSource {
 	NetworkTimeoutDataSource(DataSource target, Duration timeout) {
 		super(target);
 		this.timeoutMillis = (int) Math.max(1, timeout.toMillis());
+	}
+
+	/**
+	 * Statements on a data source with the statement timeout as both their query timeout
+	 * (in whole seconds, rounded up) and their connections' network timeout.
+	 * @param dataSource the data source
+	 * @param statementTimeout the statement timeout
+	 * @return the statements
+	 */
+	static JdbcTemplate jdbcTemplate(DataSource dataSource, Duration statementTimeout) {
+		JdbcTemplate jdbc = new JdbcTemplate(new NetworkTimeoutDataSource(dataSource, statementTimeout));
+		jdbc.setQueryTimeout((int) Math.max(1, (statementTimeout.toMillis() + 999) / 1000));
+		return jdbc;
 	}
 
 	@Override

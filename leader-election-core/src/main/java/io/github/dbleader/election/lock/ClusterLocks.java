@@ -7,10 +7,11 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.Deque;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.dbleader.election.ElectionService;
-import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.MonotonicClock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -28,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code atMostFor} bounds how long a crashed holder keeps the lock (database clock).
  * The holder itself believes it holds the lock only until {@code atMostFor} minus a guard
  * of a fifth of it, from the moment before it sent the statement that took the lock, on
- * its own monotonic clock (DESIGN I2).</li>
+ * its own monotonic clock (DESIGN I2). A run that needs longer {@link HeldLock#extend
+ * extends} its lock, one conditional statement, and its belief with it.</li>
  * <li>{@code atLeastFor} keeps a released lock taken until that long after its
  * acquisition (database clock), so that a fast run is not repeated by a node whose
  * scheduler fires a little later.</li>
@@ -67,7 +69,8 @@ public class ClusterLocks {
 	 */
 	private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
 
-	private final ThreadLocal<@Nullable HeldLock> current = new ThreadLocal<>();
+	/** The locks of the runs on each thread, innermost last. */
+	private final ThreadLocal<@Nullable Deque<HeldLock>> current = new ThreadLocal<>();
 
 	/**
 	 * Create cluster locks.
@@ -149,9 +152,7 @@ public class ClusterLocks {
 			if (term.isEmpty()) {
 				return Optional.empty();
 			}
-			long belief = atMostFor.minus(ElectionSettings.defaultGuard(atMostFor)).toNanos();
-			return Optional.of(new HeldLock(this, name, key, term.getAsLong(), sentAt, atMostFor, sentAt + belief,
-					atLeastFor));
+			return Optional.of(new HeldLock(this, name, key, term.getAsLong(), sentAt, atMostFor, atLeastFor));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not try lock '" + name + "'; the run is skipped: " + ex);
@@ -176,28 +177,64 @@ public class ClusterLocks {
 	 */
 	public boolean runLocked(String name, Duration atMostFor, Duration atLeastFor, boolean releaseAfterRun,
 			LockedTask task) throws Exception {
-		Optional<HeldLock> held = tryLock(name, atMostFor, atLeastFor);
-		if (held.isEmpty()) {
+		Optional<LockedRun> started = startRun(name, atMostFor, atLeastFor);
+		if (started.isEmpty()) {
 			return false;
 		}
-		HeldLock lock = held.get();
-		HeldLock outer = this.current.get();
-		this.current.set(lock);
-		this.history.started(lock);
-		boolean completed = false;
+		LockedRun run = started.get();
+		LockRun.Outcome outcome = LockRun.Outcome.FAILED;
 		try {
-			task.run(lock);
-			completed = true;
+			task.run(run.lock());
+			outcome = LockRun.Outcome.COMPLETED;
 		}
 		finally {
-			restore(outer);
-			if (releaseAfterRun) {
-				lock.release();
-			}
-			lock.end();
-			this.listener.runEnded(this.history.ended(lock, completed));
+			run.end(outcome, releaseAfterRun);
 		}
 		return true;
+	}
+
+	/**
+	 * Start a run under a lock whose end the caller reports, for a framework that takes the
+	 * lock before its task and releases it after ({@code LockProvider} of ShedLock): like
+	 * {@link #runLocked}, the run is recorded ({@link #recentRuns}, the listener) and its
+	 * lock is this thread's {@link #currentLock()} until {@link LockedRun#end} (on this
+	 * thread or another).
+	 * @param name the lock's name
+	 * @param atMostFor how long the lock is held at most, also after a crash of this node
+	 * @param atLeastFor how long after its acquisition a released lock stays taken; at
+	 * most {@code atMostFor}
+	 * @return the run, or empty if another node (or another run here) holds the lock
+	 * @throws IllegalArgumentException if the name or the durations are invalid
+	 */
+	public Optional<LockedRun> startRun(String name, Duration atMostFor, Duration atLeastFor) {
+		return tryLock(name, atMostFor, atLeastFor).map((lock) -> {
+			Deque<HeldLock> locks = this.current.get();
+			if (locks == null) {
+				locks = new ConcurrentLinkedDeque<>();
+				this.current.set(locks);
+			}
+			locks.addLast(lock);
+			this.history.started(lock);
+			return new LockedRun(this, lock, locks);
+		});
+	}
+
+	/**
+	 * End a run: it no longer is its thread's current lock, it is released if asked, and
+	 * the listener hears of its end.
+	 */
+	void end(LockedRun run, LockRun.Outcome outcome, boolean release) {
+		HeldLock lock = run.lock();
+		Deque<HeldLock> locks = run.threadLocks();
+		locks.removeLastOccurrence(lock);
+		if (locks.isEmpty() && this.current.get() == locks) {
+			this.current.remove();
+		}
+		if (release) {
+			lock.release();
+		}
+		lock.end();
+		this.listener.runEnded(this.history.ended(lock, outcome));
 	}
 
 	/**
@@ -247,20 +284,13 @@ public class ClusterLocks {
 	}
 
 	/**
-	 * The lock of the {@link #runLocked} task running on this thread, if any.
+	 * The lock of the {@link #runLocked} task (or the {@link #startRun started run}) on this
+	 * thread, the innermost if there are several, if any.
 	 * @return the lock
 	 */
 	public Optional<HeldLock> currentLock() {
-		return Optional.ofNullable(this.current.get());
-	}
-
-	private void restore(@Nullable HeldLock outer) {
-		if (outer != null) {
-			this.current.set(outer);
-		}
-		else {
-			this.current.remove();
-		}
+		Deque<HeldLock> locks = this.current.get();
+		return (locks != null) ? Optional.ofNullable(locks.peekLast()) : Optional.empty();
 	}
 
 	/**
@@ -280,7 +310,7 @@ public class ClusterLocks {
 		return KEY_PREFIX + name;
 	}
 
-	private static void validate(Duration atMostFor, Duration atLeastFor) {
+	static void validate(Duration atMostFor, Duration atLeastFor) {
 		Objects.requireNonNull(atMostFor, "atMostFor must not be null");
 		Objects.requireNonNull(atLeastFor, "atLeastFor must not be null");
 		if (atMostFor.toMillis() <= 0) {

@@ -3,6 +3,7 @@ package io.github.dbleader.election.lock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.FencedCallback;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -11,6 +12,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * One acquisition of a cluster lock, from {@link ClusterLocks#tryLock}. Safe to use from
  * several threads.
+ *
+ * <p>The holder believes it holds the lock until {@code atMostFor} less a guard of a fifth
+ * of it has passed on its own monotonic clock since just before it sent the statement that
+ * took the lock, or, after an {@link #extend extension}, the last statement that extended
+ * it (DESIGN I2); a slow, hung or failed statement never lengthens the belief.
  */
 public final class HeldLock {
 
@@ -27,27 +33,30 @@ public final class HeldLock {
 	/** Monotonic time just before the statement that took the lock was sent. */
 	private final long sentAt;
 
-	private final Duration atMostFor;
-
-	/** Monotonic time up to which this node may believe it holds the lock (I2). */
-	private final long beliefDeadline;
+	/** What this node may believe, from the last statement that took or extended the lock. */
+	private volatile Belief belief;
 
 	private final Duration atLeastFor;
 
+	/** How long after the last extension a released lock stays taken; none before one. */
+	private volatile Duration atLeastForAfterExtension = Duration.ZERO;
+
 	private final AtomicBoolean released = new AtomicBoolean();
+
+	/** Whether an extension found that the database no longer gives the lock to this acquisition. */
+	private volatile boolean lost;
 
 	/** Whether this node stopped using the acquisition (released, or its run ended). */
 	private final AtomicBoolean ended = new AtomicBoolean();
 
 	HeldLock(ClusterLocks locks, String name, String key, long term, long sentAt, Duration atMostFor,
-			long beliefDeadline, Duration atLeastFor) {
+			Duration atLeastFor) {
 		this.locks = locks;
 		this.name = name;
 		this.key = key;
 		this.term = term;
 		this.sentAt = sentAt;
-		this.atMostFor = atMostFor;
-		this.beliefDeadline = beliefDeadline;
+		this.belief = Belief.from(sentAt, atMostFor);
 		this.atLeastFor = atLeastFor;
 	}
 
@@ -67,28 +76,87 @@ public final class HeldLock {
 	}
 
 	/**
-	 * Whether this node may still believe that it holds the lock: it has not released it,
-	 * and {@code atMostFor} less a guard has not passed on the local monotonic clock since
-	 * just before the statement that took the lock was sent. Reads no database.
+	 * Whether this node may still believe that it holds the lock: it has not released it, no
+	 * extension found it lost, and {@code atMostFor} less a guard has not passed on the local
+	 * monotonic clock since just before the statement that took the lock, or that extended
+	 * it last, was sent. Reads no database.
 	 * @return whether the lock is held
 	 */
 	public boolean isHeld() {
-		return !this.released.get() && this.locks.clock().nanoTime() - this.beliefDeadline < 0;
+		return !this.released.get() && !this.lost && this.locks.clock().nanoTime() - this.belief.deadline() < 0;
 	}
 
 	/**
 	 * Whether {@code atMostFor} has passed since just before the statement that took the
-	 * lock was sent, on the local monotonic clock: the database may have let another node
-	 * take the lock, and fenced work of this acquisition is refused. Reads no database.
+	 * lock, or that extended it last, was sent, on the local monotonic clock: the database
+	 * may have let another node take the lock, and fenced work of this acquisition is
+	 * refused. Reads no database.
 	 * @return whether the acquisition is past its {@code atMostFor}
 	 */
 	public boolean isPastAtMostFor() {
-		return this.locks.clock().nanoTime() - this.sentAt >= this.atMostFor.toNanos();
+		Belief belief = this.belief;
+		return this.locks.clock().nanoTime() - belief.sentAt() >= belief.atMostFor().toNanos();
 	}
 
-	/** @return the longest the lock is held by this acquisition, also after a crash */
+	/**
+	 * The longest the lock is held by this acquisition, also after a crash, from the
+	 * statement that took it or, after an extension, from the last one that extended it.
+	 * @return the {@code atMostFor} of the acquisition or of its last extension
+	 */
 	public Duration atMostFor() {
-		return this.atMostFor;
+		return this.belief.atMostFor();
+	}
+
+	/**
+	 * Extend the lock: {@link #extend(Duration, Duration) extend(atMostFor, Duration.ZERO)}.
+	 * The {@code atLeastFor} of the acquisition still counts from the acquisition.
+	 * @param atMostFor how long from now the lock is held at most
+	 * @return whether the lock was extended
+	 */
+	public boolean extend(Duration atMostFor) {
+		return extend(atMostFor, Duration.ZERO);
+	}
+
+	/**
+	 * Extend the lock, for a run that takes longer than it expected (or for a keep-alive
+	 * that extends it while it runs): one conditional statement makes the lock expire
+	 * {@code atMostFor} from now on the database clock (earlier than before, if that is
+	 * shorter), if this acquisition still holds it there. The belief is renewed from just
+	 * before that statement was sent, as at the acquisition; the term stays the same.
+	 * <p>
+	 * A release then keeps the lock taken until the later of the acquisition's
+	 * {@code atLeastFor} after the acquisition and this {@code atLeastFor} after this
+	 * extension (database clock). Extensions of one lock are sent one at a time, and none
+	 * after a release. The statement waits for a fenced transaction of this lock in flight
+	 * (it holds the row), at most for the statement timeout.
+	 * @param atMostFor how long from now the lock is held at most, also after a crash
+	 * @param atLeastFor how long after this extension a released lock stays taken; at most
+	 * {@code atMostFor}
+	 * @return whether the lock was extended; {@code false} if it is no longer held: this
+	 * node released it or its belief ended (then no statement is sent), or the database
+	 * found that another node took it, or that it expired or an operator released it (then
+	 * {@link #isHeld()} is {@code false} from now on)
+	 * @throws IllegalArgumentException if the durations are invalid
+	 * @throws RuntimeException what the database threw: the outcome is unknown, the belief
+	 * is not renewed, and the lock expires by the earlier {@code atMostFor} unless a later
+	 * extension succeeds
+	 */
+	public synchronized boolean extend(Duration atMostFor, Duration atLeastFor) {
+		ClusterLocks.validate(atMostFor, atLeastFor);
+		if (!isHeld()) {
+			return false;
+		}
+		// Before the statement is sent: a slow answer never extends the belief.
+		long sentAt = this.locks.clock().nanoTime();
+		if (!this.locks.repository().extendLock(this.key, this.locks.getNodeId(), this.term, atMostFor)) {
+			this.lost = true;
+			logger.info("Lock '" + this.name + "' (term " + this.term + ") could not be extended: this node no"
+					+ " longer holds it at the database");
+			return false;
+		}
+		this.belief = Belief.from(sentAt, atMostFor);
+		this.atLeastForAfterExtension = atLeastFor;
+		return true;
 	}
 
 	/**
@@ -104,8 +172,8 @@ public final class HeldLock {
 	 */
 	public <T extends @Nullable Object> T runFenced(FencedCallback<T> callback) {
 		if (!isHeld()) {
-			throw new LockNotHeldException(this.key, this.term,
-					this.released.get() ? "it was released" : "its atMostFor has passed");
+			throw new LockNotHeldException(this.key, this.term, this.released.get() ? "it was released"
+					: this.lost ? "an extension found it taken or expired" : "its atMostFor has passed");
 		}
 		return this.locks.repository()
 			.runLockFenced(this.key, this.locks.getNodeId(), this.term, remainingBelief(), callback);
@@ -113,17 +181,20 @@ public final class HeldLock {
 
 	/**
 	 * Release the lock: it stays taken until {@code atLeastFor} after its acquisition
-	 * (database clock), and is free from then on. Releasing twice does nothing; a release
-	 * that fails is logged, and the lock then expires after {@code atMostFor}.
+	 * (database clock), or after an extension until that extension's {@code atLeastFor}
+	 * after it if that is later, and is free from then on. Releasing twice does nothing; a
+	 * release that fails is logged, and the lock then expires after {@code atMostFor}.
 	 * @return whether this call released the lock (it was still held at the database)
 	 */
-	public boolean release() {
+	public synchronized boolean release() {
 		if (!this.released.compareAndSet(false, true)) {
 			return false;
 		}
 		end();
 		try {
-			return this.locks.repository().releaseLock(this.key, this.locks.getNodeId(), this.term, this.atLeastFor);
+			return this.locks.repository()
+				.releaseLock(this.key, this.locks.getNodeId(), this.term, this.atLeastFor,
+						this.atLeastForAfterExtension);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not release lock '" + this.name + "' (term " + this.term
@@ -147,13 +218,28 @@ public final class HeldLock {
 	 * {@code atMostFor} at most.
 	 */
 	private Duration remainingBelief() {
-		long nanos = this.beliefDeadline - this.locks.clock().nanoTime();
+		long nanos = this.belief.deadline() - this.locks.clock().nanoTime();
 		return Duration.ofNanos(Math.max(nanos, Duration.ofSeconds(1).toNanos()));
 	}
 
 	@Override
 	public String toString() {
 		return "HeldLock[name=" + this.name + ", term=" + this.term + "]";
+	}
+
+	/**
+	 * What the holder may believe after a statement that took or extended the lock.
+	 * @param sentAt monotonic time just before the statement was sent
+	 * @param atMostFor how long from then the database holds the lock at most
+	 * @param deadline monotonic time up to which this node may believe it holds the lock (I2)
+	 */
+	private record Belief(long sentAt, Duration atMostFor, long deadline) {
+
+		static Belief from(long sentAt, Duration atMostFor) {
+			return new Belief(sentAt, atMostFor,
+					sentAt + atMostFor.minus(ElectionSettings.defaultGuard(atMostFor)).toNanos());
+		}
+
 	}
 
 }

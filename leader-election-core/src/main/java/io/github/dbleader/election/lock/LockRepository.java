@@ -29,16 +29,37 @@ public interface LockRepository {
 	OptionalLong tryLock(String key, String nodeId, Duration atMostFor);
 
 	/**
-	 * Release the lock of this acquisition: it expires at {@code atLeastFor} after its
-	 * acquisition (database clock), or at once if that time has passed; never later than
-	 * it would have.
+	 * Extend the lock of this acquisition: one conditional statement on the lock's row, by
+	 * key, that changes it only if this acquisition (holder and term) still holds it and it
+	 * has not expired by the database clock, and this acquisition has not released it; the
+	 * lock then expires {@code atMostFor} from
+	 * now on the database clock (earlier than before, if that is shorter), and the time of
+	 * the extension is recorded (database clock) for {@link #releaseLock}. A keep-alive
+	 * calls it too.
+	 * @param key the lock's row
+	 * @param nodeId this node
+	 * @param term the term of the acquisition
+	 * @param atMostFor how long from now the lock is held unless released or extended
+	 * @return whether the lock was extended; {@code false} if this acquisition no longer
+	 * holds it
+	 */
+	boolean extendLock(String key, String nodeId, long term, Duration atMostFor);
+
+	/**
+	 * Release the lock of this acquisition: it expires at the later of {@code atLeastFor}
+	 * after its acquisition and {@code atLeastForAfterExtension} after its last extension
+	 * (database clock; the acquisition counts as the last extension if there was none), or
+	 * at once if both have passed; never later than it would have.
 	 * @param key the lock's row
 	 * @param nodeId this node
 	 * @param term the term of the acquisition
 	 * @param atLeastFor how long after its acquisition the lock stays taken
+	 * @param atLeastForAfterExtension how long after its last extension the lock stays
+	 * taken
 	 * @return whether this acquisition still held the lock
 	 */
-	boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor);
+	boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor,
+			Duration atLeastForAfterExtension);
 
 	/**
 	 * Run a callback in a transaction that first locks the lock's row in share mode

@@ -32,11 +32,11 @@ final class RunHistory {
 				LockRun.Outcome.RUNNING));
 	}
 
-	LockRun ended(HeldLock lock, boolean completed) {
+	LockRun ended(HeldLock lock, LockRun.Outcome outcome) {
 		LockRun started = this.running.remove(lock);
 		LockRun run = new LockRun(lock.name(), lock.term(),
 				(started != null) ? started.startedAt() : this.wallClock.instant(), this.wallClock.instant(),
-				completed ? LockRun.Outcome.COMPLETED : LockRun.Outcome.FAILED);
+				outcome);
 		Deque<LockRun> runs = this.ended.computeIfAbsent(lock.name(), (name) -> new ArrayDeque<>());
 		synchronized (runs) {
 			runs.addFirst(run);

@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The cluster-lock statements of {@link JdbcLeaseRepository} against each real database.
+ * The cluster-lock statements of {@link JdbcLockRepository} against each real database.
  */
 class JdbcLockIntegrationTests {
 
@@ -55,7 +55,7 @@ class JdbcLockIntegrationTests {
 		}
 	}
 
-	private JdbcLeaseRepository repository(TestDatabase database) {
+	private JdbcLockRepository repository(TestDatabase database) {
 		this.dataSource = database.dataSource(database.url(), 4);
 		database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
 		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
@@ -66,8 +66,8 @@ class JdbcLockIntegrationTests {
 	}
 
 	/** Another node's repository on the same tables, counting the statements it prepares. */
-	private JdbcLeaseRepository node(TestDatabase database) {
-		return new JdbcLeaseRepository(new CountingDataSource(this.dataSource, this.statements),
+	private JdbcLockRepository node(TestDatabase database) {
+		return new JdbcLockRepository(new CountingDataSource(this.dataSource, this.statements),
 				SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
 	}
 
@@ -80,7 +80,7 @@ class JdbcLockIntegrationTests {
 	 * Try the lock until the node takes it.
 	 * @return the term it took
 	 */
-	private static long awaitLock(JdbcLeaseRepository node, String nodeId) {
+	private static long awaitLock(JdbcLockRepository node, String nodeId) {
 		long[] taken = new long[1];
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
 			OptionalLong term = node.tryLock("lock:job", nodeId, AT_MOST);
@@ -98,8 +98,8 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void theFirstTryCreatesTheRowAndATryThatFindsItTakenCostsOneStatement(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository b = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
 		OptionalLong term = a.tryLock("lock:job", "a", AT_MOST);
 		assertThat(term).isPresent();
 		// b has not seen the row yet: its update finds nothing to take, its insert a duplicate.
@@ -114,38 +114,111 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void releaseKeepsTheLockUntilAtLeastForThenTheNextTermIsGreater(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository b = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
 		long first = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
-		assertThat(a.releaseLock("lock:job", "b", first, Duration.ZERO)).as("release by another node").isFalse();
-		assertThat(a.releaseLock("lock:job", "a", first + 1, Duration.ZERO)).as("release of another term").isFalse();
-		assertThat(a.releaseLock("lock:job", "a", first, Duration.ofSeconds(2))).isTrue();
+		assertThat(a.releaseLock("lock:job", "b", first, Duration.ZERO, Duration.ZERO)).as("release by another node")
+			.isFalse();
+		assertThat(a.releaseLock("lock:job", "a", first + 1, Duration.ZERO, Duration.ZERO))
+			.as("release of another term")
+			.isFalse();
+		assertThat(a.releaseLock("lock:job", "a", first, Duration.ofSeconds(2), Duration.ZERO)).isTrue();
 		long expiresAt = expiresAt("lock:job");
 		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
 		long second = awaitLock(b, "b");
 		assertThat(databaseNow(database)).isGreaterThanOrEqualTo(expiresAt);
 		assertThat(second).isGreaterThan(first);
-		assertThat(b.releaseLock("lock:job", "b", second, Duration.ZERO)).isTrue();
+		assertThat(b.releaseLock("lock:job", "b", second, Duration.ZERO, Duration.ZERO)).isTrue();
 		long third = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
 		assertThat(third).as("released without atLeastFor: free at once").isGreaterThan(second);
 	}
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void extendMovesTheExpiryFromNowOnTheDatabaseClockForTheHolderOnlyWithOneStatement(TestDatabase database) {
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
+		long term = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
+		long acquiredExpiry = expiresAt("lock:job");
+		assertThat(b.extendLock("lock:job", "b", term, AT_MOST)).as("another node").isFalse();
+		assertThat(a.extendLock("lock:job", "a", term + 1, AT_MOST)).as("another term").isFalse();
+		assertThat(expiresAt("lock:job")).isEqualTo(acquiredExpiry);
+		long before = databaseNow(database);
+		int statements = this.statements.get();
+		assertThat(a.extendLock("lock:job", "a", term, AT_MOST)).isTrue();
+		assertThat(this.statements.get() - statements).as("statements of an extension").isOne();
+		long after = databaseNow(database);
+		assertThat(expiresAt("lock:job")).isBetween(before + AT_MOST.toMillis(), after + AT_MOST.toMillis());
+		// Past the expiry of the acquisition on the database clock: still held.
+		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) > acquiredExpiry);
+		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
+		assertThat(a.extendLock("lock:job", "a", term, AT_MOST)).as("again").isTrue();
+		assertThat(a.<Long>runLockFenced("lock:job", "a", term, AT_MOST, (t) -> t)).as("same term").isEqualTo(term);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleaseAfterAnExtensionCountsItsAtLeastForFromTheExtensionAndTheAcquisitionsFromTheAcquisition(
+			TestDatabase database) {
+		JdbcLockRepository a = repository(database);
+		long term = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+		long acquiredAt = column("acquired_at");
+		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) > acquiredAt + 50);
+		assertThat(a.extendLock("lock:job", "a", term, AT_MOST)).isTrue();
+		long extendedAt = column("renewed_at");
+		assertThat(extendedAt).isGreaterThan(acquiredAt);
+		assertThat(column("acquired_at")).as("acquisition kept").isEqualTo(acquiredAt);
+		assertThat(a.releaseLock("lock:job", "a", term, Duration.ofSeconds(20), Duration.ofSeconds(10))).isTrue();
+		assertThat(expiresAt("lock:job")).as("the acquisition's atLeastFor ends later").isEqualTo(acquiredAt + 20_000);
+		long next = a.forceRelease("lock:job").orElseThrow();
+		long second = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+		assertThat(second).isGreaterThan(next);
+		assertThat(a.extendLock("lock:job", "a", second, AT_MOST)).isTrue();
+		long secondExtendedAt = column("renewed_at");
+		assertThat(a.releaseLock("lock:job", "a", second, Duration.ZERO, Duration.ofSeconds(10))).isTrue();
+		assertThat(expiresAt("lock:job")).as("the extension's atLeastFor ends later")
+			.isEqualTo(secondExtendedAt + 10_000);
+		assertThat(a.extendLock("lock:job", "a", second, AT_MOST)).as("after release").isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void anExpiredOrOperatorReleasedLockIsNotExtended(TestDatabase database) {
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
+		long expired = a.tryLock("lock:job", "a", Duration.ofMillis(200)).orElseThrow();
+		long expiresAt = expiresAt("lock:job");
+		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) >= expiresAt);
+		assertThat(a.extendLock("lock:job", "a", expired, AT_MOST)).isFalse();
+		long current = b.tryLock("lock:job", "b", AT_MOST).orElseThrow();
+		assertThat(a.extendLock("lock:job", "a", expired, AT_MOST)).as("after another node took it").isFalse();
+		a.forceRelease("lock:job");
+		assertThat(b.extendLock("lock:job", "b", current, AT_MOST)).as("after an operator's release").isFalse();
+		assertThat(awaitLock(a, "a")).isGreaterThan(current);
+	}
+
+	private long column(String column) {
+		return this.jdbc.queryForObject(
+				"SELECT " + column + " FROM " + TABLES.leaseTable() + " WHERE election_name = ?", Long.class,
+				"lock:job");
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void anUnreleasedLockExpiresAfterAtMostFor(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository b = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
 		long first = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
 		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
 		assertThat(awaitLock(b, "b")).isGreaterThan(first);
-		assertThat(a.releaseLock("lock:job", "a", first, Duration.ZERO)).as("stale release").isFalse();
+		assertThat(a.releaseLock("lock:job", "a", first, Duration.ZERO, Duration.ZERO)).as("stale release").isFalse();
 	}
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void fencedWorkOfAStaleAcquisitionIsRejected(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository b = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
 		long stale = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
 		assertThat(a.<Integer>runLockFenced("lock:job", "a", stale, AT_MOST,
 				(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)"))).isOne();
@@ -156,7 +229,7 @@ class JdbcLockIntegrationTests {
 				AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (3)")));
 		b.runLockFenced("lock:job", "b", current, AT_MOST,
 				(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (4)"));
-		assertThat(b.releaseLock("lock:job", "b", current, Duration.ZERO)).isTrue();
+		assertThat(b.releaseLock("lock:job", "b", current, Duration.ZERO, Duration.ZERO)).isTrue();
 		assertThatExceptionOfType(LockNotHeldException.class).as("after release").isThrownBy(() -> b.runLockFenced(
 				"lock:job", "b", current, AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (5)")));
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work ORDER BY id", Integer.class))
@@ -170,8 +243,8 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void aTakeOverWaitsForTheFencedTransactionOfTheHolder(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository b = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
 		long term = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
 		long expiresAt = expiresAt("lock:job");
 		a.runLockFenced("lock:job", "a", term, AT_MOST, (t) -> {
@@ -202,8 +275,8 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void forceReleaseWaitsForTheFencedTransactionThenFencesTheHolderOut(TestDatabase database) throws Exception {
-		JdbcLeaseRepository a = repository(database);
-		JdbcLeaseRepository operator = node(database);
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository operator = node(database);
 		assertThat(operator.forceRelease("lock:job")).as("no row yet").isEmpty();
 		long term = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
 		CompletableFuture<OptionalLong> release = new CompletableFuture<>();
@@ -219,7 +292,7 @@ class JdbcLockIntegrationTests {
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(1);
 		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> a.runLockFenced("lock:job", "a", term,
 				AT_MOST, (t) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (2)")));
-		assertThat(a.releaseLock("lock:job", "a", term, Duration.ZERO)).isFalse();
+		assertThat(a.releaseLock("lock:job", "a", term, Duration.ZERO, Duration.ZERO)).isFalse();
 		assertThat(a.findLocks()).singleElement().satisfies((lock) -> {
 			assertThat(lock.name()).isEqualTo("job");
 			assertThat(lock.holder()).isNull();
@@ -230,7 +303,7 @@ class JdbcLockIntegrationTests {
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(1);
 	}
 
-	private static long releasedTerm(CompletableFuture<OptionalLong> release, JdbcLeaseRepository operator)
+	private static long releasedTerm(CompletableFuture<OptionalLong> release, JdbcLockRepository operator)
 			throws Exception {
 		try {
 			return release.get(10, TimeUnit.SECONDS).orElseThrow();
@@ -244,27 +317,26 @@ class JdbcLockIntegrationTests {
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void purgeLeavesLockRowsAlone(TestDatabase database) {
-		JdbcLeaseRepository a = repository(database);
+		JdbcLockRepository a = repository(database);
 		long term = a.tryLock("lock:job", "a", Duration.ofMillis(200)).orElseThrow();
 		long expiresAt = expiresAt("lock:job");
 		// Long enough expired for the purge to delete it, were it an election's row.
 		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) > expiresAt + 100);
-		assertThat(a.create("election", "a", Duration.ofMillis(1))).isTrue();
+		JdbcLeaseRepository elections = new JdbcLeaseRepository(this.dataSource,
+				SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
+		assertThat(elections.create("election", "a", Duration.ofMillis(1))).isTrue();
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			a.purge(Duration.ofMillis(50));
-			return a.find("election").isEmpty();
+			elections.purge(Duration.ofMillis(50));
+			return elections.find("election").isEmpty();
 		});
-		assertThat(a.find("lock:job")).isPresent();
+		assertThat(elections.find("lock:job")).isPresent();
 		assertThat(a.tryLock("lock:job", "a", AT_MOST).orElseThrow()).isGreaterThan(term);
 	}
 
-	/**
-	 * Counts the statements prepared or created on its connections.
-	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void aTryThatLosesToAFencedRunNeitherWaitsNorLogsAboveDebug(TestDatabase database) throws Exception {
-		JdbcLeaseRepository a = repository(database);
+		JdbcLockRepository a = repository(database);
 		ClusterLocks b = new ClusterLocks(node(database), "b");
 		long term = awaitLock(a, "a");
 		CountDownLatch fenced = new CountDownLatch(1);
@@ -301,6 +373,9 @@ class JdbcLockIntegrationTests {
 		assertThat(logged.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.INFO)).isEmpty();
 	}
 
+	/**
+	 * Counts the statements prepared or created on its connections.
+	 */
 	private static final class CountingDataSource extends DelegatingDataSource {
 
 		private final AtomicInteger statements;

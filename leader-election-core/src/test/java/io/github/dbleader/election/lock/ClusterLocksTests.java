@@ -116,6 +116,120 @@ class ClusterLocksTests {
 	}
 
 	@Test
+	void extendKeepsTheLockAtTheDatabaseAndRenewsTheBeliefFromTheSend() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		advance(Duration.ofSeconds(20));
+		int before = this.repository.statements;
+		assertThat(held.extend(AT_MOST)).isTrue();
+		assertThat(this.repository.statements - before).as("statements of an extension").isOne();
+		// 44 s after the acquisition, past its atMostFor: held at the database and believed.
+		advance(Duration.ofSeconds(23));
+		this.nanos.addAndGet(Duration.ofSeconds(1).minusNanos(1).toNanos());
+		assertThat(held.isHeld()).isTrue();
+		assertThat(held.isPastAtMostFor()).isFalse();
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+		this.nanos.addAndGet(1);
+		assertThat(held.isHeld()).as("a guard before the extension's atMostFor").isFalse();
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+		advance(Duration.ofSeconds(7));
+		assertThat(held.isPastAtMostFor()).isTrue();
+		HeldLock next = this.b.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(next.term()).isGreaterThan(held.term());
+	}
+
+	@Test
+	void extendKeepsTheTermAndFencedWorkGoesOn() {
+		HeldLock held = this.a.tryLock("job", Duration.ofSeconds(10), Duration.ZERO).orElseThrow();
+		advance(Duration.ofSeconds(7));
+		assertThat(held.extend(Duration.ofSeconds(10))).isTrue();
+		advance(Duration.ofSeconds(7));
+		assertThat(held.<Long>runFenced((term) -> term)).isEqualTo(held.term());
+		assertThat(held.atMostFor()).isEqualTo(Duration.ofSeconds(10));
+	}
+
+	@Test
+	void theBeliefAfterAnExtensionStartsBeforeItsStatementIsSent() {
+		ClusterLocks slow = new ClusterLocks(new InMemoryLockRepository() {
+
+			@Override
+			public synchronized boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
+				// The answer takes 20 seconds to arrive.
+				ClusterLocksTests.this.nanos.addAndGet(Duration.ofSeconds(20).toNanos());
+				return super.extendLock(key, nodeId, term, atMostFor);
+			}
+
+		}, "a", this.clock);
+		HeldLock held = slow.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(held.extend(AT_MOST)).isTrue();
+		this.nanos.addAndGet(Duration.ofSeconds(4).minusNanos(1).toNanos());
+		assertThat(held.isHeld()).isTrue();
+		this.nanos.addAndGet(1);
+		assertThat(held.isHeld()).isFalse();
+	}
+
+	@Test
+	void aFailedExtensionThrowsAndDoesNotRenewTheBelief() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		advance(Duration.ofSeconds(20));
+		this.repository.failure = new IllegalStateException("connection lost");
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> held.extend(AT_MOST));
+		this.repository.failure = null;
+		advance(Duration.ofSeconds(4));
+		assertThat(held.isHeld()).isFalse();
+		assertThat(held.extend(AT_MOST)).as("once the belief has ended").isFalse();
+	}
+
+	@Test
+	void extendIsRefusedWithoutAStatementAfterReleaseOrOnceTheBeliefEnded() {
+		HeldLock released = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		released.release();
+		int before = this.repository.statements;
+		assertThat(released.extend(AT_MOST)).isFalse();
+		HeldLock late = this.b.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		this.nanos.addAndGet(Duration.ofSeconds(24).toNanos());
+		assertThat(late.extend(AT_MOST)).as("belief ended, the database still holds it").isFalse();
+		assertThat(this.repository.statements - before).as("only the take").isOne();
+	}
+
+	@Test
+	void extendRefusedByTheDatabaseEndsTheBelief() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		this.a.forceRelease("job");
+		assertThat(held.isHeld()).isTrue();
+		assertThat(held.extend(AT_MOST)).isFalse();
+		assertThat(held.isHeld()).isFalse();
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> held.runFenced((term) -> term))
+			.withMessageContaining("extension");
+	}
+
+	@Test
+	void aReleaseAfterAnExtensionKeepsTheLockUntilTheLaterAtLeastFor() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ofSeconds(10)).orElseThrow();
+		advance(Duration.ofSeconds(5));
+		assertThat(held.extend(AT_MOST, Duration.ofSeconds(8))).isTrue();
+		advance(Duration.ofSeconds(1));
+		held.release();
+		advance(Duration.ofSeconds(7).minusMillis(1));
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).as("8 s after the extension").isEmpty();
+		advance(Duration.ofMillis(1));
+		HeldLock next = this.b.tryLock("job", AT_MOST, Duration.ofSeconds(10)).orElseThrow();
+		advance(Duration.ofSeconds(5));
+		assertThat(next.extend(AT_MOST)).isTrue();
+		next.release();
+		advance(Duration.ofSeconds(5).minusMillis(1));
+		assertThat(this.a.tryLock("job", AT_MOST, Duration.ZERO)).as("10 s after the acquisition").isEmpty();
+		advance(Duration.ofMillis(1));
+		assertThat(this.a.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void extendRejectsInvalidDurations() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThatIllegalArgumentException().isThrownBy(() -> held.extend(Duration.ZERO));
+		assertThatIllegalArgumentException().isThrownBy(() -> held.extend(AT_MOST, AT_MOST.plusMillis(1)));
+	}
+
+	@Test
 	void fencedWorkRunsForTheHolderAndNotAfterTheBeliefEnds() {
 		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
 		assertThat(held.<Long>runFenced((term) -> term)).isEqualTo(held.term());
@@ -167,6 +281,34 @@ class ClusterLocksTests {
 		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
 		advance(AT_MOST);
 		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void aStartedRunIsTheCurrentLockUntilItEndsAndIsRecordedWithItsOutcome() throws Exception {
+		LockedRun outer = this.a.startRun("outer", AT_MOST, Duration.ZERO).orElseThrow();
+		LockedRun inner = this.a.startRun("inner", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(this.a.currentLock()).contains(inner.lock());
+		assertThat(this.a.startRun("inner", AT_MOST, Duration.ZERO)).as("taken").isEmpty();
+		assertThat(this.a.recentRuns("inner")).singleElement()
+			.extracting(LockRun::outcome)
+			.isEqualTo(LockRun.Outcome.RUNNING);
+		// Ended out of order: the other stays current.
+		assertThat(outer.end(LockRun.Outcome.ENDED, true)).isTrue();
+		assertThat(this.a.currentLock()).contains(inner.lock());
+		assertThat(outer.end(LockRun.Outcome.ENDED, true)).as("twice").isFalse();
+		assertThat(outer.lock().isHeld()).isFalse();
+		// Ended on another thread: no longer this thread's current lock.
+		Thread other = new Thread(() -> inner.end(LockRun.Outcome.ENDED, false));
+		other.start();
+		other.join(Duration.ofSeconds(10).toMillis());
+		assertThat(this.a.currentLock()).isEmpty();
+		assertThat(inner.lock().isHeld()).as("not released").isTrue();
+		assertThat(this.a.recentRuns("inner")).singleElement()
+			.extracting(LockRun::outcome)
+			.isEqualTo(LockRun.Outcome.ENDED);
+		assertThat(this.b.tryLock("outer", AT_MOST, Duration.ZERO)).as("released").isPresent();
+		assertThat(this.b.tryLock("inner", AT_MOST, Duration.ZERO)).as("kept").isEmpty();
+		assertThatIllegalArgumentException().isThrownBy(() -> inner.end(LockRun.Outcome.RUNNING, true));
 	}
 
 	@Test

@@ -40,19 +40,39 @@ class InMemoryLockRepository implements LockRepository {
 			return OptionalLong.empty();
 		}
 		long term = (row != null) ? Math.max(row.term + 1, this.databaseMillis) : this.databaseMillis;
-		this.rows.put(key, new Row(nodeId, term, this.databaseMillis, this.databaseMillis + atMostFor.toMillis()));
+		this.rows.put(key, new Row(nodeId, term, this.databaseMillis, this.databaseMillis,
+				this.databaseMillis + atMostFor.toMillis(), false));
 		return OptionalLong.of(term);
 	}
 
 	@Override
-	public synchronized boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor) {
+	public synchronized boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
 		statement();
 		Row row = this.rows.get(key);
-		if (row == null || !row.holder.equals(nodeId) || row.term != term || row.expiresAt <= this.databaseMillis) {
+		if (!heldBy(row, nodeId, term) || row.released) {
 			return false;
 		}
-		long expiresAt = Math.min(row.expiresAt, Math.max(row.acquiredAt + atLeastFor.toMillis(), this.databaseMillis));
-		this.rows.put(key, new Row(row.holder, row.term, row.acquiredAt, expiresAt));
+		this.rows.put(key, new Row(row.holder, row.term, row.acquiredAt, this.databaseMillis,
+				this.databaseMillis + atMostFor.toMillis(), false));
+		return true;
+	}
+
+	private boolean heldBy(@Nullable Row row, String nodeId, long term) {
+		return row != null && row.holder.equals(nodeId) && row.term == term && row.expiresAt > this.databaseMillis;
+	}
+
+	@Override
+	public synchronized boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor,
+			Duration atLeastForAfterExtension) {
+		statement();
+		Row row = this.rows.get(key);
+		if (!heldBy(row, nodeId, term)) {
+			return false;
+		}
+		long atLeastUntil = Math.max(row.acquiredAt + atLeastFor.toMillis(),
+				row.extendedAt + atLeastForAfterExtension.toMillis());
+		long expiresAt = Math.min(row.expiresAt, Math.max(atLeastUntil, this.databaseMillis));
+		this.rows.put(key, new Row(row.holder, row.term, row.acquiredAt, row.extendedAt, expiresAt, true));
 		return true;
 	}
 
@@ -61,7 +81,7 @@ class InMemoryLockRepository implements LockRepository {
 			Duration maxHoldTime, FencedCallback<T> callback) {
 		statement();
 		Row row = this.rows.get(key);
-		if (row == null || !row.holder.equals(nodeId) || row.term != term || row.expiresAt <= this.databaseMillis) {
+		if (!heldBy(row, nodeId, term)) {
 			throw new LockNotHeldException(key, term, "refused by the fence");
 		}
 		return callback.doInFence(term);
@@ -88,7 +108,7 @@ class InMemoryLockRepository implements LockRepository {
 			return OptionalLong.empty();
 		}
 		long term = Math.max(row.term + 1, this.databaseMillis);
-		this.rows.put(key, new Row("", term, row.acquiredAt, this.databaseMillis));
+		this.rows.put(key, new Row("", term, row.acquiredAt, row.extendedAt, this.databaseMillis, row.released));
 		return OptionalLong.of(term);
 	}
 
@@ -100,7 +120,7 @@ class InMemoryLockRepository implements LockRepository {
 		}
 	}
 
-	record Row(String holder, long term, long acquiredAt, long expiresAt) {
+	record Row(String holder, long term, long acquiredAt, long extendedAt, long expiresAt, boolean released) {
 	}
 
 }

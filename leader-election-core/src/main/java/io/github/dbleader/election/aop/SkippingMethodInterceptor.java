@@ -1,0 +1,156 @@
+package io.github.dbleader.election.aop;
+
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+
+/**
+ * A method interceptor that runs each call only where this node may, and skips it
+ * elsewhere: the one place that decides what a skipped call does, for
+ * {@link LeaderOnlyInterceptor} and {@link ClusterLockInterceptor}. It reads the settings
+ * of a method once per method and target class; a skipped call is logged at debug level
+ * with the reason, told to {@link #skipped}, and returns {@link #skippedResult}.
+ *
+ * @param <S> the settings of an annotated method
+ */
+abstract class SkippingMethodInterceptor<S> implements MethodInterceptor {
+
+	private final Log logger = LogFactory.getLog(getClass());
+
+	private final Map<MethodKey, S> settings = new ConcurrentHashMap<>();
+
+	@Override
+	public final @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
+		Method method = invocation.getMethod();
+		Object target = invocation.getThis();
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+		S settings = this.settings.computeIfAbsent(new MethodKey(method, targetClass),
+				(key) -> settingsOf(key.method(), key.targetClass()));
+		Call call = proceedIfAllowed(invocation, settings);
+		if (call.ran()) {
+			return call.result();
+		}
+		if (this.logger.isDebugEnabled()) {
+			this.logger.debug("Skipped " + method.getDeclaringClass().getSimpleName() + "." + method.getName() + "(): "
+					+ skipReason(settings));
+		}
+		skipped(settings, method);
+		return skippedResult(method.getReturnType());
+	}
+
+	/**
+	 * Read the settings of an annotated method; called once per method and target class.
+	 * @param method the method called
+	 * @param targetClass the class of the target
+	 * @return the settings
+	 */
+	abstract S settingsOf(Method method, Class<?> targetClass);
+
+	/**
+	 * Proceed with the call if this node may run it.
+	 * @param invocation the call
+	 * @param settings the method's settings
+	 * @return what the call returned, or {@link Call#SKIPPED}
+	 * @throws Throwable what the call threw
+	 */
+	abstract Call proceedIfAllowed(MethodInvocation invocation, S settings) throws Throwable;
+
+	/**
+	 * Why a call was skipped, for the debug log.
+	 * @param settings the method's settings
+	 * @return the reason
+	 */
+	abstract String skipReason(S settings);
+
+	/**
+	 * Called after a call was skipped; does nothing by default.
+	 * @param settings the method's settings
+	 * @param method the method
+	 */
+	void skipped(S settings, Method method) {
+	}
+
+	/**
+	 * Find an annotation on the method, resolved on the target class first, so that one on
+	 * an implementation method counts even when the call goes through an interface.
+	 * @param <A> the annotation type
+	 * @param method the method called
+	 * @param targetClass the class of the target
+	 * @param type the annotation type
+	 * @return the annotation, or {@code null}
+	 */
+	static <A extends Annotation> @Nullable A findOnMethod(Method method, Class<?> targetClass, Class<A> type) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		A annotation = AnnotatedElementUtils.findMergedAnnotation(specific, type);
+		if (annotation == null && specific != method) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(method, type);
+		}
+		return annotation;
+	}
+
+	/**
+	 * The value a skipped call returns.
+	 * @param type the method's return type
+	 * @return {@code null}, {@code Optional.empty()} or a primitive zero
+	 */
+	static @Nullable Object skippedResult(Class<?> type) {
+		if (type == Optional.class) {
+			return Optional.empty();
+		}
+		if (!type.isPrimitive() || type == void.class) {
+			return null;
+		}
+		if (type == boolean.class) {
+			return false;
+		}
+		if (type == char.class) {
+			return '\0';
+		}
+		if (type == byte.class) {
+			return (byte) 0;
+		}
+		if (type == short.class) {
+			return (short) 0;
+		}
+		if (type == int.class) {
+			return 0;
+		}
+		if (type == long.class) {
+			return 0L;
+		}
+		if (type == float.class) {
+			return 0F;
+		}
+		return 0D;
+	}
+
+	/**
+	 * What became of a call.
+	 * @param ran whether it ran
+	 * @param result what it returned
+	 */
+	record Call(boolean ran, @Nullable Object result) {
+
+		static final Call SKIPPED = new Call(false, null);
+
+		static Call ran(@Nullable Object result) {
+			return new Call(true, result);
+		}
+
+	}
+
+	private record MethodKey(Method method, Class<?> targetClass) {
+	}
+
+}

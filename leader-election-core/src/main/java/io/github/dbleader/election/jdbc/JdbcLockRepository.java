@@ -1,0 +1,261 @@
+package io.github.dbleader.election.jdbc;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+import javax.sql.DataSource;
+
+import io.github.dbleader.election.FencedCallback;
+import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.lock.LockNotHeldException;
+import io.github.dbleader.election.lock.LockRepository;
+import io.github.dbleader.election.lock.LockState;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTransaction;
+
+/**
+ * {@link LockRepository} on a relational database through {@link JdbcTemplate}: cluster
+ * locks are rows of the lease table ({@link LeaseTables}), named with the prefix
+ * {@value ClusterLocks#KEY_PREFIX}, that nobody renews. Like the elections' statements
+ * ({@link JdbcLeaseRepository}), every time comparison is made in SQL on the database
+ * clock, in epoch milliseconds, and every statement has a query timeout and a network
+ * timeout, both from the statement timeout.
+ *
+ * <p>A lock has no fence row: with no renewals to keep apart, its fenced transactions lock
+ * the lease row itself, so that the take-over of the lock, one conditional statement in
+ * autocommit mode, waits for them (I5). Fenced work runs on the application's transaction
+ * manager, so that the application's own {@code JdbcTemplate} joins the fenced transaction.
+ *
+ * <p>On a MariaDB Galera node (asked once, at the first statement that needs it), the
+ * insert of a new lock row records the cluster's identity, and the read of the locks is
+ * causal.
+ */
+public class JdbcLockRepository implements LockRepository {
+
+	private final JdbcTemplate jdbc;
+
+	private final SqlDialect dialect;
+
+	/** Transactions on the locks' data source, for an operator's release. */
+	private final PlatformTransactionManager releases;
+
+	/** Runs fenced work in the application's transactions. */
+	private final FencedTransactionTemplate fencedTransactions;
+
+	/** The statements for one server. */
+	private final ServerLockStatements singleServer;
+
+	/** The statements for a MariaDB Galera cluster; {@code null} where the platform has none. */
+	private final @Nullable ServerLockStatements galeraCluster;
+
+	/**
+	 * The statements for the server the data source reaches, chosen at the first statement
+	 * that needs them; {@code null} before.
+	 */
+	private volatile @Nullable ServerLockStatements statements;
+
+	private final String takeLock;
+
+	/** Parameters of the take-over of a lock: the key a second time where it skips fenced rows. */
+	private final int takeLockParameters;
+
+	private final String lockTerm;
+
+	/** Whether a lock has expired, by a plain read. */
+	private final String lockFree;
+
+	private final String extendLock;
+
+	private final String releaseLock;
+
+	private final String forceRelease;
+
+	private final String findTerm;
+
+	/** The lock fence statement of the dialect, with named parameters. */
+	private final String lockFence;
+
+	/**
+	 * Create a repository.
+	 * @param lockDataSource data source for the lock statements
+	 * @param transactionManager the application's transaction manager for fenced work; must
+	 * manage {@code applicationDataSource}
+	 * @param applicationDataSource the data source fenced work writes to
+	 * @param dialect SQL dialect
+	 * @param tables table names
+	 * @param statementTimeout limit of every lock statement
+	 */
+	public JdbcLockRepository(DataSource lockDataSource, PlatformTransactionManager transactionManager,
+			DataSource applicationDataSource, SqlDialect dialect, LeaseTables tables, Duration statementTimeout) {
+		Objects.requireNonNull(lockDataSource, "lockDataSource must not be null");
+		Objects.requireNonNull(statementTimeout, "statementTimeout must not be null");
+		this.dialect = Objects.requireNonNull(dialect, "dialect must not be null");
+		this.jdbc = NetworkTimeoutDataSource.jdbcTemplate(lockDataSource, statementTimeout);
+		this.releases = new DataSourceTransactionManager(Objects.requireNonNull(this.jdbc.getDataSource()));
+		this.fencedTransactions = new FencedTransactionTemplate(
+				Objects.requireNonNull(transactionManager, "transactionManager must not be null"),
+				applicationDataSource, dialect, tables);
+		String lease = tables.leaseTable();
+		String now = dialect.now();
+		this.singleServer = ServerLockStatements.of(dialect, lease, dialect.serverIdentity(), "");
+		String clusterIdentity = dialect.galeraIdentity();
+		String causalRead = dialect.causalRead();
+		this.galeraCluster = (clusterIdentity != null && causalRead != null)
+				? ServerLockStatements.of(dialect, lease, clusterIdentity, causalRead) : null;
+		// A lock is free once it has expired; release shortens the expiry, keeping the holder
+		// for diagnosis. The version changes with every write, as for elections.
+		String skipFencedLock = dialect.skipFencedLock(lease);
+		this.takeLock = "UPDATE " + lease + " SET leader_id = ?, " + LeaseRows.newTerm(now, dialect.serverIdentity())
+				+ " WHERE election_name = ? AND expires_at <= " + now + ((skipFencedLock != null) ? skipFencedLock : "");
+		this.takeLockParameters = (skipFencedLock != null) ? 4 : 3;
+		this.lockTerm = "SELECT term FROM " + lease + " WHERE election_name = ? AND leader_id = ? AND expires_at > " + now;
+		this.lockFree = "SELECT CASE WHEN expires_at <= " + now + " THEN 1 ELSE 0 END FROM " + lease
+				+ " WHERE election_name = ?";
+		// renewed_at, which nobody renews on a lock row, is the time of its last extension
+		// (its acquisition until then): a release counts an extension's atLeastFor from it.
+		// yielded_by marks a released acquisition (the next take clears it), so that no
+		// extension revives it while its atLeastFor keeps it taken.
+		String heldByTerm = " WHERE election_name = ? AND leader_id = ? AND term = ? AND expires_at > " + now;
+		this.extendLock = "UPDATE " + lease + " SET expires_at = " + now + " + ?, renewed_at = " + now
+				+ ", version = version + 1" + heldByTerm + " AND yielded_by IS NULL";
+		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(acquired_at + ?,"
+				+ " renewed_at + ?, " + now + ")), yielded_by = leader_id, version = version + 1" + heldByTerm;
+		this.lockFence = dialect.lockFence(lease);
+		// An operator's release: a new term, so that the holder's fenced work is refused.
+		this.forceRelease = "UPDATE " + lease + " SET leader_id = NULL, term = GREATEST(term + 1, " + now
+				+ "), version = version + 1, expires_at = " + now + " WHERE election_name = ?";
+		this.findTerm = "SELECT term FROM " + lease + " WHERE election_name = ?";
+	}
+
+	/**
+	 * Create a repository whose lock statements and fenced work share one data source.
+	 * @param dataSource the data source
+	 * @param dialect SQL dialect
+	 * @param tables table names
+	 * @param statementTimeout limit of every lock statement
+	 */
+	public JdbcLockRepository(DataSource dataSource, SqlDialect dialect, LeaseTables tables,
+			Duration statementTimeout) {
+		this(dataSource, new DataSourceTransactionManager(dataSource), dataSource, dialect, tables, statementTimeout);
+	}
+
+	/** @return the dialect in use */
+	public SqlDialect dialect() {
+		return this.dialect;
+	}
+
+	/**
+	 * The statements for the server that the data source reaches, asked of it once: a
+	 * MariaDB Galera node gets the cluster's.
+	 */
+	private ServerLockStatements statements() {
+		ServerLockStatements statements = this.statements;
+		if (statements == null) {
+			statements = ServerKind.choose(this.jdbc, this.dialect, this.singleServer, this.galeraCluster);
+			this.statements = statements;
+		}
+		return statements;
+	}
+
+	/**
+	 * Take a lock: one conditional statement on the row of the lock. The row is created on
+	 * first use, held by the node that creates it: until this repository has seen the row
+	 * exist, a try that takes nothing also tries to insert it.
+	 */
+	@Override
+	public OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
+		long millis = atMostFor.toMillis();
+		// A plain read first, which waits for no one: on InnoDB a take that finds the lock
+		// held would still lock the row to check it, and so wait for the holder's fenced run
+		// (I9). Only a lock that has expired is taken, and that take waits for a fenced run
+		// still open (I5).
+		List<Integer> free = this.jdbc.queryForList(this.lockFree, Integer.class, key);
+		if (free.isEmpty()) {
+			try {
+				this.jdbc.update(statements().create(), key, nodeId, millis);
+			}
+			catch (DuplicateKeyException ex) {
+				return OptionalLong.empty();
+			}
+		}
+		else if (free.get(0) != 1 || this.jdbc.update(this.takeLock,
+				Arrays.copyOf(new Object[] { nodeId, millis, key, key }, this.takeLockParameters)) != 1) {
+			return OptionalLong.empty();
+		}
+		// The caller lets no other try of this lock by this node run meanwhile, so a row
+		// held by this node is this acquisition's, unless it has expired already.
+		List<Long> terms = this.jdbc.queryForList(this.lockTerm, Long.class, key, nodeId);
+		return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
+	}
+
+	/**
+	 * Extend a lock: one conditional statement on the row of the lock, by key. Like the
+	 * take-over, it waits for a fenced transaction of the lock in flight (which holds the row
+	 * in share mode), at most for the statement timeout.
+	 */
+	@Override
+	public boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
+		return this.jdbc.update(this.extendLock, atMostFor.toMillis(), key, nodeId, term) == 1;
+	}
+
+	@Override
+	public boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor,
+			Duration atLeastForAfterExtension) {
+		return this.jdbc.update(this.releaseLock, atLeastFor.toMillis(), atLeastForAfterExtension.toMillis(), key,
+				nodeId, term) == 1;
+	}
+
+	@Override
+	public List<LockState> findLocks() {
+		return this.jdbc.query(statements().findLocks(), (rs, row) -> {
+			LeaseState lease = LeaseRows.map(rs);
+			return new LockState(lease.election().substring(ClusterLocks.KEY_PREFIX.length()), lease.leaderId(),
+					lease.term(), lease.acquiredAt(), lease.expiresAt(), !lease.expired(), lease.databaseTime());
+		});
+	}
+
+	@Override
+	public OptionalLong forceRelease(String key) {
+		// In one transaction: the row stays locked until the term is read back.
+		return inTransaction(this.releases, () -> {
+			if (this.jdbc.update(this.forceRelease, key) != 1) {
+				return OptionalLong.empty();
+			}
+			return OptionalLong.of(this.jdbc.queryForObject(this.findTerm, Long.class, key));
+		});
+	}
+
+	@Override
+	public <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term, Duration maxHoldTime,
+			FencedCallback<T> callback) {
+		return this.fencedTransactions.run(this.lockFence, false, key, nodeId, term, maxHoldTime,
+				() -> new LockNotHeldException(key, term, "another node took it, or it expired or was released"),
+				callback);
+	}
+
+	/**
+	 * The lock statements whose text depends on the kind of server that answers: the insert
+	 * of a new row records the server's identity, and on a MariaDB Galera cluster the read
+	 * of the locks is causal.
+	 */
+	private record ServerLockStatements(String create, String findLocks) {
+
+		static ServerLockStatements of(SqlDialect dialect, String lease, String server, String read) {
+			return new ServerLockStatements(LeaseRows.insert(dialect, lease, server),
+					read + LeaseRows.select(dialect, lease, server) + " WHERE election_name LIKE '"
+							+ ClusterLocks.KEY_PREFIX + "%' ORDER BY election_name");
+		}
+
+	}
+
+}

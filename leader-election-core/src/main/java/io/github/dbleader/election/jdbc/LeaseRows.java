@@ -1,0 +1,86 @@
+package io.github.dbleader.election.jdbc;
+
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+
+import io.github.dbleader.election.LeaseState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL that both the elections' and the locks' repositories write and read rows of the
+ * lease table with: the row's columns, the read that adds what the database clock says of
+ * them, the insert of a new row, and the assignments of a change of holder.
+ */
+final class LeaseRows {
+
+	/** The lease row's columns, less the server identity. */
+	static final String COLUMNS = "election_name, leader_id, term, version, acquired_at, renewed_at, "
+			+ "expires_at, handover_to, reelection_requested, yielded_by";
+
+	private LeaseRows() {
+	}
+
+	/**
+	 * A plain read of the lease table's rows: every column, whether the row has expired and
+	 * was written by the answering server, and the database clock; {@link #map} reads it.
+	 * @param dialect the dialect
+	 * @param lease the lease table
+	 * @param server SQL expression of the answering server's identity
+	 * @return the statement without a condition
+	 */
+	static String select(SqlDialect dialect, String lease, String server) {
+		String now = dialect.now();
+		return "SELECT " + COLUMNS + ", CASE WHEN expires_at <= " + now
+				+ " THEN 1 ELSE 0 END AS expired, CASE WHEN server_identity = " + server
+				+ " THEN 1 ELSE 0 END AS same_server, " + now + " AS db_now FROM " + lease;
+	}
+
+	/**
+	 * The insert of a new row, held by a node until a duration from now; parameters: the
+	 * key, the node id and the duration in milliseconds.
+	 * @param dialect the dialect
+	 * @param lease the lease table
+	 * @param server SQL expression of the answering server's identity
+	 * @return the statement
+	 */
+	static String insert(SqlDialect dialect, String lease, String server) {
+		String now = dialect.now();
+		return "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity) VALUES (?, ?, " + now + ", 1, " + now
+				+ ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ")";
+	}
+
+	/**
+	 * The assignments of a change of holder: a new term, never handed out before (I4), and
+	 * a fresh lease acquired on the server that answers; one parameter, the lease in
+	 * milliseconds.
+	 * @param now SQL expression of the database clock
+	 * @param serverIdentity SQL expression of the answering server's identity
+	 * @return the assignments
+	 */
+	static String newTerm(String now, String serverIdentity) {
+		return "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
+				+ ", renewed_at = " + now + ", expires_at = " + now + " + ?, handover_to = NULL, "
+				+ "reelection_requested = FALSE, yielded_by = NULL, server_identity = " + serverIdentity;
+	}
+
+	/**
+	 * Map a row of {@link #select}.
+	 * @param rs the result set on the row
+	 * @return the lease
+	 * @throws SQLException if a column cannot be read
+	 */
+	static LeaseState map(ResultSet rs) throws SQLException {
+		return new LeaseState(rs.getString("election_name"), rs.getString("leader_id"), rs.getLong("term"),
+				rs.getLong("version"), instant(rs, "acquired_at"), instant(rs, "renewed_at"),
+				Instant.ofEpochMilli(rs.getLong("expires_at")), rs.getString("handover_to"),
+				rs.getBoolean("reelection_requested"), rs.getString("yielded_by"), rs.getInt("expired") == 1,
+				rs.getInt("same_server") == 1, Instant.ofEpochMilli(rs.getLong("db_now")));
+	}
+
+	private static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
+		long millis = rs.getLong(column);
+		return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
+	}
+
+}

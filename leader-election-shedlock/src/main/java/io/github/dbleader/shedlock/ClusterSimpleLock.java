@@ -1,0 +1,59 @@
+package io.github.dbleader.shedlock;
+
+import java.util.Optional;
+
+import io.github.dbleader.election.lock.LockRun;
+import io.github.dbleader.election.lock.LockedRun;
+import net.javacrumbs.shedlock.core.AbstractSimpleLock;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+
+/**
+ * A ShedLock lock of one run of {@link ClusterLockProvider}: the run's acquisition, as of
+ * its last extension. ShedLock's base class makes each instance usable once (unlock or
+ * extend); an extension returns another instance over the same run.
+ */
+final class ClusterSimpleLock extends AbstractSimpleLock {
+
+	private final LockedRun run;
+
+	/** Ends the lock's binding to the thread that took it. */
+	private final Runnable unbind;
+
+	ClusterSimpleLock(LockConfiguration configuration, LockedRun run, Runnable unbind) {
+		super(configuration);
+		this.run = run;
+		this.unbind = unbind;
+	}
+
+	@Override
+	protected void doUnlock() {
+		end(true);
+	}
+
+	/**
+	 * Extend the run's lock by {@code lockAtMostFor} from now (database clock);
+	 * {@code lockAtLeastFor} counts from now too. A lock that is no longer held ends its
+	 * run without a release: there is nothing left to release.
+	 */
+	@Override
+	protected Optional<SimpleLock> doExtend(LockConfiguration configuration) {
+		if (this.run.lock().extend(configuration.getLockAtMostFor(), configuration.getLockAtLeastFor())) {
+			return Optional.of(new ClusterSimpleLock(configuration, this.run, this.unbind));
+		}
+		end(false);
+		return Optional.empty();
+	}
+
+	private void end(boolean release) {
+		this.unbind.run();
+		// ShedLock does not tell the provider whether the task threw.
+		this.run.end(LockRun.Outcome.ENDED, release);
+	}
+
+	@Override
+	public String toString() {
+		return "ClusterSimpleLock[" + this.run.lock() + "]";
+	}
+
+}
