@@ -5,6 +5,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 
 import javax.sql.DataSource;
 
@@ -26,14 +29,16 @@ import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTrans
 /**
  * {@link LockRepository} on a relational database through {@link JdbcTemplate}: cluster
  * locks are rows of the lease table ({@link LeaseTables}), named with the prefix
- * {@value ClusterLocks#KEY_PREFIX}, that nobody renews. Like the elections' statements
+ * {@value ClusterLocks#KEY_PREFIX}, renewed only by their holder's extensions. Like the elections' statements
  * ({@link JdbcLeaseRepository}), every time comparison is made in SQL on the database
  * clock, in epoch milliseconds, and every statement has a query timeout and a network
  * timeout, both from the statement timeout.
  *
- * <p>A lock has no fence row: with no renewals to keep apart, its fenced transactions lock
- * the lease row itself, so that the take-over of the lock, one conditional statement in
- * autocommit mode, waits for them (I5). Fenced work runs on the application's transaction
+ * <p>A lock has a fence row, as an election has: its fenced transactions lock that row,
+ * and every change of holder (a take, an operator's release) writes it in the transaction
+ * that changes the lease row, so that it waits for them (I5); on PostgreSQL a take skips a
+ * lock whose fence row is held instead of waiting. Extensions and the holder's own release
+ * write only the lease row, so they never wait for fenced work (I9). Fenced work runs on the application's transaction
  * manager, so that the application's own {@code JdbcTemplate} joins the fenced transaction.
  *
  * <p>On a MariaDB Galera node (asked once, at the first statement that needs it), the
@@ -82,8 +87,17 @@ public class JdbcLockRepository implements LockRepository {
 
 	private final String findTerm;
 
-	/** The lock fence statement of the dialect, with named parameters. */
+	/** The fence statement of the dialect, on the lock's fence row, with named parameters. */
 	private final String lockFence;
+
+	/** Copies a lock's holder and term to its fence row, in the transaction that changed them. */
+	private final String writeFence;
+
+	/** Inserts a lock's fence row where it is missing, where takes skip held fence rows. */
+	private final @Nullable String addMissingFence;
+
+	/** Locks whose fence row this repository has made sure of. */
+	private final Set<String> fenced = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Create a repository.
@@ -106,6 +120,7 @@ public class JdbcLockRepository implements LockRepository {
 				Objects.requireNonNull(transactionManager, "transactionManager must not be null"),
 				applicationDataSource, dialect, tables);
 		String lease = tables.leaseTable();
+		String fence = tables.fenceTable();
 		String now = dialect.now();
 		this.singleServer = ServerLockStatements.of(dialect, lease, dialect.serverIdentity(), "");
 		String clusterIdentity = dialect.galeraIdentity();
@@ -114,7 +129,7 @@ public class JdbcLockRepository implements LockRepository {
 				? ServerLockStatements.of(dialect, lease, clusterIdentity, causalRead) : null;
 		// A lock is free once it has expired; release shortens the expiry, keeping the holder
 		// for diagnosis. The version changes with every write, as for elections.
-		String skipFencedLock = dialect.skipFencedLock(lease);
+		String skipFencedLock = dialect.skipFencedLock(fence);
 		this.takeLock = "UPDATE " + lease + " SET leader_id = ?, " + LeaseRows.newTerm(now, dialect.serverIdentity())
 				+ " WHERE election_name = ? AND expires_at <= " + now + ((skipFencedLock != null) ? skipFencedLock : "");
 		this.takeLockParameters = (skipFencedLock != null) ? 4 : 3;
@@ -130,7 +145,16 @@ public class JdbcLockRepository implements LockRepository {
 				+ ", version = version + 1" + heldByTerm + " AND yielded_by IS NULL";
 		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(acquired_at + ?,"
 				+ " renewed_at + ?, " + now + ")), yielded_by = leader_id, version = version + 1" + heldByTerm;
-		this.lockFence = dialect.lockFence(lease);
+		// Fenced runs lock the lock's fence row, as those of an election do: a change of holder
+		// (take, operator's release) writes it and so waits for them (I5), while extensions,
+		// the keep-alive and the holder's release write only the lease row (I9).
+		this.lockFence = dialect.fence(fence, lease);
+		this.writeFence = dialect.writeFence(fence, lease);
+		// A take that skips a held fence row needs the row: locks taken before fence rows
+		// existed for locks get theirs at this node's first take.
+		this.addMissingFence = (skipFencedLock != null) ? "INSERT INTO " + fence
+				+ " (election_name, leader_id, term) SELECT election_name, leader_id, term FROM " + lease
+				+ " WHERE election_name = ?" + dialect.ignoreDuplicateKeys("election_name") : null;
 		// An operator's release: a new term, so that the holder's fenced work is refused.
 		this.forceRelease = "UPDATE " + lease + " SET leader_id = NULL, term = GREATEST(term + 1, " + now
 				+ "), version = version + 1, expires_at = " + now + " WHERE election_name = ?";
@@ -182,14 +206,14 @@ public class JdbcLockRepository implements LockRepository {
 		List<Integer> free = this.jdbc.queryForList(this.lockFree, Integer.class, key);
 		if (free.isEmpty()) {
 			try {
-				this.jdbc.update(statements().create(), key, nodeId, millis);
+				changeHolder(key, () -> this.jdbc.update(statements().create(), key, nodeId, millis));
 			}
 			catch (DuplicateKeyException ex) {
 				return OptionalLong.empty();
 			}
 		}
-		else if (free.get(0) != 1 || this.jdbc.update(this.takeLock,
-				Arrays.copyOf(new Object[] { nodeId, millis, key, key }, this.takeLockParameters)) != 1) {
+		else if (free.get(0) != 1 || !ensureFence(key) || !changeHolder(key, () -> this.jdbc.update(this.takeLock,
+				Arrays.copyOf(new Object[] { nodeId, millis, key, key }, this.takeLockParameters)))) {
 			return OptionalLong.empty();
 		}
 		// The caller lets no other try of this lock by this node run meanwhile, so a row
@@ -199,9 +223,8 @@ public class JdbcLockRepository implements LockRepository {
 	}
 
 	/**
-	 * Extend a lock: one conditional statement on the row of the lock, by key. Like the
-	 * take-over, it waits for a fenced transaction of the lock in flight (which holds the row
-	 * in share mode), at most for the statement timeout.
+	 * Extend a lock: one conditional statement on the row of the lock, by key. It does not
+	 * wait for the lock's fenced runs, which hold its fence row.
 	 */
 	@Override
 	public boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
@@ -231,14 +254,45 @@ public class JdbcLockRepository implements LockRepository {
 			if (this.jdbc.update(this.forceRelease, key) != 1) {
 				return OptionalLong.empty();
 			}
+			this.jdbc.update(this.writeFence, key);
 			return OptionalLong.of(this.jdbc.queryForObject(this.findTerm, Long.class, key));
+		});
+	}
+
+	/**
+	 * Make sure that a lock has its fence row, where takes skip held fence rows.
+	 * @param key the lock's key
+	 * @return {@code true}
+	 */
+	private boolean ensureFence(String key) {
+		String addMissingFence = this.addMissingFence;
+		if (addMissingFence != null && this.fenced.add(key)) {
+			this.jdbc.update(addMissingFence, key);
+		}
+		return true;
+	}
+
+	/**
+	 * Change the holder of a lock and, in the same transaction, its fence row, which waits
+	 * for the fenced runs of the previous holder (I5).
+	 * @param key the lock's key
+	 * @param change the statement on the lease row, returning the rows it changed
+	 * @return whether the lease row changed
+	 */
+	private boolean changeHolder(String key, IntSupplier change) {
+		return inTransaction(this.releases, () -> {
+			if (change.getAsInt() != 1) {
+				return false;
+			}
+			this.jdbc.update(this.writeFence, key);
+			return true;
 		});
 	}
 
 	@Override
 	public <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term, Duration maxHoldTime,
 			FencedCallback<T> callback) {
-		return this.fencedTransactions.run(this.lockFence, false, key, nodeId, term, maxHoldTime,
+		return this.fencedTransactions.run(this.lockFence, true, key, nodeId, term, maxHoldTime,
 				() -> new LockNotHeldException(key, term, "another node took it, or it expired or was released"),
 				callback);
 	}

@@ -30,12 +30,6 @@ public enum SqlDialect {
 		}
 
 		@Override
-		String lockFence(String lease) {
-			return "SELECT " + heldLock(BINARY_NODE) + " FROM " + lease + " WHERE election_name = :election"
-					+ " LOCK IN SHARE MODE";
-		}
-
-		@Override
 		String limitFencedSession() {
 			// MySQL has no idle-transaction timeout and no SET LOCAL: the session's wait_timeout
 			// drops a holder frozen mid-transaction, which rolls it back and frees the share
@@ -102,11 +96,6 @@ public enum SqlDialect {
 					+ " FROM " + fence + " f WHERE f.election_name = :election FOR SHARE";
 		}
 
-		@Override
-		String lockFence(String lease) {
-			return "SELECT " + heldLock(":node") + ", " + IDLE_LIMIT + " FROM " + lease
-					+ " WHERE election_name = :election FOR SHARE";
-		}
 
 	},
 
@@ -124,10 +113,6 @@ public enum SqlDialect {
 					+ " f WHERE f.election_name = :election FOR UPDATE";
 		}
 
-		@Override
-		String lockFence(String lease) {
-			return "SELECT " + heldLock(":node") + " FROM " + lease + " WHERE election_name = :election FOR UPDATE";
-		}
 
 	};
 
@@ -217,39 +202,18 @@ public enum SqlDialect {
 	abstract String fence(String fence, String lease);
 
 	/**
-	 * The fence of a cluster lock: like {@link #fence(String, String)}, but on the lock's
-	 * row of the lease table itself, which nobody renews, so that every take-over of the
-	 * lock (one conditional {@code UPDATE} of that row) waits for fenced transactions. It
-	 * returns one row whose first column is 1 if node {@code :node} holds the lock
-	 * {@code :election} with term {@code :term} and the lock has not expired.
-	 * @param lease the lease table
-	 * @return the statement with named parameters
-	 */
-	abstract String lockFence(String lease);
-
-	/**
-	 * Condition, appended to the take-over of a lock, that makes it skip a row that a
-	 * fenced transaction holds instead of waiting for it, with one parameter, the lock's
-	 * key; {@code null} where the take-over waits. On PostgreSQL a take-over that waited
-	 * past its timeout would break the connection, and the server would still run it once
-	 * the fenced transaction ended, taking the lock for a node that gave up on it.
-	 * @param lease the lease table
+	 * Condition, appended to the take-over of a lock, that makes it skip a lock whose fence
+	 * row a fenced transaction holds instead of waiting for it, and otherwise locks that row
+	 * for the take's transaction, with one parameter, the lock's key; {@code null} where the
+	 * take-over waits. On PostgreSQL a take-over that waited past its timeout would break the
+	 * connection, and the server would still run it once the fenced transaction ended,
+	 * taking the lock for a node that gave up on it.
+	 * @param fence the fence table
 	 * @return the condition or {@code null}
 	 */
-	@Nullable String skipFencedLock(String lease) {
-		return (this != POSTGRESQL) ? null : " AND election_name IN (SELECT election_name FROM " + lease
+	@Nullable String skipFencedLock(String fence) {
+		return (this != POSTGRESQL) ? null : " AND election_name IN (SELECT election_name FROM " + fence
 				+ " WHERE election_name = ? FOR UPDATE SKIP LOCKED)";
-	}
-
-	/**
-	 * Column of the {@link #lockFence(String) lock fence}: whether the locked row names the
-	 * node and the term and has not expired.
-	 * @param node SQL for the node id parameter
-	 * @return the column
-	 */
-	String heldLock(String node) {
-		return "CASE WHEN leader_id = " + node + " AND term = :term AND expires_at > " + this.now
-				+ " THEN 1 ELSE 0 END AS held";
 	}
 
 	/**

@@ -98,7 +98,7 @@ class HeartbeatStatementsIntegrationTests {
 
 		List<OpenWork> work = new ArrayList<>();
 		try {
-			work.add(OpenWork.begin(this.dataSource, dialect.lockFence(TABLES.leaseTable()), "lock:job", "b", lockTerm));
+			work.add(OpenWork.begin(this.dataSource, dialect.fence(TABLES.fenceTable(), TABLES.leaseTable()), "lock:job", "b", lockTerm));
 			String fence = dialect.fence(TABLES.fenceTable(), TABLES.leaseTable());
 			work.add(OpenWork.begin(this.dataSource, fence, "b0", "b", b0Term));
 			work.add(OpenWork.begin(this.dataSource, fence, "e0", "a", held.get("e0")));
