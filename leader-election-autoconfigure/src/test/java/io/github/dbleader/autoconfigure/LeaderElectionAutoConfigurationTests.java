@@ -100,6 +100,7 @@ class LeaderElectionAutoConfigurationTests {
 				ElectionService service = context.getBean(ElectionService.class);
 				assertThat(service.isRunning()).isTrue();
 				assertThat(service.elections()).isEmpty();
+				tablesOnceCreated(context, "LEADER_ELECTION_LEASE_NODES");
 				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 				// Rounds run every 100 ms; none may write the node's row.
 				await().during(Duration.ofMillis(500))
@@ -137,7 +138,7 @@ class LeaderElectionAutoConfigurationTests {
 						Duration.ofSeconds(3), Duration.ofSeconds(4), Duration.ofMillis(1500)));
 				assertThat(service.elections()).extracting(Election::name).containsExactlyInAnyOrder("jobs", "reports");
 				assertThat(context.getBean(ElectionConnectionPool.class).isDedicated()).isFalse();
-				assertThat(tables(context)).contains("CUSTOM_LEASE", "CUSTOM_CANDIDATE")
+				assertThat(tablesOnceCreated(context, "CUSTOM_LEASE", "CUSTOM_CANDIDATE"))
 					.doesNotContain("LEADER_ELECTION_LEASE");
 			});
 	}
@@ -214,7 +215,7 @@ class LeaderElectionAutoConfigurationTests {
 	@Test
 	void embeddedDatabaseGetsTablesByDefault() {
 		this.contextRunner.withPropertyValues("leader-election.jdbc.table-name=embedded_lease")
-			.run((context) -> assertThat(tables(context)).contains("EMBEDDED_LEASE", "LEADER_ELECTION_CANDIDATE"));
+			.run((context) -> tablesOnceCreated(context, "EMBEDDED_LEASE", "LEADER_ELECTION_CANDIDATE"));
 	}
 
 	@Test
@@ -347,6 +348,15 @@ class LeaderElectionAutoConfigurationTests {
 	private static FailureAnalysis analyze(AssertableApplicationContext context, Environment environment) {
 		// The failed context has no environment to offer: give the analyzer what Boot would.
 		return new InvalidLeaderElectionPropertyFailureAnalyzer(environment).analyze(context.getStartupFailure());
+	}
+
+	/**
+	 * The tables, once those expected exist: the election creates them when it starts, on
+	 * its heartbeat thread.
+	 */
+	private static List<String> tablesOnceCreated(AssertableApplicationContext context, String... expected) {
+		return await().atMost(Duration.ofSeconds(5))
+			.until(() -> tables(context), (tables) -> tables.containsAll(List.of(expected)));
 	}
 
 	private static List<String> tables(AssertableApplicationContext context) {
