@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -81,6 +82,9 @@ public final class ElectionService implements AutoCloseable {
 
 	/** Whether the preparation succeeded; only the heartbeat thread writes it. */
 	private volatile boolean prepared;
+
+	/** Counted down when the first attempt to prepare the database ends, however. */
+	private final CountDownLatch firstPreparation = new CountDownLatch(1);
 
 	private final Object lifecycleMonitor = new Object();
 
@@ -257,7 +261,11 @@ public final class ElectionService implements AutoCloseable {
 		return Collections.unmodifiableCollection(this.elections.values());
 	}
 
-	/** Start competing in every election created so far and in those created later. */
+	/**
+	 * Start competing in every election created so far and in those created later. The
+	 * database is prepared first, on the heartbeat thread; this method waits for that at
+	 * most a renew interval.
+	 */
 	public void start() {
 		synchronized (this.lifecycleMonitor) {
 			if (this.running) {
@@ -276,6 +284,22 @@ public final class ElectionService implements AutoCloseable {
 			this.scheduler.execute(this::heartbeatAndReschedule);
 			logger.info("Leader election started for node '{}' (lease {}, renew interval {}, guard {})", this.nodeId,
 					this.settings.leaseDuration(), this.settings.renewInterval(), this.settings.guard());
+		}
+		awaitFirstPreparation();
+	}
+
+	/**
+	 * Wait at most a renew interval for the first attempt to prepare the database: a
+	 * database that answers has its tables when {@link #start()} returns, as the
+	 * application's code that runs next may expect; one that does not answer delays the
+	 * start no longer.
+	 */
+	private void awaitFirstPreparation() {
+		try {
+			this.firstPreparation.await(this.settings.renewInterval().toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
 		}
 	}
 
@@ -394,6 +418,9 @@ public final class ElectionService implements AutoCloseable {
 		this.database.roundStarted(System.nanoTime());
 		try {
 			this.preparation.prepare();
+			this.database.prepared();
+			this.prepared = true;
+			return true;
 		}
 		catch (RuntimeException ex) {
 			this.database.preparationFailed(ex);
@@ -401,10 +428,8 @@ public final class ElectionService implements AutoCloseable {
 		}
 		finally {
 			this.database.roundEnded();
+			this.firstPreparation.countDown();
 		}
-		this.database.prepared();
-		this.prepared = true;
-		return true;
 	}
 
 	private static void awaitTermination(ExecutorService executor) {
