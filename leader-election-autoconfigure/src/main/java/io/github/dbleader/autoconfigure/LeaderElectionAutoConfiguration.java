@@ -58,6 +58,12 @@ import org.springframework.transaction.PlatformTransactionManager;
  * {@code leader-election.jdbc.url}; the {@link LeaderElectionDataSource @LeaderElectionDataSource}
  * bean; the single or primary {@code DataSource}. Without any of them it backs off, and
  * {@code @LeaderOnly} methods make start-up fail.
+ *
+ * <p>Start-up does not wait for the database: the platform comes from the property or the
+ * JDBC URL where they tell it (an unsupported one fails start-up), and the tables are
+ * created when the election starts, before its first heartbeat. A database that does not
+ * answer then leaves the election waiting for it (health and the leader endpoint say so,
+ * {@code @LeaderOnly} methods are skipped), and it joins once the database answers.
  */
 @AutoConfiguration(after = { DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
 		DataSourceTransactionManagerAutoConfiguration.class })

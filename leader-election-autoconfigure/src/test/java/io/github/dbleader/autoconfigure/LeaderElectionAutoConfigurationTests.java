@@ -33,6 +33,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.mock.env.MockEnvironment;
 
@@ -209,6 +210,22 @@ class LeaderElectionAutoConfigurationTests {
 						"not supported");
 				assertThat(analysis.getAction()).contains("leader-election.jdbc.platform",
 						"mysql (also for MariaDB), mariadb, postgresql or h2");
+			});
+	}
+
+	@Test
+	void unsupportedDatabaseOfTheUrlFailsStartupWithoutAConnection() {
+		// Nothing listens there: the platform comes from the URL alone.
+		SimpleDriverDataSource dataSource = new SimpleDriverDataSource();
+		dataSource.setUrl("jdbc:sqlserver://nowhere:1433;databaseName=app");
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
+			.withBean(DataSource.class, () -> dataSource)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = analyze(context, new MockEnvironment());
+				assertThat(analysis.getDescription()).contains("leader-election.jdbc.platform", "'sqlserver'",
+						"DataSource's URL", "not supported");
+				assertThat(analysis.getAction()).contains("mysql (also for MariaDB), mariadb, postgresql or h2");
 			});
 	}
 
