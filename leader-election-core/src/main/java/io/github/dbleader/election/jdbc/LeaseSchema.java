@@ -8,12 +8,15 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.dao.DataAccessResourceFailureException;
@@ -38,8 +41,8 @@ public final class LeaseSchema {
 	/** Longest wait for another session's schema lock on MySQL and MariaDB. */
 	private static final Duration LOCK_WAIT = Duration.ofSeconds(60);
 
-	/** How often H2 runs the script before a failure is final. */
-	private static final int H2_ATTEMPTS = 5;
+	/** How often the script runs without a lock before a failure is final. */
+	private static final int ATTEMPTS = 5;
 
 	/** High half of PostgreSQL's advisory lock keys: "LEAD" in ASCII. */
 	private static final long LOCK_KEY_PREFIX = 0x4C45414400000000L;
@@ -82,9 +85,10 @@ public final class LeaseSchema {
 	 * the script runs under a lock of the database that only this script takes: PostgreSQL's
 	 * transaction-level advisory lock, with the script in that transaction, and on MySQL and
 	 * MariaDB a named lock held for the script (a one-off at start-up, as Flyway and
-	 * Liquibase do; the election itself never takes one, I8). H2 has no such lock; a script
-	 * that fails there is run again, up to five times: the tables that another session
-	 * created meanwhile exist, and their statements are no-ops.
+	 * Liquibase do; the election itself never takes one, I8). H2 has no such lock, nor have
+	 * some MariaDB Galera versions: a script that fails there is run again, up to five
+	 * times, when the tables that another session created meanwhile exist and their
+	 * statements are no-ops.
 	 * @param dataSource where to create them
 	 * @param dialect the dialect
 	 * @param tables the table names
@@ -111,6 +115,10 @@ public final class LeaseSchema {
 		boolean autoCommit = connection.getAutoCommit();
 		connection.setAutoCommit(false);
 		try {
+			try (Statement limit = connection.createStatement()) {
+				// The wait for another session's lock is bounded, as on MySQL.
+				limit.execute("SET LOCAL lock_timeout = '" + LOCK_WAIT.toSeconds() + "s'");
+			}
 			try (PreparedStatement lock = connection.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
 				lock.setLong(1, lockKey(tables));
 				lock.execute();
@@ -127,19 +135,18 @@ public final class LeaseSchema {
 		}
 	}
 
-	private static void createUnderNamedLock(Connection connection, ResourceDatabasePopulator populator, LeaseTables tables)
-			throws SQLException {
+	private static void createUnderNamedLock(Connection connection, ResourceDatabasePopulator populator,
+			LeaseTables tables) throws SQLException {
 		// MySQL's DDL commits at once: the lock is the session's, released in any case.
 		String name = lockName(tables);
-		try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK(?, ?)")) {
-			lock.setString(1, name);
-			lock.setInt(2, (int) LOCK_WAIT.toSeconds());
-			try (ResultSet result = lock.executeQuery()) {
-				if (!result.next() || result.getInt(1) != 1) {
-					throw new DataAccessResourceFailureException("Another session held the schema lock '" + name
-							+ "' of the leader election tables for longer than " + LOCK_WAIT.toSeconds() + " s");
-				}
-			}
+		Boolean locked = namedLock(connection, name);
+		if (locked == null) {
+			createOrRetry(connection, populator);
+			return;
+		}
+		if (!locked) {
+			throw new DataAccessResourceFailureException("Another session held the schema lock '" + name
+					+ "' of the leader election tables for longer than " + LOCK_WAIT.toSeconds() + " s");
 		}
 		try {
 			populator.populate(connection);
@@ -152,6 +159,28 @@ public final class LeaseSchema {
 		}
 	}
 
+	/**
+	 * Take MySQL's named lock.
+	 * @return whether it was taken in time, or {@code null} where the server has none (some
+	 * MariaDB Galera versions refuse {@code GET_LOCK} while {@code wsrep_on} is set)
+	 */
+	private static @Nullable Boolean namedLock(Connection connection, String name) {
+		try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK(?, ?)")) {
+			lock.setString(1, name);
+			lock.setInt(2, (int) LOCK_WAIT.toSeconds());
+			try (ResultSet result = lock.executeQuery()) {
+				if (!result.next()) {
+					return null;
+				}
+				int taken = result.getInt(1);
+				return result.wasNull() ? null : taken == 1;
+			}
+		}
+		catch (SQLException ex) {
+			return null;
+		}
+	}
+
 	private static void createOrRetry(Connection connection, ResourceDatabasePopulator populator) {
 		for (int attempt = 1;; attempt++) {
 			try {
@@ -161,7 +190,7 @@ public final class LeaseSchema {
 			catch (RuntimeException ex) {
 				// Another session created a table or index between this one's check and its
 				// create; each failure means another session got further, so a few suffice.
-				if (attempt == H2_ATTEMPTS) {
+				if (attempt == ATTEMPTS) {
 					throw ex;
 				}
 			}
