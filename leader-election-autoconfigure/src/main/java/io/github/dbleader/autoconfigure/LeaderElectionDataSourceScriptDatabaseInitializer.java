@@ -1,5 +1,7 @@
 package io.github.dbleader.autoconfigure;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -12,6 +14,7 @@ import io.github.dbleader.election.jdbc.SqlDialect;
 import org.springframework.boot.jdbc.init.DataSourceScriptDatabaseInitializer;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.boot.sql.init.DatabaseInitializationSettings;
+import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
  * {@link DataSourceScriptDatabaseInitializer} that creates the lease and candidates tables,
@@ -76,6 +79,24 @@ public class LeaderElectionDataSourceScriptDatabaseInitializer extends DataSourc
 	 */
 	@Override
 	public void afterPropertiesSet() {
+	}
+
+	/**
+	 * Whether the database is an embedded one, which needs a connection: a database that
+	 * does not answer fails the call (and the election tries again), rather than reading
+	 * as not embedded, which would leave an embedded database without its tables.
+	 * @return whether the database is embedded
+	 * @throws DataAccessResourceFailureException if the database does not answer
+	 */
+	@Override
+	protected boolean isEmbeddedDatabase() {
+		try (Connection connection = getDataSource().getConnection()) {
+			// Answered: Boot's check can tell.
+		}
+		catch (SQLException ex) {
+			throw new DataAccessResourceFailureException("Could not reach the database of leader election", ex);
+		}
+		return super.isEmbeddedDatabase();
 	}
 
 	/**

@@ -17,6 +17,7 @@ import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -92,6 +93,22 @@ class LeaderElectionDatabaseAwayAtStartTests {
 			await().atMost(Duration.ofSeconds(5)).until(election::isLeader);
 			assertThat(context.getBean(ElectionService.class).isWaitingForDatabase()).isFalse();
 		});
+	}
+
+	@Test
+	void embeddedDatabaseAwayAtStartGetsItsTablesWhenItAnswers() {
+		// The default mode, embedded: whether the database is embedded needs its answer too.
+		SwitchableDataSource dataSource = UrlKnown.NO
+			.dataSource("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		this.contextRunner.withBean(DataSource.class, () -> dataSource)
+			.withPropertyValues("leader-election.jdbc.initialize-schema=embedded")
+			.run((context) -> {
+				ElectionService service = context.getBean(ElectionService.class);
+				await().atMost(Duration.ofSeconds(5)).until(service::isWaitingForDatabase);
+				dataSource.up();
+				await().atMost(Duration.ofSeconds(5)).until(service.election("default")::isLeader);
+				assertThat(tables(dataSource)).contains("LEADER_ELECTION_LEASE", "LEADER_ELECTION_CANDIDATE");
+			});
 	}
 
 	private static List<String> tables(DataSource dataSource) {
