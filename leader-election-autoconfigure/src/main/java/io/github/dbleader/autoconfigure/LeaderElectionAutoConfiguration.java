@@ -3,9 +3,11 @@ package io.github.dbleader.autoconfigure;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
+import io.github.dbleader.election.DatabasePreparation;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.LeadershipListener;
@@ -57,6 +59,12 @@ import org.springframework.transaction.PlatformTransactionManager;
  * {@code leader-election.jdbc.url}; the {@link LeaderElectionDataSource @LeaderElectionDataSource}
  * bean; the single or primary {@code DataSource}. Without any of them it backs off, and
  * {@code @LeaderOnly} methods make start-up fail.
+ *
+ * <p>Start-up does not wait for the database: the platform comes from the property or the
+ * JDBC URL where they tell it (an unsupported one fails start-up), and the tables are
+ * created when the election starts, before its first heartbeat. A database that does not
+ * answer then leaves the election waiting for it (health and the leader endpoint say so,
+ * {@code @LeaderOnly} methods are skipped), and it joins once the database answers.
  */
 @AutoConfiguration(after = { DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
 		DataSourceTransactionManagerAutoConfiguration.class })
@@ -99,9 +107,11 @@ public final class LeaderElectionAutoConfiguration {
 		// DataSource itself and a transaction manager of it, not on the election's pool.
 		PlatformTransactionManager fencedTransactions = FencedTransactions
 			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
-		return new JdbcLeaseRepository(connectionPool.getDataSource(), fencedTransactions,
-				electionDataSource.getDataSource(), dialectDetector.getDialect(), jdbc.determineLeaseTables(),
-				properties.determineElectionSettings().statementTimeout());
+		Supplier<JdbcLeaseRepository> repository = () -> new JdbcLeaseRepository(connectionPool.getDataSource(),
+				fencedTransactions, electionDataSource.getDataSource(), dialectDetector.getDialect(),
+				jdbc.determineLeaseTables(), properties.determineElectionSettings().statementTimeout());
+		return (dialectDetector.getDialectIfAnswering() != null) ? repository.get()
+				: DeferredLeaseRepository.create(repository);
 	}
 
 	@Bean
@@ -130,12 +140,21 @@ public final class LeaderElectionAutoConfiguration {
 	@ConditionalOnMissingBean
 	ElectionService electionService(LeaseRepository leaseRepository, LeaderElectionProperties properties,
 			Environment environment, ApplicationEventPublisher eventPublisher,
-			ObjectProvider<LeadershipListener> listeners) {
+			ObjectProvider<LeadershipListener> listeners, DialectDetector dialectDetector,
+			ObjectProvider<LeaderElectionDataSourceScriptDatabaseInitializer> schemaInitializers) {
 		List<LeadershipListener> all = new ArrayList<>();
 		all.add(new ApplicationEventLeadershipListener(eventPublisher));
 		listeners.orderedStream().forEach(all::add);
+		// Nothing of the database is needed before the election starts: the platform (unless
+		// known from a property or the URL) and the tables come when the database answers.
+		DatabasePreparation preparation = () -> {
+			dialectDetector.getDialect();
+			schemaInitializers.orderedStream()
+				.forEach(LeaderElectionDataSourceScriptDatabaseInitializer::initializeDatabase);
+		};
 		ElectionService service = new ElectionService(leaseRepository, properties.determineElectionSettings(),
-				properties.determineNodeId(DefaultNodeId.of(environment)), new CompositeLeadershipListener(all));
+				properties.determineNodeId(DefaultNodeId.of(environment)), new CompositeLeadershipListener(all),
+				MonotonicClock.SYSTEM, preparation);
 		// Creating an election starts no thread and sends no statement before start().
 		properties.determineElections().forEach(service::election);
 		return service;
@@ -167,7 +186,7 @@ public final class LeaderElectionAutoConfiguration {
 				LeaderElectionProperties properties) {
 			LeaderElectionProperties.Jdbc jdbc = properties.getJdbc();
 			return new LeaderElectionDataSourceScriptDatabaseInitializer(electionDataSource.getDataSource(),
-					jdbc.getInitializeSchema(), dialectDetector.getDialect(), jdbc.determineLeaseTables());
+					jdbc.getInitializeSchema(), dialectDetector::getDialect, jdbc.determineLeaseTables());
 		}
 
 	}

@@ -271,13 +271,16 @@ public class LeaderElectionProperties {
 		private String candidateTableName = "leader_election_candidate";
 
 		/**
-		 * When to create the tables at start-up, after Flyway or Liquibase migrations.
+		 * When to create the tables: when the election starts, after Flyway or Liquibase
+		 * migrations; while the database does not answer, every renew interval until it
+		 * does. Safe when several nodes create them at once.
 		 */
 		private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
 		/**
 		 * Database platform of the SQL dialect and schema script: mysql (also for MariaDB),
-		 * mariadb, postgresql or h2. Detected from the election's DataSource when not set.
+		 * mariadb, postgresql or h2. Detected when not set: from the JDBC URL of the
+		 * election's DataSource if it tells one, else from the database once it answers.
 		 */
 		private @Nullable String platform;
 

@@ -1,10 +1,17 @@
 package io.github.dbleader.autoconfigure;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.jdbc.SqlDialect;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+
+import org.springframework.jdbc.datasource.AbstractDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,8 +24,23 @@ class DialectDetectorIntegrationTests {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void detectsTheDialectOfEachDriver(TestDatabase database) {
-		try (HikariDataSource dataSource = database.dataSource(1)) {
+	void detectsTheDialectOfEachDriver(TestDatabase database) throws SQLException {
+		try (HikariDataSource pool = database.dataSource(1)) {
+			// A data source that does not tell its URL: the detector asks the database.
+			DataSource dataSource = new AbstractDataSource() {
+
+				@Override
+				public Connection getConnection() throws SQLException {
+					return pool.getConnection();
+				}
+
+				@Override
+				public Connection getConnection(String username, String password) throws SQLException {
+					return pool.getConnection(username, password);
+				}
+
+			};
+			assertThat(DialectDetector.urlOf(dataSource)).isNull();
 			assertThat(new DialectDetector(dataSource, new LeaderElectionProperties.Jdbc()).getDialect())
 				.isEqualTo(SqlDialect.forName(database.platform()));
 		}

@@ -36,6 +36,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.mock.env.MockEnvironment;
 
@@ -103,6 +104,7 @@ class LeaderElectionAutoConfigurationTests {
 				ElectionService service = context.getBean(ElectionService.class);
 				assertThat(service.isRunning()).isTrue();
 				assertThat(service.elections()).isEmpty();
+				tablesOnceCreated(context, "LEADER_ELECTION_LEASE_NODES");
 				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 				// Rounds run every 100 ms; none may write the node's row.
 				await().during(Duration.ofMillis(500))
@@ -140,7 +142,7 @@ class LeaderElectionAutoConfigurationTests {
 						Duration.ofSeconds(3), Duration.ofSeconds(4), Duration.ofMillis(1500)));
 				assertThat(service.elections()).extracting(Election::name).containsExactlyInAnyOrder("jobs", "reports");
 				assertThat(context.getBean(ElectionConnectionPool.class).isDedicated()).isFalse();
-				assertThat(tables(context)).contains("CUSTOM_LEASE", "CUSTOM_CANDIDATE")
+				assertThat(tablesOnceCreated(context, "CUSTOM_LEASE", "CUSTOM_CANDIDATE"))
 					.doesNotContain("LEADER_ELECTION_LEASE");
 			});
 	}
@@ -215,9 +217,25 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	@Test
+	void unsupportedDatabaseOfTheUrlFailsStartupWithoutAConnection() {
+		// Nothing listens there: the platform comes from the URL alone.
+		SimpleDriverDataSource dataSource = new SimpleDriverDataSource();
+		dataSource.setUrl("jdbc:sqlserver://nowhere:1433;databaseName=app");
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(LeaderElectionAutoConfiguration.class))
+			.withBean(DataSource.class, () -> dataSource)
+			.run((context) -> {
+				assertThat(context).hasFailed();
+				FailureAnalysis analysis = analyze(context, new MockEnvironment());
+				assertThat(analysis.getDescription()).contains("leader-election.jdbc.platform", "'sqlserver'",
+						"DataSource's URL", "not supported");
+				assertThat(analysis.getAction()).contains("mysql (also for MariaDB), mariadb, postgresql or h2");
+			});
+	}
+
+	@Test
 	void embeddedDatabaseGetsTablesByDefault() {
 		this.contextRunner.withPropertyValues("leader-election.jdbc.table-name=embedded_lease")
-			.run((context) -> assertThat(tables(context)).contains("EMBEDDED_LEASE", "LEADER_ELECTION_CANDIDATE"));
+			.run((context) -> tablesOnceCreated(context, "EMBEDDED_LEASE", "LEADER_ELECTION_CANDIDATE"));
 	}
 
 	@Test
@@ -369,6 +387,15 @@ class LeaderElectionAutoConfigurationTests {
 	private static FailureAnalysis analyze(AssertableApplicationContext context, Environment environment) {
 		// The failed context has no environment to offer: give the analyzer what Boot would.
 		return new InvalidLeaderElectionPropertyFailureAnalyzer(environment).analyze(context.getStartupFailure());
+	}
+
+	/**
+	 * The tables, once those expected exist: the election creates them when it starts, on
+	 * its heartbeat thread.
+	 */
+	private static List<String> tablesOnceCreated(AssertableApplicationContext context, String... expected) {
+		return await().atMost(Duration.ofSeconds(5))
+			.until(() -> tables(context), (tables) -> tables.containsAll(List.of(expected)));
 	}
 
 	private static List<String> tables(AssertableApplicationContext context) {

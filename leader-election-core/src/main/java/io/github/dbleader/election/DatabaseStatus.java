@@ -23,6 +23,9 @@ final class DatabaseStatus {
 
 	private volatile boolean failing;
 
+	/** Whether the database has not been prepared yet and the last attempt failed. */
+	private volatile boolean waiting;
+
 	private volatile long lastSuccessNanos;
 
 	private volatile long failingSinceNanos;
@@ -47,6 +50,9 @@ final class DatabaseStatus {
 	 * @return {@code true} if reachable
 	 */
 	boolean reachable() {
+		if (this.waiting) {
+			return false;
+		}
 		if (this.ticking && System.nanoTime() - this.tickStartedNanos >= this.beliefNanos) {
 			return false;
 		}
@@ -60,6 +66,42 @@ final class DatabaseStatus {
 	 */
 	@Nullable Duration unreachableFor() {
 		return this.failing ? Duration.ofNanos(this.clock.nanoTime() - this.failingSinceNanos) : null;
+	}
+
+	/**
+	 * Whether the node waits for the database to answer before it joins any election: the
+	 * {@link DatabasePreparation} failed and has not succeeded since.
+	 * @return {@code true} while waiting
+	 */
+	boolean waiting() {
+		return this.waiting;
+	}
+
+	/**
+	 * The {@link DatabasePreparation} failed: the node waits for the database.
+	 * @param ex the failure
+	 */
+	void preparationFailed(RuntimeException ex) {
+		if (!this.waiting) {
+			this.failingSinceNanos = this.clock.nanoTime();
+			this.failing = true;
+			this.waiting = true;
+			logger.warn("Node '{}': waiting for the database before joining any election, trying again every "
+					+ "renew interval: {}", this.nodeId, ex.toString());
+		}
+		else {
+			logger.debug("Node '{}': database still not ready", this.nodeId, ex);
+		}
+	}
+
+	/** The {@link DatabasePreparation} succeeded: the node joins its elections. */
+	void prepared() {
+		this.lastSuccessNanos = this.clock.nanoTime();
+		if (this.waiting) {
+			this.waiting = false;
+			this.failing = false;
+			logger.info("Node '{}': database ready, joining elections", this.nodeId);
+		}
 	}
 
 	/** @return whether the last statement of the heartbeat failed */

@@ -72,6 +72,16 @@ public final class Election {
 	}
 
 	/**
+	 * Whether this node waits for the election's database before it takes part: the
+	 * database has not answered since the service started (see {@link DatabasePreparation}).
+	 * @return {@code true} while waiting; {@link #isDatabaseReachable()} is then
+	 * {@code false}
+	 */
+	public boolean isWaitingForDatabase() {
+		return this.heartbeat.database().waiting();
+	}
+
+	/**
 	 * Whether another running instance uses this node's id. While it does, this instance
 	 * takes no part in the election (it never leads), so that two instances with one id
 	 * cannot both believe they lead. Give every instance its own node id.

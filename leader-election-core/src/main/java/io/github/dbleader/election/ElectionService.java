@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -77,6 +78,14 @@ public final class ElectionService implements AutoCloseable {
 
 	private final AtomicBoolean extraRoundQueued = new AtomicBoolean();
 
+	private final DatabasePreparation preparation;
+
+	/** Whether the preparation succeeded; only the heartbeat thread writes it. */
+	private volatile boolean prepared;
+
+	/** Counted down when the first attempt to prepare the database ends, however. */
+	private final CountDownLatch firstPreparation = new CountDownLatch(1);
+
 	private final Object lifecycleMonitor = new Object();
 
 	private volatile boolean running;
@@ -98,6 +107,24 @@ public final class ElectionService implements AutoCloseable {
 	 */
 	public ElectionService(LeaseRepository repository, ElectionSettings settings, String nodeId,
 			LeadershipListener listener, MonotonicClock clock) {
+		this(repository, settings, nodeId, listener, clock, DatabasePreparation.NONE);
+	}
+
+	/**
+	 * Create a service that prepares the database before its first heartbeat. No thread
+	 * starts and nothing is written until {@link #start()}.
+	 * @param repository the lease statements
+	 * @param settings timing
+	 * @param nodeId this node's id: unique among running instances, human readable
+	 * @param listener callback for leadership changes
+	 * @param clock monotonic clock
+	 * @param preparation what the database needs first; retried every renew interval until
+	 * it succeeds, and no election takes part before
+	 * @throws IllegalArgumentException if the node id is blank or too long
+	 */
+	public ElectionService(LeaseRepository repository, ElectionSettings settings, String nodeId,
+			LeadershipListener listener, MonotonicClock clock, DatabasePreparation preparation) {
+		this.preparation = Objects.requireNonNull(preparation, "preparation must not be null");
 		this.repository = Objects.requireNonNull(repository, "repository must not be null");
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
 		this.nodeId = validateId("node id", nodeId, MAX_NODE_ID_LENGTH);
@@ -234,7 +261,11 @@ public final class ElectionService implements AutoCloseable {
 		return Collections.unmodifiableCollection(this.elections.values());
 	}
 
-	/** Start competing in every election created so far and in those created later. */
+	/**
+	 * Start competing in every election created so far and in those created later. The
+	 * database is prepared first, on the heartbeat thread; this method waits for that at
+	 * most a renew interval.
+	 */
 	public void start() {
 		synchronized (this.lifecycleMonitor) {
 			if (this.running) {
@@ -254,6 +285,32 @@ public final class ElectionService implements AutoCloseable {
 			logger.info("Leader election started for node '{}' (lease {}, renew interval {}, guard {})", this.nodeId,
 					this.settings.leaseDuration(), this.settings.renewInterval(), this.settings.guard());
 		}
+		awaitFirstPreparation();
+	}
+
+	/**
+	 * Wait at most a renew interval for the first attempt to prepare the database: a
+	 * database that answers has its tables when {@link #start()} returns, as the
+	 * application's code that runs next may expect; one that does not answer delays the
+	 * start no longer.
+	 */
+	private void awaitFirstPreparation() {
+		try {
+			this.firstPreparation.await(this.settings.renewInterval().toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Whether this node waits for its database before it joins any election: the
+	 * {@link DatabasePreparation} has failed and not succeeded since. Meanwhile no election
+	 * leads and every {@link Election#isDatabaseReachable()} is {@code false}.
+	 * @return {@code true} while waiting
+	 */
+	public boolean isWaitingForDatabase() {
+		return this.database.waiting();
 	}
 
 	/** @return whether the service runs */
@@ -290,7 +347,8 @@ public final class ElectionService implements AutoCloseable {
 		this.scheduler.shutdown();
 		awaitTermination(this.scheduler);
 		List<ElectionLoop> loops = stopping.stream().map(Election::loop).toList();
-		if (release) {
+		if (release && this.prepared) {
+			// Unprepared, this node never took part: nothing to release.
 			this.heartbeat.releaseAll(loops);
 		}
 		else {
@@ -341,11 +399,36 @@ public final class ElectionService implements AutoCloseable {
 			return;
 		}
 		try {
-			this.heartbeat.run(this.elections.values().stream().map(Election::loop).toList());
+			if (this.prepared || prepare()) {
+				this.heartbeat.run(this.elections.values().stream().map(Election::loop).toList());
+			}
 		}
 		catch (Throwable ex) {
 			// A failed round must not end the schedule.
 			logger.error("Node '{}': heartbeat failed unexpectedly", this.nodeId, ex);
+		}
+	}
+
+	/**
+	 * Prepare the database, once: until it succeeds no election sends a statement, so none
+	 * leads; the watchdog and the health see the wait.
+	 * @return whether the database is prepared
+	 */
+	private boolean prepare() {
+		this.database.roundStarted(System.nanoTime());
+		try {
+			this.preparation.prepare();
+			this.database.prepared();
+			this.prepared = true;
+			return true;
+		}
+		catch (RuntimeException ex) {
+			this.database.preparationFailed(ex);
+			return false;
+		}
+		finally {
+			this.database.roundEnded();
+			this.firstPreparation.countDown();
 		}
 	}
 

@@ -1,13 +1,21 @@
 package io.github.dbleader.election;
 
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
 import org.junit.jupiter.api.Test;
+
+import org.springframework.dao.DataAccessResourceFailureException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Input validation of {@link ElectionService}: ids that do not fit the lease table are
- * refused before anything is written.
+ * refused before anything is written; and its {@link DatabasePreparation}, retried every
+ * renew interval while the database does not answer, before any election statement.
  */
 class ElectionServiceTests {
 
@@ -71,6 +79,62 @@ class ElectionServiceTests {
 		Election first = service.election("jobs");
 		assertThat(service.election("jobs")).isSameAs(first);
 		assertThat(first.isLeader()).isFalse();
+		assertThat(this.repository.statements()).isEmpty();
+	}
+
+	@Test
+	void preparationIsRetriedEveryRenewIntervalAndNoElectionStatementIsSentBeforeItSucceeds() {
+		ElectionSettings settings = new ElectionSettings(Duration.ofMillis(500), Duration.ofMillis(50),
+				Duration.ofMillis(100), Duration.ofMillis(25));
+		AtomicInteger attempts = new AtomicInteger();
+		AtomicBoolean databaseAnswers = new AtomicBoolean();
+		DatabasePreparation preparation = () -> {
+			attempts.incrementAndGet();
+			if (!databaseAnswers.get()) {
+				throw new DataAccessResourceFailureException("Connection refused (simulated)");
+			}
+		};
+		ElectionService service = new ElectionService(this.repository, settings, "a", LeadershipListener.NONE,
+				MonotonicClock.SYSTEM, preparation);
+		Election election = service.election("jobs");
+		service.start();
+		try {
+			await().atMost(Duration.ofSeconds(5)).until(() -> attempts.get() >= 5);
+			assertThat(service.isWaitingForDatabase()).isTrue();
+			assertThat(election.isWaitingForDatabase()).isTrue();
+			assertThat(election.isDatabaseReachable()).isFalse();
+			assertThat(election.databaseUnreachableFor()).isPresent();
+			assertThat(election.isLeader()).isFalse();
+			assertThat(this.repository.statements()).isEmpty();
+			databaseAnswers.set(true);
+			await().atMost(Duration.ofSeconds(5)).until(election::isLeader);
+			int prepared = attempts.get();
+			assertThat(service.isWaitingForDatabase()).isFalse();
+			assertThat(election.isDatabaseReachable()).isTrue();
+			assertThat(election.databaseUnreachableFor()).isEmpty();
+			// Prepared once: later rounds do not prepare again.
+			await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> attempts.get() == prepared);
+		}
+		finally {
+			service.stop();
+		}
+	}
+
+	@Test
+	void serviceStoppedWhileWaitingForTheDatabaseReleasesNothing() {
+		ElectionSettings settings = new ElectionSettings(Duration.ofMillis(500), Duration.ofMillis(50),
+				Duration.ofMillis(100), Duration.ofMillis(25));
+		AtomicInteger attempts = new AtomicInteger();
+		ElectionService service = new ElectionService(this.repository, settings, "a", LeadershipListener.NONE,
+				MonotonicClock.SYSTEM, () -> {
+					attempts.incrementAndGet();
+					throw new DataAccessResourceFailureException("Connection refused (simulated)");
+				});
+		service.election("jobs");
+		service.start();
+		await().atMost(Duration.ofSeconds(5)).until(() -> attempts.get() >= 2);
+		service.stop();
+		assertThat(service.isRunning()).isFalse();
 		assertThat(this.repository.statements()).isEmpty();
 	}
 

@@ -7,7 +7,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.support.MetaDataAccessException;
 
 /**
  * The three job runs tables: the leader-only job's ({@code sample.job-runs-table}, the
@@ -26,22 +25,19 @@ class JobRunTables {
 
 	@Bean
 	@Primary
-	JobRunRepository jobRunRepository(JdbcTemplate jdbc, DataSource dataSource, SampleProperties properties)
-			throws MetaDataAccessException {
+	JobRunRepository jobRunRepository(JdbcTemplate jdbc, DataSource dataSource, SampleProperties properties) {
 		return new JobRunRepository(jdbc, dataSource, properties.getJobRunsTable(), "sample.job-runs-table");
 	}
 
 	@Bean
 	@Qualifier(LOCK_JOB_RUNS)
-	JobRunRepository lockJobRunRepository(JdbcTemplate jdbc, DataSource dataSource, SampleProperties properties)
-			throws MetaDataAccessException {
+	JobRunRepository lockJobRunRepository(JdbcTemplate jdbc, DataSource dataSource, SampleProperties properties) {
 		return new JobRunRepository(jdbc, dataSource, properties.getLockJobRunsTable(), "sample.lock-job-runs-table");
 	}
 
 	@Bean
 	@Qualifier(PARTITION_JOB_RUNS)
-	JobRunRepository partitionJobRunRepository(JdbcTemplate jdbc, DataSource dataSource, SampleProperties properties)
-			throws MetaDataAccessException {
+	JobRunRepository partitionJobRunRepository(JdbcTemplate jdbc, DataSource dataSource, SampleProperties properties) {
 		return new JobRunRepository(jdbc, dataSource, properties.getPartitionJobRunsTable(),
 				"sample.partition-job-runs-table");
 	}

@@ -95,7 +95,8 @@ public class LeaderEndpoint implements AutoCloseable {
 		Map<String, ElectionDescriptor> elections = new LinkedHashMap<>();
 		List<String> names = List.copyOf(listedElections());
 		this.reader.read(names).forEach((name, outcome) -> elections.put(name, describe(name, outcome)));
-		return new LeaderDescriptor(this.electionService.nodeId(), elections);
+		return new LeaderDescriptor(this.electionService.nodeId(), this.electionService.isWaitingForDatabase(),
+				elections);
 	}
 
 	/**
@@ -285,9 +286,13 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * Description of this node's elections.
 	 *
 	 * @param nodeId this node's id
+	 * @param waitingForDatabase whether this node waits for its database before it joins
+	 * any election (the database has not answered since the node started), so that it
+	 * leads none
 	 * @param elections the elections this node runs, by name
 	 */
-	public record LeaderDescriptor(String nodeId, Map<String, ElectionDescriptor> elections)
+	public record LeaderDescriptor(String nodeId, boolean waitingForDatabase,
+			Map<String, ElectionDescriptor> elections)
 			implements OperationResponseBody {
 
 	}

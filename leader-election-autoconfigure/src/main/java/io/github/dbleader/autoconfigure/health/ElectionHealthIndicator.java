@@ -19,7 +19,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * the heartbeat, and DOWN once it has been unreachable for longer than
  * {@code lease - guard} ({@link Election#isDatabaseReachable()}), and also DOWN while
  * another running instance uses this node's id ({@link Election#isNodeIdInUseElsewhere()}):
- * this instance then takes no part. Details: this node's {@code role} (leader or follower,
+ * this instance then takes no part, and DOWN while the node waits for its database to
+ * answer for the first time ({@link Election#isWaitingForDatabase()}). Details: this node's {@code role} (leader or follower,
  * at this instant), the {@code leader} and the {@code term} of the lease as last read, how
  * long ago ({@code leaseAge}), and {@code databaseUnreachableFor} while the heartbeat fails.
  */
@@ -58,6 +59,9 @@ public class ElectionHealthIndicator implements HealthIndicator {
 	 * @return UP, or DOWN with an {@code error} detail
 	 */
 	static Health.Builder nodeHealth(Election election) {
+		if (election.isWaitingForDatabase()) {
+			return Health.down().withDetail("error", "waiting for the database: the election has not started");
+		}
 		if (!election.isDatabaseReachable()) {
 			return Health.down().withDetail("error", "database unreachable");
 		}

@@ -4,13 +4,22 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.core.io.ByteArrayResource;
+import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 /**
@@ -28,6 +37,15 @@ public final class LeaseSchema {
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.PINS_TABLE_SUFFIX
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODE_INDEX_SUFFIX
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + "|" + LeaseTables.DEFAULT_CANDIDATE_TABLE + ")\\b");
+
+	/** Longest wait for another session's schema lock on MySQL and MariaDB. */
+	private static final Duration LOCK_WAIT = Duration.ofSeconds(60);
+
+	/** How often the script runs without a lock before a failure is final. */
+	private static final int ATTEMPTS = 5;
+
+	/** High half of PostgreSQL's advisory lock keys: "LEAD" in ASCII. */
+	private static final long LOCK_KEY_PREFIX = 0x4C45414400000000L;
 
 	private LeaseSchema() {
 	}
@@ -61,15 +79,141 @@ public final class LeaseSchema {
 	}
 
 	/**
-	 * Create the tables if they do not exist.
+	 * Create the tables if they do not exist. Safe when several nodes do it at once on a new
+	 * database: {@code CREATE TABLE IF NOT EXISTS} alone is not (on PostgreSQL two sessions
+	 * both find the table missing and the second fails on the catalogue's unique index), so
+	 * the script runs under a lock of the database that only this script takes: PostgreSQL's
+	 * transaction-level advisory lock, with the script in that transaction, and on MySQL and
+	 * MariaDB a named lock held for the script (a one-off at start-up, as Flyway and
+	 * Liquibase do; the election itself never takes one, I8). H2 has no such lock, nor have
+	 * some MariaDB Galera versions: a script that fails there is run again, up to five
+	 * times, when the tables that another session created meanwhile exist and their
+	 * statements are no-ops.
 	 * @param dataSource where to create them
 	 * @param dialect the dialect
 	 * @param tables the table names
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
+	 * or the script fails
 	 */
 	public static void create(DataSource dataSource, SqlDialect dialect, LeaseTables tables) {
 		ResourceDatabasePopulator populator = new ResourceDatabasePopulator(
 				new ByteArrayResource(script(dialect, tables).getBytes(StandardCharsets.UTF_8)));
-		populator.execute(dataSource);
+		try (Connection connection = dataSource.getConnection()) {
+			switch (dialect) {
+				case POSTGRESQL -> createInTransaction(connection, populator, tables);
+				case MYSQL -> createUnderNamedLock(connection, populator, tables);
+				case H2 -> createOrRetry(connection, populator);
+			}
+		}
+		catch (SQLException ex) {
+			throw new DataAccessResourceFailureException("Could not create the leader election tables", ex);
+		}
+	}
+
+	private static void createInTransaction(Connection connection, ResourceDatabasePopulator populator, LeaseTables tables)
+			throws SQLException {
+		boolean autoCommit = connection.getAutoCommit();
+		connection.setAutoCommit(false);
+		try {
+			try (Statement limit = connection.createStatement()) {
+				// The wait for another session's lock is bounded, as on MySQL.
+				limit.execute("SET LOCAL lock_timeout = '" + LOCK_WAIT.toSeconds() + "s'");
+			}
+			try (PreparedStatement lock = connection.prepareStatement("SELECT pg_advisory_xact_lock(?)")) {
+				lock.setLong(1, lockKey(tables));
+				lock.execute();
+			}
+			populator.populate(connection);
+			connection.commit();
+		}
+		catch (SQLException | RuntimeException ex) {
+			connection.rollback();
+			throw ex;
+		}
+		finally {
+			connection.setAutoCommit(autoCommit);
+		}
+	}
+
+	private static void createUnderNamedLock(Connection connection, ResourceDatabasePopulator populator,
+			LeaseTables tables) throws SQLException {
+		// MySQL's DDL commits at once: the lock is the session's, released in any case.
+		String name = lockName(tables);
+		Boolean locked = namedLock(connection, name);
+		if (locked == null) {
+			createOrRetry(connection, populator);
+			return;
+		}
+		if (!locked) {
+			throw new DataAccessResourceFailureException("Another session held the schema lock '" + name
+					+ "' of the leader election tables for longer than " + LOCK_WAIT.toSeconds() + " s");
+		}
+		try {
+			populator.populate(connection);
+		}
+		finally {
+			try (PreparedStatement unlock = connection.prepareStatement("SELECT RELEASE_LOCK(?)")) {
+				unlock.setString(1, name);
+				unlock.execute();
+			}
+		}
+	}
+
+	/**
+	 * Take MySQL's named lock.
+	 * @return whether it was taken in time, or {@code null} where the server has none (some
+	 * MariaDB Galera versions refuse {@code GET_LOCK} while {@code wsrep_on} is set)
+	 */
+	private static @Nullable Boolean namedLock(Connection connection, String name) {
+		try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK(?, ?)")) {
+			lock.setString(1, name);
+			lock.setInt(2, (int) LOCK_WAIT.toSeconds());
+			try (ResultSet result = lock.executeQuery()) {
+				if (!result.next()) {
+					return null;
+				}
+				int taken = result.getInt(1);
+				return result.wasNull() ? null : taken == 1;
+			}
+		}
+		catch (SQLException ex) {
+			return null;
+		}
+	}
+
+	private static void createOrRetry(Connection connection, ResourceDatabasePopulator populator) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				populator.populate(connection);
+				return;
+			}
+			catch (RuntimeException ex) {
+				// Another session created a table or index between this one's check and its
+				// create; each failure means another session got further, so a few suffice.
+				if (attempt == ATTEMPTS) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Key of PostgreSQL's advisory lock for the script of these tables: other table names,
+	 * other keys.
+	 * @param tables the table names
+	 * @return the key
+	 */
+	static long lockKey(LeaseTables tables) {
+		return LOCK_KEY_PREFIX | (lockName(tables).hashCode() & 0xFFFFFFFFL);
+	}
+
+	/**
+	 * Name of MySQL's named lock for the script of these tables, at most 64 characters.
+	 * @param tables the table names
+	 * @return the name
+	 */
+	static String lockName(LeaseTables tables) {
+		return "schema:" + tables.leaseTable();
 	}
 
 }
