@@ -111,7 +111,7 @@ public final class LeaderElectionAutoConfiguration {
 				fencedTransactions, electionDataSource.getDataSource(), dialectDetector.getDialect(),
 				jdbc.determineLeaseTables(), properties.determineElectionSettings().statementTimeout());
 		return (dialectDetector.getDialectIfAnswering() != null) ? repository.get()
-				: DeferredLeaseRepository.create(repository);
+				: DeferredRepository.create(JdbcLeaseRepository.class, repository);
 	}
 
 	@Bean
@@ -123,9 +123,11 @@ public final class LeaderElectionAutoConfiguration {
 		// application's transactions, as the elections' does.
 		PlatformTransactionManager fencedTransactions = FencedTransactions
 			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
-		return new JdbcLockRepository(connectionPool.getDataSource(), fencedTransactions,
-				electionDataSource.getDataSource(), dialectDetector.getDialect(),
+		Supplier<JdbcLockRepository> repository = () -> new JdbcLockRepository(connectionPool.getDataSource(),
+				fencedTransactions, electionDataSource.getDataSource(), dialectDetector.getDialect(),
 				properties.getJdbc().determineLeaseTables(), properties.determineElectionSettings().statementTimeout());
+		return (dialectDetector.getDialectIfAnswering() != null) ? repository.get()
+				: DeferredRepository.create(JdbcLockRepository.class, repository);
 	}
 
 	@Bean

@@ -15,6 +15,7 @@ import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint;
 import io.github.dbleader.autoconfigure.health.ElectionHealthIndicator;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import org.junit.jupiter.api.Test;
@@ -79,6 +80,10 @@ class LeaderElectionDatabaseAwayAtStartTests {
 			job.run();
 			assertThat(job.runs()).isEqualTo(1);
 			assertThat(tables(dataSource)).contains("LEADER_ELECTION_LEASE", "LEADER_ELECTION_CANDIDATE");
+			// The lock repository, built at start-up too, or on first use where only the
+			// database could tell its platform.
+			assertThat(context.getBean(ClusterLocks.class).tryLock("report", Duration.ofSeconds(5), Duration.ZERO))
+				.isPresent();
 		});
 	}
 
