@@ -128,6 +128,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String insertNode;
 
+	/** Candidacies of this node id that earlier instances left. */
+	private final String earlierCandidacies;
+
+	/** Claims listed candidacies of this node id for this instance. */
 	private final String claimCandidacies;
 
 	private final String insertCandidate;
@@ -229,8 +233,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ ", " + now + ")";
 		// first_seen restarts too: a restarted process is a new member (partition groups let a
 		// member settle before it gets partitions).
-		this.claimCandidacies = "UPDATE " + candidates + " SET instance_id = ?, first_seen = " + now
-				+ " WHERE node_id = ? AND instance_id <> ?";
+		// Found by a plain read, then claimed by key: an update that ranged over the node's
+		// index entries locked the gaps around them, and nodes starting together, joining
+		// their elections meanwhile, deadlocked on them (InnoDB).
+		this.earlierCandidacies = "SELECT election_name FROM " + candidates + " WHERE node_id = ? AND instance_id <> ?";
+		this.claimCandidacies = "UPDATE " + dialect.byKey(candidates) + " SET instance_id = ?, first_seen = " + now
+				+ " WHERE node_id = ? AND instance_id <> ? AND election_name IN (";
 		this.insertCandidate = "INSERT INTO " + candidates
 				+ " (election_name, node_id, instance_id, first_seen, last_seen) VALUES (?, ?, ?, " + now + ", " + now
 				+ ")";
@@ -497,7 +505,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			}
 		}
 		// The node id is this instance's now, and so are the candidacies of earlier instances.
-		this.jdbc.update(this.claimCandidacies, instanceId, nodeId, instanceId);
+		List<Object[]> earlier = this.jdbc.query(this.earlierCandidacies, (rs, row) -> new Object[] { rs.getString(1) },
+				nodeId, instanceId);
+		forEachChunk(earlier, MAX_PARAMETERS_PER_STATEMENT, (chunk) -> {
+			StringBuilder sql = new StringBuilder(this.claimCandidacies);
+			List<Object> args = new ArrayList<>(List.of(instanceId, nodeId, instanceId));
+			for (Object[] election : chunk) {
+				sql.append((args.size() == 3) ? "?" : ", ?");
+				args.add(election[0]);
+			}
+			return this.jdbc.update(sql.append(')').toString(), args.toArray());
+		});
 		return candidacy;
 	}
 
