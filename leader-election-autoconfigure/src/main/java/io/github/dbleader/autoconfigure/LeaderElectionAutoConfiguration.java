@@ -18,6 +18,7 @@ import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
 import io.github.dbleader.election.jdbc.JdbcPartitionPins;
 import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.lock.KeepAliveSettings;
 import io.github.dbleader.election.lock.LockRepository;
 import io.github.dbleader.election.lock.LockRunListener;
 import io.github.dbleader.election.partition.PartitionPins;
@@ -167,8 +168,10 @@ public final class LeaderElectionAutoConfiguration {
 	@Lazy
 	ClusterLocks clusterLocks(LockRepository lockRepository, ElectionService electionService,
 			ObjectProvider<LockRunListener> listeners) {
+		// Kept-alive locks are renewed as the elections are: by a lease, every renew interval.
 		return new ClusterLocks(lockRepository, electionService.nodeId(), MonotonicClock.SYSTEM, Clock.systemUTC(),
-				new CompositeLockRunListener(listeners.orderedStream().toList()));
+				new CompositeLockRunListener(listeners.orderedStream().toList()),
+				KeepAliveSettings.of(electionService.settings()));
 	}
 
 	@Bean

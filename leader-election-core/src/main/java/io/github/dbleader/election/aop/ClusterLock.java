@@ -58,6 +58,28 @@ public @interface ClusterLock {
 	Mode mode() default Mode.RELEASE_AFTER_RUN;
 
 	/**
+	 * Keep the lock alive while the run runs, up to this long after its acquisition: a
+	 * duration or a property placeholder, as for {@link #atMostFor()}. Empty (the default):
+	 * the lock is not kept alive, and expires after {@code atMostFor} unless the run
+	 * extends it. Set: this node renews the lock every renew interval by a lease, with all
+	 * its other kept-alive locks in one statement, so a run may last longer than
+	 * {@code atMostFor}, and a crash of this node frees the lock about a lease (the
+	 * election's {@code lease-duration}) after its last renewal. The run learns of a loss
+	 * at once: {@code HeldLock.isHeld()} turns {@code false}, its fenced work is refused,
+	 * and with {@link #interruptOnLoss()} its thread is interrupted.
+	 * @return the longest hold of a kept-alive lock, or empty
+	 */
+	String maxFor() default "";
+
+	/**
+	 * Whether to interrupt the run's thread when its kept-alive lock is lost (renewals
+	 * stopped reaching the database, {@code maxFor} passed, or an operator released it), so
+	 * that work which checks for interruption stops early. Only with {@link #maxFor()}.
+	 * @return whether to interrupt the run on loss
+	 */
+	boolean interruptOnLoss() default false;
+
+	/**
 	 * What happens to the lock when the run ends.
 	 */
 	enum Mode {

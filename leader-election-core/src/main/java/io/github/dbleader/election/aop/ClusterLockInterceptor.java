@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import io.github.dbleader.election.lock.ClusterLocks;
 import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.util.function.SingletonSupplier;
 
@@ -41,6 +42,13 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 		Throwable[] failure = new Throwable[1];
 		boolean ran = this.clusterLocks.get()
 			.runLocked(settings.name(), settings.atMostFor(), settings.atLeastFor(), settings.release(), (lock) -> {
+				if (settings.maxFor() != null) {
+					lock.keepAlive(settings.maxFor());
+					if (settings.interruptOnLoss()) {
+						Thread run = Thread.currentThread();
+						lock.onLost(run::interrupt);
+					}
+				}
 				try {
 					result[0] = invocation.proceed();
 				}
@@ -68,9 +76,15 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 		String name = annotation.name().isEmpty() ? targetClass.getSimpleName() + "." + method.getName()
 				: annotation.name();
 		ClusterLocks.key(name);
+		if (annotation.interruptOnLoss() && annotation.maxFor().isEmpty()) {
+			throw new IllegalStateException("interruptOnLoss of @ClusterLock on " + method + " needs maxFor:"
+					+ " only a kept-alive lock is watched for its loss");
+		}
 		return new Settings(name, duration(annotation.atMostFor(), "atMostFor", method),
 				duration(annotation.atLeastFor(), "atLeastFor", method),
-				annotation.mode() == ClusterLock.Mode.RELEASE_AFTER_RUN);
+				annotation.mode() == ClusterLock.Mode.RELEASE_AFTER_RUN,
+				annotation.maxFor().isEmpty() ? null : duration(annotation.maxFor(), "maxFor", method),
+				annotation.interruptOnLoss());
 	}
 
 	private Duration duration(String text, String attribute, Method method) {
@@ -83,7 +97,8 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 		}
 	}
 
-	record Settings(String name, Duration atMostFor, Duration atLeastFor, boolean release) {
+	record Settings(String name, Duration atMostFor, Duration atLeastFor, boolean release, @Nullable Duration maxFor,
+			boolean interruptOnLoss) {
 	}
 
 }

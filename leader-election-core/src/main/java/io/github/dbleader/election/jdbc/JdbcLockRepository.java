@@ -1,8 +1,10 @@
 package io.github.dbleader.election.jdbc;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -47,6 +49,9 @@ import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTrans
  */
 public class JdbcLockRepository implements LockRepository {
 
+	/** Most locks one extension statement lists: three parameters each, below PostgreSQL's limit. */
+	private static final int MAX_LOCKS_PER_STATEMENT = 10_000;
+
 	private final JdbcTemplate jdbc;
 
 	private final SqlDialect dialect;
@@ -82,6 +87,9 @@ public class JdbcLockRepository implements LockRepository {
 	private final String extendLock;
 
 	private final String releaseLock;
+
+	/** Extends listed locks, up to the open list of their names. */
+	private final String extendLocks;
 
 	private final String forceRelease;
 
@@ -143,6 +151,11 @@ public class JdbcLockRepository implements LockRepository {
 		String heldByTerm = " WHERE election_name = ? AND leader_id = ? AND term = ? AND expires_at > " + now;
 		this.extendLock = "UPDATE " + lease + " SET expires_at = " + now + " + ?, renewed_at = " + now
 				+ ", version = version + 1" + heldByTerm + " AND yielded_by IS NULL";
+		// The keep-alive's batch: each lock by key (the list of names gives the key ranges, as
+		// for the renewal of leases), each checked with its term.
+		this.extendLocks = "UPDATE " + dialect.byKey(lease) + " SET expires_at = " + now + " + ?, renewed_at = " + now
+				+ ", version = version + 1 WHERE leader_id = ? AND expires_at > " + now
+				+ " AND yielded_by IS NULL AND election_name IN (";
 		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(acquired_at + ?,"
 				+ " renewed_at + ?, " + now + ")), yielded_by = leader_id, version = version + 1" + heldByTerm;
 		// Fenced runs lock the lock's fence row, as those of an election do: a change of holder
@@ -229,6 +242,35 @@ public class JdbcLockRepository implements LockRepository {
 	@Override
 	public boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
 		return this.jdbc.update(this.extendLock, atMostFor.toMillis(), key, nodeId, term) == 1;
+	}
+
+	/**
+	 * Extend the listed locks in one statement per chunk of the drivers' parameter limits,
+	 * by key, without waiting for their fenced runs.
+	 */
+	@Override
+	public int extendLocks(String nodeId, Map<String, Long> heldTerms, Duration atMostFor) {
+		List<Map.Entry<String, Long>> held = List.copyOf(heldTerms.entrySet());
+		int extended = 0;
+		for (int from = 0; from < held.size(); from += MAX_LOCKS_PER_STATEMENT) {
+			List<Map.Entry<String, Long>> chunk = held.subList(from, Math.min(held.size(), from + MAX_LOCKS_PER_STATEMENT));
+			StringBuilder sql = new StringBuilder(this.extendLocks);
+			List<Object> args = new ArrayList<>(2 + chunk.size() * 3);
+			args.add(atMostFor.toMillis());
+			args.add(nodeId);
+			for (Map.Entry<String, Long> lock : chunk) {
+				sql.append((args.size() == 2) ? "?" : ", ?");
+				args.add(lock.getKey());
+			}
+			sql.append(") AND (election_name, term) IN (");
+			for (int i = 0; i < chunk.size(); i++) {
+				sql.append((i == 0) ? "(?, ?)" : ", (?, ?)");
+				args.add(chunk.get(i).getKey());
+				args.add(chunk.get(i).getValue());
+			}
+			extended += this.jdbc.update(sql.append(')').toString(), args.toArray());
+		}
+		return extended;
 	}
 
 	@Override

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.MonotonicClock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -42,7 +43,7 @@ import org.jspecify.annotations.Nullable;
  * <p>A lock named {@code n} is the lease table's row {@value #KEY_PREFIX}{@code n}; elections
  * must not use names with that prefix.
  */
-public class ClusterLocks {
+public class ClusterLocks implements AutoCloseable {
 
 	/** Prefix of the lease table's rows that are locks, not elections. */
 	public static final String KEY_PREFIX = ElectionService.LOCK_NAME_PREFIX;
@@ -61,6 +62,8 @@ public class ClusterLocks {
 	private final LockRunListener listener;
 
 	private final RunHistory history;
+
+	private final LockKeeper keeper;
 
 	/**
 	 * Locks this instance is taking: another try of the same lock here meanwhile is skipped
@@ -93,7 +96,25 @@ public class ClusterLocks {
 	 */
 	public ClusterLocks(LockRepository repository, String nodeId, MonotonicClock clock, Clock wallClock,
 			LockRunListener listener) {
+		this(repository, nodeId, clock, wallClock, listener, KeepAliveSettings.of(ElectionSettings.defaults()));
+	}
+
+	/**
+	 * Create cluster locks that tell a listener what they do and keep locks alive with the
+	 * given settings ({@link HeldLock#keepAlive}).
+	 * @param repository the lock statements
+	 * @param nodeId this node, unique among the nodes that share the locks
+	 * @param clock the monotonic clock, for every decision
+	 * @param wallClock the clock of the {@link #recentRuns recorded runs}' times, for people
+	 * to read
+	 * @param listener told of acquisitions, skips and runs
+	 * @param keepAlive how kept-alive locks are renewed (typically the election's lease and
+	 * renew interval)
+	 */
+	public ClusterLocks(LockRepository repository, String nodeId, MonotonicClock clock, Clock wallClock,
+			LockRunListener listener, KeepAliveSettings keepAlive) {
 		this.repository = Objects.requireNonNull(repository, "repository must not be null");
+		this.keeper = new LockKeeper(this, Objects.requireNonNull(keepAlive, "keepAlive must not be null"));
 		this.nodeId = Objects.requireNonNull(nodeId, "nodeId must not be null");
 		this.clock = Objects.requireNonNull(clock, "clock must not be null");
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
@@ -328,6 +349,16 @@ public class ClusterLocks {
 
 	LockRepository repository() {
 		return this.repository;
+	}
+
+	LockKeeper keeper() {
+		return this.keeper;
+	}
+
+	/** Stop keeping locks alive: they expire about a lease after their last renewal. */
+	@Override
+	public void close() {
+		this.keeper.close();
 	}
 
 	MonotonicClock clock() {

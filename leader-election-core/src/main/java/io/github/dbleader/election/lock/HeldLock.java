@@ -1,6 +1,8 @@
 package io.github.dbleader.election.lock;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.dbleader.election.ElectionSettings;
@@ -48,6 +50,11 @@ public final class HeldLock {
 
 	/** Whether this node stopped using the acquisition (released, or its run ended). */
 	private final AtomicBoolean ended = new AtomicBoolean();
+
+	/** Told once when the lock is lost while it is still in use. */
+	private final List<Runnable> lostCallbacks = new CopyOnWriteArrayList<>();
+
+	private final AtomicBoolean lostNotified = new AtomicBoolean();
 
 	HeldLock(ClusterLocks locks, String name, String key, long term, long sentAt, Duration atMostFor,
 			Duration atLeastFor) {
@@ -157,6 +164,81 @@ public final class HeldLock {
 		this.belief = Belief.from(sentAt, atMostFor);
 		this.atLeastForAfterExtension = atLeastFor;
 		return true;
+	}
+
+	/**
+	 * Keep the lock alive while this node is alive, until its run ends or {@code maxFor}
+	 * after the acquisition: every renew interval, the node extends all of its kept-alive
+	 * locks by a lease in one statement ({@link KeepAliveSettings}), so a run may last longer
+	 * than {@code atMostFor}, and a crash of this node frees the lock about a lease after its
+	 * last renewal. {@link #isHeld()} follows each renewal as leadership does: it turns
+	 * {@code false} once renewals stop reaching the database for longer than the lease less
+	 * its guard, when another node or an operator took the lock, or when {@code maxFor} has
+	 * passed; then {@link #onLost} callbacks run, and fenced work is refused. The lock is no
+	 * longer renewed once its run ends ({@link LockedRun#end}) or it is released.
+	 * @param maxFor the longest this acquisition may hold the lock, from the acquisition;
+	 * a renewal never reaches past it
+	 * @throws IllegalArgumentException if {@code maxFor} is not positive
+	 */
+	public void keepAlive(Duration maxFor) {
+		if (maxFor.isNegative() || maxFor.isZero()) {
+			throw new IllegalArgumentException("maxFor (" + maxFor + ") must be positive");
+		}
+		this.locks.keeper().keep(this, this.sentAt + maxFor.toNanos());
+	}
+
+	/**
+	 * Run a callback once if the lock is lost while this node still uses it: a kept-alive
+	 * lock whose renewals stopped reaching the database, that another node took after it
+	 * expired, that an operator released, or whose {@code maxFor} passed. Runs on the
+	 * keep-alive's thread, so it should be short (for example interrupt the run's thread,
+	 * or set a flag the run checks). Runs at once if the lock was lost already.
+	 * @param callback the callback
+	 */
+	public void onLost(Runnable callback) {
+		this.lostCallbacks.add(callback);
+		if (this.lostNotified.get()) {
+			callback.run();
+		}
+	}
+
+	/**
+	 * A renewal by the keep-alive succeeded: believe from just before it was sent.
+	 * @param sentAt monotonic time just before the statement was sent
+	 * @param keptFor how long from then the database holds the lock
+	 */
+	synchronized void renewed(long sentAt, Duration keptFor) {
+		if (!this.released.get() && !this.lost) {
+			this.belief = Belief.from(sentAt, keptFor);
+		}
+	}
+
+	/**
+	 * Tell the callbacks, once, that the lock is lost, unless this node no longer uses it.
+	 * @param why why it is lost
+	 */
+	void notifyLost(String why) {
+		if (this.released.get() || this.ended.get() || !this.lostNotified.compareAndSet(false, true)) {
+			return;
+		}
+		logger.info("Lock '" + this.name + "' (term " + this.term + ") lost while its run goes on: " + why
+				+ "; its fenced work is refused");
+		for (Runnable callback : this.lostCallbacks) {
+			try {
+				callback.run();
+			}
+			catch (RuntimeException ex) {
+				logger.warn("A callback for the loss of lock '" + this.name + "' failed", ex);
+			}
+		}
+	}
+
+	boolean isEnded() {
+		return this.ended.get();
+	}
+
+	String key() {
+		return this.key;
 	}
 
 	/**

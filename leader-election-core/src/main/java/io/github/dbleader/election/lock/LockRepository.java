@@ -1,6 +1,7 @@
 package io.github.dbleader.election.lock;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.List;
 import java.util.OptionalLong;
 
@@ -44,6 +45,25 @@ public interface LockRepository {
 	 * holds it
 	 */
 	boolean extendLock(String key, String nodeId, long term, Duration atMostFor);
+
+	/**
+	 * Extend several locks of this node at once, as {@link #extendLock} extends one: the
+	 * keep-alive of the locks of running runs, one statement for all of them where the
+	 * database allows. This default extends them one by one.
+	 * @param nodeId this node
+	 * @param heldTerms the locks' rows and the terms of their acquisitions
+	 * @param atMostFor how long from now the locks are held unless released or extended
+	 * @return how many of the locks were extended
+	 */
+	default int extendLocks(String nodeId, Map<String, Long> heldTerms, Duration atMostFor) {
+		int extended = 0;
+		for (Map.Entry<String, Long> held : heldTerms.entrySet()) {
+			if (extendLock(held.getKey(), nodeId, held.getValue(), atMostFor)) {
+				extended++;
+			}
+		}
+		return extended;
+	}
 
 	/**
 	 * Release the lock of this acquisition: it expires at the later of {@code atLeastFor}

@@ -4,6 +4,8 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -335,23 +337,46 @@ class JdbcLockIntegrationTests {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void aKeepAliveExtendsTheHeldLocksInOneStatementWithoutWaitingForTheirFencedRuns(TestDatabase database)
+			throws Exception {
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = node(database);
+		long job = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+		long report = a.tryLock("lock:report", "a", AT_MOST).orElseThrow();
+		long other = b.tryLock("lock:other", "b", AT_MOST).orElseThrow();
+		CountDownLatch fenced = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		CompletableFuture<Void> run = openFencedRun(a, job, fenced, finish);
+		try {
+			assertThat(fenced.await(10, TimeUnit.SECONDS)).isTrue();
+			long before = expiresAt("lock:job");
+			int statements = this.statements.get();
+			Map<String, Long> held = new LinkedHashMap<>();
+			held.put("lock:job", job);
+			held.put("lock:report", report);
+			// Not this node's, and not this acquisition's: neither is extended.
+			held.put("lock:other", other);
+			assertThat(a.extendLocks("a", held, Duration.ofMinutes(5))).isEqualTo(2);
+			assertThat(this.statements.get() - statements).as("statements of the keep-alive").isOne();
+			assertThat(expiresAt("lock:job")).isGreaterThan(before);
+			assertThat(a.extendLocks("a", Map.of("lock:report", report + 1), Duration.ofMinutes(5))).isZero();
+		}
+		finally {
+			finish.countDown();
+		}
+		run.get(10, TimeUnit.SECONDS);
+		assertThat(expiresAt("lock:other") - databaseNow(database)).isLessThanOrEqualTo(AT_MOST.toMillis());
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void aTryThatLosesToAFencedRunNeitherWaitsNorLogsAboveDebug(TestDatabase database) throws Exception {
 		JdbcLockRepository a = repository(database);
 		ClusterLocks b = new ClusterLocks(node(database), "b");
 		long term = awaitLock(a, "a");
 		CountDownLatch fenced = new CountDownLatch(1);
 		CountDownLatch finish = new CountDownLatch(1);
-		CompletableFuture<Void> run = CompletableFuture.runAsync(() -> a.runLockFenced("lock:job", "a", term,
-				AT_MOST, (fencedTerm) -> {
-					fenced.countDown();
-					try {
-						finish.await(30, TimeUnit.SECONDS);
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-					}
-					return null;
-				}));
+		CompletableFuture<Void> run = openFencedRun(a, term, fenced, finish);
 		ListAppender<ILoggingEvent> logged = new ListAppender<>();
 		Logger library = (Logger) LoggerFactory.getLogger("io.github.dbleader");
 		logged.start();
@@ -371,6 +396,24 @@ class JdbcLockIntegrationTests {
 		}
 		run.get(10, TimeUnit.SECONDS);
 		assertThat(logged.list).filteredOn((event) -> event.getLevel().isGreaterOrEqual(Level.INFO)).isEmpty();
+	}
+
+	/**
+	 * A fenced run of node a on lock:job that stays open until {@code finish}.
+	 * @return the run; {@code fenced} counts down once its fence holds
+	 */
+	private static CompletableFuture<Void> openFencedRun(JdbcLockRepository a, long term, CountDownLatch fenced,
+			CountDownLatch finish) {
+		return CompletableFuture.runAsync(() -> a.runLockFenced("lock:job", "a", term, AT_MOST, (fencedTerm) -> {
+			fenced.countDown();
+			try {
+				finish.await(30, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			return null;
+		}));
 	}
 
 	/**

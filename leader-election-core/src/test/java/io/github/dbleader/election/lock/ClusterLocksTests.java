@@ -37,6 +37,114 @@ class ClusterLocksTests {
 		this.repository.advanceDatabaseClock(duration);
 	}
 
+	private static final KeepAliveSettings KEEP = new KeepAliveSettings(Duration.ofSeconds(3), Duration.ofMillis(500));
+
+	private ClusterLocks keeping(String nodeId) {
+		return new ClusterLocks(this.repository, nodeId, this.clock, Clock.systemUTC(), LockRunListener.NONE,
+				KEEP);
+	}
+
+	/** Keep-alive rounds every renew interval for a while. */
+	private void keepFor(ClusterLocks locks, Duration duration) {
+		for (long waited = 0; waited < duration.toMillis(); waited += KEEP.renewInterval().toMillis()) {
+			advance(KEEP.renewInterval());
+			locks.keeper().round();
+		}
+	}
+
+	@Test
+	void aKeptAliveLockOutlivesAtMostForWithOneStatementPerRoundForAllLocks() {
+		ClusterLocks kept = keeping("a");
+		Duration atMostFor = Duration.ofSeconds(2);
+		HeldLock first = kept.tryLock("first", atMostFor, Duration.ZERO).orElseThrow();
+		HeldLock second = kept.tryLock("second", atMostFor, Duration.ZERO).orElseThrow();
+		first.keepAlive(Duration.ofMinutes(1));
+		second.keepAlive(Duration.ofMinutes(1));
+		int before = this.repository.statements;
+		keepFor(kept, atMostFor.multipliedBy(3));
+		assertThat(this.repository.statements - before).as("statements of 12 rounds for two locks").isEqualTo(12);
+		assertThat(first.isHeld()).isTrue();
+		assertThat(second.isHeld()).isTrue();
+		assertThat(this.b.tryLock("first", AT_MOST, Duration.ZERO)).isEmpty();
+		assertThat(first.<Long>runFenced((term) -> term)).isEqualTo(first.term());
+	}
+
+	@Test
+	void aCrashedKeeperFreesTheLockAfterALeaseNotAfterMaxFor() {
+		ClusterLocks kept = keeping("a");
+		HeldLock held = kept.tryLock("job", Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
+		held.keepAlive(Duration.ofHours(1));
+		keepFor(kept, Duration.ofSeconds(10));
+		// The node stops renewing (it crashed): the lock is free a lease after the last renewal.
+		advance(KEEP.leaseDuration().minusMillis(1));
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+		advance(Duration.ofMillis(1));
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void aLockIsNoLongerRenewedPastMaxForAndItsRunIsToldOnce() {
+		ClusterLocks kept = keeping("a");
+		HeldLock held = kept.tryLock("job", Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
+		List<String> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		held.onLost(() -> lost.add("lost"));
+		held.keepAlive(Duration.ofSeconds(10));
+		keepFor(kept, Duration.ofSeconds(20));
+		assertThat(held.isHeld()).isFalse();
+		assertThat(lost).containsExactly("lost");
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).as("taken elsewhere after maxFor and a lease")
+			.isPresent();
+		// No renewal reached past maxFor, the last lease included.
+		assertThat(this.repository.row("lock:job").holder()).isEqualTo("b");
+	}
+
+	@Test
+	void whileRenewalsFailTheBeliefRunsOutOnTheLocalClockAndTheRunIsTold() {
+		ClusterLocks kept = keeping("a");
+		HeldLock held = kept.tryLock("job", Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
+		List<String> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		held.onLost(() -> lost.add("lost"));
+		held.keepAlive(Duration.ofHours(1));
+		keepFor(kept, Duration.ofSeconds(5));
+		this.repository.failure = new IllegalStateException("database away");
+		// The belief: the lease less its guard from just before the last successful renewal.
+		keepFor(kept, Duration.ofMillis(2000));
+		assertThat(held.isHeld()).isTrue();
+		keepFor(kept, Duration.ofMillis(1000));
+		assertThat(held.isHeld()).isFalse();
+		assertThat(lost).containsExactly("lost");
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> held.runFenced((term) -> term));
+	}
+
+	@Test
+	void aLockReleasedByAnOperatorIsLostAtTheNextRound() {
+		ClusterLocks kept = keeping("a");
+		HeldLock held = kept.tryLock("job", Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
+		List<String> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		held.onLost(() -> lost.add("lost"));
+		held.keepAlive(Duration.ofHours(1));
+		keepFor(kept, Duration.ofSeconds(1));
+		this.b.forceRelease("job");
+		keepFor(kept, Duration.ofMillis(500));
+		assertThat(held.isHeld()).isFalse();
+		assertThat(lost).containsExactly("lost");
+	}
+
+	@Test
+	void anEndedRunIsNeitherRenewedNorToldOfALoss() throws Exception {
+		ClusterLocks kept = keeping("a");
+		List<String> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		kept.runLocked("job", Duration.ofSeconds(2), Duration.ZERO, true, (lock) -> {
+			lock.onLost(() -> lost.add("lost"));
+			lock.keepAlive(Duration.ofHours(1));
+		});
+		int before = this.repository.statements;
+		keepFor(kept, Duration.ofSeconds(5));
+		assertThat(this.repository.statements).isEqualTo(before);
+		assertThat(lost).isEmpty();
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
 	@Test
 	void oneNodeTakesTheLockAndAnotherSkipsWithOneStatement() {
 		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();

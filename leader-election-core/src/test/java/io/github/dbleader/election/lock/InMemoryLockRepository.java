@@ -57,6 +57,22 @@ class InMemoryLockRepository implements LockRepository {
 		return true;
 	}
 
+	/** One statement for all, as the JDBC repository sends. */
+	@Override
+	public synchronized int extendLocks(String nodeId, Map<String, Long> heldTerms, Duration atMostFor) {
+		statement();
+		int extended = 0;
+		for (Map.Entry<String, Long> held : heldTerms.entrySet()) {
+			Row row = this.rows.get(held.getKey());
+			if (heldBy(row, nodeId, held.getValue()) && !row.released) {
+				this.rows.put(held.getKey(), new Row(row.holder, row.term, row.acquiredAt, this.databaseMillis,
+						this.databaseMillis + atMostFor.toMillis(), false));
+				extended++;
+			}
+		}
+		return extended;
+	}
+
 	private boolean heldBy(@Nullable Row row, String nodeId, long term) {
 		return row != null && row.holder.equals(nodeId) && row.term == term && row.expiresAt > this.databaseMillis;
 	}
