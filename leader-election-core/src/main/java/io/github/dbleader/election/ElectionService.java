@@ -263,8 +263,8 @@ public final class ElectionService implements AutoCloseable {
 
 	/**
 	 * Start competing in every election created so far and in those created later. The
-	 * database is prepared first, on the heartbeat thread; this method waits for that at
-	 * most a renew interval.
+	 * database is prepared first, on the heartbeat thread; this method waits for the first
+	 * attempt at most a lease duration.
 	 */
 	public void start() {
 		synchronized (this.lifecycleMonitor) {
@@ -289,14 +289,16 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	/**
-	 * Wait at most a renew interval for the first attempt to prepare the database: a
+	 * Wait for the first attempt to prepare the database, at most a lease duration: a
 	 * database that answers has its tables when {@link #start()} returns, as the
-	 * application's code that runs next may expect; one that does not answer delays the
-	 * start no longer.
+	 * application's code that runs next may expect (a renew interval was too short for a
+	 * busy machine, and calls right after start-up failed on missing tables); one that
+	 * refuses connections ends the attempt at once, and one that hangs delays the start by
+	 * a lease at most.
 	 */
 	private void awaitFirstPreparation() {
 		try {
-			this.firstPreparation.await(this.settings.renewInterval().toNanos(), TimeUnit.NANOSECONDS);
+			this.firstPreparation.await(this.settings.leaseDuration().toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

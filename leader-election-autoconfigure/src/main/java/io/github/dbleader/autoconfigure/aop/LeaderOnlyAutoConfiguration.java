@@ -75,7 +75,10 @@ public final class LeaderOnlyAutoConfiguration {
 		// Placeholders resolve at the first call of each method, once the environment is
 		// complete; a duration that does not parse fails that call.
 		return new ClusterLockAdvisor(new ClusterLockInterceptor(clusterLocks::getObject,
-				(text) -> DurationStyle.detectAndParse(environment.resolveRequiredPlaceholders(text))));
+				(text) -> {
+					String resolved = environment.resolveRequiredPlaceholders(text).strip();
+					return resolved.isEmpty() ? null : DurationStyle.detectAndParse(resolved);
+				}));
 	}
 
 	@Bean

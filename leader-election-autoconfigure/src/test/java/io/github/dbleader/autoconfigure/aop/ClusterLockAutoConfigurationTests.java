@@ -3,6 +3,8 @@ package io.github.dbleader.autoconfigure.aop;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletableFuture;
 import java.util.UUID;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
@@ -27,6 +29,7 @@ import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for the {@link ClusterLock @ClusterLock} advice and its auto-configuration, on an
@@ -100,6 +103,23 @@ class ClusterLockAutoConfigurationTests {
 			assertThatIllegalStateException().isThrownBy(jobs::throwing).withMessage("boom");
 			assertThat(otherNode(context).tryLock("throwing", Duration.ofSeconds(30),
 					Duration.ZERO)).isPresent();
+		});
+	}
+
+	@Test
+	void aKeptAliveRunOutlivesAtMostForAndIsInterruptedWhenItsLockIsLost() throws Exception {
+		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class).run((context) -> {
+			Jobs jobs = context.getBean(Jobs.class);
+			// atMostFor is 1 s: kept alive, the run keeps its lock and commits fenced work after 2.5 s.
+			assertThat(jobs.longRun(Duration.ofMillis(2500))).isEqualTo("held");
+			assertThat(jobs.unkept()).as("an empty maxFor keeps nothing alive").isFalse();
+			CompletableFuture<String> run = CompletableFuture.supplyAsync(() -> jobs.longRun(Duration.ofSeconds(30)));
+			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> jdbc.queryForList("SELECT leader_id FROM leader_election_lease WHERE election_name ="
+						+ " 'lock:long' AND expires_at > acquired_at + 1500", String.class).contains("here"));
+			otherNode(context).forceRelease("long");
+			assertThat(run.get(5, TimeUnit.SECONDS)).isEqualTo("interrupted");
 		});
 	}
 
@@ -201,6 +221,30 @@ class ClusterLockAutoConfigurationTests {
 
 		@ClusterLock(atMostFor = "soon")
 		public void invalid() {
+		}
+
+		@ClusterLock(name = "long", atMostFor = "1s", maxFor = "${jobs.long.max-for:1m}", interruptOnLoss = true)
+		public String longRun(Duration duration) {
+			HeldLock lock = this.clusterLocks.getObject().currentLock().orElseThrow();
+			try {
+				Thread.sleep(duration.toMillis());
+			}
+			catch (InterruptedException ex) {
+				return "interrupted";
+			}
+			return lock.isHeld() ? lock.runFenced((term) -> "held") : "lost";
+		}
+
+		@ClusterLock(name = "unkept", atMostFor = "1s", maxFor = "${jobs.unkept.max-for:}")
+		public boolean unkept() {
+			HeldLock lock = this.clusterLocks.getObject().currentLock().orElseThrow();
+			try {
+				Thread.sleep(1200);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			return lock.isHeld();
 		}
 
 	}

@@ -22,15 +22,16 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 
 	private final Supplier<ClusterLocks> clusterLocks;
 
-	private final Function<String, Duration> durations;
+	private final Function<String, @Nullable Duration> durations;
 
 	/**
 	 * Create an interceptor.
 	 * @param clusterLocks supplies the cluster locks, lazily at the first call, once
 	 * @param durations turns the annotation's durations (placeholders included) into
-	 * durations
+	 * durations, {@code null} for a text that resolves to nothing
 	 */
-	public ClusterLockInterceptor(Supplier<ClusterLocks> clusterLocks, Function<String, Duration> durations) {
+	public ClusterLockInterceptor(Supplier<ClusterLocks> clusterLocks,
+			Function<String, @Nullable Duration> durations) {
 		Objects.requireNonNull(clusterLocks, "clusterLocks must not be null");
 		this.clusterLocks = SingletonSupplier.of(clusterLocks);
 		this.durations = Objects.requireNonNull(durations, "durations must not be null");
@@ -76,18 +77,26 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 		String name = annotation.name().isEmpty() ? targetClass.getSimpleName() + "." + method.getName()
 				: annotation.name();
 		ClusterLocks.key(name);
-		if (annotation.interruptOnLoss() && annotation.maxFor().isEmpty()) {
+		Duration maxFor = annotation.maxFor().isEmpty() ? null : optionalDuration(annotation.maxFor(), "maxFor", method);
+		if (annotation.interruptOnLoss() && maxFor == null) {
 			throw new IllegalStateException("interruptOnLoss of @ClusterLock on " + method + " needs maxFor:"
 					+ " only a kept-alive lock is watched for its loss");
 		}
 		return new Settings(name, duration(annotation.atMostFor(), "atMostFor", method),
 				duration(annotation.atLeastFor(), "atLeastFor", method),
-				annotation.mode() == ClusterLock.Mode.RELEASE_AFTER_RUN,
-				annotation.maxFor().isEmpty() ? null : duration(annotation.maxFor(), "maxFor", method),
-				annotation.interruptOnLoss());
+				annotation.mode() == ClusterLock.Mode.RELEASE_AFTER_RUN, maxFor, annotation.interruptOnLoss());
 	}
 
 	private Duration duration(String text, String attribute, Method method) {
+		Duration duration = optionalDuration(text, attribute, method);
+		if (duration == null) {
+			throw new IllegalStateException("Empty " + attribute + " '" + text + "' of @ClusterLock on " + method);
+		}
+		return duration;
+	}
+
+	/** A duration, or {@code null} where the text resolves to nothing (a placeholder's empty default). */
+	private @Nullable Duration optionalDuration(String text, String attribute, Method method) {
 		try {
 			return this.durations.apply(text);
 		}
