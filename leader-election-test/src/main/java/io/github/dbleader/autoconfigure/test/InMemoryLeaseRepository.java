@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -18,6 +19,7 @@ import java.util.function.Supplier;
 
 import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
+import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
@@ -66,6 +68,9 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 	private final Map<String, LockRow> locks = new TreeMap<>();
 
 	private final Set<String> nodesSeen = new HashSet<>();
+
+	/** This node, as its heartbeat names it. */
+	private @Nullable String thisNode;
 
 	/**
 	 * Create a repository.
@@ -282,6 +287,7 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 
 	@Override
 	public synchronized Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
+		this.thisNode = nodeId;
 		return this.nodesSeen.add(nodeId + '/' + instanceId) ? Candidacy.CREATED : Candidacy.HELD;
 	}
 
@@ -305,14 +311,24 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 		// Nothing is ever stale: rows change only when the test says so.
 	}
 
+	/**
+	 * This node, and the leader if it is another node. The members of a partition group
+	 * are this node alone, so that its balancing never moves a partition the test gave this
+	 * node: only the test changes owners.
+	 */
 	@Override
 	public synchronized List<Candidate> liveCandidates(String election, Duration maxAge) {
 		Instant now = now();
 		List<Candidate> candidates = new ArrayList<>();
+		if (this.thisNode != null && this.joined.contains(election)) {
+			candidates.add(new Candidate(this.thisNode, now, now));
+		}
 		LeaseRow row = this.leases.get(election);
-		if (row != null && row.leaderId != null) {
+		if (row != null && row.leaderId != null && !row.leaderId.equals(this.thisNode)
+				&& !election.startsWith(ElectionService.PARTITION_NAME_PREFIX)) {
 			candidates.add(new Candidate(row.leaderId, row.acquiredAt, now));
 		}
+		candidates.sort(Comparator.comparing(Candidate::nodeId));
 		return candidates;
 	}
 

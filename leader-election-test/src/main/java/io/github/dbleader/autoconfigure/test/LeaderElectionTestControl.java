@@ -13,6 +13,7 @@ import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.event.LeadershipEvent;
 import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.partition.PartitionGroup;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -31,8 +32,9 @@ import org.springframework.beans.factory.ObjectProvider;
  * it waits for no timeout, only for the heartbeat rounds that carry the change out (a few
  * tens of milliseconds).
  *
- * <p>Until the test says otherwise, an election has no leader and this node does not take
- * it (nothing is ever taken over on its own), and a cluster lock is free.
+ * <p>Until the test says otherwise, an election (a partition too) has no leader and this
+ * node does not take it (nothing is ever taken over on its own), and a cluster lock is
+ * free.
  */
 public final class LeaderElectionTestControl {
 
@@ -194,6 +196,39 @@ public final class LeaderElectionTestControl {
 		}
 		this.repository.requestHandoverTo(election, targetNodeId);
 		settle(joined, () -> leaderSeen(joined, targetNodeId), "hand over to '" + targetNodeId + "'");
+	}
+
+	/**
+	 * Make this node the owner of a partition of a partition group, with the next term:
+	 * {@code PartitionGainedEvent} is published and the group's {@code isOwner} answers
+	 * {@code true}. In a test, the group's balancing sees this node as its only member, so
+	 * partitions change owner only when the test says so.
+	 * @param group the group's name
+	 * @param partition the partition
+	 * @return the term this node owns the partition with
+	 */
+	public long grantPartition(String group, int partition) {
+		return grant(PartitionGroup.electionName(group, partition));
+	}
+
+	/**
+	 * Make another node the owner of a partition: if this node owned it, it loses it
+	 * ({@code PartitionLostEvent}).
+	 * @param group the group's name
+	 * @param partition the partition
+	 * @param ownerNodeId the node that owns it
+	 */
+	public void partitionOwnedElsewhere(String group, int partition, String ownerNodeId) {
+		leaderElsewhere(PartitionGroup.electionName(group, partition), ownerNodeId);
+	}
+
+	/**
+	 * Leave a partition without an owner: if this node owned it, it loses it.
+	 * @param group the group's name
+	 * @param partition the partition
+	 */
+	public void partitionUnowned(String group, int partition) {
+		noLeader(PartitionGroup.electionName(group, partition));
 	}
 
 	/**

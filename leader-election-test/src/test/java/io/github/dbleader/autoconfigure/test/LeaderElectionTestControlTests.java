@@ -1,9 +1,12 @@
 package io.github.dbleader.autoconfigure.test;
 
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.dbleader.autoconfigure.partition.PartitionGainedEvent;
+import io.github.dbleader.autoconfigure.partition.PartitionLostEvent;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.NotLeaderException;
@@ -16,6 +19,8 @@ import io.github.dbleader.election.event.LeadershipGrantedEvent;
 import io.github.dbleader.election.event.LeadershipRevokedEvent;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.LockNotHeldException;
+import io.github.dbleader.election.partition.PartitionGroup;
+import io.github.dbleader.election.partition.PartitionGroups;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +28,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.event.EventListener;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -34,7 +40,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * {@code @LeaderOnly}, {@code @ClusterLock}, fencing) on an embedded H2 database, with no
  * lease table traffic and no sleeps.
  */
-@SpringBootTest(properties = "spring.datasource.url=jdbc:h2:mem:leader-election-test;DB_CLOSE_DELAY=-1")
+@SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:leader-election-test;DB_CLOSE_DELAY=-1",
+		"leader-election.partitions.orders.count=4" })
 @AutoConfigureLeaderElectionTest
 class LeaderElectionTestControlTests {
 
@@ -50,10 +57,17 @@ class LeaderElectionTestControlTests {
 	@Autowired
 	JdbcTemplate jdbc;
 
+	@Autowired
+	PartitionGroups partitionGroups;
+
+	@Autowired
+	PartitionEvents partitionEvents;
+
 	@AfterEach
 	void deleteRuns() {
 		this.jdbc.update("DELETE FROM runs");
 		this.jobs.resetReportRuns();
+		this.partitionEvents.clear();
 	}
 
 	@Test
@@ -163,6 +177,24 @@ class LeaderElectionTestControlTests {
 		});
 	}
 
+	@Test
+	void partitionsChangeOwnerOnlyWhenTheTestSaysSo() {
+		PartitionGroup orders = this.partitionGroups.group("orders");
+		assertThat(orders.isOwner(2)).isFalse();
+
+		long term = this.leaderElection.grantPartition("orders", 2);
+
+		assertThat(orders.isOwner(2)).isTrue();
+		assertThat(orders.isOwner(1)).isFalse();
+		assertThat(this.partitionEvents.events()).containsExactly("gained orders 2 " + term);
+
+		this.leaderElection.partitionOwnedElsewhere("orders", 2, "node-b");
+
+		assertThat(orders.isOwner(2)).isFalse();
+		assertThat(this.partitionEvents.events()).containsExactly("gained orders 2 " + term,
+				"lost orders 2 " + term + " EXPIRED");
+	}
+
 	private <E extends LeadershipEvent> Stream<E> events(Class<E> type) {
 		return this.leaderElection.events().stream().filter(type::isInstance).map(type::cast);
 	}
@@ -201,9 +233,40 @@ class LeaderElectionTestControlTests {
 	static class TestApplication {
 
 		@Bean
+		PartitionEvents partitionEvents() {
+			return new PartitionEvents();
+		}
+
+		@Bean
 		Jobs jobs(ElectionService elections, ClusterLocks locks, JdbcTemplate jdbc) {
 			jdbc.execute("CREATE TABLE IF NOT EXISTS runs (term BIGINT)");
 			return new Jobs(elections, locks, jdbc);
+		}
+
+	}
+
+	/** Records the partition events, published on the election's thread. */
+	static class PartitionEvents {
+
+		private final List<String> events = new CopyOnWriteArrayList<>();
+
+		@EventListener
+		void gained(PartitionGainedEvent event) {
+			this.events.add("gained " + event.getGroup() + " " + event.getPartition() + " " + event.getTerm());
+		}
+
+		@EventListener
+		void lost(PartitionLostEvent event) {
+			this.events.add("lost " + event.getGroup() + " " + event.getPartition() + " " + event.getTerm() + " "
+					+ event.getReason());
+		}
+
+		List<String> events() {
+			return List.copyOf(this.events);
+		}
+
+		void clear() {
+			this.events.clear();
 		}
 
 	}
