@@ -35,6 +35,11 @@ import org.springframework.boot.test.context.PropertyMapping;
  *
  * Fenced work ({@code Election.runFenced}, {@code @ClusterLock} fenced runs) still runs in a
  * transaction of the application's own {@code DataSource}, which may be an embedded one.
+ *
+ * <p>It imports the election's auto-configuration ({@code ElectionService},
+ * {@code @LeaderOnly} and {@code @ClusterLock} advice, partition groups), so it also works
+ * in test slices and other tests without full auto-configuration, as long as they have a
+ * {@code DataSource}.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
