@@ -8,6 +8,7 @@ import javax.sql.DataSource;
 
 import io.github.dbleader.test.TestDatabase;
 
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -109,9 +110,15 @@ final class SampleDatabase {
 	}
 
 	private List<Run> runs(String table) {
-		return this.jdbc.query("SELECT id, node_id, term, started_at, finished_at FROM " + table
-				+ " ORDER BY started_at, id", (rs, row) -> new Run(rs.getLong("id"), rs.getString("node_id"),
-						rs.getLong("term"), rs.getLong("started_at"), rs.getLong("finished_at")));
+		try {
+			return this.jdbc.query("SELECT id, node_id, term, started_at, finished_at FROM " + table
+					+ " ORDER BY started_at, id", (rs, row) -> new Run(rs.getLong("id"), rs.getString("node_id"),
+							rs.getLong("term"), rs.getLong("started_at"), rs.getLong("finished_at")));
+		}
+		catch (BadSqlGrammarException ex) {
+			// The sample creates its run tables at its first run.
+			return List.of();
+		}
 	}
 
 	/**
@@ -120,8 +127,15 @@ final class SampleDatabase {
 	 * @return the count
 	 */
 	int runsOf(String nodeId) {
-		Integer count = this.jdbc.queryForObject("SELECT COUNT(*) FROM " + jobRunsTable() + " WHERE node_id = ?",
-				Integer.class, nodeId);
+		Integer count;
+		try {
+			count = this.jdbc.queryForObject("SELECT COUNT(*) FROM " + jobRunsTable() + " WHERE node_id = ?",
+					Integer.class, nodeId);
+		}
+		catch (BadSqlGrammarException ex) {
+			// The sample creates its run tables at its first run.
+			return 0;
+		}
 		return (count != null) ? count : 0;
 	}
 
