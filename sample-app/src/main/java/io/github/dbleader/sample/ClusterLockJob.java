@@ -44,15 +44,21 @@ public class ClusterLockJob {
 
 	// atLeastFor keeps a fast run's lock taken past the moment a node whose clock is a little
 	// behind fires the same trigger; it must stay below the period of the cron expression.
+	// With sample.lock-job-max-for set, a run keeps its lock alive past atMostFor (up to that
+	// long), and a crashed holder frees it about a lease after its last renewal.
 	@ClusterLock(name = LOCK, atMostFor = "${sample.lock-job-at-most-for:10s}",
-			atLeastFor = "${sample.lock-job-at-least-for:1s}", mode = ClusterLock.Mode.RELEASE_AFTER_RUN)
+			atLeastFor = "${sample.lock-job-at-least-for:1s}", mode = ClusterLock.Mode.RELEASE_AFTER_RUN,
+			maxFor = "${sample.lock-job-max-for:}")
 	@Scheduled(cron = "${sample.lock-job-cron:*/2 * * * * *}")
 	public void run() {
 		HeldLock lock = this.locks.currentLock().orElseThrow();
 		try {
+			// The work happens before the fenced transaction, which only records it: a fenced
+			// transaction that stayed idle through a long run would be ended by the database
+			// (it cannot tell a slow holder from a frozen one), and it holds the lock's fence.
+			long startedAt = this.runs.databaseTime();
+			work();
 			lock.runFenced((term) -> {
-				long startedAt = this.runs.databaseTime();
-				work();
 				this.runs.insert(ClusterLocks.key(LOCK), this.locks.getNodeId(), term, startedAt);
 				return null;
 			});

@@ -56,6 +56,9 @@ public final class HeldLock {
 
 	private final AtomicBoolean lostNotified = new AtomicBoolean();
 
+	/** Whether the keep-alive renews this lock. */
+	private volatile boolean keptAlive;
+
 	HeldLock(ClusterLocks locks, String name, String key, long term, long sentAt, Duration atMostFor,
 			Duration atLeastFor) {
 		this.locks = locks;
@@ -184,6 +187,7 @@ public final class HeldLock {
 		if (maxFor.isNegative() || maxFor.isZero()) {
 			throw new IllegalArgumentException("maxFor (" + maxFor + ") must be positive");
 		}
+		this.keptAlive = true;
 		this.locks.keeper().keep(this, this.sentAt + maxFor.toNanos());
 	}
 
@@ -297,11 +301,14 @@ public final class HeldLock {
 	/**
 	 * How long the database may keep a stalled fenced transaction: the rest of the belief,
 	 * at least a second, so that a frozen holder blocks a take-over for about its
-	 * {@code atMostFor} at most.
+	 * {@code atMostFor} at most; for a kept-alive lock at least the keep-alive's lease, as
+	 * for an election's fenced work, since its belief is renewed while the run runs.
 	 */
 	private Duration remainingBelief() {
 		long nanos = this.belief.deadline() - this.locks.clock().nanoTime();
-		return Duration.ofNanos(Math.max(nanos, Duration.ofSeconds(1).toNanos()));
+		long floor = this.keptAlive ? this.locks.keeper().settings().leaseDuration().toNanos()
+				: Duration.ofSeconds(1).toNanos();
+		return Duration.ofNanos(Math.max(nanos, floor));
 	}
 
 	@Override
