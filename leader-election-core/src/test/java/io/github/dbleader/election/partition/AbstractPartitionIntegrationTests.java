@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.it.ElectionDatabase;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
@@ -287,7 +288,7 @@ abstract class AbstractPartitionIntegrationTests {
 		int owned = 0;
 		for (Map.Entry<Node, Integer> entry : expected.entrySet()) {
 			int size = entry.getKey().group.ownedPartitions().size();
-			if (size != entry.getValue()) {
+			if (size != entry.getValue() || !entry.getKey().eventsCaughtUp()) {
 				return false;
 			}
 			owned += size;
@@ -355,9 +356,23 @@ abstract class AbstractPartitionIntegrationTests {
 			this.group = group;
 		}
 
+		/** What the events say this node owns: they reach the listener after the belief changed. */
+		private final Set<Integer> owned = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
 		@Override
 		public void partitionGained(String group, int partition, long term) {
 			this.gained.add(partition);
+			this.owned.add(partition);
+		}
+
+		@Override
+		public void partitionLost(String group, int partition, long term, RevocationReason reason) {
+			this.owned.remove(partition);
+		}
+
+		/** @return whether every change of ownership has reached the listener */
+		boolean eventsCaughtUp() {
+			return this.owned.equals(this.group.ownedPartitions());
 		}
 
 		void markGains() {
