@@ -132,7 +132,9 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * leader carries it out
 	 */
 	@WriteOperation
-	public ElectionDescriptor forceLeader(@Selector String election, @Nullable String nodeId) {
+	@SuppressWarnings("deprecation") // Spring's @Nullable: see LeaderEndpointWebExtension.forceLeader
+	public ElectionDescriptor forceLeader(@Selector String election,
+			@org.springframework.lang.Nullable @Nullable String nodeId) {
 		Election target = requireElectionOfThisNode(election);
 		String leader = (nodeId != null) ? nodeId : this.electionService.nodeId();
 		if (leader.isBlank() || leader.length() > ElectionService.MAX_NODE_ID_LENGTH) {

@@ -55,8 +55,12 @@ public class LeaderEndpointWebExtension {
 	 * @return the election after the request; 400 if the request is invalid
 	 */
 	@WriteOperation
+	// Spring Boot 3's actuator (leader-election-spring-boot-3-autoconfigure compiles this class
+	// too) takes a parameter for optional only with Spring's @Nullable, deprecated in Spring
+	// Framework 7; without it a POST without a body gets a 400 there. Boot 4 reads JSpecify's.
+	@SuppressWarnings("deprecation")
 	public WebEndpointResponse<OperationResponseBody> forceLeader(@Selector String election,
-			@Nullable String nodeId) {
+			@org.springframework.lang.Nullable @Nullable String nodeId) {
 		return ErrorDescriptor.respond(() -> new WebEndpointResponse<>(this.delegate.forceLeader(election, nodeId)));
 	}
 

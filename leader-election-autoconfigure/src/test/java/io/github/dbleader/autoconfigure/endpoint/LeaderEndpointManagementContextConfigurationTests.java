@@ -92,6 +92,12 @@ class LeaderEndpointManagementContextConfigurationTests {
 			return Access.READ_ONLY;
 		}
 
+		// Spring Boot 3's ExposableEndpoint still asks for it (this class is also compiled by
+		// leader-election-spring-boot-3-autoconfigure); Boot 4's has no such method.
+		public boolean isEnableByDefault() {
+			return true;
+		}
+
 		@Override
 		public Collection<Operation> getOperations() {
 			return List.of();

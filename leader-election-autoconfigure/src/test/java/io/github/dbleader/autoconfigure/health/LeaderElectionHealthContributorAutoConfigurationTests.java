@@ -57,8 +57,7 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasBean("leaderHealthContributor");
 			CompositeHealthContributor contributor = context.getBean(ElectionsHealthContributor.class);
-			assertThat(contributor.stream().map(CompositeHealthContributor.Entry::name)).containsExactly("default",
-					"jobs");
+			assertThat(EntryNames.of(contributor)).containsExactly("default", "jobs");
 			assertThat(contributor.getContributor("unknown")).isNull();
 		});
 	}
@@ -72,8 +71,7 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 				await().atMost(Duration.ofSeconds(5))
 					.until(() -> service.findElection(PartitionGroup.electionName("orders", 2)) != null);
 				CompositeHealthContributor contributor = context.getBean(ElectionsHealthContributor.class);
-				assertThat(contributor.stream().map(CompositeHealthContributor.Entry::name))
-					.containsExactly("default", "jobs", "partitions-orders");
+				assertThat(EntryNames.of(contributor)).containsExactly("default", "jobs", "partitions-orders");
 				assertThat(contributor.getContributor(PartitionGroup.electionName("orders", 2))).isNull();
 				HealthIndicator group = indicator(contributor, "partitions-orders");
 				// The only node owns every partition once the settle time has passed.
