@@ -47,7 +47,8 @@ class KeptAliveLockScenariosIntegrationTests {
 
 	private static final List<String> LOCK_JOB = List.of("--sample.lock-job-cron=* * * * * *",
 			"--sample.lock-job-at-most-for=" + AT_MOST_FOR_MILLIS + "ms", "--sample.lock-job-at-least-for=500ms",
-			"--sample.lock-job-duration=" + RUN_MILLIS + "ms", "--sample.lock-job-max-for=" + MAX_FOR_MILLIS + "ms");
+			"--sample.lock-job-duration=" + RUN_MILLIS + "ms", "--sample.lock-job-max-for=" + MAX_FOR_MILLIS + "ms",
+			"--sample.lock-job-work-in-fence=false");
 
 	private static FaultDatabase database;
 

@@ -53,15 +53,25 @@ public class ClusterLockJob {
 	public void run() {
 		HeldLock lock = this.locks.currentLock().orElseThrow();
 		try {
-			// The work happens before the fenced transaction, which only records it: a fenced
-			// transaction that stayed idle through a long run would be ended by the database
-			// (it cannot tell a slow holder from a frozen one), and it holds the lock's fence.
-			long startedAt = this.runs.databaseTime();
-			work();
-			lock.runFenced((term) -> {
-				this.runs.insert(ClusterLocks.key(LOCK), this.locks.getNodeId(), term, startedAt);
-				return null;
-			});
+			if (this.properties.isLockJobWorkInFence()) {
+				lock.runFenced((term) -> {
+					long startedAt = this.runs.databaseTime();
+					work();
+					this.runs.insert(ClusterLocks.key(LOCK), this.locks.getNodeId(), term, startedAt);
+					return null;
+				});
+			}
+			else {
+				// The work before the fenced transaction, which only records it: the database
+				// ends a fenced transaction that stays idle through a run longer than a lease of a
+				// kept-alive lock (it cannot tell a slow holder from a frozen one).
+				long startedAt = this.runs.databaseTime();
+				work();
+				lock.runFenced((term) -> {
+					this.runs.insert(ClusterLocks.key(LOCK), this.locks.getNodeId(), term, startedAt);
+					return null;
+				});
+			}
 		}
 		catch (LockNotHeldException ex) {
 			// The lock ran out (atMostFor) or was released by an operator: nothing was written.

@@ -27,9 +27,16 @@ public class SampleProperties {
 	private String jobRunsTable = "job_runs";
 
 	/**
-	 * How long each run of the cluster-lock job works inside its fenced transaction.
+	 * How long each run of the cluster-lock job works (see lock-job-work-in-fence).
 	 */
 	private Duration lockJobDuration = Duration.ofMillis(200);
+
+	/**
+	 * Whether the lock job works inside its fenced transaction (holding the lock's fence for
+	 * the whole run) rather than before it. A kept-alive run longer than a lease must work
+	 * before it: the database ends a fenced transaction that stays idle for longer.
+	 */
+	private boolean lockJobWorkInFence = true;
 
 	/**
 	 * Name of the table that records the cluster-lock job's runs: a plain identifier, as
@@ -81,6 +88,14 @@ public class SampleProperties {
 
 	public void setJobRunsTable(String jobRunsTable) {
 		this.jobRunsTable = jobRunsTable;
+	}
+
+	public boolean isLockJobWorkInFence() {
+		return this.lockJobWorkInFence;
+	}
+
+	public void setLockJobWorkInFence(boolean lockJobWorkInFence) {
+		this.lockJobWorkInFence = lockJobWorkInFence;
 	}
 
 	public Duration getLockJobDuration() {
