@@ -77,7 +77,7 @@ class KeptAliveLockScenariosIntegrationTests {
 		for (SampleNode node : cluster.live()) {
 			before.put(node.id(), new double[] { node.meter("leader.election.heartbeat", "outcome:failure") });
 		}
-		Thread.sleep(3 * RUN_MILLIS + 2000);
+		Thread.sleep(2 * RUN_MILLIS + 2000);
 		List<JobRuns.Run> runs = runsSince(from);
 		List<String> violations = new ArrayList<>();
 		if (runs.size() < 2) {
