@@ -70,7 +70,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	/**
 	 * Most parameters of the keys one statement lists, below PostgreSQL's limit of 32767
-	 * with room for the others: one batched renewal lists 15,000 leases.
+	 * with room for the others (a claim of earlier candidacies lists that many names).
 	 */
 	static final int MAX_PARAMETERS_PER_STATEMENT = 30_000;
 
@@ -395,25 +395,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 */
 	@Override
 	public int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease) {
-		List<Object[]> held = new ArrayList<>(heldTerms.size());
-		heldTerms.forEach((election, term) -> held.add(new Object[] { election, term }));
-		String sql = statements().renewAll();
-		return forEachChunk(held, MAX_PARAMETERS_PER_STATEMENT / 3, (chunk) -> {
-			StringBuilder statement = new StringBuilder(sql.length() + chunk.size() * 12).append(sql);
-			List<Object> args = new ArrayList<>(2 + chunk.size() * 3);
-			args.add(lease.toMillis());
-			args.add(nodeId);
-			for (Object[] key : chunk) {
-				statement.append((args.size() == 2) ? "?" : ", ?");
-				args.add(key[0]);
-			}
-			statement.append(") AND (election_name, term) IN (");
-			for (int i = 0; i < chunk.size(); i++) {
-				statement.append((i == 0) ? "(?, ?)" : ", (?, ?)");
-				args.addAll(List.of(chunk.get(i)));
-			}
-			return this.jdbc.update(statement.append(')').toString(), args.toArray());
-		});
+		return LeaseRows.updateByKeyAndTerm(this.jdbc, statements().renewAll(), heldTerms, lease.toMillis(), nodeId);
 	}
 
 	/**

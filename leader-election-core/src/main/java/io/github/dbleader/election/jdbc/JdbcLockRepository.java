@@ -1,7 +1,6 @@
 package io.github.dbleader.election.jdbc;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -49,8 +48,6 @@ import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTrans
  */
 public class JdbcLockRepository implements LockRepository {
 
-	/** Most locks one extension statement lists: three parameters each, below PostgreSQL's limit. */
-	private static final int MAX_LOCKS_PER_STATEMENT = 10_000;
 
 	private final JdbcTemplate jdbc;
 
@@ -250,27 +247,7 @@ public class JdbcLockRepository implements LockRepository {
 	 */
 	@Override
 	public int extendLocks(String nodeId, Map<String, Long> heldTerms, Duration atMostFor) {
-		List<Map.Entry<String, Long>> held = List.copyOf(heldTerms.entrySet());
-		int extended = 0;
-		for (int from = 0; from < held.size(); from += MAX_LOCKS_PER_STATEMENT) {
-			List<Map.Entry<String, Long>> chunk = held.subList(from, Math.min(held.size(), from + MAX_LOCKS_PER_STATEMENT));
-			StringBuilder sql = new StringBuilder(this.extendLocks);
-			List<Object> args = new ArrayList<>(2 + chunk.size() * 3);
-			args.add(atMostFor.toMillis());
-			args.add(nodeId);
-			for (Map.Entry<String, Long> lock : chunk) {
-				sql.append((args.size() == 2) ? "?" : ", ?");
-				args.add(lock.getKey());
-			}
-			sql.append(") AND (election_name, term) IN (");
-			for (int i = 0; i < chunk.size(); i++) {
-				sql.append((i == 0) ? "(?, ?)" : ", (?, ?)");
-				args.add(chunk.get(i).getKey());
-				args.add(chunk.get(i).getValue());
-			}
-			extended += this.jdbc.update(sql.append(')').toString(), args.toArray());
-		}
-		return extended;
+		return LeaseRows.updateByKeyAndTerm(this.jdbc, this.extendLocks, heldTerms, atMostFor.toMillis(), nodeId);
 	}
 
 	@Override

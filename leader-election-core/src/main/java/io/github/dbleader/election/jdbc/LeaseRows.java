@@ -3,9 +3,14 @@ package io.github.dbleader.election.jdbc;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 
 import io.github.dbleader.election.LeaseState;
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The SQL that both the elections' and the locks' repositories write and read rows of the
@@ -81,6 +86,47 @@ final class LeaseRows {
 	private static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
 		long millis = rs.getLong(column);
 		return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
+	}
+
+
+	/** Most rows one keyed update lists: three parameters each, below PostgreSQL's limit of 32767. */
+	static final int MAX_ROWS_PER_UPDATE = 10_000;
+
+	/**
+	 * Run an update of rows listed by key and term, one statement per chunk of
+	 * {@value #MAX_ROWS_PER_UPDATE}: the statement ends with an open {@code election_name IN (}
+	 * list, which gives the plan its key ranges (a list of pairs alone is no range on
+	 * MariaDB), and each row is then checked with its term.
+	 * @param jdbc where
+	 * @param sql the statement up to and including {@code election_name IN (}
+	 * @param heldTerms the rows' keys and terms
+	 * @param millis the first parameter (a duration in milliseconds)
+	 * @param nodeId the second parameter (the holder)
+	 * @return the rows changed, summed over the chunks
+	 */
+	static int updateByKeyAndTerm(JdbcTemplate jdbc, String sql, Map<String, Long> heldTerms, long millis,
+			String nodeId) {
+		List<Map.Entry<String, Long>> held = List.copyOf(heldTerms.entrySet());
+		int changed = 0;
+		for (int from = 0; from < held.size(); from += MAX_ROWS_PER_UPDATE) {
+			List<Map.Entry<String, Long>> chunk = held.subList(from, Math.min(held.size(), from + MAX_ROWS_PER_UPDATE));
+			StringBuilder statement = new StringBuilder(sql.length() + chunk.size() * 12).append(sql);
+			List<Object> args = new ArrayList<>(2 + chunk.size() * 3);
+			args.add(millis);
+			args.add(nodeId);
+			for (Map.Entry<String, Long> row : chunk) {
+				statement.append((args.size() == 2) ? "?" : ", ?");
+				args.add(row.getKey());
+			}
+			statement.append(") AND (election_name, term) IN (");
+			for (int i = 0; i < chunk.size(); i++) {
+				statement.append((i == 0) ? "(?, ?)" : ", (?, ?)");
+				args.add(chunk.get(i).getKey());
+				args.add(chunk.get(i).getValue());
+			}
+			changed += jdbc.update(statement.append(')').toString(), args.toArray());
+		}
+		return changed;
 	}
 
 }
