@@ -102,6 +102,9 @@ final class ElectionLoop {
 
 	private volatile boolean stopped;
 
+	/** How many times this node gave the election up ({@link #relinquish}); guarded by this object's monitor. */
+	private int relinquished;
+
 	/** The lease as the heartbeat last read it, and when; for views that must not wait on the database. */
 	private volatile @Nullable Sighting lastSeen;
 
@@ -383,6 +386,24 @@ final class ElectionLoop {
 	}
 
 	/**
+	 * A hand-over or yield of the lease of the given term was not applied: the lease may
+	 * still be this node's, with the request that asked for the change still pending (its
+	 * fence row was busy with fenced work). Hold the term again, without believing, so that
+	 * the next read decides as a holder: the change again while the request stands, a
+	 * renewal that counts once it no longer does (renewals skip rows with a request), or
+	 * the end of the hold if the row moved on. Call while holding this object's monitor.
+	 * @param term the term the change was conditional on
+	 */
+	void changeNotApplied(long term) {
+		if (!this.stopped && this.heldTerm < 0) {
+			this.heldTerm = term;
+			// Unknown: a renewal counts only from a version read while holding.
+			this.heldVersion = -1;
+			this.unconfirmedRenewals = 0;
+		}
+	}
+
+	/**
 	 * A change that would have made this node the holder was not applied, or its outcome is
 	 * unknown: hold nothing. A lease it may still have written names this node and is
 	 * re-acquired under a new term before it is believed.
@@ -416,6 +437,7 @@ final class ElectionLoop {
 	 * @return the term to give up, or -1 if this node holds none
 	 */
 	long relinquish(RevocationReason reason, boolean keepCompeting) {
+		this.relinquished++;
 		endBelief(reason);
 		if (!keepCompeting) {
 			this.stopped = true;
@@ -423,6 +445,16 @@ final class ElectionLoop {
 		long term = this.heldTerm;
 		dropHold();
 		return term;
+	}
+
+	/**
+	 * How many times this node gave the election up so far: a change of holder decided
+	 * before a later give-up must not make this node the holder again. Call while holding
+	 * this object's monitor.
+	 * @return the count
+	 */
+	int relinquishments() {
+		return this.relinquished;
 	}
 
 	/** Stop without touching the database: the lease expires on its own. */

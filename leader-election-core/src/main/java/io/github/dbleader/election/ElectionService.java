@@ -97,6 +97,13 @@ public final class ElectionService implements AutoCloseable {
 	private volatile @Nullable ExecutorService notifier;
 
 	/**
+	 * Most changes of holder one heartbeat carries out in one batch (one transaction of a few
+	 * statements): take-overs of a crashed node's leases, hand-overs, yields and re-acquires.
+	 * Take-overs go on batch after batch while the round's budget lasts.
+	 */
+	public static final int HOLDER_CHANGES_PER_BATCH = 1_000;
+
+	/**
 	 * Create a service. No thread starts and nothing is written until {@link #start()}.
 	 * @param repository the lease statements
 	 * @param settings timing
@@ -145,6 +152,20 @@ public final class ElectionService implements AutoCloseable {
 	public ElectionService(LeaseRepository repository, ElectionSettings settings, String nodeId,
 			LeadershipListener listener) {
 		this(repository, settings, nodeId, listener, MonotonicClock.SYSTEM);
+	}
+
+	/**
+	 * Force leadership of many of this node's elections at once, each to its own node, in a
+	 * few statements ({@link LeaseRepository#requestHandoverAll}): each leader carries its
+	 * request out at its next renewal, as with {@link Election#forceLeader}, in one batched
+	 * hand-over per target. Unlike {@link Election#forceLeader}, the targets are not checked:
+	 * the caller chose them among the live candidates it just read.
+	 * @param targets by election name: the node that should lead
+	 * @return how many requests were recorded (elections this node no longer leads are left
+	 * alone)
+	 */
+	public int forceLeaders(Map<String, String> targets) {
+		return targets.isEmpty() ? 0 : this.repository.requestHandoverAll(this.nodeId, targets);
 	}
 
 	/** @return this node's id */

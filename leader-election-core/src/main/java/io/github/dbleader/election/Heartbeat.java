@@ -7,8 +7,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,14 +34,25 @@ import org.slf4j.LoggerFactory;
  * sent only if it holds any;
  * <li>read every lease of its elections ({@link LeaseRepository#findAll}).
  * </ol>
- * Then each state machine decides, and the few changes of holder it asks for (create,
- * take-over, hand-over, yield, re-acquire) are carried out one conditional statement each.
+ * Then each state machine decides, and the changes of holder they ask for are carried out
+ * in batches of one kind of up to {@value #CHANGES_PER_BATCH} (one transaction of a few
+ * statements each, {@link LeaseRepository#takeOverAll} and the like): hand-overs, yields
+ * and re-acquires of the leases held first, then take-overs, as many batches as the
+ * round's budget allows. Creating a lease is one statement.
  * Elections joined since the last round are joined together in one statement. Rows nobody
  * uses any more are purged every ten leases.
  */
 final class Heartbeat {
 
 	private static final Logger logger = LoggerFactory.getLogger(Heartbeat.class);
+
+	/**
+	 * Most changes of holder one batch carries ({@link LeaseRepository#takeOverAll} and the
+	 * like): each of its few statements then stays far below the statement timeout. A round
+	 * sends take-over batches until its budget is spent, so this is what bounds the
+	 * take-overs per round.
+	 */
+	static final int CHANGES_PER_BATCH = ElectionService.HOLDER_CHANGES_PER_BATCH;
 
 	/** How many leases a row must have been unused before {@link LeaseRepository#purge} deletes it. */
 	static final int PURGE_AFTER_LEASES = 10;
@@ -250,6 +263,8 @@ final class Heartbeat {
 	private boolean decide(List<ElectionLoop> ordered, Map<String, Long> held, long sent,
 			Map<String, LeaseState> states, long readAt, long budgetEnd) {
 		boolean succeeded = true;
+		Map<Batch, List<PendingChange>> leaders = new LinkedHashMap<>();
+		List<PendingChange> takeOvers = new ArrayList<>();
 		for (ElectionLoop loop : ordered) {
 			Long renewedTerm = held.get(loop.election());
 			synchronized (loop) {
@@ -258,39 +273,130 @@ final class Heartbeat {
 				if (change == null) {
 					continue;
 				}
-				if (renewedTerm == null && System.nanoTime() - budgetEnd > 0) {
-					// A follower's take-over can wait a round; it decides again on a fresh read.
-					continue;
+				PendingChange pending = new PendingChange(loop, change, loop.relinquishments());
+				switch (change.kind()) {
+					case CREATE -> {
+						// Rare (a new election): one statement, a follower's within the budget.
+						if (System.nanoTime() - budgetEnd <= 0) {
+							succeeded &= create(loop);
+						}
+					}
+					case TAKE_OVER -> takeOvers.add(pending);
+					default -> leaders.computeIfAbsent(new Batch(change.kind(), change.target()), (key) -> new ArrayList<>())
+						.add(pending);
 				}
-				succeeded &= carryOut(loop, change);
 			}
+		}
+		// The changes of leases this node holds never wait for the budget: their beliefs
+		// ended already, and the requests behind them wait for them.
+		for (Map.Entry<Batch, List<PendingChange>> batch : leaders.entrySet()) {
+			List<PendingChange> changes = batch.getValue();
+			for (int from = 0; from < changes.size(); from += CHANGES_PER_BATCH) {
+				succeeded &= carryOut(batch.getKey(),
+						changes.subList(from, Math.min(changes.size(), from + CHANGES_PER_BATCH)));
+			}
+		}
+		Batch takeOver = new Batch(LeaseChange.Kind.TAKE_OVER, null);
+		for (int from = 0; from < takeOvers.size(); from += CHANGES_PER_BATCH) {
+			if (System.nanoTime() - budgetEnd > 0) {
+				// The rest decide again on the next round's read.
+				break;
+			}
+			succeeded &= carryOut(takeOver, takeOvers.subList(from, Math.min(takeOvers.size(), from + CHANGES_PER_BATCH)));
 		}
 		return succeeded;
 	}
 
 	/**
-	 * Carry out one change of holder; the caller holds the election's monitor.
+	 * Carry out one batch of changes of holder of one kind ({@link LeaseRepository#takeOverAll}
+	 * and the like), then let each election adopt what the database answered for it. The
+	 * elections' monitors are not held across the batch: a release meanwhile is seen by its
+	 * count, and a lease taken after it is given up again at once.
 	 * @return whether the database answered
 	 */
-	private boolean carryOut(ElectionLoop loop, LeaseChange change) {
-		String election = loop.election();
+	private boolean carryOut(Batch batch, List<PendingChange> changes) {
+		Map<String, Long> rows = new HashMap<>();
+		for (PendingChange pending : changes) {
+			LeaseChange change = pending.change();
+			rows.put(pending.loop().election(),
+					(change.kind() == LeaseChange.Kind.TAKE_OVER) ? change.observedVersion() : change.term());
+		}
 		Duration lease = this.settings.leaseDuration();
 		long sent = this.clock.nanoTime();
+		Map<String, LeaseState> changed = new HashMap<>();
 		try {
-			boolean applied = switch (change.kind()) {
-				case CREATE -> this.repository.create(election, this.nodeId, lease);
-				case TAKE_OVER -> this.repository.takeOver(election, this.nodeId, change.observedVersion(), lease);
-				case REACQUIRE -> this.repository.reacquire(election, this.nodeId, change.term(), lease);
-				case HAND_OVER -> handOver(election, change);
-				case YIELD -> this.repository.yield(election, this.nodeId, change.term());
+			List<LeaseState> states = switch (batch.kind()) {
+				case TAKE_OVER -> this.repository.takeOverAll(this.nodeId, rows, lease);
+				case REACQUIRE -> this.repository.reacquireAll(this.nodeId, rows, lease);
+				case HAND_OVER -> this.repository.handOverAll(this.nodeId, rows, Objects.requireNonNull(batch.target()),
+						lease);
+				case YIELD -> this.repository.yieldAll(this.nodeId, rows);
+				case CREATE -> throw new IllegalArgumentException("A lease is created on its own");
 			};
-			if (change.acquires()) {
-				if (applied) {
-					loop.acquired(sent, this.repository.find(election).orElse(null));
+			states.forEach((state) -> changed.put(state.election(), state));
+		}
+		catch (RuntimeException ex) {
+			// Outcome unknown (I3): none is believed; a lease the batch did take names this
+			// node at the next read, and is re-acquired under a new term before it is.
+			for (PendingChange pending : changes) {
+				synchronized (pending.loop()) {
+					if (pending.change().acquires()) {
+						pending.loop().notAcquired();
+					}
 				}
-				else {
-					loop.notAcquired();
-				}
+			}
+			this.database.failed(ex);
+			return false;
+		}
+		for (PendingChange pending : changes) {
+			synchronized (pending.loop()) {
+				adopt(pending, changed.get(pending.loop().election()), sent);
+			}
+		}
+		this.database.answered();
+		return true;
+	}
+
+	/** Let an election adopt the answer to its change; the caller holds its monitor. */
+	private void adopt(PendingChange pending, @Nullable LeaseState state, long sent) {
+		ElectionLoop loop = pending.loop();
+		boolean relinquished = loop.relinquishments() != pending.relinquishments();
+		LeaseChange change = pending.change();
+		if (!change.acquires()) {
+			if (state != null && change.kind() == LeaseChange.Kind.HAND_OVER) {
+				logger.info("Election '{}': handed leadership over to '{}'", loop.election(), change.target());
+			}
+			else if (state == null && !relinquished) {
+				// Left as it was (its fence row busy with fenced work, or the row moved on):
+				// the next round's read says whether to try again.
+				loop.changeNotApplied(change.term());
+			}
+			return;
+		}
+		if (state == null) {
+			loop.notAcquired();
+		}
+		else if (relinquished) {
+			loop.notAcquired();
+			yieldHeld(loop, state.term());
+		}
+		else {
+			loop.acquired(sent, state);
+		}
+	}
+
+	/**
+	 * Create an election's lease; the caller holds the election's monitor.
+	 * @return whether the database answered
+	 */
+	private boolean create(ElectionLoop loop) {
+		long sent = this.clock.nanoTime();
+		try {
+			if (this.repository.create(loop.election(), this.nodeId, this.settings.leaseDuration())) {
+				loop.acquired(sent, this.repository.find(loop.election()).orElse(null));
+			}
+			else {
+				loop.notAcquired();
 			}
 			// The database answered after this belief began: "reachable" must last at least as
 			// long as any belief, so that health is never DOWN for a node that still leads.
@@ -298,22 +404,18 @@ final class Heartbeat {
 			return true;
 		}
 		catch (RuntimeException ex) {
-			if (change.acquires()) {
-				loop.notAcquired();
-			}
+			loop.notAcquired();
 			this.database.failed(ex);
 			return false;
 		}
 	}
 
-	private boolean handOver(String election, LeaseChange change) {
-		String target = change.target();
-		boolean applied = target != null && this.repository.handOver(election, this.nodeId, change.term(), target,
-				this.settings.leaseDuration());
-		if (applied) {
-			logger.info("Election '{}': handed leadership over to '{}'", election, target);
-		}
-		return applied;
+	/** The changes of one kind (and target) that go in one batch. */
+	private record Batch(LeaseChange.Kind kind, @Nullable String target) {
+	}
+
+	/** A change an election asked for, with how often it had been given up when it asked. */
+	private record PendingChange(ElectionLoop loop, LeaseChange change, int relinquishments) {
 	}
 
 	/**

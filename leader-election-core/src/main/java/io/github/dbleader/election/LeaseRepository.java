@@ -1,10 +1,12 @@
 package io.github.dbleader.election;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.BiPredicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,8 +17,10 @@ import org.jspecify.annotations.Nullable;
  * (the caller must not assume it was applied).
  *
  * <p>A node's heartbeat costs a fixed number of statements whatever the number of its
- * elections (DESIGN I9): {@link #heartbeat}, {@link #renewAll} and {@link #findAll}. Changes of holder stay single-row conditional statements, one per
- * change.
+ * elections (DESIGN I9): {@link #heartbeat}, {@link #renewAll} and {@link #findAll}. Changes of holder are batched too
+ * ({@link #takeOverAll}, {@link #handOverAll}, {@link #yieldAll}, {@link #reacquireAll}),
+ * each row under the conditions of its single-row statement; creating a lease and
+ * giving one up on request stay single-row.
  *
  * <p>Implementations must bound every call by a statement timeout shorter than the renew
  * interval.
@@ -78,6 +82,74 @@ public interface LeaseRepository {
 	boolean takeOver(String election, String nodeId, long observedVersion, Duration lease);
 
 	/**
+	 * Take over many leases at once, each under the conditions of {@link #takeOver} with its
+	 * own observed version (I3, I4, I6 per election). The answer tells exactly which leases
+	 * this call took, as they are right after it; a lease that names this node for another
+	 * reason (handed to it meanwhile) is not among them. An exception means the outcome is
+	 * unknown for every listed lease: the caller must not assume it took any, and learns
+	 * from its next read which ones name it.
+	 * <p>This default takes them one {@link #takeOver} and one {@link #find} each;
+	 * implementations on a database do it in a few statements per batch.
+	 * @param nodeId this node
+	 * @param observedVersions by election: the version the caller saw unchanged for a whole
+	 * lease, or {@code -1} to take only a vacant lease
+	 * @param lease lease duration
+	 * @return the leases taken, as read after being taken
+	 */
+	default List<LeaseState> takeOverAll(String nodeId, Map<String, Long> observedVersions, Duration lease) {
+		return each(observedVersions, (election, version) -> takeOver(election, nodeId, version, lease));
+	}
+
+	/**
+	 * Hand many leases over to one node at once, each under the conditions of
+	 * {@link #handOver} with its own term; answered as {@link #takeOverAll} is.
+	 * <p>This default hands them over one {@link #handOver} and one {@link #find} each.
+	 * @param fromNodeId this node, the current holder
+	 * @param terms by election: the term held
+	 * @param toNodeId the node that gets the leases
+	 * @param lease lease duration
+	 * @return the leases handed over, as read after
+	 */
+	default List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease) {
+		return each(terms, (election, term) -> handOver(election, fromNodeId, term, toNodeId, lease));
+	}
+
+	/**
+	 * Give many leases up at once, each under the conditions of {@link #yield} with its own
+	 * term; answered as {@link #takeOverAll} is.
+	 * <p>This default gives them up one {@link #yield} and one {@link #find} each.
+	 * @param nodeId this node, the current holder
+	 * @param terms by election: the term held
+	 * @return the leases given up, as read after
+	 */
+	default List<LeaseState> yieldAll(String nodeId, Map<String, Long> terms) {
+		return each(terms, (election, term) -> this.yield(election, nodeId, term));
+	}
+
+	/**
+	 * Reacquire many of this node's leases at once, each under the conditions of
+	 * {@link #reacquire} with its own term; answered as {@link #takeOverAll} is.
+	 * <p>This default reacquires them one {@link #reacquire} and one {@link #find} each.
+	 * @param nodeId this node, the current holder
+	 * @param terms by election: the term held
+	 * @param lease lease duration
+	 * @return the leases reacquired, as read after
+	 */
+	default List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
+		return each(terms, (election, term) -> reacquire(election, nodeId, term, lease));
+	}
+
+	private List<LeaseState> each(Map<String, Long> rows, BiPredicate<String, Long> change) {
+		List<LeaseState> changed = new ArrayList<>();
+		rows.forEach((election, value) -> {
+			if (change.test(election, value)) {
+				find(election).ifPresent(changed::add);
+			}
+		});
+		return changed;
+	}
+
+	/**
 	 * Give the lease of the given term from this node to another, with a new term.
 	 * @param election election name
 	 * @param fromNodeId this node, the current holder
@@ -114,6 +186,23 @@ public interface LeaseRepository {
 	 * @return {@code true} if recorded, {@code false} if the election has no row
 	 */
 	boolean requestHandover(String election, String nodeId);
+
+	/**
+	 * Record requests to move leadership of many leases that this node holds, each to its
+	 * own node, in a few statements; a lease that no longer names this node is left alone.
+	 * <p>This default records them one {@link #requestHandover} each (without the check of
+	 * the holder).
+	 * @param holderId this node, the holder of the leases
+	 * @param targets by election: the node that should lead
+	 * @return how many requests were recorded
+	 */
+	default int requestHandoverAll(String holderId, Map<String, String> targets) {
+		int recorded = 0;
+		for (Map.Entry<String, String> target : targets.entrySet()) {
+			recorded += requestHandover(target.getKey(), target.getValue()) ? 1 : 0;
+		}
+		return recorded;
+	}
 
 	/**
 	 * Record a request for a re-election; the leader carries it out.

@@ -106,7 +106,7 @@ class ElectionLoopTests {
 			assertThat(waited).isLessThanOrEqualTo(L.plus(R));
 		}
 		assertThat(waited).isGreaterThanOrEqualTo(L);
-		assertThat(this.repository.statements().indexOf("takeOver")).isPositive();
+		assertThat(this.repository.statements().indexOf("takeOverAll")).isPositive();
 	}
 
 	@Test
@@ -118,7 +118,7 @@ class ElectionLoopTests {
 		this.b.clock.advance(L.multipliedBy(3));
 		this.b.tick();
 		assertThat(this.b.loop.isLeader()).isFalse();
-		assertThat(this.repository.statements()).doesNotContain("takeOver");
+		assertThat(this.repository.statements()).doesNotContain("takeOverAll");
 	}
 
 	@Test
@@ -423,7 +423,7 @@ class ElectionLoopTests {
 		assertThat(duplicate.listener.events).isEmpty();
 		assertThat(this.a.election.isNodeIdInUseElsewhere()).isFalse();
 		// The duplicate never got past its candidate heartbeat.
-		assertThat(this.repository.statements()).doesNotContain("reacquire", "takeOver");
+		assertThat(this.repository.statements()).doesNotContain("reacquire", "takeOverAll");
 		// Stopping the duplicate leaves the running instance's row alone.
 		duplicate.release(RevocationReason.SHUTDOWN, false);
 		assertThat(this.repository.liveCandidates("e", L)).extracting(Candidate::nodeId).containsExactly("a");

@@ -176,6 +176,31 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void handOverLeftUnappliedBecauseItsFenceIsBusyIsSentAgainAndTheRequestStands() {
+		List.of("x", "y").forEach(this.a::join);
+		List.of("x", "y").forEach(this.b::join);
+		this.a.tick();
+		this.b.tick();
+		long yTerm = this.a.loop("y").leaderTerm();
+		this.a.join("y").forceLeader("b");
+		this.repository.setFencesBusy("y");
+		elapse(R);
+		this.a.tick();
+		assertThat(this.a.leads("y")).isFalse();
+		assertThat(this.repository.row("y").leaderId).isEqualTo("a");
+		assertThat(this.repository.row("y").handoverTo).isEqualTo("b");
+		// The fenced work ends: a hands over at its next round, not reacquiring meanwhile.
+		this.repository.setFencesBusy();
+		elapse(R);
+		assertThat(statementsOfRound(this.a)).contains("handOver").doesNotContain("reacquire");
+		assertThat(this.a.leads("y")).isFalse();
+		this.b.tick();
+		assertThat(this.b.leads("y")).isTrue();
+		assertThat(this.b.loop("y").leaderTerm()).isGreaterThan(yTerm);
+		assertThat(this.a.leads("x")).isTrue();
+	}
+
+	@Test
 	void handOverRequestedWhileTheBatchIsUnderWayIsNotMistakenForTheRenewal() {
 		List.of("x", "y").forEach(this.a::join);
 		this.b.join("y");
@@ -201,6 +226,69 @@ class HeartbeatTests {
 		// x was renewed by the same batch: its belief runs from the batch's send.
 		elapse(BELIEF.minus(Duration.ofNanos(1)));
 		assertThat(this.a.leads("x")).isTrue();
+	}
+
+	@Test
+	void crashedLeadersLeasesAreTakenOverInOneBatchWithinALeaseAndARenewInterval() {
+		this.names.forEach(this.a::join);
+		this.names.forEach(this.b::join);
+		this.a.tick();
+		this.b.tick();
+		assertThat(this.names).allMatch(this.a::leads);
+		// a crashes (its last renewal was just now): b takes every lease once it has seen
+		// each unchanged for a whole lease, in one batch.
+		Duration waited = Duration.ZERO;
+		List<String> statements = List.of();
+		while (!this.names.stream().allMatch(this.b::leads)) {
+			elapse(R);
+			waited = waited.plus(R);
+			statements = statementsOfRound(this.b);
+			assertThat(waited).isLessThanOrEqualTo(L.plus(R));
+		}
+		assertThat(statements).containsOnlyOnce("takeOverAll").doesNotContain("takeOver");
+		assertThat(this.names).allMatch((name) -> this.b.loop(name).leaderTerm() > 0);
+	}
+
+	@Test
+	void takeOverBatchWhoseAnswerIsLostIsNotBelievedAndTheNextReadReacquiresWithANewTerm() {
+		this.names.forEach(this.a::join);
+		this.names.forEach(this.b::join);
+		this.a.tick();
+		this.b.tick();
+		this.names.forEach((name) -> this.a.release(name, RevocationReason.LEFT, false));
+		// Applied at the database, but the answer is lost: b must not believe.
+		this.repository.loseAnswersOf("takeOverAll");
+		elapse(R);
+		this.b.tick();
+		this.repository.loseAnswersOf();
+		assertThat(this.names).noneMatch(this.b::leads);
+		assertThat(this.names).allMatch((name) -> "b".equals(this.repository.row(name).leaderId));
+		long written = this.repository.row(this.names.get(0)).term;
+		// The next read shows leases that name b: it believes only under a term of its own.
+		elapse(R);
+		this.b.tick();
+		assertThat(this.names).allMatch(this.b::leads);
+		assertThat(this.b.loop(this.names.get(0)).leaderTerm()).isGreaterThan(written);
+	}
+
+	@Test
+	void leaseTakenInABatchAfterItsElectionWasGivenUpMeanwhileIsYieldedAtOnce() {
+		List.of("x", "y").forEach(this.a::join);
+		List.of("x", "y").forEach(this.b::join);
+		this.a.tick();
+		this.b.tick();
+		List.of("x", "y").forEach((name) -> this.a.release(name, RevocationReason.LEFT, false));
+		// While b's batch is under way, b gives x up (an operator's yield, say).
+		this.repository.setDuringStatement(() -> {
+			this.repository.setDuringStatement(() -> {
+			});
+			this.b.release("x", RevocationReason.RELEASED, true);
+		});
+		elapse(R);
+		this.b.tick();
+		assertThat(this.b.leads("y")).isTrue();
+		assertThat(this.b.leads("x")).isFalse();
+		assertThat(this.repository.row("x").leaderId).isNull();
 	}
 
 	@Test

@@ -44,6 +44,8 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	private @Nullable String failNext;
 
+	private Set<String> busyFences = Set.of();
+
 	private final List<String> statements = new ArrayList<>();
 
 	private Runnable duringStatement = () -> {
@@ -71,6 +73,14 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	/** Apply these writes but throw as if the connection broke before the answer arrived. */
 	void loseAnswersOf(String... statements) {
 		this.loseAnswersOf = Set.of(statements);
+	}
+
+	/**
+	 * Leave hand-overs and yields of these elections unapplied, as a batch leaves a lease
+	 * whose fence row fenced work holds.
+	 */
+	void setFencesBusy(String... elections) {
+		this.busyFences = Set.of(elections);
 	}
 
 	/** Make the next statement of that name fail before it reaches the database. */
@@ -152,31 +162,47 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	@Override
 	public boolean takeOver(String election, String nodeId, long observedVersion, Duration lease) {
-		return write("takeOver", () -> {
-			Row row = this.rows.get(election);
-			if (row == null) {
-				return false;
-			}
-			long now = this.databaseMillis;
-			boolean vacant = row.leaderId == null
-					&& (row.yieldedBy == null || !row.yieldedBy.equals(nodeId) || row.expiresAt + lease.toMillis() <= now);
-			boolean expired = row.leaderId != null && row.version == observedVersion && row.expiresAt <= now;
-			boolean notHandedToOthers = row.handoverTo == null || row.handoverTo.equals(nodeId)
-					|| row.expiresAt + lease.toMillis() <= now;
-			if (!(vacant || expired) || !notHandedToOthers) {
-				return false;
-			}
-			row.leaderId = nodeId;
-			newTerm(row, lease);
-			return true;
+		return write("takeOver", () -> takeOverRow(election, nodeId, observedVersion, lease));
+	}
+
+	/** One statement for the whole batch, each row under the single-row conditions. */
+	@Override
+	public List<LeaseState> takeOverAll(String nodeId, Map<String, Long> observedVersions, Duration lease) {
+		return write("takeOverAll", () -> {
+			List<LeaseState> taken = new ArrayList<>();
+			observedVersions.forEach((election, version) -> {
+				if (takeOverRow(election, nodeId, version, lease)) {
+					taken.add(this.rows.get(election).state(election, this.databaseMillis, this.serverIdentity));
+				}
+			});
+			return taken;
 		});
+	}
+
+	private boolean takeOverRow(String election, String nodeId, long observedVersion, Duration lease) {
+		Row row = this.rows.get(election);
+		if (row == null) {
+			return false;
+		}
+		long now = this.databaseMillis;
+		boolean vacant = row.leaderId == null
+				&& (row.yieldedBy == null || !row.yieldedBy.equals(nodeId) || row.expiresAt + lease.toMillis() <= now);
+		boolean expired = row.leaderId != null && row.version == observedVersion && row.expiresAt <= now;
+		boolean notHandedToOthers = row.handoverTo == null || row.handoverTo.equals(nodeId)
+				|| row.expiresAt + lease.toMillis() <= now;
+		if (!(vacant || expired) || !notHandedToOthers) {
+			return false;
+		}
+		row.leaderId = nodeId;
+		newTerm(row, lease);
+		return true;
 	}
 
 	@Override
 	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
 		return write("handOver", () -> {
 			Row row = this.rows.get(election);
-			if (row == null || !fromNodeId.equals(row.leaderId) || row.term != term) {
+			if (row == null || !fromNodeId.equals(row.leaderId) || row.term != term || this.busyFences.contains(election)) {
 				return false;
 			}
 			row.leaderId = toNodeId;
@@ -189,7 +215,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	public boolean yield(String election, String nodeId, long term) {
 		return write("yield", () -> {
 			Row row = this.rows.get(election);
-			if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
+			if (row == null || !nodeId.equals(row.leaderId) || row.term != term || this.busyFences.contains(election)) {
 				return false;
 			}
 			row.leaderId = null;

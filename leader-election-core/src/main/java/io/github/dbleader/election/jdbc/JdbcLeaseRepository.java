@@ -7,11 +7,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.IntSupplier;
 import java.util.function.ToIntFunction;
 
@@ -36,7 +38,6 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTransaction;
-import static io.github.dbleader.election.jdbc.LeaseRows.newTerm;
 
 /**
  * {@link LeaseRepository} on a relational database through {@link JdbcTemplate}. All time
@@ -118,9 +119,21 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String yield;
 
+	/** A batched yield's assignments. */
+	private final String yielded;
+
+	/** A batched take-over's conditions: the single-row take-over's, with (election, version) pairs. */
+	private final String takeable;
+
+	/** A batched change's conditions of the holder: this node, with (election, term) pairs. */
+	private final String heldWithTerm;
+
 	private final String requestHandover;
 
 	private final String requestReelection;
+
+	/** Records hand-over requests of rows this node holds, up to the list of their names. */
+	private final String requestHandoverAll;
 
 	private final String refreshNode;
 
@@ -213,11 +226,18 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		String causalRead = dialect.causalRead();
 		this.galeraCluster = (clusterIdentity != null && causalRead != null)
 				? ServerStatements.of(dialect, tables, clusterIdentity, causalRead) : null;
-		this.yield = "UPDATE " + lease + " SET leader_id = NULL, version = version + 1, expires_at = " + now
-				+ ", handover_to = NULL, reelection_requested = FALSE, yielded_by = ?"
-				+ " WHERE election_name = ? AND leader_id = ? AND term = ?";
+		this.yielded = "leader_id = NULL, version = version + 1, expires_at = " + now
+				+ ", handover_to = NULL, reelection_requested = FALSE, yielded_by = ?";
+		this.yield = "UPDATE " + lease + " SET " + this.yielded + " WHERE election_name = ? AND leader_id = ? AND term = ?";
+		String pairs = BatchedHolderChange.Change.PAIRS;
+		this.takeable = " AND ((leader_id IS NULL AND (yielded_by IS NULL OR yielded_by <> ? OR expires_at + ? <= "
+				+ now + ")) OR (leader_id IS NOT NULL AND expires_at <= " + now + " AND (election_name, version) IN ("
+				+ pairs + "))) AND (handover_to IS NULL OR handover_to = ? OR expires_at + ? <= " + now + ")";
+		this.heldWithTerm = " AND leader_id = ? AND (election_name, term) IN (" + pairs + ")";
 		this.requestHandover = "UPDATE " + lease
 				+ " SET handover_to = ?, reelection_requested = FALSE, version = version + 1 WHERE election_name = ?";
+		this.requestHandoverAll = "UPDATE " + dialect.byKey(lease) + " SET handover_to = ?, reelection_requested = FALSE,"
+				+ " version = version + 1 WHERE leader_id = ? AND election_name IN (";
 		this.requestReelection = "UPDATE " + lease + " SET reelection_requested = TRUE, handover_to = NULL,"
 				+ " version = version + 1 WHERE election_name = ? AND leader_id IS NOT NULL";
 		String nodes = tables.nodesTable();
@@ -420,6 +440,64 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				millis, observedVersion, nodeId, millis));
 	}
 
+	/**
+	 * Take over the listed leases in one transaction per chunk of
+	 * {@value LeaseRows#MAX_ROWS_PER_UPDATE}, with their fence rows
+	 * ({@link BatchedHolderChange}: a lease whose fence row a fenced transaction holds is
+	 * left for a later call rather than waited for). Each row under the single-row
+	 * take-over's conditions, the version of an expired one given as an (election, version)
+	 * pair; a vacant one is taken at any version, as there.
+	 */
+	@Override
+	public List<LeaseState> takeOverAll(String nodeId, Map<String, Long> observedVersions, Duration lease) {
+		long millis = lease.toMillis();
+		return changeAll(observedVersions, new BatchedHolderChange.Change("leader_id = ?, " + statements().newTerm(),
+				List.of(nodeId, millis), this.takeable, List.of(nodeId, millis), List.of(nodeId, millis)));
+	}
+
+	/** Hand the listed leases over as {@link #takeOverAll} takes them, each with its own term. */
+	@Override
+	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease) {
+		return changeAll(terms, new BatchedHolderChange.Change("leader_id = ?, " + statements().newTerm(),
+				List.of(toNodeId, lease.toMillis()), this.heldWithTerm, List.of(fromNodeId), List.of()));
+	}
+
+	/** Give the listed leases up as {@link #takeOverAll} takes them, each with its own term. */
+	@Override
+	public List<LeaseState> yieldAll(String nodeId, Map<String, Long> terms) {
+		return changeAll(terms, new BatchedHolderChange.Change(this.yielded, List.of(nodeId), this.heldWithTerm,
+				List.of(nodeId), List.of()));
+	}
+
+	/** Reacquire the listed leases as {@link #takeOverAll} takes them, each with its own term. */
+	@Override
+	public List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
+		return changeAll(terms, new BatchedHolderChange.Change(statements().newTerm(), List.of(lease.toMillis()),
+				this.heldWithTerm, List.of(nodeId), List.of()));
+	}
+
+	/**
+	 * Change the listed rows in one transaction per chunk, in key order, so that the rows of
+	 * one batch are locked in the order of every other's.
+	 */
+	private List<LeaseState> changeAll(Map<String, Long> rows, BatchedHolderChange.Change change) {
+		List<Map.Entry<String, Long>> sorted = List.copyOf(new TreeMap<>(rows).entrySet());
+		List<LeaseState> changed = new ArrayList<>();
+		for (int from = 0; from < sorted.size(); from += LeaseRows.MAX_ROWS_PER_UPDATE) {
+			Map<String, Long> chunk = new LinkedHashMap<>();
+			sorted.subList(from, Math.min(sorted.size(), from + LeaseRows.MAX_ROWS_PER_UPDATE))
+				.forEach((row) -> chunk.put(row.getKey(), row.getValue()));
+			try {
+				changed.addAll(inTransaction(this.holderChanges,
+						() -> statements().batch().run(this.jdbc, change, chunk)));
+			}
+			catch (BatchedHolderChange.NothingChanged ex) {
+				// Rolled back: none of the chunk's leases changed.
+			}
+		}
+		return changed;
+	}
+
 	@Override
 	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
 		return changeHolder(election,
@@ -459,6 +537,28 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public boolean requestHandover(String election, String nodeId) {
 		return this.jdbc.update(this.requestHandover, nodeId, election) == 1;
+	}
+
+	/**
+	 * Record the requests in one statement per target and chunk of
+	 * {@value LeaseRows#MAX_ROWS_PER_UPDATE}, each row by key and only while this node holds it.
+	 */
+	@Override
+	public int requestHandoverAll(String holderId, Map<String, String> targets) {
+		Map<String, List<String>> byTarget = new TreeMap<>();
+		new TreeMap<>(targets).forEach((election, target) -> byTarget.computeIfAbsent(target, (key) -> new ArrayList<>())
+			.add(election));
+		int recorded = 0;
+		for (Map.Entry<String, List<String>> target : byTarget.entrySet()) {
+			List<Object[]> rows = target.getValue().stream().map((election) -> new Object[] { election }).toList();
+			recorded += forEachChunk(rows, LeaseRows.MAX_ROWS_PER_UPDATE, (chunk) -> {
+				List<Object> args = new ArrayList<>(List.of(target.getKey(), holderId));
+				chunk.forEach((row) -> args.add(row[0]));
+				return this.jdbc.update(this.requestHandoverAll + "?" + ", ?".repeat(chunk.size() - 1) + ")",
+						args.toArray());
+			});
+		}
+		return recorded;
 	}
 
 	@Override
@@ -635,7 +735,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * plain {@code localFindAll} that stands in when the causal read waits too long).
 	 */
 	private record ServerStatements(String find, String findAll, @Nullable String localFindAll, String create,
-			String renewAll, String takeOver, String handOver, String reacquire, String liveCandidates) {
+			String renewAll, String takeOver, BatchedHolderChange batch, String newTerm, String handOver,
+			String reacquire, String liveCandidates) {
 
 		/**
 		 * Build the statements.
@@ -650,7 +751,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			String now = dialect.now();
 			String lease = tables.leaseTable();
 			String candidates = tables.candidateTable();
-			String newTerm = newTerm(now, server);
+			String newTerm = LeaseRows.newTerm(now, server);
 			String plainSelect = LeaseRows.select(dialect, lease, server);
 			String select = read + plainSelect;
 			String ownCandidacies = " WHERE election_name IN (SELECT election_name FROM " + candidates
@@ -674,6 +775,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			return new ServerStatements(select + " WHERE election_name = ?", select + ownCandidacies,
 					read.isEmpty() ? null : plainSelect + ownCandidacies,
 					LeaseRows.insert(dialect, lease, server), renewAll, takeOver,
+					new BatchedHolderChange(dialect, tables, server), newTerm,
 					"UPDATE " + lease + " SET leader_id = ?, " + newTerm
 							+ " WHERE election_name = ? AND leader_id = ? AND term = ?",
 					"UPDATE " + lease + " SET " + newTerm + " WHERE election_name = ? AND leader_id = ? AND term = ?",

@@ -17,6 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,7 +37,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * application work holds. Fenced transactions of a cluster lock (its lease row), of another
  * node's election or partition and of one of this node's own elections (their fence rows)
  * stay open while a whole round runs: candidacy, join, read, batched renewal of most of the
- * table, a take-over, a hand-over request and a purge. Each statement the round sent is then
+ * table, a take-over, batched take-over, hand-over and yield (which skip a row whose fence
+ * a fenced transaction holds), a hand-over request and a purge. Each statement the round sent is then
  * explained, so that a later change of the SQL that loses the key path fails here even where
  * the optimizer happens to pick it today.
  */
@@ -95,6 +97,13 @@ class HeartbeatStatementsIntegrationTests {
 		b.join("gone", "gone-1", List.of("b0"));
 		jdbc.update("UPDATE " + TABLES.nodesTable() + " SET last_seen = last_seen - 3600000 WHERE node_id = 'gone'");
 		long freeVersion = b.find("free").orElseThrow().version();
+		// Expired too, for a's batched take-over; the fence row of "stuck" stays held by the
+		// deposed holder's fenced transaction, which the batch must skip, not wait for.
+		assertThat(b.create("free2", "b", Duration.ofMillis(1))).isTrue();
+		assertThat(b.create("stuck", "b", Duration.ofMillis(1))).isTrue();
+		Map<String, Long> batch = Map.of("free2", b.find("free2").orElseThrow().version(), "stuck",
+				b.find("stuck").orElseThrow().version(), "b0", b.find("b0").orElseThrow().version());
+		long stuckTerm = b.find("stuck").orElseThrow().term();
 
 		List<OpenWork> work = new ArrayList<>();
 		try {
@@ -102,6 +111,7 @@ class HeartbeatStatementsIntegrationTests {
 			String fence = dialect.fence(TABLES.fenceTable(), TABLES.leaseTable());
 			work.add(OpenWork.begin(this.dataSource, fence, "b0", "b", b0Term));
 			work.add(OpenWork.begin(this.dataSource, fence, "e0", "a", held.get("e0")));
+			work.add(OpenWork.hold(this.dataSource, fence, "stuck", "b", stuckTerm));
 			this.sent.clear();
 
 			// One round of node a while all of that work stays open: each would fail its
@@ -111,6 +121,12 @@ class HeartbeatStatementsIntegrationTests {
 			assertThat(a.findAll("a", "a-1")).hasSize(ELECTIONS);
 			assertThat(a.renewAll("a", held, LEASE)).isEqualTo(ELECTIONS);
 			assertThat(a.takeOver("free", "a", freeVersion, LEASE)).isTrue();
+			assertThat(a.takeOverAll("a", batch, LEASE)).extracting(LeaseState::election).containsExactly("free2");
+			// Batched hand-over and yield: e0's fence is held by a's own fenced work, skipped.
+			assertThat(a.handOverAll("a", Map.of("e2", held.get("e2"), "e0", held.get("e0")), "b", LEASE))
+				.extracting(LeaseState::election).containsExactly("e2");
+			assertThat(a.yieldAll("a", Map.of("e3", held.get("e3"), "e0", held.get("e0"))))
+				.extracting(LeaseState::election).containsExactly("e3");
 			assertThat(a.requestHandover("e1", "b")).isTrue();
 			a.purge(Duration.ofMinutes(1));
 		}
@@ -135,9 +151,17 @@ class HeartbeatStatementsIntegrationTests {
 	}
 
 	/** A fenced transaction held open on its own connection, as a running job holds it. */
-	private record OpenWork(Connection connection) {
+	private record OpenWork(Connection connection, int held) {
 
 		static OpenWork begin(DataSource dataSource, String fenceStatement, String election, String node, long term)
+				throws Exception {
+			OpenWork work = hold(dataSource, fenceStatement, election, node, term);
+			assertThat(work.held()).as("fence of %s held", election).isOne();
+			return work;
+		}
+
+		/** Lock the fence row whether or not the check passes, as a deposed holder's transaction does. */
+		static OpenWork hold(DataSource dataSource, String fenceStatement, String election, String node, long term)
 				throws Exception {
 			Connection connection = dataSource.getConnection();
 			connection.setAutoCommit(false);
@@ -146,8 +170,7 @@ class HeartbeatStatementsIntegrationTests {
 					.addValue("node", node)
 					.addValue("term", term)
 					.addValue("seconds", 60), (rs, row) -> rs.getInt(1));
-			assertThat(held).as("fence of %s held", election).isOne();
-			return new OpenWork(connection);
+			return new OpenWork(connection, (held != null) ? held : 0);
 		}
 
 		void end() {
@@ -168,7 +191,7 @@ class HeartbeatStatementsIntegrationTests {
 		boolean locksRows() {
 			String start = this.sql.stripLeading().toUpperCase(Locale.ROOT);
 			return start.startsWith("UPDATE") || start.startsWith("DELETE")
-					|| (start.startsWith("INSERT") && start.contains(" SELECT "));
+					|| (start.startsWith("INSERT") && start.contains(" SELECT ")) || start.contains(" FOR UPDATE");
 		}
 
 	}

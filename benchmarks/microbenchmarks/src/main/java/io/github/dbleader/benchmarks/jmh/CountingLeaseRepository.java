@@ -84,6 +84,36 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
+	public List<LeaseState> takeOverAll(String nodeId, Map<String, Long> observedVersions, Duration lease) {
+		count();
+		return this.delegate.takeOverAll(nodeId, observedVersions, lease);
+	}
+
+	@Override
+	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease) {
+		count();
+		return this.delegate.handOverAll(fromNodeId, terms, toNodeId, lease);
+	}
+
+	@Override
+	public List<LeaseState> yieldAll(String nodeId, Map<String, Long> terms) {
+		count();
+		return this.delegate.yieldAll(nodeId, terms);
+	}
+
+	@Override
+	public List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
+		count();
+		return this.delegate.reacquireAll(nodeId, terms, lease);
+	}
+
+	@Override
+	public int requestHandoverAll(String holderId, Map<String, String> targets) {
+		count();
+		return this.delegate.requestHandoverAll(holderId, targets);
+	}
+
+	@Override
 	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
 		count();
 		return this.delegate.handOver(election, fromNodeId, term, toNodeId, lease);

@@ -1,0 +1,179 @@
+package io.github.dbleader.election.jdbc;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import io.github.dbleader.election.LeaseState;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * A change of holder of many leases in one transaction, with their fence rows (I5): a
+ * take-over, hand-over, yield or re-acquire of each listed lease under exactly the
+ * conditions of the single-row statement, with the version or term this node observed for
+ * that lease ({@link Change}; I3, I4, I6 per election):
+ * <ol>
+ * <li>lock the listed lease rows that still meet the conditions, by key, and learn which
+ * they are ({@code SELECT ... FOR UPDATE}): from here on no other statement can change
+ * them, so what follows knows exactly which rows it changes (a row another node handed
+ * to this one meanwhile is not among them: this node reacquires such a row);
+ * <li>lock their fence rows, skipping those a fenced transaction holds
+ * ({@code FOR UPDATE SKIP LOCKED}): those leases are left as they are, for a later round;
+ * <li>update the lease rows so locked, under the same conditions again (a count that
+ * differs rolls everything back: nothing changed);
+ * <li>copy holder and term to their fence rows (a missing fence row is written anew);
+ * <li>read the rows changed, as they now are, in the same transaction.
+ * </ol>
+ *
+ * <p>Why fence rows are skipped rather than waited for: a change of holder must wait for
+ * the fenced transactions of the deposed holder (I5), and one such transaction may stay
+ * open until the server drops its session, about a lease. A single-row change just waits,
+ * up to its statement timeout, and tries again next round; a batch that waited would fail
+ * every round, and hold up every other election in it, for as long as that one transaction
+ * stays open. Skipping leaves exactly the fenced elections unchanged until their fenced
+ * transaction ends, and changes the rest at once. Lease rows first and fence rows second,
+ * as every single-row change of holder locks them, each set in key order, so that two
+ * nodes whose batches overlap wait for each other rather than deadlock.
+ */
+final class BatchedHolderChange {
+
+	private final String lockRows;
+
+	private final String lockFences;
+
+	private final String existingFences;
+
+	private final String update;
+
+	private final String updateFences;
+
+	private final String writeFence;
+
+	private final String read;
+
+	/**
+	 * Build the statements.
+	 * @param dialect the dialect
+	 * @param tables the tables
+	 * @param server SQL expression of the answering server's identity
+	 */
+	BatchedHolderChange(SqlDialect dialect, LeaseTables tables, String server) {
+		String lease = tables.leaseTable();
+		String fence = tables.fenceTable();
+		String keyed = " WHERE election_name IN (";
+		this.lockRows = "SELECT election_name FROM " + dialect.byKey(lease) + keyed;
+		this.lockFences = "SELECT election_name FROM " + dialect.byKey(fence) + keyed;
+		this.existingFences = "SELECT election_name FROM " + fence + keyed;
+		this.update = "UPDATE " + dialect.byKey(lease) + " SET ";
+		String holder = " FROM " + lease + " l WHERE l.election_name = " + fence + ".election_name)";
+		this.updateFences = "UPDATE " + dialect.byKey(fence) + " SET leader_id = (SELECT l.leader_id" + holder
+				+ ", term = (SELECT l.term" + holder + keyed;
+		this.writeFence = dialect.writeFence(fence, lease);
+		this.read = LeaseRows.select(dialect, lease, server) + keyed;
+	}
+
+	/**
+	 * Change the listed leases in the current transaction.
+	 * @param jdbc the election's statements, in the transaction
+	 * @param change what to change, under which conditions
+	 * @param rows by election, in key order: the version or term of each that the change
+	 * is conditional on
+	 * @return the leases changed, as they are now
+	 * @throws NothingChanged if the rows changed between the lock and the update (the
+	 * caller rolls back)
+	 */
+	List<LeaseState> run(JdbcTemplate jdbc, Change change, Map<String, Long> rows) {
+		List<String> meeting = jdbc.queryForList(
+				this.lockRows + names(rows.size()) + ")" + change.condition(rows.size()) + " FOR UPDATE", String.class,
+				change.conditionArgs(List.copyOf(rows.keySet()), rows).toArray());
+		if (meeting.isEmpty()) {
+			return List.of();
+		}
+		List<String> free = new ArrayList<>(jdbc.queryForList(
+				this.lockFences + names(meeting.size()) + ") FOR UPDATE SKIP LOCKED", String.class, meeting.toArray()));
+		List<String> missingFences = missing(jdbc, meeting, free);
+		free.addAll(missingFences);
+		if (free.isEmpty()) {
+			return List.of();
+		}
+		List<Object> args = new ArrayList<>(change.assignmentArgs());
+		args.addAll(change.conditionArgs(free, rows));
+		int changed = jdbc.update(this.update + change.assignments() + " WHERE election_name IN (" + names(free.size())
+				+ ")" + change.condition(free.size()), args.toArray());
+		if (changed != free.size()) {
+			throw new NothingChanged();
+		}
+		jdbc.update(this.updateFences + names(free.size()) + ")", free.toArray());
+		for (String election : missingFences) {
+			jdbc.update(this.writeFence, election);
+		}
+		return jdbc.query(this.read + names(free.size()) + ")", (rs, row) -> LeaseRows.map(rs), free.toArray());
+	}
+
+	/** Of the elections whose fence rows were not locked, those that have none. */
+	private List<String> missing(JdbcTemplate jdbc, List<String> meeting, List<String> locked) {
+		Set<String> unlocked = new HashSet<>(meeting);
+		locked.forEach(unlocked::remove);
+		if (unlocked.isEmpty()) {
+			return List.of();
+		}
+		List<String> listed = meeting.stream().filter(unlocked::contains).toList();
+		Set<String> existing = new HashSet<>(
+				jdbc.queryForList(this.existingFences + names(listed.size()) + ")", String.class, listed.toArray()));
+		return listed.stream().filter((election) -> !existing.contains(election)).toList();
+	}
+
+	private static String names(int count) {
+		return "?" + ", ?".repeat(count - 1);
+	}
+
+	/**
+	 * What one batch changes: the assignments of the update, and the conditions each row
+	 * must meet, which list an {@code (election_name, <column>)} pair per row.
+	 * @param assignments the {@code SET} list
+	 * @param assignmentArgs its parameters
+	 * @param condition the conditions after the list of names, {@value #PAIRS} where the
+	 * pairs go
+	 * @param before parameters of the conditions before the pairs
+	 * @param after parameters of the conditions after the pairs
+	 */
+	record Change(String assignments, List<Object> assignmentArgs, String condition, List<Object> before,
+			List<Object> after) {
+
+		/** Where the pairs go in {@link #condition}. */
+		static final String PAIRS = "{pairs}";
+
+		String condition(int rows) {
+			return this.condition.replace(PAIRS, "(?, ?)" + ", (?, ?)".repeat(rows - 1));
+		}
+
+		/** The listed names, then the parameters of the conditions for them. */
+		List<Object> conditionArgs(List<String> elections, Map<String, Long> rows) {
+			List<Object> args = new ArrayList<>(elections.size() * 3 + this.before.size() + this.after.size());
+			args.addAll(elections);
+			args.addAll(this.before);
+			for (String election : elections) {
+				args.add(election);
+				args.add(rows.get(election));
+			}
+			args.addAll(this.after);
+			return args;
+		}
+
+	}
+
+	/** The rows changed between the lock and the update: the transaction is rolled back, nothing changed. */
+	static final class NothingChanged extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		NothingChanged() {
+			super("Rows changed between their lock and their update", null, false, false);
+		}
+
+	}
+
+}
