@@ -47,9 +47,10 @@ public class PartitionProperties {
 		private Duration settleTime = PartitionSettings.DEFAULT_SETTLE_TIME;
 
 		/**
-		 * Most hand-overs of the group's partitions that one node has under way at once,
-		 * so that a change of membership moves partitions over a few renew intervals
-		 * instead of all in one.
+		 * Most hand-overs of the group's partitions that one node has under way at once.
+		 * The default, one batch of the heartbeat's changes of holder, lets a join move
+		 * every partition it needs within a few renew intervals; a lower limit spreads the
+		 * moves over more of them.
 		 */
 		private int maxHandOvers = PartitionSettings.DEFAULT_MAX_HAND_OVERS_PER_ROUND;
 

@@ -5,6 +5,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -452,28 +453,36 @@ public final class PartitionGroup implements AutoCloseable {
 				moving.add(partition);
 			}
 		}
+		// All requests of the step in a few statements; each owner's next heartbeat round
+		// then hands them over in one batch per target.
+		Map<String, String> requests = new LinkedHashMap<>();
+		Map<String, Integer> partitions = new HashMap<>();
 		for (int partition : moving) {
-			if (underWay >= this.settings.maxHandOversPerRound()) {
+			if (underWay + requests.size() >= this.settings.maxHandOversPerRound()) {
 				logger.debug("Partition group '{}': {} hand-overs under way; the others wait for the next step",
-						this.name, underWay);
-				return;
+						this.name, underWay + requests.size());
+				break;
 			}
-			String target = targets.get(partition);
-			try {
-				this.elections.get(partition).forceLeader(target);
-				this.requestedOnVersion.put(partition, leases.get(partition).version());
-				underWay++;
-				logger.info("Partition group '{}': handing partition {} over to '{}'", this.name, partition, target);
-			}
-			catch (UnknownCandidateException ex) {
-				// Left meanwhile: the next step computes new targets.
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Partition group '{}': could not hand partition {} over to '{}'; trying at the next step: {}",
-						this.name, partition, target, ex.toString());
-				return;
-			}
+			String election = this.elections.get(partition).name();
+			requests.put(election, Objects.requireNonNull(targets.get(partition)));
+			partitions.put(election, partition);
 		}
+		if (requests.isEmpty()) {
+			return;
+		}
+		try {
+			this.service.forceLeaders(requests);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Partition group '{}': could not hand {} partition(s) over; trying at the next step: {}",
+					this.name, requests.size(), ex.toString());
+			return;
+		}
+		requests.forEach((election, target) -> {
+			int partition = partitions.get(election);
+			this.requestedOnVersion.put(partition, Objects.requireNonNull(leases.get(partition)).version());
+			logger.info("Partition group '{}': handing partition {} over to '{}'", this.name, partition, target);
+		});
 	}
 
 	/**

@@ -3,6 +3,8 @@ package io.github.dbleader.election.partition;
 import java.time.Duration;
 import java.util.Objects;
 
+import io.github.dbleader.election.ElectionService;
+
 /**
  * How a node balances the partitions of its groups.
  *
@@ -10,16 +12,18 @@ import java.util.Objects;
  * receives partitions, so that a node that joins and leaves every few seconds never makes
  * partitions move back and forth
  * @param maxHandOversPerRound most hand-overs this node has under way per group at once
- * (started by it and not yet carried out), so that a change of membership does not move
- * every partition in the same round
+ * (started by it and not yet carried out); by default one batch of the heartbeat's changes
+ * of holder ({@link ElectionService#HOLDER_CHANGES_PER_BATCH}), so that a join moves the
+ * partitions it needs within a few renew intervals whatever their number, and each
+ * heartbeat round still carries the hand-overs out in one batch
  */
 public record PartitionSettings(Duration settleTime, int maxHandOversPerRound) {
 
 	/** Default settle time. */
 	public static final Duration DEFAULT_SETTLE_TIME = Duration.ofSeconds(10);
 
-	/** Default limit of hand-overs under way per node and group. */
-	public static final int DEFAULT_MAX_HAND_OVERS_PER_ROUND = 16;
+	/** Default limit of hand-overs under way per node and group: one batch of the heartbeat. */
+	public static final int DEFAULT_MAX_HAND_OVERS_PER_ROUND = ElectionService.HOLDER_CHANGES_PER_BATCH;
 
 	/**
 	 * Validate the settings.
