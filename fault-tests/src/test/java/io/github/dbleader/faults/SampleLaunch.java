@@ -19,7 +19,7 @@ import io.github.dbleader.test.NodeProcess;
  * ({@code java -Djarmode=tools -jar ... extract}) with a class-data sharing archive written by
  * one training run ({@code -XX:ArchiveClassesAtExit}, the context refreshed and closed), as
  * Spring Boot's documentation recommends for fast starts. The same code and configuration
- * run; only the JVM's loading of their classes is cheaper. The suite starts some fifty
+ * run; only the JVM's loading of their classes is cheaper. The suite starts about forty
  * processes on two cores, most three at a time, and each start costs about 40% less CPU
  * this way. Prepared once per test JVM and jar, under {@code fault.work-dir}
  * ({@code launch/<jar's name>}).
