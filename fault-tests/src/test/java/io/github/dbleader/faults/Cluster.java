@@ -80,6 +80,8 @@ final class Cluster implements AutoCloseable {
 			throw new IllegalStateException("The sample's executable jar " + this.jar.toAbsolutePath()
 					+ " is missing: build it with ./mvnw -pl sample-app -am package -DskipTests");
 		}
+		// Here rather than at the first start, which a scenario may time.
+		SampleLaunch.of(this.jar);
 		this.logDirectory = Path.of(System.getProperty("fault.work-dir", "target/fault-runs"));
 		requireSameClock(database);
 		database.dropTables();

@@ -7,20 +7,25 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
+import io.github.dbleader.election.jdbc.SqlDialect;
 import io.github.dbleader.test.TestDatabase;
 
 /**
- * The MySQL-protocol database the fault tests run against: the test rig's
+ * A database the fault tests run against: by default the test rig's MySQL-protocol
  * {@link TestDatabase#MYSQL}, that is the server given by {@code LEADER_ELECTION_TEST_MYSQL_URL},
  * {@code _USERNAME} and {@code _PASSWORD} (what CI exports), else a MySQL container where
- * Docker runs, else an embedded MariaDB; each on a TCP port, so that the sample processes
- * reach it too. A server that cannot be had or reached fails the tests with a message that
- * says why; it never skips them.
+ * Docker runs, else an embedded MariaDB; or its {@link TestDatabase#POSTGRESQL} the same way
+ * ({@code LEADER_ELECTION_TEST_POSTGRESQL_*}); each on a TCP port, so that the sample
+ * processes reach it too, through a proxy in front of that port. A server that cannot be had
+ * or reached fails the tests with a message that says why; it never skips them. What differs
+ * between the two is here: the URL's form and default port, the driver's timeout units, the
+ * database clock and how a missing table is reported.
  *
  * <p>The tables are the suite's own ({@link #LEASE_TABLE}, {@link #CANDIDATE_TABLE},
  * {@link #JOB_RUNS_TABLE}), so that other test runs on the same database are not disturbed.
@@ -42,10 +47,10 @@ final class FaultDatabase {
 	/** The election the sample's job runs under. */
 	static final String ELECTION = "default";
 
-	/** The database clock in epoch milliseconds, the expression the election itself uses. */
-	static final String NOW_MILLIS = "(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) DIV 1000)";
+	private static final Pattern URL = Pattern.compile("jdbc:(mysql|mariadb|postgresql)://([^/:?,]+)(?::(\\d+))?(.*)");
 
-	private static final Pattern URL = Pattern.compile("jdbc:(mysql|mariadb)://([^/:?,]+)(?::(\\d+))?(.*)");
+	/** SQLSTATE of a missing table: MySQL and MariaDB (error 1146), PostgreSQL. */
+	private static final List<String> MISSING_TABLE = List.of("42S02", "42P01");
 
 	private final String url;
 
@@ -54,6 +59,8 @@ final class FaultDatabase {
 	private final String password;
 
 	private final Matcher parsed;
+
+	private final SqlDialect dialect;
 
 	/** Connection that reads the database clock; guarded by {@code this}. */
 	private Connection clock;
@@ -64,9 +71,11 @@ final class FaultDatabase {
 		this.password = password;
 		this.parsed = URL.matcher(url);
 		if (!this.parsed.matches()) {
-			throw new IllegalStateException("The MySQL-protocol test database's URL '" + url
-					+ "' is not a single-host jdbc:mysql:// URL; the fault tests put a proxy in front of that host");
+			throw new IllegalStateException("The test database's URL '" + url + "' is not a single-host "
+					+ "jdbc:mysql://, jdbc:mariadb:// or jdbc:postgresql:// URL; the fault tests put a proxy in front "
+					+ "of that host");
 		}
+		this.dialect = SqlDialect.forName(this.parsed.group(1));
 	}
 
 	/**
@@ -75,9 +84,18 @@ final class FaultDatabase {
 	 * @throws IllegalStateException if it cannot be had or reached
 	 */
 	static FaultDatabase fromEnvironment() {
-		TestDatabase.MYSQL.dataSource(1).close();
-		return new FaultDatabase(TestDatabase.MYSQL.url(), TestDatabase.MYSQL.username(),
-				TestDatabase.MYSQL.password());
+		return fromEnvironment(TestDatabase.MYSQL);
+	}
+
+	/**
+	 * One of the test rig's databases, checked to be reachable.
+	 * @param database {@link TestDatabase#MYSQL} or {@link TestDatabase#POSTGRESQL}
+	 * @return the database
+	 * @throws IllegalStateException if it cannot be had or reached
+	 */
+	static FaultDatabase fromEnvironment(TestDatabase database) {
+		database.dataSource(1).close();
+		return new FaultDatabase(database.url(), database.username(), database.password());
 	}
 
 	/**
@@ -104,10 +122,30 @@ final class FaultDatabase {
 		return this.password;
 	}
 
+	/** @return the election's SQL dialect for this database */
+	SqlDialect dialect() {
+		return this.dialect;
+	}
+
+	/** @return the database clock in epoch milliseconds: the expression the election itself uses */
+	String nowMillis() {
+		return this.dialect.currentTimeMillis();
+	}
+
+	/**
+	 * Whether a statement failed because its table does not exist (yet).
+	 * @param ex the failure
+	 * @return {@code true} for a missing table
+	 */
+	static boolean isMissingTable(SQLException ex) {
+		return MISSING_TABLE.contains(ex.getSQLState());
+	}
+
 	/** @return host and port of the database server, where a proxy forwards to */
 	InetSocketAddress address() {
 		String port = this.parsed.group(3);
-		return new InetSocketAddress(this.parsed.group(2), (port != null) ? Integer.parseInt(port) : 3306);
+		int defaultPort = (this.dialect == SqlDialect.POSTGRESQL) ? 5432 : 3306;
+		return new InetSocketAddress(this.parsed.group(2), (port != null) ? Integer.parseInt(port) : defaultPort);
 	}
 
 	/**
@@ -128,8 +166,10 @@ final class FaultDatabase {
 		Properties properties = new Properties();
 		properties.setProperty("user", this.username);
 		properties.setProperty("password", this.password);
-		properties.setProperty("connectTimeout", "5000");
-		properties.setProperty("socketTimeout", "5000");
+		// Connector/J counts these in milliseconds, the PostgreSQL driver in seconds.
+		String fiveSeconds = (this.dialect == SqlDialect.POSTGRESQL) ? "5" : "5000";
+		properties.setProperty("connectTimeout", fiveSeconds);
+		properties.setProperty("socketTimeout", fiveSeconds);
 		return DriverManager.getConnection(this.url, properties);
 	}
 
@@ -139,7 +179,7 @@ final class FaultDatabase {
 	 */
 	Map<String, LeaseMonitor.Sighting> leases() {
 		String query = "SELECT election_name, leader_id, term, version, acquired_at, renewed_at, expires_at, handover_to, "
-				+ "reelection_requested, " + NOW_MILLIS + " AS db_now FROM " + LEASE_TABLE;
+				+ "reelection_requested, " + nowMillis() + " AS db_now FROM " + LEASE_TABLE;
 		Map<String, LeaseMonitor.Sighting> leases = new HashMap<>();
 		try (Connection connection = connect(); Statement statement = connection.createStatement();
 				ResultSet result = statement.executeQuery(query)) {
@@ -178,7 +218,7 @@ final class FaultDatabase {
 				this.clock = connect();
 			}
 			try (Statement statement = this.clock.createStatement();
-					ResultSet result = statement.executeQuery("SELECT " + NOW_MILLIS)) {
+					ResultSet result = statement.executeQuery("SELECT " + nowMillis())) {
 				result.next();
 				return result.getLong(1);
 			}

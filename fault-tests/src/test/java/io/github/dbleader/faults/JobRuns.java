@@ -57,7 +57,7 @@ final class JobRuns {
 		}
 		catch (SQLException ex) {
 			// The table may not exist before the first run of any node.
-			if (ex.getErrorCode() != 1146) {
+			if (!FaultDatabase.isMissingTable(ex)) {
 				throw new IllegalStateException("Could not read " + table, ex);
 			}
 		}

@@ -166,7 +166,7 @@ class KeptAliveLockScenariosIntegrationTests {
 			.until(() -> {
 				try (Connection connection = database.connect();
 						PreparedStatement statement = connection.prepareStatement("SELECT leader_id, "
-								+ FaultDatabase.NOW_MILLIS + " - acquired_at, expires_at - " + FaultDatabase.NOW_MILLIS
+								+ database.nowMillis() + " - acquired_at, expires_at - " + database.nowMillis()
 								+ " FROM " + FaultDatabase.LEASE_TABLE + " WHERE election_name = ?")) {
 					statement.setString(1, LOCK_KEY);
 					try (ResultSet row = statement.executeQuery()) {

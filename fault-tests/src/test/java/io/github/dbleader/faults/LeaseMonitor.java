@@ -42,7 +42,7 @@ final class LeaseMonitor implements AutoCloseable {
 
 	private void poll() {
 		String query = "SELECT leader_id, term, version, acquired_at, renewed_at, expires_at, handover_to, "
-				+ "reelection_requested, " + FaultDatabase.NOW_MILLIS + " AS db_now FROM " + this.table
+				+ "reelection_requested, " + this.database.nowMillis() + " AS db_now FROM " + this.table
 				+ " WHERE election_name = ?";
 		while (this.running) {
 			try (Connection connection = this.database.connect();

@@ -267,7 +267,7 @@ class LockScenariosIntegrationTests {
 	private static LockRow lockRow() throws SQLException {
 		try (Connection connection = database.connect();
 				PreparedStatement statement = connection.prepareStatement("SELECT leader_id, term, acquired_at, expires_at, "
-						+ FaultDatabase.NOW_MILLIS + " FROM " + FaultDatabase.LEASE_TABLE + " WHERE election_name = ?")) {
+						+ database.nowMillis() + " FROM " + FaultDatabase.LEASE_TABLE + " WHERE election_name = ?")) {
 			statement.setString(1, LOCK_KEY);
 			try (ResultSet result = statement.executeQuery()) {
 				if (!result.next()) {

@@ -49,7 +49,7 @@ final class PartitionWatch implements AutoCloseable {
 
 	private void poll() {
 		String query = "SELECT election_name, leader_id, term, version, acquired_at, renewed_at, expires_at, handover_to, "
-				+ "reelection_requested, " + FaultDatabase.NOW_MILLIS + " AS db_now FROM " + FaultDatabase.LEASE_TABLE
+				+ "reelection_requested, " + this.database.nowMillis() + " AS db_now FROM " + FaultDatabase.LEASE_TABLE
 				+ " WHERE election_name LIKE ?";
 		while (this.running) {
 			try (Connection connection = this.database.connect();

@@ -109,7 +109,8 @@ final class SampleNode implements AutoCloseable {
 		int port = NodeProcess.freePort();
 		NodeProcess process;
 		try {
-			process = NodeProcess.jar(jar)
+			process = SampleLaunch.of(jar)
+				.process()
 				.arguments("--server.port=" + port, "--leader-election.node-id=" + id,
 						"--spring.datasource.url=" + database.urlThrough(proxy.port()),
 						"--spring.datasource.username=" + database.username(),

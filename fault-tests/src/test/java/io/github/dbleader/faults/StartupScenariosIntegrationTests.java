@@ -72,6 +72,9 @@ class StartupScenariosIntegrationTests {
 	private final Path logDirectory = Path.of(System.getProperty("fault.work-dir", "target/fault-runs"))
 		.resolve("startup");
 
+	/** Prepared before any test begins, so that no start it times includes the preparation. */
+	private final SampleLaunch launch = SampleLaunch.of(this.jar);
+
 	@ParameterizedTest
 	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "POSTGRESQL" })
 	void nodesStartedAtOnceOnANewDatabaseAllComeUpAndOneLeads(TestDatabase database) throws IOException {
@@ -186,7 +189,7 @@ class StartupScenariosIntegrationTests {
 	private NodeProcess start(String id, String url, TestDatabase database, Tables tables, List<String> arguments)
 			throws IOException {
 		int port = NodeProcess.freePort();
-		return NodeProcess.jar(this.jar)
+		return this.launch.process()
 			.arguments("--server.port=" + port, "--leader-election.node-id=" + id, "--spring.datasource.url=" + url,
 					"--spring.datasource.username=" + database.username(),
 					"--spring.datasource.password=" + database.password(),
