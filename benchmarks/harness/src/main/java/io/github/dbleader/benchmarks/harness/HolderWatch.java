@@ -8,7 +8,7 @@ import io.github.dbleader.benchmarks.harness.Database.Holder;
 /**
  * Polls who holds a system's leadership every 200 ms on a thread of its own
  * ({@link Database#holders}): counts the changes of holder (another node, or another term
- * of the same node) and the time without a live holder. ShedLock has no standing holder:
+ * of the same node). ShedLock has no standing holder:
  * nothing is polled and the changes are {@code -1}.
  */
 final class HolderWatch {
@@ -26,8 +26,6 @@ final class HolderWatch {
 	private Holder last;
 
 	private int changes;
-
-	private long withoutHolderMillis;
 
 	private SQLException failure;
 
@@ -60,26 +58,15 @@ final class HolderWatch {
 		return hasHolder() ? this.changes : -1;
 	}
 
-	/** @return the time without a live holder, between polls that saw none and the polls before them */
-	long withoutHolderMillis() {
-		return this.withoutHolderMillis;
-	}
-
 	private boolean hasHolder() {
 		return this.system == SystemUnderTest.OURS || this.system == SystemUnderTest.INTEGRATION;
 	}
 
 	private void watch() {
 		try {
-			long previous = System.nanoTime();
 			while (this.watching) {
 				long started = System.nanoTime();
 				Map<String, Holder> holders = this.database.holders(this.system);
-				if (holders.isEmpty()) {
-					// A poll slowed by the load counts for its whole time.
-					this.withoutHolderMillis += (started - previous) / 1_000_000;
-				}
-				previous = started;
 				for (Holder holder : holders.values()) {
 					if (this.last != null && (!this.last.holder().equals(holder.holder())
 							|| this.last.term() != holder.term())) {

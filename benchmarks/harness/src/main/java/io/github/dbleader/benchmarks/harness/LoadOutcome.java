@@ -13,7 +13,8 @@ package io.github.dbleader.benchmarks.harness;
  * @param heavyQueries CPU-heavy queries the load completed
  * @param holderChanges changes of holder polled from the database under the load and in
  * the tail, or -1 for a system without a standing holder (ShedLock)
- * @param withoutHolderMillis time without a live holder in those polls
+ * @param withoutLeaderMillis time in which no node believed it led, from the nodes' logged
+ * grants and revocations (one node led when the load began)
  * @param grants "leadership granted" lines in the nodes' logs from the load's start
  * @param revocations "revoked from" lines in the nodes' logs from the load's start
  * @param runNodeChanges job runs from the load's start on another node than the run before
@@ -27,6 +28,6 @@ package io.github.dbleader.benchmarks.harness;
  */
 record LoadOutcome(SystemUnderTest system, double baselineSeconds, long baselineRuns, double loadSeconds,
 		long loadRuns, double tailSeconds, long tailRuns, long heavyQueries, int holderChanges,
-		long withoutHolderMillis, long grants, long revocations, int runNodeChanges, int overlaps,
+		long withoutLeaderMillis, long grants, long revocations, int runNodeChanges, int overlaps,
 		long longestOverlapMillis, long warnings, long failedRounds, long slowRounds) {
 }

@@ -55,8 +55,11 @@ final class LoadReport {
 				+ " table locked and rewrite them every 500 ms, and two sessions running"
 				+ " `SELECT BENCHMARK(2000000, SHA2(RAND(), 256))` without pause; then a window after it. The holder is"
 				+ " polled from the database every 200 ms (this starter's live lease of `default`, Spring Integration's"
-				+ " `INT_LOCK` row: another node or another term counts as a change); ShedLock has no standing holder,"
-				+ " each run takes the lock anew, so its line is the runs' moves between nodes. This starter's election"
+				+ " `INT_LOCK` row: another node or another term counts as a change); the time without a leader comes"
+				+ " from the nodes' own \"leadership granted\" and \"revoked from\" log lines (`app-integration` logs its"
+				+ " initiator's events in those words), as a revoked Spring Integration leader leaves its `INT_LOCK` row"
+				+ " behind. ShedLock has no standing holder, each run takes the lock anew, so its line is the runs' moves"
+				+ " between nodes. This starter's election"
 				+ " renews on connections of its own (DESIGN I8); ShedLock and Spring Integration take and renew"
 				+ " their locks on the application's pool. The job itself needs the application's pool in every"
 				+ " system, so it fails under the load everywhere.");
@@ -67,8 +70,9 @@ final class LoadReport {
 						+ rate(o.tailRuns(), o.tailSeconds()));
 		this.out.row("changes of holder (polled), under the load and after it",
 				(o) -> (o.holderChanges() < 0) ? "– (no standing holder)" : String.valueOf(o.holderChanges()));
-		this.out.row("time without a live holder (polled)",
-				(o) -> (o.holderChanges() < 0) ? "–" : MarkdownSection.format("%.1f", o.withoutHolderMillis() / 1000.0) + " s");
+		this.out.row("time in which no node believed it led (from the logged grants and revocations)",
+				(o) -> (o.holderChanges() < 0) ? "–"
+						: MarkdownSection.format("%.1f", o.withoutLeaderMillis() / 1000.0) + " s");
 		this.out.row("leadership granted / revoked (log lines of all nodes)",
 				(o) -> (o.system() == SystemUnderTest.SHEDLOCK) ? "–" : o.grants() + " / " + o.revocations());
 		this.out.row("job runs on another node than the run before", (o) -> String.valueOf(o.runNodeChanges()));

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.function.Predicate;
 
 import io.github.dbleader.benchmarks.harness.Database.StatementCounters;
@@ -149,10 +151,17 @@ final class SystemBenchmark {
 			long grants = 0;
 			long revocations = 0;
 			long warnings = 0;
+			// Changes of leadership as the nodes logged them: +1 granted, -1 revoked, by time.
+			TreeMap<Long, Integer> changes = new TreeMap<>();
 			for (int i = 0; i < this.slots.length; i++) {
 				for (String line : this.slots[i].logLinesSince(marks[i])) {
-					grants += line.contains("leadership granted") ? 1 : 0;
-					revocations += line.contains("revoked from") ? 1 : 0;
+					int change = line.contains("leadership granted") ? 1 : line.contains("revoked from") ? -1 : 0;
+					grants += (change > 0) ? 1 : 0;
+					revocations += (change < 0) ? 1 : 0;
+					if (change != 0) {
+						changes.merge(Instant.parse(line.substring(0, line.indexOf(' '))).toEpochMilli(), change,
+								Integer::sum);
+					}
 					warnings += (line.contains(" WARN ") || line.contains(" ERROR ")) ? 1 : 0;
 				}
 			}
@@ -161,7 +170,7 @@ final class SystemBenchmark {
 					runs.stream().filter((run) -> run.startedAt() < from).count(), (to - from) / 1000.0,
 					loaded.stream().filter((run) -> run.startedAt() < to).count(), (end - to) / 1000.0,
 					loaded.stream().filter((run) -> run.startedAt() >= to).count(), heavyQueries,
-					watch.changes(), watch.withoutHolderMillis(), grants, revocations, nodeChanges, overlaps.size(),
+					watch.changes(), withoutLeaderMillis(changes, end), grants, revocations, nodeChanges, overlaps.size(),
 					overlaps.stream().mapToLong(JobRun.Overlap::millis).max().orElse(0), warnings,
 					(roundsBefore.length == 0) ? -1 : roundsAfter[0] - roundsBefore[0],
 					(roundsBefore.length == 0) ? -1 : roundsAfter[1] - roundsBefore[1]);
@@ -171,6 +180,27 @@ final class SystemBenchmark {
 		finally {
 			stopCluster();
 		}
+	}
+
+	/**
+	 * The time without a leader by the nodes' own account: one node led when the load began
+	 * (the job ran steadily), and each logged grant adds one, each revocation takes one.
+	 * @param changes +1 and -1 by the time they were logged
+	 * @param end the end of the window
+	 * @return milliseconds in which no node believed it led
+	 */
+	private static long withoutLeaderMillis(TreeMap<Long, Integer> changes, long end) {
+		int leaders = 1;
+		long without = 0;
+		long since = 0;
+		for (Map.Entry<Long, Integer> change : changes.entrySet()) {
+			if (leaders <= 0) {
+				without += change.getKey() - since;
+			}
+			leaders += change.getValue();
+			since = change.getKey();
+		}
+		return without + ((leaders <= 0) ? Math.max(0, end - since) : 0);
 	}
 
 	/**
