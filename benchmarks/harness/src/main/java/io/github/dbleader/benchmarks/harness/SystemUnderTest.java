@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The systems compared (this starter in two modes), each a benchmark application module with its own tables in
- * the benchmark database.
+ * The systems compared (this starter and ShedLock in several modes), each a benchmark application module
+ * with its own tables in the benchmark database.
  */
 enum SystemUnderTest {
 
