@@ -1,11 +1,16 @@
 package io.github.dbleader.benchmarks.shedlock;
 
+import java.time.Duration;
+import java.util.concurrent.Executors;
+
 import io.github.dbleader.benchmarks.jobruns.BenchmarkProperties;
 import io.github.dbleader.benchmarks.jobruns.JobRunsConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.provider.jdbctemplate.JdbcTemplateLockProvider;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
+import net.javacrumbs.shedlock.support.ShortKeepAlive;
 
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Bean;
@@ -15,7 +20,9 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
  * ShedLock under benchmark, configured as its README recommends for JDBC: the lock table
- * of its README, {@code usingDbTime()}, and {@code lockAtMostFor} set to the lease.
+ * of its README, {@code usingDbTime()}, and {@code lockAtMostFor} set to the lease. With
+ * {@code bench.mode=keep-alive} (the long-run benchmark) the provider is wrapped in
+ * ShedLock's {@code KeepAliveLockProvider}.
  */
 @SpringBootApplication
 @EnableScheduling
@@ -33,13 +40,25 @@ public class ShedLockBenchmarkApplication {
 	}
 
 	@Bean
-	LockProvider lockProvider(JdbcTemplate jdbc, BenchmarkProperties properties) {
+	LockProvider lockProvider(JdbcTemplate jdbc, BenchmarkProperties properties,
+			@Value("${bench.mode:}") String mode) {
 		jdbc.execute(LOCK_TABLE_DDL);
-		return new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
+		JdbcTemplateLockProvider provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
 			.withJdbcTemplate(jdbc)
 			.withLockedByValue(properties.getNodeId())
 			.usingDbTime()
 			.build());
+		if (!"keep-alive".equals(mode)) {
+			return provider;
+		}
+		// The long-run benchmark: ShedLock's keep-alive extends the lock by lockAtMostFor
+		// every half lockAtMostFor while the run runs, on a daemon thread that does not keep a
+		// terminated process alive.
+		return ShortKeepAlive.keepAlive(provider, Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "shedlock-keep-alive");
+			thread.setDaemon(true);
+			return thread;
+		}), Duration.ofSeconds(1));
 	}
 
 }

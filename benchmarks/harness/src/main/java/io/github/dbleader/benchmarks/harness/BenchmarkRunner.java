@@ -38,7 +38,10 @@ import java.util.regex.Pattern;
  *
  * <p>{@code --locks} runs the lock-mode comparison instead ({@link LockReport}): the job
  * under this starter's {@code @LeaderOnly} and {@code @ClusterLock} and ShedLock's
- * {@code @SchedulerLock} ({@code --systems ours,ours_lock,shedlock}), each with the steady
+ * {@code @SchedulerLock} ({@code --systems ours,ours_lock,shedlock}), and the long run of
+ * issue #21 ({@code ours_long}: {@code @ClusterLock(maxFor)} kept alive, {@code shedlock_long}:
+ * ShedLock's {@code KeepAliveLockProvider}; runs of three leases) and ShedLock's annotations on
+ * this starter's provider ({@code shedlock_provider}), each with the steady
  * window, the failover trials and the pause trials, and replaces only its section of
  * {@code RESULTS.md}; a full run keeps it. The usual options apply ({@code --trials},
  * {@code --pause-trials}, {@code --steady-seconds}; with {@code --quick}: 2 trials, 1 pause
@@ -49,11 +52,21 @@ import java.util.regex.Pattern;
  * 12,120,1200}, {@code --partition-settle N} (5 s), {@code --partition-warm-up N} (15 s),
  * {@code --partition-window N} (30 s); with {@code --quick}: 12 and 120, 5 s warm-up, 10 s
  * window, output under {@code target/quick}. The other runs keep its section.
+ *
+ * <p>{@code --load} runs the load comparison instead (issue #20; {@link LoadReport}): the
+ * leader-mode systems ({@code --systems ours,shedlock,integration}) under the fault suite's
+ * M2 load, and replaces only its section of {@code RESULTS.md}: {@code --load-baseline N}
+ * (20 s of quiet first), {@code --load-seconds N} (60 s of load), {@code --load-tail N}
+ * (20 s after it); with {@code --quick}: 10, 20 and 10 s, output under
+ * {@code target/quick}. The other runs keep its section.
  */
 public final class BenchmarkRunner {
 
 	/** The 1-minute load average below which the machine counts as quiet. */
 	private static final double QUIET_LOAD = 1.5;
+
+	/** The systems of the lock-mode comparison. */
+	private static final String LOCK_SYSTEMS = "ours,ours_lock,shedlock,shedlock_provider,ours_long,shedlock_long";
 
 	/** The longest wait for a quiet machine. */
 	private static final Duration QUIET_WAIT = Duration.ofMinutes(20);
@@ -79,7 +92,7 @@ public final class BenchmarkRunner {
 				Long.parseLong(options.getOrDefault("seed", "1")), !quick && !options.containsKey("skip-jmh"),
 				!quick && !options.containsKey("no-wait"));
 		List<SystemUnderTest> systems = new ArrayList<>();
-		String defaultSystems = options.containsKey("locks") ? "ours,ours_lock,shedlock" : "ours,shedlock,integration";
+		String defaultSystems = options.containsKey("locks") ? LOCK_SYSTEMS : "ours,shedlock,integration";
 		for (String name : options.getOrDefault("systems", defaultSystems).split(",")) {
 			systems.add(SystemUnderTest.valueOf(name.trim().toUpperCase()));
 		}
@@ -93,6 +106,10 @@ public final class BenchmarkRunner {
 		}
 		if (options.containsKey("partitions")) {
 			partitions(options, settings, output, startedAt, started);
+			return;
+		}
+		if (options.containsKey("load")) {
+			load(options, settings, systems, output, startedAt, started);
 			return;
 		}
 		Duration waited = Duration.ZERO;
@@ -132,6 +149,8 @@ public final class BenchmarkRunner {
 		String written = ScaleReport.splice(ResultsReport.markdown(run, "results.svg"), scaleSection);
 		written = locksSection.isEmpty() ? written : LockReport.MARKS.splice(written, locksSection);
 		written = partitionsSection.isEmpty() ? written : PartitionReport.MARKS.splice(written, partitionsSection);
+		String loadSection = LoadReport.MARKS.find(previous);
+		written = loadSection.isEmpty() ? written : LoadReport.MARKS.splice(written, loadSection);
 		Files.writeString(report, written, StandardCharsets.UTF_8);
 		System.out.println("Wrote " + output.resolve("RESULTS.md") + " and " + output.resolve("results.svg"));
 	}
@@ -190,7 +209,7 @@ public final class BenchmarkRunner {
 	private static void locks(Map<String, String> options, RunSettings settings, Path output, Instant startedAt,
 			long started) throws Exception {
 		List<SystemUnderTest> systems = new ArrayList<>();
-		for (String name : options.getOrDefault("systems", "ours,ours_lock,shedlock").split(",")) {
+		for (String name : options.getOrDefault("systems", LOCK_SYSTEMS).split(",")) {
 			systems.add(SystemUnderTest.valueOf(name.trim().toUpperCase()));
 		}
 		List<Double> loadBefore = Machine.loadAverages();
@@ -247,6 +266,35 @@ public final class BenchmarkRunner {
 	}
 
 	/**
+	 * The load benchmark: the leader-mode systems under the fault suite's M2 load, one after
+	 * the other ({@link SystemBenchmark#runUnderLoad}); then its section of
+	 * {@code RESULTS.md} is replaced.
+	 */
+	private static void load(Map<String, String> options, RunSettings settings, List<SystemUnderTest> systems,
+			Path output, Instant startedAt, long started) throws Exception {
+		boolean quick = options.containsKey("quick");
+		Duration baseline = Duration.ofSeconds(Long.parseLong(options.getOrDefault("load-baseline", quick ? "10" : "20")));
+		Duration load = Duration.ofSeconds(Long.parseLong(options.getOrDefault("load-seconds", quick ? "20" : "60")));
+		Duration tail = Duration.ofSeconds(Long.parseLong(options.getOrDefault("load-tail", quick ? "10" : "20")));
+		List<Double> loadBefore = Machine.loadAverages();
+		List<LoadOutcome> outcomes = new ArrayList<>();
+		try (Database database = Database.prepare(settings)) {
+			for (SystemUnderTest system : systems) {
+				System.out.println("== " + system.label());
+				outcomes.add(new SystemBenchmark(system, settings, database, output.resolve("target/load-run/logs"), true)
+					.runUnderLoad(baseline, load, tail));
+			}
+		}
+		List<Double> loadAfter = Machine.loadAverages();
+		String section = LoadReport.markdown(outcomes, settings,
+				options.getOrDefault("command", "bash benchmarks/run --load")
+						+ (options.containsKey("revision") ? "` at `" + options.get("revision") : ""),
+				startedAt, Duration.ofNanos(System.nanoTime() - started),
+				loadBefore + " at the start, " + loadAfter + " at the end");
+		writeSection(output, LoadReport.MARKS, section, "load");
+	}
+
+	/**
 	 * Replace one section of {@code RESULTS.md} (or add it), keeping the rest.
 	 */
 	private static void writeSection(Path output, MarkedSection marks, String section, String name)
@@ -266,7 +314,7 @@ public final class BenchmarkRunner {
 				throw new IllegalArgumentException("Unexpected argument '" + args[i] + "'");
 			}
 			String name = args[i].substring(2);
-			if (List.of("quick", "skip-jmh", "no-wait", "scale", "locks", "partitions").contains(name)) {
+			if (List.of("quick", "skip-jmh", "no-wait", "scale", "locks", "partitions", "load").contains(name)) {
 				options.put(name, "true");
 			}
 			else if (i + 1 < args.length) {

@@ -168,11 +168,11 @@ final class Database implements AutoCloseable {
 	 */
 	synchronized Map<String, Holder> holders(SystemUnderTest system) throws SQLException {
 		String sql = switch (system) {
-			case OURS, OURS_LOCK -> "SELECT election_name, leader_id, term, acquired_at FROM leader_election_lease"
+			case OURS, OURS_LOCK, OURS_LONG, SHEDLOCK_PROVIDER -> "SELECT election_name, leader_id, term, acquired_at FROM leader_election_lease"
 					+ " WHERE leader_id IS NOT NULL AND expires_at > " + NOW_MILLIS;
 			case INTEGRATION -> "SELECT LOCK_KEY, CLIENT_ID, TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', CREATED_DATE),"
 					+ " 0 FROM INT_LOCK";
-			case SHEDLOCK -> null;
+			case SHEDLOCK, SHEDLOCK_LONG -> null;
 		};
 		Map<String, Holder> holders = new HashMap<>();
 		if (sql == null) {

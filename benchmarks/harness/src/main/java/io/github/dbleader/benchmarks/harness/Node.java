@@ -2,6 +2,8 @@ package io.github.dbleader.benchmarks.harness;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
@@ -25,14 +27,23 @@ final class Node implements AutoCloseable {
 
 	private final int slot;
 
+	/** Connections of the application's pool in the load benchmark, as in the fault suite's M2. */
+	static final int LOAD_POOL_SIZE = 2;
+
+	private static final HttpClient hookClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
 	private final NodeProcess process;
+
+	/** Port of the application's load hook, or 0. */
+	private final int loadHookPort;
 
 	private long logMark;
 
-	private Node(String id, int slot, NodeProcess process) {
+	private Node(String id, int slot, NodeProcess process, int loadHookPort) {
 		this.id = id;
 		this.slot = slot;
 		this.process = process;
+		this.loadHookPort = loadHookPort;
 	}
 
 	/**
@@ -65,6 +76,33 @@ final class Node implements AutoCloseable {
 	 */
 	static Node start(SystemUnderTest system, int slot, String id, RunSettings settings, Database database,
 			Path logDirectory, List<String> moreArguments) throws IOException {
+		return start(system, slot, id, settings, database, logDirectory, moreArguments, 0);
+	}
+
+	/**
+	 * Start a process for the load benchmark: its application's pool as small as the fault
+	 * suite's M2 makes it ({@value #LOAD_POOL_SIZE} connections, a wait of at most 1 s for
+	 * one), and its load hook served ({@link #holdPool}).
+	 * @param system the system
+	 * @param slot 1-based slot
+	 * @param id node id, unique in the run
+	 * @param settings the run's settings
+	 * @param database the database
+	 * @param logDirectory where its output goes
+	 * @return the node, not necessarily started yet
+	 * @throws IOException if the process cannot start
+	 */
+	static Node startWithLoadHook(SystemUnderTest system, int slot, String id, RunSettings settings,
+			Database database, Path logDirectory) throws IOException {
+		int hookPort = NodeProcess.freePort();
+		return start(system, slot, id, settings, database, logDirectory,
+				List.of("--spring.datasource.hikari.maximum-pool-size=" + LOAD_POOL_SIZE,
+						"--spring.datasource.hikari.connection-timeout=1000", "--bench.business-load-port=" + hookPort),
+				hookPort);
+	}
+
+	private static Node start(SystemUnderTest system, int slot, String id, RunSettings settings, Database database,
+			Path logDirectory, List<String> moreArguments, int loadHookPort) throws IOException {
 		Path module = settings.benchmarks().resolve(system.module());
 		String classpath = module.resolve("target/classes") + File.pathSeparator
 				+ Files.readString(module.resolve("target/classpath.txt")).trim();
@@ -79,7 +117,7 @@ final class Node implements AutoCloseable {
 			// Not every system runs a web server: its start is told by Spring Boot's log line.
 			.readyWhenLogged(" Started ")
 			.start(id, logDirectory.resolve(id + ".log"));
-		return new Node(id, slot, process);
+		return new Node(id, slot, process, loadHookPort);
 	}
 
 	String id() {
@@ -193,6 +231,28 @@ final class Node implements AutoCloseable {
 			throw new IllegalStateException(this.id + " answered " + response.statusCode() + " to GET " + path);
 		}
 		return Optional.of(response.body());
+	}
+
+	/**
+	 * Hold all connections of the application's pool with slow queries
+	 * ({@code SELECT SLEEP(seconds)}), through its load hook; answers at once.
+	 * @param seconds for how long
+	 * @throws IllegalStateException if the node has no hook or refused
+	 */
+	void holdPool(int seconds) throws IOException, InterruptedException {
+		if (this.loadHookPort == 0) {
+			throw new IllegalStateException(this.id + " was started without a load hook");
+		}
+		HttpResponse<String> response = hookClient.send(HttpRequest
+			.newBuilder(URI.create("http://127.0.0.1:" + this.loadHookPort + "/business-load?connections="
+					+ LOAD_POOL_SIZE + "&seconds=" + seconds))
+			.timeout(Duration.ofSeconds(10))
+			.POST(HttpRequest.BodyPublishers.noBody())
+			.build(), HttpResponse.BodyHandlers.ofString());
+		if (response.statusCode() != 200) {
+			throw new IllegalStateException(this.id + " answered " + response.statusCode() + " to its load hook: "
+					+ response.body());
+		}
 	}
 
 	/** Stop the process whatever its state (resumed first if paused). */

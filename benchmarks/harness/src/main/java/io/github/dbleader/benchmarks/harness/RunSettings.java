@@ -48,6 +48,14 @@ record RunSettings(Path benchmarks, String jdbcUrl, String adminUser, String adm
 		return this.jobInterval.dividedBy(2);
 	}
 
+	/**
+	 * @return the {@code maxFor} of this starter's kept-alive lock in the long run: ten
+	 * leases, far above a run of three
+	 */
+	Duration lockMaxFor() {
+		return this.lease.multipliedBy(10);
+	}
+
 	/** @return how long the pause scenario freezes a node: two leases */
 	Duration pause() {
 		return this.lease.multipliedBy(2);

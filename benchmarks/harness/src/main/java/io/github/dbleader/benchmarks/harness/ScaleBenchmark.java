@@ -210,7 +210,12 @@ final class ScaleBenchmark {
 		return timers;
 	}
 
-	private static Map<String, Double> values(Optional<String> json) {
+	/**
+	 * The measurements of an {@code /actuator/metrics/...} answer.
+	 * @param json the answer, or empty
+	 * @return values by statistic ({@code COUNT}, {@code TOTAL_TIME}, {@code VALUE}, ...)
+	 */
+	static Map<String, Double> values(Optional<String> json) {
 		Map<String, Double> values = new HashMap<>();
 		json.ifPresent((body) -> {
 			Matcher matcher = VALUE.matcher(body);

@@ -5,8 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The systems compared (this starter in two modes), each a benchmark application module with its own tables in
- * the benchmark database.
+ * The systems compared (this starter and ShedLock in several modes), each a benchmark application module
+ * with its own tables in the benchmark database.
  */
 enum SystemUnderTest {
 
@@ -21,6 +21,35 @@ enum SystemUnderTest {
 	 */
 	OURS_LOCK("this starter, @ClusterLock", "app-ours", "io.github.dbleader.benchmarks.ours.OursBenchmarkApplication",
 			"job_runs_ours_lock", List.of("leader_election_lease", "leader_election_candidate",
+					"leader_election_lease_fence", "leader_election_lease_nodes"), false),
+
+	/**
+	 * The long run of this starter's cluster-lock mode: {@code @ClusterLock} with
+	 * {@code maxFor}, whose lock this node's heartbeat keeps alive while a run of three
+	 * leases (3 x atMostFor) works; the run is recorded in a transaction fenced by the lock
+	 * at its end.
+	 */
+	OURS_LONG("this starter, @ClusterLock(maxFor) kept alive: long run", "app-ours",
+			"io.github.dbleader.benchmarks.ours.OursBenchmarkApplication", "job_runs_ours_long",
+			List.of("leader_election_lease", "leader_election_candidate", "leader_election_lease_fence",
+					"leader_election_lease_nodes"), false),
+
+	/**
+	 * The long run of ShedLock: its {@code KeepAliveLockProvider} around the JDBC provider,
+	 * the same runs of three leases.
+	 */
+	SHEDLOCK_LONG("ShedLock, KeepAliveLockProvider: long run", "app-shedlock",
+			"io.github.dbleader.benchmarks.shedlock.ShedLockBenchmarkApplication", "job_runs_shedlock_long",
+			List.of("shedlock"), false),
+
+	/**
+	 * ShedLock's annotations on this starter's provider: {@code @SchedulerLock} only, the
+	 * {@code LockProvider} auto-configured by {@code leader-election-shedlock}, the run
+	 * recorded in a transaction fenced by its lock ({@code SchedulerLockContext.runFenced}).
+	 */
+	SHEDLOCK_PROVIDER("@SchedulerLock on this starter's provider", "app-shedlock-provider",
+			"io.github.dbleader.benchmarks.shedlockprovider.ShedLockProviderBenchmarkApplication",
+			"job_runs_shedlock_provider", List.of("leader_election_lease", "leader_election_candidate",
 					"leader_election_lease_fence", "leader_election_lease_nodes"), false),
 
 	/** ShedLock: {@code @SchedulerLock} on {@code JdbcTemplateLockProvider.usingDbTime()}. */
@@ -81,6 +110,23 @@ enum SystemUnderTest {
 	}
 
 	/**
+	 * @return whether each job run lasts three leases, longer than its lock's
+	 * {@code atMostFor} (the lock must be kept alive)
+	 */
+	boolean longRun() {
+		return this == OURS_LONG || this == SHEDLOCK_LONG;
+	}
+
+	/**
+	 * @param settings the run's settings
+	 * @return how long each job run works: three leases in a long run, else the run's
+	 * setting
+	 */
+	Duration jobDuration(RunSettings settings) {
+		return longRun() ? settings.lease().multipliedBy(3) : settings.jobDuration();
+	}
+
+	/**
 	 * The system's own settings, all derived from the common lease and renew interval.
 	 * @param settings the run's settings
 	 * @param nodeId the node's id
@@ -93,10 +139,10 @@ enum SystemUnderTest {
 		arguments.add("--bench.job-runs-table=" + this.jobRunsTable);
 		arguments.add("--bench.lease=" + settings.lease());
 		arguments.add("--bench.renew-interval=" + settings.renewInterval());
-		arguments.add("--bench.job-duration=" + settings.jobDuration());
+		arguments.add("--bench.job-duration=" + jobDuration(settings));
 		arguments.add("--bench.job-interval=" + settings.jobInterval());
 		switch (this) {
-			case OURS, OURS_LOCK -> {
+			case OURS, OURS_LOCK, OURS_LONG, SHEDLOCK_PROVIDER -> {
 				arguments.add("--server.port=" + port);
 				arguments.add("--leader-election.node-id=" + nodeId);
 				arguments.add("--leader-election.lease-duration=" + millis(settings.lease()));
@@ -104,18 +150,25 @@ enum SystemUnderTest {
 				arguments.add("--leader-election.jdbc.initialize-schema=always");
 				arguments.add("--management.endpoints.web.exposure.include=leader,metrics");
 				arguments.add("--management.endpoint.leader.access=unrestricted");
-				if (this == OURS_LOCK) {
+				if (this != OURS) {
 					// The same job, trigger and lock times as ShedLock's.
-					arguments.add("--bench.mode=lock");
+					arguments.add("--bench.mode=" + ((this == OURS_LONG) ? "kept-alive-lock" : "lock"));
+					// (app-shedlock-provider has one job and ignores it.)
 					// A node that only takes locks joins no election, so it runs no heartbeat.
 					arguments.add("--leader-election.elections=");
 					arguments.add("--bench.job-cron=" + settings.shedLockCron());
 					arguments.add("--bench.lock-at-least-for=" + settings.lockAtLeastFor());
 				}
+				if (this == OURS_LONG) {
+					arguments.add("--bench.lock-max-for=" + settings.lockMaxFor());
+				}
 			}
-			case SHEDLOCK -> {
+			case SHEDLOCK, SHEDLOCK_LONG -> {
 				arguments.add("--bench.job-cron=" + settings.shedLockCron());
 				arguments.add("--bench.lock-at-least-for=" + settings.lockAtLeastFor());
+				if (this == SHEDLOCK_LONG) {
+					arguments.add("--bench.mode=keep-alive");
+				}
 			}
 			case INTEGRATION -> {
 			}

@@ -41,6 +41,11 @@ public class BenchmarkProperties {
 	 */
 	private int scale;
 
+	/**
+	 * Port of the load benchmark's hook ({@link PoolLoadHook}); unset: no hook.
+	 */
+	private int businessLoadPort;
+
 	public String getNodeId() {
 		return this.nodeId;
 	}
@@ -79,6 +84,14 @@ public class BenchmarkProperties {
 
 	public void setRenewInterval(Duration renewInterval) {
 		this.renewInterval = renewInterval;
+	}
+
+	public int getBusinessLoadPort() {
+		return this.businessLoadPort;
+	}
+
+	public void setBusinessLoadPort(int businessLoadPort) {
+		this.businessLoadPort = businessLoadPort;
 	}
 
 	public int getScale() {

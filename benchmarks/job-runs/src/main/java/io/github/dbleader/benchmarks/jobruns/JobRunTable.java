@@ -1,6 +1,7 @@
 package io.github.dbleader.benchmarks.jobruns;
 
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.regex.Pattern;
 
 import org.slf4j.Logger;
@@ -59,15 +60,35 @@ public class JobRunTable {
 	 * @param term the term the run belongs to, or 0
 	 */
 	public void run(String nodeId, long term) {
+		work().ifPresent((startedAt) -> record(nodeId, term, startedAt));
+	}
+
+	/**
+	 * The work of a run without its record: read the database clock and work, for a job
+	 * that records the run apart from its work (in a fenced transaction of its own at the
+	 * end of a long run).
+	 * @return the start on the database clock, or empty if the work was interrupted
+	 */
+	public OptionalLong work() {
 		Long startedAt = this.jdbc.queryForObject("SELECT " + NOW_MILLIS, Long.class);
-		logger.info(STARTED_MESSAGE + " (term {})", term);
+		logger.info(STARTED_MESSAGE + " ({} ms of work)", this.jobDuration.toMillis());
 		try {
 			Thread.sleep(this.jobDuration.toMillis());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			return;
+			return OptionalLong.empty();
 		}
+		return OptionalLong.of(startedAt);
+	}
+
+	/**
+	 * Insert the row of a run whose work is done; its end is the database clock now.
+	 * @param nodeId this node
+	 * @param term the term the run belongs to, or 0
+	 * @param startedAt the start of its work ({@link #work()})
+	 */
+	public void record(String nodeId, long term, long startedAt) {
 		this.jdbc.update("INSERT INTO " + this.table + " (node_id, term, started_at, finished_at) VALUES (?, ?, ?, "
 				+ NOW_MILLIS + ")", nodeId, term, startedAt);
 	}
