@@ -70,20 +70,20 @@ final class LeaseRows {
 	}
 
 	/**
-	 * Map a row of {@link #select}.
+	 * Map a row of {@link #select}, by the columns' positions: at a hundred thousand rows a
+	 * read, looking each column up by its label was a measurable part of the heartbeat's read.
 	 * @param rs the result set on the row
 	 * @return the lease
 	 * @throws SQLException if a column cannot be read
 	 */
 	static LeaseState map(ResultSet rs) throws SQLException {
-		return new LeaseState(rs.getString("election_name"), rs.getString("leader_id"), rs.getLong("term"),
-				rs.getLong("version"), instant(rs, "acquired_at"), instant(rs, "renewed_at"),
-				Instant.ofEpochMilli(rs.getLong("expires_at")), rs.getString("handover_to"),
-				rs.getBoolean("reelection_requested"), rs.getString("yielded_by"), rs.getInt("expired") == 1,
-				rs.getInt("same_server") == 1, Instant.ofEpochMilli(rs.getLong("db_now")));
+		// In the order of COLUMNS, then expired, same_server and db_now.
+		return new LeaseState(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4), instant(rs, 5),
+				instant(rs, 6), Instant.ofEpochMilli(rs.getLong(7)), rs.getString(8), rs.getBoolean(9),
+				rs.getString(10), rs.getInt(11) == 1, rs.getInt(12) == 1, Instant.ofEpochMilli(rs.getLong(13)));
 	}
 
-	private static @Nullable Instant instant(ResultSet rs, String column) throws SQLException {
+	private static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
 		long millis = rs.getLong(column);
 		return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
 	}
