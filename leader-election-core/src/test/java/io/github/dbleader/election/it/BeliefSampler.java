@@ -172,7 +172,8 @@ public final class BeliefSampler implements AutoCloseable {
 	private void run() {
 		long[] terms = new long[0];
 		while (this.running) {
-			List<ElectionNode> watched = this.nodes;
+			// One snapshot for the sizing and the sweep: a node watched meanwhile waits for the next.
+			List<ElectionNode> watched = List.copyOf(this.nodes);
 			if (terms.length < watched.size()) {
 				terms = new long[watched.size() * 2];
 			}
