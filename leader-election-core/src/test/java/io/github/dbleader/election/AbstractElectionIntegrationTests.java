@@ -597,6 +597,10 @@ abstract class AbstractElectionIntegrationTests {
 	void clusterLockRunOfTwoLeasesHoldsUpNoRound() throws Exception {
 		Map<String, List<Duration>> rounds = new ConcurrentHashMap<>();
 		List<String> failedRounds = new java.util.concurrent.CopyOnWriteArrayList<>();
+		// Where a failed round fell (start-up or the lock run), for the failure message.
+		long testStarted = System.nanoTime();
+		java.util.concurrent.atomic.AtomicReference<String> phase = new java.util.concurrent.atomic.AtomicReference<>(
+				"start-up");
 		LeadershipListener listener = new LeadershipListener() {
 
 			@Override
@@ -608,7 +612,8 @@ abstract class AbstractElectionIntegrationTests {
 			public void heartbeat(String nodeId, int elections, boolean succeeded, Duration duration) {
 				rounds.computeIfAbsent(nodeId, (node) -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(duration);
 				if (!succeeded) {
-					failedRounds.add(nodeId + " after " + duration);
+					failedRounds.add(nodeId + " after " + duration + " in " + phase.get() + ", ending "
+							+ Duration.ofNanos(System.nanoTime() - testStarted) + " into the test");
 				}
 			}
 
@@ -634,6 +639,7 @@ abstract class AbstractElectionIntegrationTests {
 		await().atMost(AFTER_CRASH)
 			.until(() -> services.stream().allMatch((service) -> service.elections().stream().allMatch(Election::isLeader)));
 		rounds.clear();
+		phase.set("the lock run");
 		HeldLock held = locks.get(0).tryLock("report", LEASE.multipliedBy(4), Duration.ZERO).orElseThrow();
 		Duration run = LEASE.multipliedBy(2);
 		Future<Long> fenced = inBackground(() -> held.runFenced((term) -> {
