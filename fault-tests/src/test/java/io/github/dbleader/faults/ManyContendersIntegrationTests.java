@@ -21,6 +21,9 @@ import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -41,7 +44,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * above all their belief could only be sampled over HTTP, one after the other, not at one
  * instant. Here {@link Election#isLeader()} of all of them is read within microseconds.
  * What they share is the JVM: a GC pause stops them all, as a pause of a whole host would.
+ *
+ * <p>It runs beside the suite's other scenarios (its tables are its own, and its minute is
+ * mostly waiting), except the one that loads the database server on purpose.
  */
+@Execution(ExecutionMode.CONCURRENT)
+@ResourceLock(MixedWorkScenariosIntegrationTests.HEAVY_DATABASE_LOAD)
 class ManyContendersIntegrationTests {
 
 	static final int CONTENDERS = 20;

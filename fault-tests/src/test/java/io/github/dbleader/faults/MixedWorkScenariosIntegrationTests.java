@@ -15,15 +15,22 @@ import java.util.concurrent.atomic.AtomicLong;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The mixed-work scenarios on the MySQL-protocol database: M1 ({@link
  * AbstractMixedWorkScenariosIntegrationTests}), then M2 on the same processes, whose load
- * is MySQL's SQL.
+ * is MySQL's SQL. Nothing runs beside it that it does not measure: it holds
+ * {@value #HEAVY_DATABASE_LOAD}, which {@link ManyContendersIntegrationTests} (the one
+ * scenario that runs beside the others) takes too.
  */
+@ResourceLock(MixedWorkScenariosIntegrationTests.HEAVY_DATABASE_LOAD)
 class MixedWorkScenariosIntegrationTests extends AbstractMixedWorkScenariosIntegrationTests {
+
+	/** The lock that keeps other scenarios away from M2's load. */
+	static final String HEAVY_DATABASE_LOAD = "heavy-database-load";
 
 	/** How long M2 loads the database. */
 	private static final Duration LOAD = Duration.ofSeconds(60);

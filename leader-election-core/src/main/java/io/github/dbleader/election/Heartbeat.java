@@ -532,29 +532,24 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Release every election and leave all candidates in one statement, on shutdown.
+	 * Release every election and leave all candidates, on shutdown: every belief ends
+	 * first, then the leases are made vacant in batches ({@link LeaseRepository#yieldAll}),
+	 * so that a node with thousands of elections does not hold its shutdown up with a
+	 * statement per lease. A lease whose fence row is busy with fenced work is left to
+	 * expire, as are the rest once the database fails to answer.
 	 * @param loops the elections of this node
 	 */
 	void releaseAll(Collection<ElectionLoop> loops) {
-		boolean reachable = true;
-		int unreleased = 0;
+		Map<String, Long> held = new LinkedHashMap<>();
 		for (ElectionLoop loop : loops) {
 			synchronized (loop) {
 				long term = loop.relinquish(RevocationReason.SHUTDOWN, false);
-				// Once the database fails to answer, the other leases are left to expire: a
-				// statement timeout per lease would hold the shutdown up for as many timeouts.
-				if (reachable) {
-					reachable = yieldHeld(loop, term);
-				}
-				else if (term >= 0) {
-					unreleased++;
+				if (term >= 0) {
+					held.put(loop.election(), term);
 				}
 			}
 		}
-		if (unreleased > 0) {
-			logger.warn("Node '{}': {} more lease(s) not released; they expire on their own", this.nodeId, unreleased);
-		}
-		if (!reachable) {
+		if (!yieldAllHeld(held)) {
 			return;
 		}
 		try {
@@ -565,6 +560,34 @@ final class Heartbeat {
 			logger.warn("Node '{}': could not leave the candidates; the entries age out within a lease: {}",
 					this.nodeId, ex.toString());
 		}
+	}
+
+	/**
+	 * Make the given leases vacant, a batch at a time.
+	 * @param held the terms held, by election
+	 * @return {@code false} if the database did not answer
+	 */
+	private boolean yieldAllHeld(Map<String, Long> held) {
+		List<Map.Entry<String, Long>> entries = new ArrayList<>(held.entrySet());
+		for (int from = 0; from < entries.size(); from += CHANGES_PER_BATCH) {
+			Map<String, Long> batch = new LinkedHashMap<>();
+			entries.subList(from, Math.min(entries.size(), from + CHANGES_PER_BATCH))
+				.forEach((entry) -> batch.put(entry.getKey(), entry.getValue()));
+			try {
+				for (LeaseState released : this.repository.yieldAll(this.nodeId, batch)) {
+					logger.info("Election '{}': released leadership of term {}", released.election(),
+							batch.get(released.election()));
+				}
+			}
+			catch (RuntimeException ex) {
+				// Once the database fails to answer, the other leases are left to expire: a
+				// statement timeout per batch would hold the shutdown up for as many timeouts.
+				logger.warn("Node '{}': could not release {} lease(s); they expire on their own: {}", this.nodeId,
+						entries.size() - from, ex.toString());
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**

@@ -452,7 +452,7 @@ class HeartbeatTests {
 		int before = this.repository.statements().size();
 		this.a.stop();
 		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
-			.containsExactly("yield");
+			.containsExactly("yieldAll");
 		assertThat(this.names).noneMatch(this.a::leads);
 		this.repository.setUnreachable(false);
 		// The leases expire on their own, and b takes them over.
@@ -470,10 +470,25 @@ class HeartbeatTests {
 		int before = this.repository.statements().size();
 		this.a.stop();
 		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
-			.containsOnly("yield", "removeCandidacies")
-			.filteredOn("yield"::equals)
-			.hasSize(this.names.size());
+			.containsExactly("yieldAll", "removeCandidacies");
+		assertThat(this.names).allMatch((name) -> this.repository.find(name).orElseThrow().vacant());
 		assertThat(this.repository.liveCandidates(this.names.get(0), L)).isEmpty();
+	}
+
+	@Test
+	void stopReleasesInBatchesOfTheBatchSizeAndLeavesALeaseWithBusyFencedWorkToExpire() {
+		List<String> many = IntStream.range(0, Heartbeat.CHANGES_PER_BATCH + 1).mapToObj((i) -> "m" + i).toList();
+		many.forEach(this.a::join);
+		this.a.tick();
+		assertThat(many).allMatch(this.a::leads);
+		this.repository.setFencesBusy("m7");
+		int before = this.repository.statements().size();
+		this.a.stop();
+		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
+			.containsExactly("yieldAll", "yieldAll", "removeCandidacies");
+		assertThat(many).noneMatch(this.a::leads);
+		assertThat(many).filteredOn((name) -> !this.repository.find(name).orElseThrow().vacant())
+			.containsExactly("m7");
 	}
 
 	/** Run one round of a node and return the statements it sent. */

@@ -213,19 +213,35 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	@Override
 	public boolean yield(String election, String nodeId, long term) {
-		return write("yield", () -> {
-			Row row = this.rows.get(election);
-			if (row == null || !nodeId.equals(row.leaderId) || row.term != term || this.busyFences.contains(election)) {
-				return false;
-			}
-			row.leaderId = null;
-			row.version++;
-			row.expiresAt = this.databaseMillis;
-			row.handoverTo = null;
-			row.reelectionRequested = false;
-			row.yieldedBy = nodeId;
-			return true;
+		return write("yield", () -> yieldRow(election, nodeId, term));
+	}
+
+	/** One statement for the whole batch, each row under the single-row conditions. */
+	@Override
+	public List<LeaseState> yieldAll(String nodeId, Map<String, Long> terms) {
+		return write("yieldAll", () -> {
+			List<LeaseState> yielded = new ArrayList<>();
+			terms.forEach((election, term) -> {
+				if (yieldRow(election, nodeId, term)) {
+					yielded.add(this.rows.get(election).state(election, this.databaseMillis, this.serverIdentity));
+				}
+			});
+			return yielded;
 		});
+	}
+
+	private boolean yieldRow(String election, String nodeId, long term) {
+		Row row = this.rows.get(election);
+		if (row == null || !nodeId.equals(row.leaderId) || row.term != term || this.busyFences.contains(election)) {
+			return false;
+		}
+		row.leaderId = null;
+		row.version++;
+		row.expiresAt = this.databaseMillis;
+		row.handoverTo = null;
+		row.reelectionRequested = false;
+		row.yieldedBy = nodeId;
+		return true;
 	}
 
 	@Override

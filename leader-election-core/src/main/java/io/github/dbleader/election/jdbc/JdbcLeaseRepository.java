@@ -230,9 +230,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ ", handover_to = NULL, reelection_requested = FALSE, yielded_by = ?";
 		this.yield = "UPDATE " + lease + " SET " + this.yielded + " WHERE election_name = ? AND leader_id = ? AND term = ?";
 		String pairs = BatchedHolderChange.Change.PAIRS;
-		this.takeable = " AND ((leader_id IS NULL AND (yielded_by IS NULL OR yielded_by <> ? OR expires_at + ? <= "
-				+ now + ")) OR (leader_id IS NOT NULL AND expires_at <= " + now + " AND (election_name, version) IN ("
-				+ pairs + "))) AND (handover_to IS NULL OR handover_to = ? OR expires_at + ? <= " + now + ")";
+		this.takeable = " AND " + LeaseRows.takeable(now, "(election_name, version) IN (" + pairs + ")");
 		this.heldWithTerm = " AND leader_id = ? AND (election_name, term) IN (" + pairs + ")";
 		this.requestHandover = "UPDATE " + lease
 				+ " SET handover_to = ?, reelection_requested = FALSE, version = version + 1 WHERE election_name = ?";
@@ -763,11 +761,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			String renewAll = "UPDATE " + dialect.byKey(lease) + " SET renewed_at = " + now + ", expires_at = " + now
 					+ " + ?, version = version + 1 WHERE leader_id = ? AND handover_to IS NULL"
 					+ " AND reelection_requested = FALSE AND server_identity = " + server + " AND election_name IN (";
-			String notHandedToOthers = "(handover_to IS NULL OR handover_to = ? OR expires_at + ? <= " + now + ")";
-			String takeOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND ("
-					+ "(leader_id IS NULL AND (yielded_by IS NULL OR yielded_by <> ? OR expires_at + ? <= " + now
-					+ ")) OR (leader_id IS NOT NULL AND version = ? AND expires_at <= " + now + ")) AND "
-					+ notHandedToOthers;
+			String takeOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND "
+					+ LeaseRows.takeable(now, "version = ?");
 			// A candidate is live while its node's row is fresh and names the same instance.
 			String liveCandidates = read + "SELECT c.node_id, c.first_seen, n.last_seen FROM " + candidates
 					+ " c JOIN " + tables.nodesTable() + " n ON n.node_id = c.node_id AND n.instance_id = c.instance_id"

@@ -70,6 +70,23 @@ final class LeaseRows {
 	}
 
 	/**
+	 * The condition under which a node may take a lease over, the same for one row and for
+	 * a batch: vacant (and not given up by this node less than a lease ago), or held and
+	 * expired by the database clock at the version the node watched for a whole lease (I3);
+	 * and not handed over to another node, unless that hand-over lapsed. Its parameters: the
+	 * node id and the lease in milliseconds, those of {@code observedVersion}, then the node
+	 * id and the lease in milliseconds again.
+	 * @param now SQL expression of the database clock
+	 * @param observedVersion the condition on the row's version, e.g. {@code version = ?}
+	 * @return the condition
+	 */
+	static String takeable(String now, String observedVersion) {
+		return "((leader_id IS NULL AND (yielded_by IS NULL OR yielded_by <> ? OR expires_at + ? <= " + now
+				+ ")) OR (leader_id IS NOT NULL AND expires_at <= " + now + " AND " + observedVersion
+				+ ")) AND (handover_to IS NULL OR handover_to = ? OR expires_at + ? <= " + now + ")";
+	}
+
+	/**
 	 * Map a row of {@link #select}, by the columns' positions: at a hundred thousand rows a
 	 * read, looking each column up by its label was a measurable part of the heartbeat's read.
 	 * @param rs the result set on the row

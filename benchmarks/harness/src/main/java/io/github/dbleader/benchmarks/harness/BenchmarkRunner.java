@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * started, for the report), {@code --revision TEXT}.
  *
  * <p>{@code --scale} runs the scale benchmark instead ({@link ScaleBenchmark}) and replaces
- * only its section of {@code RESULTS.md}: {@code --scale-sizes 1,10,100,1000,10000},
+ * only its section of {@code RESULTS.md}: {@code --scale-sizes 1,10,100,1000,10000,100000},
  * {@code --scale-limits shedlock=1000,integration=100} (the largest size each system runs
  * at; larger ones are listed as not run), {@code --scale-warm-up N} (30 s),
  * {@code --scale-window N} (60 s), {@code --systems}. With {@code --quick}: sizes 1, 10 and
@@ -49,7 +49,7 @@ import java.util.regex.Pattern;
  *
  * <p>{@code --partitions} runs the partition benchmark instead ({@link PartitionBenchmark})
  * and replaces only its section of {@code RESULTS.md}: {@code --partition-counts
- * 12,120,1200}, {@code --partition-settle N} (5 s), {@code --partition-warm-up N} (15 s),
+ * 12,120,1200,10000}, {@code --partition-settle N} (5 s), {@code --partition-warm-up N} (15 s),
  * {@code --partition-window N} (30 s); with {@code --quick}: 12 and 120, 5 s warm-up, 10 s
  * window, output under {@code target/quick}. The other runs keep its section.
  *
@@ -163,7 +163,7 @@ public final class BenchmarkRunner {
 			Path output, Instant startedAt, long started) throws Exception {
 		boolean quick = options.containsKey("quick");
 		List<Integer> sizes = new ArrayList<>();
-		for (String size : options.getOrDefault("scale-sizes", quick ? "1,10,100" : "1,10,100,1000,10000").split(",")) {
+		for (String size : options.getOrDefault("scale-sizes", quick ? "1,10,100" : "1,10,100,1000,10000,100000").split(",")) {
 			sizes.add(Integer.parseInt(size.trim()));
 		}
 		Map<SystemUnderTest, Integer> limits = new LinkedHashMap<>();
@@ -241,7 +241,7 @@ public final class BenchmarkRunner {
 			long started) throws Exception {
 		boolean quick = options.containsKey("quick");
 		List<Integer> counts = new ArrayList<>();
-		for (String count : options.getOrDefault("partition-counts", quick ? "12,120" : "12,120,1200").split(",")) {
+		for (String count : options.getOrDefault("partition-counts", quick ? "12,120" : "12,120,1200,10000").split(",")) {
 			counts.add(Integer.parseInt(count.trim()));
 		}
 		Duration settleTime = Duration.ofSeconds(Long.parseLong(options.getOrDefault("partition-settle", "5")));
