@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -264,6 +265,7 @@ final class Heartbeat {
 			Map<String, LeaseState> states, long readAt, long budgetEnd) {
 		boolean succeeded = true;
 		Map<Batch, List<PendingChange>> leaders = new LinkedHashMap<>();
+		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();
 		for (ElectionLoop loop : ordered) {
 			Long renewedTerm = held.get(loop.election());
@@ -275,12 +277,7 @@ final class Heartbeat {
 				}
 				PendingChange pending = new PendingChange(loop, change, loop.relinquishments());
 				switch (change.kind()) {
-					case CREATE -> {
-						// Rare (a new election): one statement, a follower's within the budget.
-						if (System.nanoTime() - budgetEnd <= 0) {
-							succeeded &= create(loop);
-						}
-					}
+					case CREATE -> creates.add(pending);
 					case TAKE_OVER -> takeOvers.add(pending);
 					default -> leaders.computeIfAbsent(new Batch(change.kind(), change.target()), (key) -> new ArrayList<>())
 						.add(pending);
@@ -296,13 +293,29 @@ final class Heartbeat {
 						changes.subList(from, Math.min(changes.size(), from + CHANGES_PER_BATCH)));
 			}
 		}
-		Batch takeOver = new Batch(LeaseChange.Kind.TAKE_OVER, null);
-		for (int from = 0; from < takeOvers.size(); from += CHANGES_PER_BATCH) {
+		// A follower's changes, within the budget: the rest decide again on the next round's
+		// read. New elections first, from a random place in name order, so that nodes that
+		// start together mostly create different leases instead of all failing on the same.
+		creates.sort(Comparator.comparing((PendingChange pending) -> pending.loop().election()));
+		if (!creates.isEmpty()) {
+			Collections.rotate(creates, this.random.nextInt(creates.size()));
+		}
+		succeeded &= carryOutWithinBudget(new Batch(LeaseChange.Kind.CREATE, null), creates, budgetEnd);
+		succeeded &= carryOutWithinBudget(new Batch(LeaseChange.Kind.TAKE_OVER, null), takeOvers, budgetEnd);
+		return succeeded;
+	}
+
+	/**
+	 * Carry out changes a batch at a time until the budget of the round is spent.
+	 * @return whether the database answered
+	 */
+	private boolean carryOutWithinBudget(Batch batch, List<PendingChange> changes, long budgetEnd) {
+		boolean succeeded = true;
+		for (int from = 0; from < changes.size(); from += CHANGES_PER_BATCH) {
 			if (System.nanoTime() - budgetEnd > 0) {
-				// The rest decide again on the next round's read.
 				break;
 			}
-			succeeded &= carryOut(takeOver, takeOvers.subList(from, Math.min(takeOvers.size(), from + CHANGES_PER_BATCH)));
+			succeeded &= carryOut(batch, changes.subList(from, Math.min(changes.size(), from + CHANGES_PER_BATCH)));
 		}
 		return succeeded;
 	}
@@ -315,7 +328,7 @@ final class Heartbeat {
 	 * @return whether the database answered
 	 */
 	private boolean carryOut(Batch batch, List<PendingChange> changes) {
-		Map<String, Long> rows = new HashMap<>();
+		Map<String, Long> rows = new LinkedHashMap<>();
 		for (PendingChange pending : changes) {
 			LeaseChange change = pending.change();
 			rows.put(pending.loop().election(),
@@ -331,7 +344,7 @@ final class Heartbeat {
 				case HAND_OVER -> this.repository.handOverAll(this.nodeId, rows, Objects.requireNonNull(batch.target()),
 						lease);
 				case YIELD -> this.repository.yieldAll(this.nodeId, rows);
-				case CREATE -> throw new IllegalArgumentException("A lease is created on its own");
+				case CREATE -> this.repository.createAll(this.nodeId, List.copyOf(rows.keySet()), lease);
 			};
 			states.forEach((state) -> changed.put(state.election(), state));
 		}
@@ -382,31 +395,6 @@ final class Heartbeat {
 		}
 		else {
 			loop.acquired(sent, state);
-		}
-	}
-
-	/**
-	 * Create an election's lease; the caller holds the election's monitor.
-	 * @return whether the database answered
-	 */
-	private boolean create(ElectionLoop loop) {
-		long sent = this.clock.nanoTime();
-		try {
-			if (this.repository.create(loop.election(), this.nodeId, this.settings.leaseDuration())) {
-				loop.acquired(sent, this.repository.find(loop.election()).orElse(null));
-			}
-			else {
-				loop.notAcquired();
-			}
-			// The database answered after this belief began: "reachable" must last at least as
-			// long as any belief, so that health is never DOWN for a node that still leads.
-			this.database.answered();
-			return true;
-		}
-		catch (RuntimeException ex) {
-			loop.notAcquired();
-			this.database.failed(ex);
-			return false;
 		}
 	}
 

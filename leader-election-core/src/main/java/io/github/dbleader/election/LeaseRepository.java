@@ -18,9 +18,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A node's heartbeat costs a fixed number of statements whatever the number of its
  * elections (DESIGN I9): {@link #heartbeat}, {@link #renewAll} and {@link #findAll}. Changes of holder are batched too
- * ({@link #takeOverAll}, {@link #handOverAll}, {@link #yieldAll}, {@link #reacquireAll}),
- * each row under the conditions of its single-row statement; creating a lease and
- * giving one up on request stay single-row.
+ * ({@link #createAll}, {@link #takeOverAll}, {@link #handOverAll}, {@link #yieldAll},
+ * {@link #reacquireAll}), each row under the conditions of its single-row statement; giving
+ * a lease up on request stays single-row.
  *
  * <p>Implementations must bound every call by a statement timeout shorter than the renew
  * interval.
@@ -42,6 +42,30 @@ public interface LeaseRepository {
 	 * @return {@code true} if created, {@code false} if the row already existed
 	 */
 	boolean create(String election, String nodeId, Duration lease);
+
+	/**
+	 * Create many leases at once with this node as their first leader. A lease that exists
+	 * already (another node created it first) is left as it is, and an implementation may
+	 * then create none of the batch. The answer lists exactly the leases this call created,
+	 * as they are right after it. An exception means the outcome is unknown: the caller
+	 * learns from its next read which ones exist and whom they name.
+	 * <p>This default creates them one {@link #create} and one {@link #find} each;
+	 * implementations on a database create a batch in one transaction of a few statements,
+	 * all of it or none.
+	 * @param nodeId this node
+	 * @param elections the elections, none of which had a row at this node's last read
+	 * @param lease lease duration
+	 * @return the leases created, as read after being created
+	 */
+	default List<LeaseState> createAll(String nodeId, List<String> elections, Duration lease) {
+		List<LeaseState> created = new ArrayList<>();
+		for (String election : elections) {
+			if (create(election, nodeId, lease)) {
+				find(election).ifPresent(created::add);
+			}
+		}
+		return created;
+	}
 
 	/**
 	 * Read the leases of every election in which this running instance has its own

@@ -464,6 +464,41 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void newElectionsAreCreatedInBatchesOfTheBatchSize() {
+		List<String> many = IntStream.range(0, Heartbeat.CHANGES_PER_BATCH + 1).mapToObj((i) -> "m" + i).toList();
+		many.forEach(this.a::join);
+		many.forEach(this.b::join);
+		assertThat(statementsOfRound(this.a)).filteredOn((statement) -> statement.startsWith("create"))
+			.containsExactly("createAll", "createAll");
+		assertThat(many).allMatch(this.a::leads);
+		// b read them all as a's: nothing to create.
+		assertThat(statementsOfRound(this.b)).noneMatch((statement) -> statement.startsWith("create"));
+		assertThat(many).noneMatch(this.b::leads);
+	}
+
+	@Test
+	void aBatchOfNewElectionsOfWhichAnotherNodeCreatedOneMeanwhileIsCreatedAtTheNextRound() {
+		this.names.forEach(this.a::join);
+		String taken = this.names.get(7);
+		java.util.concurrent.atomic.AtomicBoolean raced = new java.util.concurrent.atomic.AtomicBoolean();
+		// b creates one of them after a's read and before a's batch.
+		this.repository.setDuringStatement(() -> {
+			List<String> sent = this.repository.statements();
+			if (sent.get(sent.size() - 1).equals("createAll") && raced.compareAndSet(false, true)) {
+				this.repository.create(taken, "b", L);
+			}
+		});
+		List<String> first = statementsOfRound(this.a);
+		assertThat(first).containsOnlyOnce("createAll");
+		// All or none, as the database's transaction: a leads nothing yet, and not b's lease.
+		assertThat(this.names).noneMatch(this.a::leads);
+		assertThat(this.repository.find(taken).orElseThrow().leaderId()).isEqualTo("b");
+		List<String> second = statementsOfRound(this.a);
+		assertThat(second).containsOnlyOnce("createAll");
+		assertThat(this.names).filteredOn(this.a::leads).hasSize(this.names.size() - 1).doesNotContain(taken);
+	}
+
+	@Test
 	void stopReleasesEveryLeaseAndLeavesAtOnce() {
 		this.names.forEach(this.a::join);
 		this.a.tick();

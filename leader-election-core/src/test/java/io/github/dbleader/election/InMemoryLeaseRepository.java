@@ -121,16 +121,34 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			if (this.rows.containsKey(election)) {
 				return false;
 			}
-			Row row = new Row();
-			row.leaderId = nodeId;
-			row.term = this.databaseMillis;
-			row.version = 1;
-			row.acquiredAt = row.renewedAt = this.databaseMillis;
-			row.expiresAt = this.databaseMillis + lease.toMillis();
-			row.serverIdentity = this.serverIdentity;
-			this.rows.put(election, row);
+			createRow(election, nodeId, lease);
 			return true;
 		});
+	}
+
+	/** One statement for the whole batch, all or none, as the database's transaction. */
+	@Override
+	public List<LeaseState> createAll(String nodeId, List<String> elections, Duration lease) {
+		return write("createAll", () -> {
+			if (elections.stream().anyMatch(this.rows::containsKey)) {
+				return List.of();
+			}
+			elections.forEach((election) -> createRow(election, nodeId, lease));
+			return elections.stream()
+				.map((election) -> this.rows.get(election).state(election, this.databaseMillis, this.serverIdentity))
+				.toList();
+		});
+	}
+
+	private void createRow(String election, String nodeId, Duration lease) {
+		Row row = new Row();
+		row.leaderId = nodeId;
+		row.term = this.databaseMillis;
+		row.version = 1;
+		row.acquiredAt = row.renewedAt = this.databaseMillis;
+		row.expiresAt = this.databaseMillis + lease.toMillis();
+		row.serverIdentity = this.serverIdentity;
+		this.rows.put(election, row);
 	}
 
 	@Override

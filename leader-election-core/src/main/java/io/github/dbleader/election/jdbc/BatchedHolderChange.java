@@ -37,6 +37,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * transaction ends, and changes the rest at once. Lease rows first and fence rows second,
  * as every single-row change of holder locks them, each set in key order, so that two
  * nodes whose batches overlap wait for each other rather than deadlock.
+ *
+ * <p>New leases are created in batches as well ({@link #create}), all of a batch or none.
  */
 final class BatchedHolderChange {
 
@@ -53,6 +55,16 @@ final class BatchedHolderChange {
 	private final String writeFence;
 
 	private final String read;
+
+	private final String insertRows;
+
+	private final String insertRow;
+
+	private final SqlDialect dialect;
+
+	private final String fence;
+
+	private final String lease;
 
 	/**
 	 * Build the statements.
@@ -73,6 +85,41 @@ final class BatchedHolderChange {
 				+ ", term = (SELECT l.term" + holder + keyed;
 		this.writeFence = dialect.writeFence(fence, lease);
 		this.read = LeaseRows.select(dialect, lease, server) + keyed;
+		String insert = LeaseRows.insert(dialect, lease, server);
+		int values = insert.indexOf(" VALUES ");
+		this.insertRows = insert.substring(0, values + " VALUES ".length());
+		this.insertRow = insert.substring(values + " VALUES ".length());
+		this.dialect = dialect;
+		this.fence = fence;
+		this.lease = lease;
+	}
+
+	/**
+	 * Create the listed leases in the current transaction, with this node as their first
+	 * leader and their fence rows: one insert of all the rows, so that a lease another node
+	 * created first fails it (the caller rolls back: nothing created), then one write of
+	 * their fence rows and the read of the rows created.
+	 * @param jdbc the election's statements, in the transaction
+	 * @param nodeId this node
+	 * @param elections the elections, in the order every node inserts them in (so that two
+	 * nodes whose batches overlap wait for each other rather than deadlock)
+	 * @param leaseMillis the lease in milliseconds
+	 * @return the leases created, as they are now
+	 * @throws org.springframework.dao.DuplicateKeyException if one of them existed
+	 */
+	List<LeaseState> create(JdbcTemplate jdbc, String nodeId, List<String> elections, long leaseMillis) {
+		List<Object> args = new ArrayList<>(elections.size() * 3);
+		for (String election : elections) {
+			args.add(election);
+			args.add(nodeId);
+			args.add(leaseMillis);
+		}
+		jdbc.update(this.insertRows + this.insertRow + (", " + this.insertRow).repeat(elections.size() - 1),
+				args.toArray());
+		String keys = "IN (" + names(elections.size()) + ")";
+		jdbc.update(this.dialect.writeFences(this.fence, this.lease, keys), elections.toArray());
+		return jdbc.query(this.read + names(elections.size()) + ")", (rs, row) -> LeaseRows.map(rs),
+				elections.toArray());
 	}
 
 	/**

@@ -353,6 +353,30 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	/**
+	 * Create the listed leases in one transaction per chunk of
+	 * {@value LeaseRows#MAX_ROWS_PER_UPDATE}, in key order, with their fence rows
+	 * ({@link BatchedHolderChange#create}). A chunk of which another node created a lease
+	 * first is rolled back whole, as the single-row create is, and left for the next round's
+	 * read: a row that existed before this call is never taken for one it created.
+	 */
+	@Override
+	public List<LeaseState> createAll(String nodeId, List<String> elections, Duration lease) {
+		List<String> sorted = elections.stream().sorted().distinct().toList();
+		List<LeaseState> created = new ArrayList<>();
+		for (int from = 0; from < sorted.size(); from += LeaseRows.MAX_ROWS_PER_UPDATE) {
+			List<String> chunk = sorted.subList(from, Math.min(sorted.size(), from + LeaseRows.MAX_ROWS_PER_UPDATE));
+			try {
+				created.addAll(inTransaction(this.holderChanges,
+						() -> statements().batch().create(this.jdbc, nodeId, chunk, lease.toMillis())));
+			}
+			catch (DuplicateKeyException ex) {
+				// Rolled back: none of the chunk's leases created.
+			}
+		}
+		return created;
+	}
+
+	/**
 	 * Read the leases of this instance's elections. On MariaDB Galera a causal read; if it
 	 * waits too long (the node lags, or the cluster stalls while it evicts a dead node), the
 	 * node's own data instead, in the same statement timeout. A follower keeps watching the

@@ -304,7 +304,19 @@ public enum SqlDialect {
 	 * @return the statement, with the election as its one parameter
 	 */
 	String writeFence(String fence, String lease) {
-		String select = "SELECT election_name, leader_id, term FROM " + lease + " WHERE election_name = ?";
+		return writeFences(fence, lease, "= ?");
+	}
+
+	/**
+	 * Statement that writes the fence rows of many elections from their lease rows, as
+	 * {@link #writeFence} does for one.
+	 * @param fence the fence table
+	 * @param lease the lease table
+	 * @param key the condition on {@code election_name}, e.g. {@code IN (?, ?)}
+	 * @return the statement, with the parameters of {@code key}
+	 */
+	String writeFences(String fence, String lease, String key) {
+		String select = "SELECT election_name, leader_id, term FROM " + lease + " WHERE election_name " + key;
 		return switch (this) {
 			case MYSQL -> "INSERT INTO " + fence + " (election_name, leader_id, term) " + select
 					+ " ON DUPLICATE KEY UPDATE leader_id = VALUES(leader_id), term = VALUES(term)";

@@ -268,6 +268,76 @@ class BatchedHolderChangeIntegrationTests {
 		return picked;
 	}
 
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void createAllCreatesEveryListedLeaseWithItsFenceRowAndAnswersWithThem(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		List<String> elections = java.util.stream.IntStream.range(0, 50).mapToObj((i) -> "new-" + i).toList();
+
+		List<LeaseState> created = repository.createAll("a", elections, LEASE);
+
+		assertThat(created).extracting(LeaseState::election).containsExactlyInAnyOrderElementsOf(elections);
+		assertThat(created).allSatisfy((state) -> {
+			assertThat(state.leaderId()).isEqualTo("a");
+			assertThat(state.expired()).isFalse();
+			LeaseState now = repository.find(state.election()).orElseThrow();
+			assertThat(List.of(state.term(), state.version())).containsExactly(now.term(), now.version());
+			assertThat(fence(state.election())).containsExactly("a", state.term());
+		});
+		assertThat(repository.createAll("a", List.of(), LEASE)).isEmpty();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void createAllOfABatchWithALeaseAnotherNodeCreatedCreatesNoneOfItAndLeavesThatLeaseAlone(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		// b created e2 after a read that e2 had no row: a must not take b's row for its own.
+		assertThat(repository.create("e2", "b", LEASE)).isTrue();
+		Map<String, LeaseState> before = leases(repository, "e2");
+
+		assertThat(repository.createAll("a", List.of("e1", "e2", "e3"), LEASE)).isEmpty();
+
+		assertThat(repository.find("e1")).isEmpty();
+		assertThat(repository.find("e3")).isEmpty();
+		assertThat(leases(repository, "e2")).isEqualTo(before);
+		assertThat(fence("e2")).containsExactly("b", before.get("e2").term());
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLES.fenceTable(), Integer.class)).isOne();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void nodesCreatingOverlappingBatchesAtOnceCreateEachLeaseOnceAndEachAnswersExactlyItsOwn(TestDatabase database)
+			throws Exception {
+		JdbcLeaseRepository repository = repository(database);
+		List<String> elections = java.util.stream.IntStream.range(0, 300).mapToObj((i) -> "e" + i).toList();
+		Map<String, List<String>> batches = Map.of("a", elections.subList(0, 200), "b", elections.subList(100, 300),
+				"c", elections.subList(50, 250));
+		java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(batches.size());
+		Map<String, CompletableFuture<List<LeaseState>>> answers = new HashMap<>();
+		batches.forEach((node, batch) -> answers.put(node, CompletableFuture.supplyAsync(() -> {
+			try {
+				start.await(5, TimeUnit.SECONDS);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+			return repository.createAll(node, batch, LEASE);
+		})));
+		Map<String, String> creators = new HashMap<>();
+		for (Map.Entry<String, CompletableFuture<List<LeaseState>>> answer : answers.entrySet()) {
+			for (LeaseState state : answer.getValue().get(20, TimeUnit.SECONDS)) {
+				assertThat(creators.put(state.election(), answer.getKey())).as("created twice: %s", state.election())
+					.isNull();
+			}
+		}
+		// Whatever exists was created by exactly the node whose answer lists it.
+		for (String election : elections) {
+			String leader = repository.find(election).map(LeaseState::leaderId).orElse(null);
+			assertThat(leader).as(election).isEqualTo(creators.get(election));
+		}
+		assertThat(creators).as("at least one batch went through").isNotEmpty();
+	}
+
 	private Map<String, LeaseState> leases(JdbcLeaseRepository repository, String... elections) {
 		Map<String, LeaseState> leases = new HashMap<>();
 		for (String election : elections) {

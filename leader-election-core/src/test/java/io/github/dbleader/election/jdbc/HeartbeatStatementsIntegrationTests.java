@@ -122,6 +122,9 @@ class HeartbeatStatementsIntegrationTests {
 			assertThat(a.renewAll("a", held, LEASE)).isEqualTo(ELECTIONS);
 			assertThat(a.takeOver("free", "a", freeVersion, LEASE)).isTrue();
 			assertThat(a.takeOverAll("a", batch, LEASE)).extracting(LeaseState::election).containsExactly("free2");
+			// Batched creation of new elections: their rows and fence rows, by key.
+			assertThat(a.createAll("a", List.of("new1", "new0"), LEASE)).extracting(LeaseState::election)
+				.containsExactlyInAnyOrder("new0", "new1");
 			// Batched hand-over and yield: e0's fence is held by a's own fenced work, skipped.
 			assertThat(a.handOverAll("a", Map.of("e2", held.get("e2"), "e0", held.get("e0")), "b", LEASE))
 				.extracting(LeaseState::election).containsExactly("e2");
