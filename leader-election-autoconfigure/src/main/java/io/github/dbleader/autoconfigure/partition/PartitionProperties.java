@@ -48,9 +48,9 @@ public class PartitionProperties {
 
 		/**
 		 * Most hand-overs of the group's partitions that one node has under way at once.
-		 * The default, one batch of the heartbeat's changes of holder, lets a join move
-		 * every partition it needs within a few renew intervals; a lower limit spreads the
-		 * moves over more of them.
+		 * The default, two batches of the heartbeat's changes of holder, lets a third node's
+		 * join move its share of up to 12,000 partitions at once, within about three renew
+		 * intervals; a lower limit spreads the moves over more of them.
 		 */
 		private int maxHandOvers = PartitionSettings.DEFAULT_MAX_HAND_OVERS_PER_ROUND;
 

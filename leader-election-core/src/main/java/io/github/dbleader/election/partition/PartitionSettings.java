@@ -12,18 +12,18 @@ import io.github.dbleader.election.ElectionService;
  * receives partitions, so that a node that joins and leaves every few seconds never makes
  * partitions move back and forth
  * @param maxHandOversPerRound most hand-overs this node has under way per group at once
- * (started by it and not yet carried out); by default one batch of the heartbeat's changes
- * of holder ({@link ElectionService#HOLDER_CHANGES_PER_BATCH}), so that a join moves the
- * partitions it needs within a few renew intervals whatever their number, and each
- * heartbeat round still carries the hand-overs out in one batch
+ * (started by it and not yet carried out); by default two batches of the heartbeat's
+ * changes of holder ({@link ElectionService#HOLDER_CHANGES_PER_BATCH}), so that a third
+ * node's join moves its share of up to 12,000 partitions in one wave (each owner hands over
+ * a sixth), and each heartbeat round carries them out in two batches
  */
 public record PartitionSettings(Duration settleTime, int maxHandOversPerRound) {
 
 	/** Default settle time. */
 	public static final Duration DEFAULT_SETTLE_TIME = Duration.ofSeconds(10);
 
-	/** Default limit of hand-overs under way per node and group: one batch of the heartbeat. */
-	public static final int DEFAULT_MAX_HAND_OVERS_PER_ROUND = ElectionService.HOLDER_CHANGES_PER_BATCH;
+	/** Default limit of hand-overs under way per node and group: two batches of the heartbeat. */
+	public static final int DEFAULT_MAX_HAND_OVERS_PER_ROUND = 2 * ElectionService.HOLDER_CHANGES_PER_BATCH;
 
 	/**
 	 * Validate the settings.

@@ -54,7 +54,7 @@ final class PartitionReport {
 				+ " s; load average (1, 5, 15 min) " + load + ". This starter's benchmark application with a partition"
 				+ " group of P partitions (`leader-election.partitions.bench.count`), no job, lease "
 				+ settings.lease().toMillis() + " ms, renew interval " + renew + " ms (R), settle time "
-				+ settleTime.toMillis() + " ms, at most 1,000 hand-overs under way per node (the default `max-hand-overs`: one batch),"
+				+ settleTime.toMillis() + " ms, at most 2,000 hand-overs under way per node (the default `max-hand-overs`: two batches),"
 				+ " on the same MariaDB as above."
 				+ " Two processes start together; a third joins; after a warm-up of " + warmUp.toSeconds()
 				+ " s a quiet window of " + window.toSeconds() + " s; then `kill -9` of the node that owns the most.");
