@@ -33,6 +33,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -369,8 +370,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				created.addAll(inTransaction(this.holderChanges,
 						() -> statements().batch().create(this.jdbc, nodeId, chunk, lease.toMillis())));
 			}
-			catch (DuplicateKeyException ex) {
-				// Rolled back: none of the chunk's leases created.
+			catch (DuplicateKeyException | PessimisticLockingFailureException ex) {
+				// Rolled back: none of the chunk's leases created. Another node created one
+				// first, or (a deadlock, or a certification conflict on Galera) two other nodes
+				// raced for a lease that a third one's rolled-back batch had inserted.
 			}
 		}
 		return created;
