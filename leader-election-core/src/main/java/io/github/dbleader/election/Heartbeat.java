@@ -523,8 +523,8 @@ final class Heartbeat {
 	 * Release every election and leave all candidates, on shutdown: every belief ends
 	 * first, then the leases are made vacant in batches ({@link LeaseRepository#yieldAll}),
 	 * so that a node with thousands of elections does not hold its shutdown up with a
-	 * statement per lease. A lease whose fence row is busy with fenced work is left to
-	 * expire, as are the rest once the database fails to answer.
+	 * statement per lease; a lease whose fenced work is still running is released on its
+	 * own once that work commits. Once the database fails to answer, the rest expire.
 	 * @param loops the elections of this node
 	 */
 	void releaseAll(Collection<ElectionLoop> loops) {
@@ -551,7 +551,10 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Make the given leases vacant, a batch at a time.
+	 * Make the given leases vacant, a batch at a time. The batch skips a lease whose fence
+	 * row fenced work holds (a job still running as the node stops); each of those is then
+	 * released on its own, which waits for that work to commit, as a change of holder must
+	 * (I5), so that its successor need not wait for the lease to run out.
 	 * @param held the terms held, by election
 	 * @return {@code false} if the database did not answer
 	 */
@@ -561,17 +564,26 @@ final class Heartbeat {
 			Map<String, Long> batch = new LinkedHashMap<>();
 			entries.subList(from, Math.min(entries.size(), from + CHANGES_PER_BATCH))
 				.forEach((entry) -> batch.put(entry.getKey(), entry.getValue()));
+			String releasing = null;
 			try {
 				for (LeaseState released : this.repository.yieldAll(this.nodeId, batch)) {
 					logger.info("Election '{}': released leadership of term {}", released.election(),
-							batch.get(released.election()));
+							batch.remove(released.election()));
+				}
+				for (Map.Entry<String, Long> busy : batch.entrySet()) {
+					releasing = busy.getKey();
+					if (this.repository.yield(busy.getKey(), this.nodeId, busy.getValue())) {
+						logger.info("Election '{}': released leadership of term {}", busy.getKey(), busy.getValue());
+					}
 				}
 			}
 			catch (RuntimeException ex) {
-				// Once the database fails to answer, the other leases are left to expire: a
-				// statement timeout per batch would hold the shutdown up for as many timeouts.
-				logger.warn("Node '{}': could not release {} lease(s); they expire on their own: {}", this.nodeId,
-						entries.size() - from, ex.toString());
+				// Once the database fails to answer (or a fenced run outlasts the statement
+				// timeout), the other leases are left to expire: a timeout per lease would
+				// hold the shutdown up for as many timeouts.
+				logger.warn("Node '{}': could not release {}; the leases not released yet expire on their own: {}",
+						this.nodeId, (releasing != null) ? "election '" + releasing + "'" : "a batch of leases",
+						ex.toString());
 				return false;
 			}
 		}

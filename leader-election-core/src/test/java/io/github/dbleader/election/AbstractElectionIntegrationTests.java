@@ -383,6 +383,33 @@ abstract class AbstractElectionIntegrationTests {
 		this.beliefs.assertNeverTwoBelievers();
 	}
 
+	/**
+	 * I10 with a job still running: a leader that stops while a fenced run of its election is
+	 * under way releases the lease once the run commits, rather than leaving it to expire.
+	 */
+	@Test
+	void stoppedLeaderReleasesTheLeaseOfAFencedRunThatEndsWhileItStops() throws Exception {
+		HikariDataSource aPool = pool("a", 2);
+		ElectionNode a = node("a", aPool, aPool, aPool);
+		ElectionNode b = node("b");
+		long term = startWithLeader(a, b);
+		CountDownLatch finish = new CountDownLatch(1);
+		Future<Long> work = startLongFencedWork(a, aPool, "last", finish);
+		long stopping = System.nanoTime();
+		Future<Long> stopped = inBackground(() -> {
+			a.stop();
+			return 0L;
+		});
+		// The run ends shortly after the stop began, well within a statement timeout.
+		LockSupport.parkNanos(STATEMENT_TIMEOUT.toNanos() / 3);
+		finish.countDown();
+		assertThat(work.get(5, TimeUnit.SECONDS)).isEqualTo(term);
+		stopped.get(5, TimeUnit.SECONDS);
+		awaitNewLeaderWithin(AFTER_RELEASE, stopping, "take-over after a graceful stop with a fenced run under way", b);
+		assertThat(committedWork()).containsExactly("last=" + term);
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
 	@Test
 	void termStrictlyIncreasesAcrossEveryChangeOfLeader() {
 		ElectionNode a = node("a");

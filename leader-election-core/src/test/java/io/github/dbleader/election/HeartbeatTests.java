@@ -511,7 +511,7 @@ class HeartbeatTests {
 	}
 
 	@Test
-	void stopReleasesInBatchesOfTheBatchSizeAndLeavesALeaseWithBusyFencedWorkToExpire() {
+	void stopReleasesInBatchesOfTheBatchSizeAndALeaseWithFencedWorkUnderWayOnItsOwn() {
 		List<String> many = IntStream.range(0, Heartbeat.CHANGES_PER_BATCH + 1).mapToObj((i) -> "m" + i).toList();
 		many.forEach(this.a::join);
 		this.a.tick();
@@ -519,8 +519,9 @@ class HeartbeatTests {
 		this.repository.setFencesBusy("m7");
 		int before = this.repository.statements().size();
 		this.a.stop();
+		// The batch skips m7; its own release waits for the fenced work, which here outlasts it.
 		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
-			.containsExactly("yieldAll", "yieldAll", "removeCandidacies");
+			.containsExactly("yieldAll", "yield", "yieldAll", "removeCandidacies");
 		assertThat(many).noneMatch(this.a::leads);
 		assertThat(many).filteredOn((name) -> !this.repository.find(name).orElseThrow().vacant())
 			.containsExactly("m7");
