@@ -389,12 +389,10 @@ abstract class AbstractElectionIntegrationTests {
 	 */
 	@Test
 	void stoppedLeaderReleasesTheLeaseOfAFencedRunThatEndsWhileItStops() throws Exception {
-		HikariDataSource aPool = pool("a", 2);
-		ElectionNode a = node("a", aPool, aPool, aPool);
-		ElectionNode b = node("b");
-		long term = startWithLeader(a, b);
-		CountDownLatch finish = new CountDownLatch(1);
-		Future<Long> work = startLongFencedWork(a, aPool, "last", finish);
+		LeaderWithFencedRun run = leaderWithFencedRun("last");
+		ElectionNode a = run.a();
+		ElectionNode b = run.b();
+		long term = run.term();
 		long stopping = System.nanoTime();
 		Future<Long> stopped = inBackground(() -> {
 			a.stop();
@@ -402,8 +400,8 @@ abstract class AbstractElectionIntegrationTests {
 		});
 		// The run ends shortly after the stop began, well within a statement timeout.
 		LockSupport.parkNanos(STATEMENT_TIMEOUT.toNanos() / 3);
-		finish.countDown();
-		assertThat(work.get(5, TimeUnit.SECONDS)).isEqualTo(term);
+		run.finish().countDown();
+		assertThat(run.work().get(5, TimeUnit.SECONDS)).isEqualTo(term);
 		stopped.get(5, TimeUnit.SECONDS);
 		awaitNewLeaderWithin(AFTER_RELEASE, stopping, "take-over after a graceful stop with a fenced run under way", b);
 		assertThat(committedWork()).containsExactly("last=" + term);
@@ -561,12 +559,10 @@ abstract class AbstractElectionIntegrationTests {
 	void takeOverWaitsForAnOpenFencedTransaction() throws Exception {
 		assumeTrue(takeOverWaitsForFencedWorkOnAnotherNode(),
 				"row locks are local to a cluster node: a take-over through another node aborts the fenced work instead");
-		HikariDataSource aPool = pool("a", 2);
-		ElectionNode a = node("a", aPool, aPool, aPool);
-		ElectionNode b = node("b");
-		long term = startWithLeader(a, b);
-		CountDownLatch finish = new CountDownLatch(1);
-		Future<Long> work = startLongFencedWork(a, aPool, "held", finish);
+		LeaderWithFencedRun run = leaderWithFencedRun("held");
+		ElectionNode a = run.a();
+		ElectionNode b = run.b();
+		long term = run.term();
 		seenLeading(a).halt();
 		// Without the transaction, b would take over within a lease and two renew intervals.
 		Duration held = LEASE.plus(RENEW.multipliedBy(3));
@@ -580,8 +576,8 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(overdue.term()).isEqualTo(term);
 		assertThat(overdue.expired()).as("lease expired at the database while the transaction was open").isTrue();
 		long finishing = System.nanoTime();
-		finish.countDown();
-		assertThat(work.get(5, TimeUnit.SECONDS)).isEqualTo(term);
+		run.finish().countDown();
+		assertThat(run.work().get(5, TimeUnit.SECONDS)).isEqualTo(term);
 		awaitLeader(b);
 		assertThat(this.beliefs.reigns()).extracting(Reign::nodeId).containsExactly("a", "b");
 		Reign successor = this.beliefs.firstReignOf("b", Long.MIN_VALUE).orElseThrow();
@@ -594,12 +590,10 @@ abstract class AbstractElectionIntegrationTests {
 
 	@Test
 	void ownFencedTransactionLongerThanTheLeaseDoesNotHoldUpRenewals() throws Exception {
-		HikariDataSource aPool = pool("a", 2);
-		ElectionNode a = node("a", aPool, aPool, aPool);
-		ElectionNode b = node("b");
-		long term = startWithLeader(a, b);
-		CountDownLatch finish = new CountDownLatch(1);
-		Future<Long> work = startLongFencedWork(a, aPool, "long", finish);
+		LeaderWithFencedRun run = leaderWithFencedRun("long");
+		ElectionNode a = run.a();
+		ElectionNode b = run.b();
+		long term = run.term();
 		// The fence row is locked, the lease row is not: a's renewals go on for longer than a
 		// lease, and nobody takes over.
 		Duration held = LEASE.plus(RENEW.multipliedBy(3));
@@ -607,8 +601,8 @@ abstract class AbstractElectionIntegrationTests {
 			.atMost(held.plus(REPORTING_MARGIN))
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> a.election().term() == term && !b.isLeader() && !lease().expired());
-		finish.countDown();
-		assertThat(work.get(5, TimeUnit.SECONDS)).isEqualTo(term);
+		run.finish().countDown();
+		assertThat(run.work().get(5, TimeUnit.SECONDS)).isEqualTo(term);
 		assertThat(committedWork()).containsExactly("long=" + term);
 		assertThat(this.beliefs.reigns()).extracting(Reign::nodeId).containsExactly("a");
 		this.beliefs.assertNeverTwoBelievers();
@@ -1118,6 +1112,23 @@ abstract class AbstractElectionIntegrationTests {
 	 * @param finish counted down to let the work commit
 	 * @return the work, which answers its term
 	 */
+	/**
+	 * Leader a (on a pool of two connections) and follower b, with a fenced run of a under
+	 * way that records {@code id} and ends when {@link LeaderWithFencedRun#finish} opens.
+	 */
+	private LeaderWithFencedRun leaderWithFencedRun(String id) throws InterruptedException {
+		HikariDataSource aPool = pool("a", 2);
+		ElectionNode a = node("a", aPool, aPool, aPool);
+		ElectionNode b = node("b");
+		long term = startWithLeader(a, b);
+		CountDownLatch finish = new CountDownLatch(1);
+		return new LeaderWithFencedRun(a, b, term, finish, startLongFencedWork(a, aPool, id, finish));
+	}
+
+	private record LeaderWithFencedRun(ElectionNode a, ElectionNode b, long term, CountDownLatch finish,
+			Future<Long> work) {
+	}
+
 	private Future<Long> startLongFencedWork(ElectionNode node, DataSource pool, String id, CountDownLatch finish)
 			throws InterruptedException {
 		JdbcTemplate jdbc = new JdbcTemplate(pool);
