@@ -1,9 +1,11 @@
 package io.github.dbleader.election.jdbc;
 
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -199,7 +201,7 @@ class BatchedHolderChangeIntegrationTests {
 	void batchWhoseAnswerIsLostAfterItsCommitThrowsAndTheRowsTellTheTruth(TestDatabase database) {
 		AtomicBoolean loseCommit = new AtomicBoolean();
 		JdbcLeaseRepository repository = repository(database,
-				(dataSource) -> new CommitLosingDataSource(dataSource, loseCommit));
+				(dataSource) -> losingCommits(dataSource, loseCommit));
 		Map<String, Long> observed = expiredLeasesOfA(repository, "e1", "e2");
 		loseCommit.set(true);
 		// Taken for a moment only, so that the leases have run out again when b tries again.
@@ -306,6 +308,27 @@ class BatchedHolderChangeIntegrationTests {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void createAllOfABatchThatLosesADeadlockCreatesNoneOfItAndAnswersWithNone(TestDatabase database) {
+		AtomicBoolean loseDeadlock = new AtomicBoolean();
+		JdbcLeaseRepository repository = repository(database,
+				(dataSource) -> losingADeadlock(dataSource, TABLES.fenceTable(), loseDeadlock));
+		List<String> elections = List.of("e1", "e2", "e3");
+		loseDeadlock.set(true);
+
+		// The leases are inserted, then the write of their fence rows is chosen as the victim
+		// of a deadlock (or, on Galera, of a certification conflict): no exception, nothing
+		// created, nothing left behind; the next round's read says the leases have no row.
+		assertThat(repository.createAll("a", elections, LEASE)).isEmpty();
+
+		assertThat(loseDeadlock).isFalse();
+		assertThat(elections).allSatisfy((election) -> assertThat(repository.find(election)).isEmpty());
+		assertThat(this.jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLES.fenceTable(), Integer.class)).isZero();
+		assertThat(repository.createAll("a", elections, LEASE)).extracting(LeaseState::election)
+			.containsExactlyInAnyOrderElementsOf(elections);
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void nodesCreatingOverlappingBatchesAtOnceCreateEachLeaseOnceAndEachAnswersExactlyItsOwn(TestDatabase database)
 			throws Exception {
 		JdbcLeaseRepository repository = repository(database);
@@ -367,33 +390,69 @@ class BatchedHolderChangeIntegrationTests {
 					.addValue("seconds", 60));
 	}
 
-	/** Commits for real, then throws, as if the connection broke before the answer arrived. */
-	private static final class CommitLosingDataSource extends DelegatingDataSource {
+	/**
+	 * Commits for real, then throws, as if the connection broke before the answer arrived.
+	 */
+	private static DataSource losingCommits(DataSource target, AtomicBoolean loseCommit) {
+		return new InterceptingDataSource(target, (connection, method, args, proceed) -> {
+			Object result = proceed.call();
+			if (method.getName().equals("commit") && loseCommit.get()) {
+				throw new SQLException("connection lost after the commit was sent", "08006");
+			}
+			return result;
+		});
+	}
 
-		private final AtomicBoolean loseCommit;
+	/**
+	 * Once armed, fails the first statement that writes the given table as the server fails
+	 * the victim of a deadlock: the transaction is rolled back.
+	 */
+	private static DataSource losingADeadlock(DataSource target, String table, AtomicBoolean armed) {
+		return new InterceptingDataSource(target, (connection, method, args, proceed) -> {
+			if (method.getName().equals("prepareStatement") && ((String) args[0]).contains(" " + table + " ")
+					&& armed.compareAndSet(true, false)) {
+				connection.rollback();
+				throw new SQLTransactionRollbackException(
+						"Deadlock found when trying to get lock; try restarting transaction", "40001", 1213);
+			}
+			return proceed.call();
+		});
+	}
 
-		CommitLosingDataSource(DataSource target, AtomicBoolean loseCommit) {
+	/** Hands every call on its connections to an interceptor, which may proceed with it. */
+	private static final class InterceptingDataSource extends DelegatingDataSource {
+
+		private final Interceptor interceptor;
+
+		InterceptingDataSource(DataSource target, Interceptor interceptor) {
 			super(target);
-			this.loseCommit = loseCommit;
+			this.interceptor = interceptor;
 		}
 
 		@Override
 		public Connection getConnection() throws SQLException {
 			Connection connection = super.getConnection();
 			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
-					(proxy, method, args) -> {
-						Object result;
+					(proxy, method, args) -> this.interceptor.intercept(connection, method, args, () -> {
 						try {
-							result = method.invoke(connection, args);
+							return method.invoke(connection, args);
 						}
 						catch (InvocationTargetException ex) {
 							throw ex.getTargetException();
 						}
-						if (method.getName().equals("commit") && this.loseCommit.get()) {
-							throw new SQLException("connection lost after the commit was sent", "08006");
-						}
-						return result;
-					});
+					}));
+		}
+
+		interface Interceptor {
+
+			Object intercept(Connection connection, Method method, Object[] args, Proceed proceed) throws Throwable;
+
+		}
+
+		interface Proceed {
+
+			Object call() throws Throwable;
+
 		}
 
 	}
