@@ -86,6 +86,12 @@ final class Heartbeat {
 	/** Whether, as of the last round, another instance uses this node id. */
 	private boolean nodeIdInUse;
 
+	/**
+	 * Whether the candidacies of elections this instance does not run, which came with the
+	 * node's row when this instance created or took it over, are still to be left.
+	 */
+	private boolean othersToLeave;
+
 	/** Whether this instance holds the node's row, as of its last refresh. */
 	private boolean rowHeld;
 
@@ -409,7 +415,9 @@ final class Heartbeat {
 	/**
 	 * Refresh this node's one row, and join the elections that are new since the last
 	 * round in one statement. When the node's row was created or taken over, every
-	 * election is joined again: its candidates rows may have been purged meanwhile.
+	 * election is joined again (its candidates rows may have been purged meanwhile), and the
+	 * candidacies that came with the row in elections this instance does not run are left
+	 * (an earlier process with this node id ran them).
 	 * @return the elections this instance takes part in this round
 	 */
 	private List<ElectionLoop> candidacies(List<ElectionLoop> loops) {
@@ -417,10 +425,21 @@ final class Heartbeat {
 		List<ElectionLoop> taking = new ArrayList<>();
 		if (candidacy != Candidacy.IN_USE) {
 			List<String> joining = new ArrayList<>();
+			List<String> running = new ArrayList<>();
 			for (ElectionLoop loop : loops) {
-				if (!loop.stopped() && (candidacy != Candidacy.HELD || !loop.candidate())) {
-					joining.add(loop.election());
+				if (!loop.stopped()) {
+					running.add(loop.election());
+					if (candidacy != Candidacy.HELD || !loop.candidate()) {
+						joining.add(loop.election());
+					}
 				}
+			}
+			if (candidacy != Candidacy.HELD) {
+				this.othersToLeave = true;
+			}
+			if (this.othersToLeave) {
+				this.repository.leaveOtherElections(this.nodeId, this.instanceId, running);
+				this.othersToLeave = false;
 			}
 			if (!joining.isEmpty()) {
 				this.repository.join(this.nodeId, this.instanceId, joining);

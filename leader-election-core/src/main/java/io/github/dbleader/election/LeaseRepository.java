@@ -268,6 +268,19 @@ public interface LeaseRepository {
 	void removeCandidate(String election, String nodeId, String instanceId);
 
 	/**
+	 * Leave every election of this running instance that is not listed: delete its
+	 * candidates rows there. A {@link #heartbeat} that created or took over the node's row
+	 * made every candidacy that earlier instances with this node id left this instance's,
+	 * those of elections it no longer runs as well; without this call it would count as a
+	 * live candidate there, and a partition group would keep handing it partitions that
+	 * nothing on it leads.
+	 * @param nodeId this node
+	 * @param instanceId token of this running instance
+	 * @param elections the elections this instance runs
+	 */
+	void leaveOtherElections(String nodeId, String instanceId, Collection<String> elections);
+
+	/**
 	 * Remove every candidates row of this running instance and its node's row, on a
 	 * graceful stop.
 	 * @param nodeId this node

@@ -347,6 +347,33 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void instanceThatTakesItsNodeIdOverLeavesTheElectionsItDoesNotRunEvenAfterAFailedAttempt() {
+		// A process with node id "a" ran x and y and crashed; the next one with that id runs
+		// x alone. Taking the node's row over made y's candidacy its own: it must leave it,
+		// or a partition group would keep handing it partitions that nothing on it leads.
+		List.of("x", "y").forEach(this.a::join);
+		this.a.tick();
+		List.of("x", "y").forEach(this.b::join);
+		this.b.tick();
+		elapse(L);
+		this.b.tick();
+		FakeNode restarted = new FakeNode("a", "a-restarted", this.repository, this.settings);
+		this.nodes.add(restarted);
+		restarted.join("x");
+		this.repository.failNext("leaveOtherElections");
+		restarted.tick();
+		assertThat(this.repository.liveCandidates("y", L)).extracting(Candidate::nodeId).containsExactly("a", "b");
+
+		elapse(R);
+		assertThat(statementsOfRound(restarted)).contains("leaveOtherElections");
+
+		assertThat(this.repository.liveCandidates("y", L)).extracting(Candidate::nodeId).containsExactly("b");
+		assertThat(this.repository.liveCandidates("x", L)).extracting(Candidate::nodeId).containsExactly("a", "b");
+		elapse(R);
+		assertThat(statementsOfRound(restarted)).doesNotContain("leaveOtherElections");
+	}
+
+	@Test
 	void joiningAnElectionAtRunTimeCostsItsOwnStatementsOnce() {
 		this.a.join("x");
 		this.a.tick();

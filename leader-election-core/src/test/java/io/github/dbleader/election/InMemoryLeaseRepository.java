@@ -359,6 +359,18 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
+	public void leaveOtherElections(String nodeId, String instanceId, Collection<String> elections) {
+		write("leaveOtherElections", () -> {
+			this.candidates.forEach((election, rows) -> {
+				if (!elections.contains(election)) {
+					rows.computeIfPresent(nodeId, (key, row) -> row.instanceId.equals(instanceId) ? null : row);
+				}
+			});
+			return true;
+		});
+	}
+
+	@Override
 	public void removeCandidacies(String nodeId, String instanceId) {
 		write("removeCandidacies", () -> {
 			this.candidates.values().forEach((rows) -> rows.computeIfPresent(nodeId,

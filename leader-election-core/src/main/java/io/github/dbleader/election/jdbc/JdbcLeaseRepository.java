@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -160,6 +161,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String removeCandidacies;
 
+	/** This instance's candidacies, by election name. */
+	private final String ownCandidacies;
+
+	/** Deletes listed candidacies of this instance, up to the list of their names. */
+	private final String leaveCandidacies;
+
 	private final String removeNode;
 
 	private final String staleNodes;
@@ -266,6 +273,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.ignoreDuplicates = dialect.ignoreDuplicateKeys("election_name");
 		this.joinAll = "INSERT INTO " + candidates + " (election_name, node_id, instance_id, first_seen, last_seen) VALUES ";
 		this.removeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
+		this.ownCandidacies = "SELECT election_name FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
+		this.leaveCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ? AND instance_id = ? AND election_name IN (";
 		this.removeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND instance_id = ?";
 		// Plain reads find what to purge; the deletes then reach each row by its key, with no
 		// subquery: a delete that scanned, or whose anti-join the optimizer materialized,
@@ -629,6 +638,31 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public void removeCandidate(String election, String nodeId, String instanceId) {
 		this.jdbc.update(this.removeCandidate, election, nodeId, instanceId);
+	}
+
+	/**
+	 * Found by a plain read, then deleted by key, a chunk of names per statement, as the
+	 * claim of earlier candidacies is: a delete that ranged over the node's index entries
+	 * would lock the gaps where other nodes insert theirs.
+	 */
+	@Override
+	public void leaveOtherElections(String nodeId, String instanceId, Collection<String> elections) {
+		Set<String> running = new HashSet<>(elections);
+		List<Object[]> others = new ArrayList<>();
+		for (String election : this.jdbc.queryForList(this.ownCandidacies, String.class, nodeId, instanceId)) {
+			if (!running.contains(election)) {
+				others.add(new Object[] { election });
+			}
+		}
+		forEachChunk(others, MAX_PARAMETERS_PER_STATEMENT, (chunk) -> {
+			StringBuilder sql = new StringBuilder(this.leaveCandidacies);
+			List<Object> args = new ArrayList<>(List.of(nodeId, instanceId));
+			for (Object[] election : chunk) {
+				sql.append((args.size() == 2) ? "?" : ", ?");
+				args.add(election[0]);
+			}
+			return this.jdbc.update(sql.append(')').toString(), args.toArray());
+		});
 	}
 
 	@Override

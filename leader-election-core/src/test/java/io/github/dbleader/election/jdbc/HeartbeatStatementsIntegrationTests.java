@@ -131,11 +131,15 @@ class HeartbeatStatementsIntegrationTests {
 			assertThat(a.yieldAll("a", Map.of("e3", held.get("e3"), "e0", held.get("e0"))))
 				.extracting(LeaseState::election).containsExactly("e3");
 			assertThat(a.requestHandover("e1", "b")).isTrue();
+			// Leaving the elections this instance does not run, after it took the node id over.
+			a.leaveOtherElections("a", "a-1", elections.subList(0, ELECTIONS - 1));
 			a.purge(Duration.ofMinutes(1));
 		}
 		finally {
 			work.forEach(OpenWork::end);
 		}
+		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLES.candidateTable() + " WHERE node_id = 'a'",
+				Integer.class)).as("a's candidacies after leaving one election").isEqualTo(ELECTIONS - 1);
 		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLES.leaseTable() + " WHERE election_name = 'old'",
 				Integer.class)).as("unused lease purged").isZero();
 		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLES.fenceTable() + " WHERE election_name = 'old'",

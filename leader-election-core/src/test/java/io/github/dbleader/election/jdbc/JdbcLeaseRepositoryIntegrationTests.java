@@ -280,6 +280,26 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void instanceLeavesOnlyItsOwnCandidaciesInTheElectionsItDoesNotList(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		repository.heartbeat("a", "first", LEASE);
+		repository.join("a", "first", List.of("kept", "left", "also-left"));
+		repository.heartbeat("b", "b-1", LEASE);
+		repository.join("b", "b-1", List.of("kept", "left"));
+		repository.heartbeat("c", "c-1", LEASE);
+		repository.join("c", "c-1", List.of("left"));
+
+		repository.leaveOtherElections("a", "first", List.of("kept", "not-joined"));
+		repository.leaveOtherElections("b", "another-instance", List.of());
+
+		assertThat(repository.liveCandidates("kept", LEASE)).extracting(Candidate::nodeId).containsExactly("a", "b");
+		assertThat(repository.liveCandidates("left", LEASE)).extracting(Candidate::nodeId).containsExactly("b", "c");
+		assertThat(repository.liveCandidates("also-left", LEASE)).isEmpty();
+		assertThat(repository.liveCandidates("not-joined", LEASE)).isEmpty();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void nodeIdOfALiveInstanceIsNotTakenByAnother(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		Duration staleAfter = Duration.ofMillis(300);

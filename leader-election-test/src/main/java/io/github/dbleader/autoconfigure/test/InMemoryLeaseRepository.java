@@ -302,6 +302,11 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 	}
 
 	@Override
+	public synchronized void leaveOtherElections(String nodeId, String instanceId, Collection<String> elections) {
+		this.joined.retainAll(elections);
+	}
+
+	@Override
 	public synchronized void removeCandidacies(String nodeId, String instanceId) {
 		this.joined.clear();
 	}

@@ -162,6 +162,12 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
+	public void leaveOtherElections(String nodeId, String instanceId, Collection<String> elections) {
+		count();
+		this.delegate.leaveOtherElections(nodeId, instanceId, elections);
+	}
+
+	@Override
 	public void removeCandidacies(String nodeId, String instanceId) {
 		count();
 		this.delegate.removeCandidacies(nodeId, instanceId);
