@@ -60,11 +60,11 @@ final class BatchedHolderChange {
 
 	private final String insertRow;
 
-	private final SqlDialect dialect;
+	/** The write of many fence rows, up to its condition on the names: {@code IN (?, ...)} goes here. */
+	private final String writeFencesBefore;
 
-	private final String fence;
-
-	private final String lease;
+	/** The rest of the write of many fence rows, after the condition on the names. */
+	private final String writeFencesAfter;
 
 	/**
 	 * Build the statements.
@@ -89,9 +89,11 @@ final class BatchedHolderChange {
 		int values = insert.indexOf(" VALUES ");
 		this.insertRows = insert.substring(0, values + " VALUES ".length());
 		this.insertRow = insert.substring(values + " VALUES ".length());
-		this.dialect = dialect;
-		this.fence = fence;
-		this.lease = lease;
+		String names = "IN (?)";
+		String writeFences = dialect.writeFences(fence, lease, names);
+		int at = writeFences.indexOf(names);
+		this.writeFencesBefore = writeFences.substring(0, at);
+		this.writeFencesAfter = writeFences.substring(at + names.length());
 	}
 
 	/**
@@ -116,8 +118,8 @@ final class BatchedHolderChange {
 		}
 		jdbc.update(this.insertRows + this.insertRow + (", " + this.insertRow).repeat(elections.size() - 1),
 				args.toArray());
-		String keys = "IN (" + names(elections.size()) + ")";
-		jdbc.update(this.dialect.writeFences(this.fence, this.lease, keys), elections.toArray());
+		jdbc.update(this.writeFencesBefore + "IN (" + names(elections.size()) + ")" + this.writeFencesAfter,
+				elections.toArray());
 		return jdbc.query(this.read + names(elections.size()) + ")", (rs, row) -> LeaseRows.map(rs),
 				elections.toArray());
 	}

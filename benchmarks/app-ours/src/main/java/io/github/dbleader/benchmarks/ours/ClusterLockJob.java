@@ -5,9 +5,6 @@ import io.github.dbleader.benchmarks.jobruns.ConditionalOnJobBenchmark;
 import io.github.dbleader.benchmarks.jobruns.JobRunTable;
 import io.github.dbleader.election.aop.ClusterLock;
 import io.github.dbleader.election.lock.ClusterLocks;
-import io.github.dbleader.election.lock.LockNotHeldException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.scheduling.annotation.Scheduled;
@@ -22,34 +19,16 @@ import org.springframework.stereotype.Component;
 @Component
 @ConditionalOnJobBenchmark
 @ConditionalOnProperty(name = "bench.mode", havingValue = "lock")
-class ClusterLockJob {
-
-	private static final Logger logger = LoggerFactory.getLogger(ClusterLockJob.class);
-
-	private final ClusterLocks locks;
-
-	private final JobRunTable runs;
-
-	private final String nodeId;
+class ClusterLockJob extends FencedLockJob {
 
 	ClusterLockJob(ClusterLocks locks, JobRunTable runs, BenchmarkProperties properties) {
-		this.locks = locks;
-		this.runs = runs;
-		this.nodeId = properties.getNodeId();
+		super(locks, runs, properties);
 	}
 
 	@Scheduled(cron = "${bench.job-cron:* * * * * *}")
 	@ClusterLock(name = "bench-job", atMostFor = "${bench.lease}", atLeastFor = "${bench.lock-at-least-for:PT0.5S}")
 	public void run() {
-		try {
-			this.locks.currentLock().orElseThrow().runFenced((term) -> {
-				this.runs.run(this.nodeId, term);
-				return null;
-			});
-		}
-		catch (LockNotHeldException ex) {
-			logger.info("Job run not recorded: {}", ex.getMessage());
-		}
+		recordFenced((term) -> runs().run(nodeId(), term));
 	}
 
 }

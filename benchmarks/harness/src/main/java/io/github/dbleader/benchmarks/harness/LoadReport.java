@@ -2,8 +2,6 @@ package io.github.dbleader.benchmarks.harness;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 
 /**
@@ -41,10 +39,7 @@ final class LoadReport {
 		this.out.line(MARKS.begin());
 		this.out.line("## Under database load: leader changes");
 		this.out.line();
-		String measuredAt = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").format(startedAt.atOffset(ZoneOffset.UTC));
-		this.out.line("Measured on " + measuredAt
-				+ " with `" + command + "`, which took " + runtime.toMinutes() + " min " + runtime.toSecondsPart()
-				+ " s; load average (1, 5, 15 min) " + load + ". Three processes per system on the same MariaDB, each"
+		this.out.line(MarkdownSection.measured(startedAt, "`" + command + "`", runtime, load) + " Three processes per system on the same MariaDB, each"
 				+ " in leader mode with the settings of the main table (lease " + settings.lease().toMillis()
 				+ " ms, renew interval " + settings.renewInterval().toMillis() + " ms, the job every "
 				+ settings.jobInterval().toMillis() + " ms, " + settings.jobDuration().toMillis() + " ms of work), but"

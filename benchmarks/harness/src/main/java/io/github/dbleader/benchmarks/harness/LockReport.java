@@ -2,8 +2,6 @@ package io.github.dbleader.benchmarks.harness;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 
 import io.github.dbleader.benchmarks.harness.SystemResults.PauseOutcome;
@@ -46,10 +44,8 @@ final class LockReport {
 		this.out.line(MARKS.begin());
 		this.out.line("## Leader or lock: one job, three ways, ShedLock's annotations on this starter, and the long run");
 		this.out.line();
-		String measuredAt = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").format(startedAt.atOffset(ZoneOffset.UTC));
-		this.out.line("Measured on " + measuredAt
-				+ " with `" + command + "` (" + mode + "), which took " + runtime.toMinutes() + " min "
-				+ runtime.toSecondsPart() + " s; load average (1, 5, 15 min) " + load + ". Three processes per system on"
+		this.out.line(MarkdownSection.measured(startedAt, "`" + command + "` (" + mode + ")", runtime, load)
+				+ " Three processes per system on"
 				+ " the same MariaDB. The job records each run (node, term, start and end on the database clock) and works "
 				+ settings.jobDuration().toMillis() + " ms. `@ClusterLock` and ShedLock's `@SchedulerLock` run it on the"
 				+ " same cron (`" + settings.shedLockCron() + "`, every node's scheduler fires at the same second, the node"

@@ -1,5 +1,9 @@
 package io.github.dbleader.benchmarks.harness;
 
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
@@ -62,6 +66,29 @@ final class MarkdownSection<T> {
 	/** @return the text so far */
 	String text() {
 		return this.out.toString();
+	}
+
+	/**
+	 * The opening words of a section that one run of the harness measured: when, with which
+	 * command, how long it took and how busy the machine was.
+	 * @param startedAt when the run started
+	 * @param command how the run was started, and at which commit, with any note to follow it
+	 * @param runtime how long it took
+	 * @param load the load averages around the run
+	 * @return the sentence, ending with a full stop
+	 */
+	static String measured(Instant startedAt, String command, Duration runtime, String load) {
+		return "Measured on " + measuredAt(startedAt) + " with " + command + ", which took " + runtime.toMinutes()
+				+ " min " + runtime.toSecondsPart() + " s; load average (1, 5, 15 min) " + load + ".";
+	}
+
+	/**
+	 * When a run started, in the words of every section.
+	 * @param startedAt when the run started
+	 * @return the minute, in UTC
+	 */
+	static String measuredAt(Instant startedAt) {
+		return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").format(startedAt.atOffset(ZoneOffset.UTC));
 	}
 
 	/**

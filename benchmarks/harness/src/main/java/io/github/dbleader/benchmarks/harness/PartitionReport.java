@@ -2,8 +2,6 @@ package io.github.dbleader.benchmarks.harness;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 
@@ -49,9 +47,7 @@ final class PartitionReport {
 		line(MARKS.begin());
 		line("## Partitions: balance, moves and cost");
 		line();
-		line("Measured on " + DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").format(startedAt.atOffset(ZoneOffset.UTC))
-				+ " with `" + command + "`, which took " + runtime.toMinutes() + " min " + runtime.toSecondsPart()
-				+ " s; load average (1, 5, 15 min) " + load + ". This starter's benchmark application with a partition"
+		line(MarkdownSection.measured(startedAt, "`" + command + "`", runtime, load) + " This starter's benchmark application with a partition"
 				+ " group of P partitions (`leader-election.partitions.bench.count`), no job, lease "
 				+ settings.lease().toMillis() + " ms, renew interval " + renew + " ms (R), settle time "
 				+ settleTime.toMillis() + " ms, at most 2,000 hand-overs under way per node (the default `max-hand-overs`: two batches),"

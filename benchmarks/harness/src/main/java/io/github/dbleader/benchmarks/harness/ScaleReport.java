@@ -2,8 +2,6 @@ package io.github.dbleader.benchmarks.harness;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
 
@@ -69,9 +67,7 @@ final class ScaleReport {
 		line(BEGIN);
 		line("## Scale: many elections per node");
 		line();
-		line("Measured on " + DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'").format(startedAt.atOffset(ZoneOffset.UTC))
-				+ " with `" + command + "`, which took " + runtime.toMinutes() + " min " + runtime.toSecondsPart()
-				+ " s; load average (1, 5, 15 min) " + load + ". Three processes per point, lease "
+		line(MarkdownSection.measured(startedAt, "`" + command + "`", runtime, load) + " Three processes per point, lease "
 				+ settings.lease().toMillis() + " ms, renew interval " + settings.renewInterval().toMillis()
 				+ " ms, on the same MariaDB as above. Each point waits until every election has a leader, warms up "
 				+ warmUp.toSeconds() + " s, and measures a quiet window of " + window.toSeconds() + " s; then `kill -9`"
