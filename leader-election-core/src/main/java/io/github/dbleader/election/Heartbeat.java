@@ -83,6 +83,13 @@ final class Heartbeat {
 	/** Elections left whose candidates row could not be removed yet. */
 	private final Set<String> pendingRemovals = ConcurrentHashMap.newKeySet();
 
+	/**
+	 * Leases given up whose release could not be sent yet, by election: the term given up.
+	 * Left alone, such a lease would expire on its own, or, where the node stays a
+	 * candidate, be re-acquired by it at the next read, as a lease that names this node.
+	 */
+	private final Map<String, Long> pendingYields = new ConcurrentHashMap<>();
+
 	/** Whether, as of the last round, another instance uses this node id. */
 	private boolean nodeIdInUse;
 
@@ -156,7 +163,7 @@ final class Heartbeat {
 	}
 
 	private boolean round(List<ElectionLoop> loops, long started) {
-		if (loops.isEmpty() && this.pendingRemovals.isEmpty()) {
+		if (loops.isEmpty() && this.pendingRemovals.isEmpty() && this.pendingYields.isEmpty()) {
 			// Nothing to renew or follow (a node that only takes cluster locks): no statement.
 			// Joining an election later refreshes the node's row in the first round again.
 			return true;
@@ -164,6 +171,7 @@ final class Heartbeat {
 		long budgetEnd = started + this.budgetNanos;
 		List<ElectionLoop> taking;
 		try {
+			yieldPending();
 			removePendingCandidacies();
 			taking = candidacies(loops);
 		}
@@ -489,6 +497,22 @@ final class Heartbeat {
 		}
 	}
 
+	/**
+	 * Send again the releases that failed: before this round reads the leases, so that a
+	 * node that stays a candidate does not take back what it gave up.
+	 */
+	private void yieldPending() {
+		for (Map.Entry<String, Long> pending : this.pendingYields.entrySet()) {
+			String election = pending.getKey();
+			long term = pending.getValue();
+			if (this.repository.yield(election, this.nodeId, term)) {
+				logger.info("Election '{}': released leadership of term {}", election, term);
+			}
+			// Released now, or no longer this node's with that term: done either way.
+			this.pendingYields.remove(election, term);
+		}
+	}
+
 	private void removePendingCandidacies() {
 		for (String election : this.pendingRemovals) {
 			this.repository.removeCandidate(election, this.nodeId, this.instanceId);
@@ -621,8 +645,9 @@ final class Heartbeat {
 			return true;
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Election '{}': could not release the lease; it will expire on its own: {}", loop.election(),
-					ex.toString());
+			this.pendingYields.put(loop.election(), term);
+			logger.warn("Election '{}': could not release the lease; trying again at the next heartbeat: {}",
+					loop.election(), ex.toString());
 			return false;
 		}
 	}

@@ -374,6 +374,45 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void releaseWhoseStatementFailedIsSentAgainAtTheNextRoundInsteadOfTakingTheLeaseBack() {
+		this.a.join("x");
+		this.a.tick();
+		this.b.join("x");
+		this.b.tick();
+		this.repository.failNext("yield");
+		this.a.release("x", RevocationReason.RELEASED, true);
+		assertThat(this.a.leads("x")).isFalse();
+		assertThat(this.repository.find("x").orElseThrow().leaderId()).isEqualTo("a");
+
+		elapse(R);
+		assertThat(statementsOfRound(this.a)).startsWith("yield");
+
+		assertThat(this.repository.find("x").orElseThrow().vacant()).isTrue();
+		assertThat(this.a.leads("x")).isFalse();
+		this.b.tick();
+		assertThat(this.b.leads("x")).isTrue();
+		elapse(R);
+		assertThat(statementsOfRound(this.a)).doesNotContain("yield");
+	}
+
+	@Test
+	void leavingAnElectionWhoseReleaseFailedReleasesItAtTheNextRoundRatherThanLettingItExpire() {
+		this.a.join("x");
+		this.a.join("y");
+		this.a.tick();
+		this.b.join("x");
+		this.b.tick();
+		this.repository.failNext("yield");
+		this.a.leave("x");
+
+		elapse(R);
+		this.a.tick();
+		this.b.tick();
+
+		assertThat(this.b.leads("x")).isTrue();
+	}
+
+	@Test
 	void joiningAnElectionAtRunTimeCostsItsOwnStatementsOnce() {
 		this.a.join("x");
 		this.a.tick();
