@@ -179,7 +179,7 @@ final class FaultDatabase {
 	 */
 	Map<String, LeaseMonitor.Sighting> leases() {
 		String query = "SELECT election_name, leader_id, term, version, acquired_at, renewed_at, expires_at, handover_to, "
-				+ "reelection_requested, " + nowMillis() + " AS db_now FROM " + LEASE_TABLE;
+				+ "reelection_requested, " + nowMillis() + " AS db_now FROM " + leaseView(LEASE_TABLE);
 		Map<String, LeaseMonitor.Sighting> leases = new HashMap<>();
 		try (Connection connection = connect(); Statement statement = connection.createStatement();
 				ResultSet result = statement.executeQuery(query)) {
@@ -194,6 +194,23 @@ final class FaultDatabase {
 			throw new IllegalStateException("Could not read the leases", ex);
 		}
 		return leases;
+	}
+
+	/**
+	 * The leases of a lease table as the election sees them: a lease lives while its own
+	 * expiry or its holder's session (the row of the holder's node id that names the
+	 * instance that acquired it) has not run out, and was renewed when that session was.
+	 * @param leaseTable the lease table
+	 * @return a derived table with the lease table's columns, {@code renewed_at} and
+	 * {@code expires_at} the election's
+	 */
+	static String leaseView(String leaseTable) {
+		String session = "CASE WHEN n.node_id IS NOT NULL AND n.expires_at > l.expires_at THEN ";
+		return "(SELECT l.election_name, l.leader_id, l.term, l.version, l.acquired_at, " + session
+				+ "n.last_seen ELSE l.renewed_at END AS renewed_at, " + session
+				+ "n.expires_at ELSE l.expires_at END AS expires_at, l.handover_to, l.reelection_requested FROM "
+				+ leaseTable + " l LEFT JOIN " + leaseTable + "_nodes n ON n.node_id = l.leader_id"
+				+ " AND n.instance_id = l.leader_instance) leases";
 	}
 
 	/** Drop the suite's tables; the sample processes create them again at start-up. */

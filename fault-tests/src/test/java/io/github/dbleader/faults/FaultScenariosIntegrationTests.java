@@ -256,8 +256,8 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * 8. Ambiguous commits: the leader's renewals reach the database and commit there, but
-	 * their replies are lost. The node must not count itself leader on such a statement: it
+	 * 8. Ambiguous commits: the leader's renewals (the refreshes of its session) reach the
+	 * database and commit there, but their replies are lost. The node must not count itself leader on such a statement: it
 	 * stops believing before the lease of its last acknowledged renewal expires, while the
 	 * database still shows its lease renewed by the unacknowledged statements.
 	 */
@@ -267,7 +267,8 @@ class FaultScenariosIntegrationTests {
 		scenario("8. ambiguous commit: renewal replies lost", 3, (scenario, leader) -> {
 			long marksFrom = leader.log().mark();
 			long lossFrom = database.now();
-			leader.proxy().loseRepliesTo("SET renewed_at");
+			// The renewal is the refresh of the leader's session, its node's row.
+			leader.proxy().loseRepliesTo("SET last_seen");
 			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
 			long firstLoss = leader.proxy().firstLossMillis();
 			int lost = leader.proxy().lostReplies();
@@ -537,13 +538,13 @@ class FaultScenariosIntegrationTests {
 	 * heartbeat rounds renews them all in one batched statement; then {@code default} is
 	 * handed to another node. Only {@code default} moves (within about 2 R, checked by the
 	 * job's first run on the target, with no overlap and no stale commit like every
-	 * scenario); the other elections keep their leader and term, and its batched renewal of
-	 * them goes on through the hand-over and after it.
+	 * scenario); the other elections keep their leader and term, and its renewal of them
+	 * (the refresh of its session) goes on through the hand-over and after it.
 	 */
 	@Test
 	@Order(13)
 	void forcedHandOverOfOneElectionLeavesTheOthersAlone() throws Exception {
-		scenario("12. forced hand-over of one election while the leader's batched renewal of the others goes on", 3,
+		scenario("12. forced hand-over of one election while the leader's renewal of the others goes on", 3,
 				(scenario, leader) -> {
 					for (String election : SampleNode.OTHER_ELECTIONS) {
 						if (!leader.id().equals(database.leases().get(election).leaderId())) {

@@ -10,8 +10,8 @@ import java.util.Optional;
 
 /**
  * Watches the lease row from the test JVM over a direct connection (no proxy), every
- * {@link #PERIOD_MILLIS} ms, and keeps every version it sees with the database time it was
- * first seen. A term is therefore known to have been committed at the latest when it was
+ * {@link #PERIOD_MILLIS} ms, and keeps every version it sees, and every renewal (a later
+ * expiry, from the holder's session), with the database time it was first seen. A term is therefore known to have been committed at the latest when it was
  * first seen: that time is what a stale write is measured against.
  */
 final class LeaseMonitor implements AutoCloseable {
@@ -42,8 +42,8 @@ final class LeaseMonitor implements AutoCloseable {
 
 	private void poll() {
 		String query = "SELECT leader_id, term, version, acquired_at, renewed_at, expires_at, handover_to, "
-				+ "reelection_requested, " + this.database.nowMillis() + " AS db_now FROM " + this.table
-				+ " WHERE election_name = ?";
+				+ "reelection_requested, " + this.database.nowMillis() + " AS db_now FROM "
+				+ FaultDatabase.leaseView(this.table) + " WHERE election_name = ?";
 		while (this.running) {
 			try (Connection connection = this.database.connect();
 					PreparedStatement statement = connection.prepareStatement(query)) {
@@ -81,7 +81,9 @@ final class LeaseMonitor implements AutoCloseable {
 
 	private synchronized void record(Sighting sighting) {
 		Sighting last = this.sightings.isEmpty() ? null : this.sightings.get(this.sightings.size() - 1);
-		if (last == null || last.version() != sighting.version() || last.term() != sighting.term()) {
+		// A renewal moves the holder's session, not the lease row: its expiry tells it.
+		if (last == null || last.version() != sighting.version() || last.term() != sighting.term()
+				|| last.expiresAt() != sighting.expiresAt()) {
 			this.sightings.add(sighting);
 		}
 	}

@@ -49,8 +49,8 @@ final class PartitionWatch implements AutoCloseable {
 
 	private void poll() {
 		String query = "SELECT election_name, leader_id, term, version, acquired_at, renewed_at, expires_at, handover_to, "
-				+ "reelection_requested, " + this.database.nowMillis() + " AS db_now FROM " + FaultDatabase.LEASE_TABLE
-				+ " WHERE election_name LIKE ?";
+				+ "reelection_requested, " + this.database.nowMillis() + " AS db_now FROM "
+				+ FaultDatabase.leaseView(FaultDatabase.LEASE_TABLE) + " WHERE election_name LIKE ?";
 		while (this.running) {
 			try (Connection connection = this.database.connect();
 					PreparedStatement statement = connection.prepareStatement(query)) {

@@ -21,10 +21,11 @@ import org.slf4j.LoggerFactory;
  * monotonic clock before the successful statement was sent; {@link #isLeader()} compares
  * with that deadline on every call;
  * <li>belief starts or is extended only after a statement of this node succeeded at the
- * database: a batched renewal counts for an election only if the read after it shows that
- * election's row moved on, still held with the same term, nothing pending, same server;
- * <li>an expired lease is taken over only after this node saw the row at the same version
- * for a whole lease on its own clock.
+ * database: a refresh of the node's session counts for an election only if the read after
+ * it shows the session moved on, the election's row still held with the same term,
+ * nothing pending, same server;
+ * <li>an expired lease is taken over only after this node saw the row and its holder's
+ * session at the same versions for a whole lease on its own clock.
  * </ul>
  *
  * <p>The heartbeat holds this object's monitor from {@link #decide} until the change it
@@ -65,18 +66,19 @@ final class ElectionLoop {
 	private long heldTerm = -1;
 
 	/**
-	 * Version of the held row as this node last read it, or -1: a batched renewal counts
-	 * only if it moved the row on from this version.
+	 * Version of this node's session (its node row) as last read with the held lease, or -1:
+	 * a refresh of the session counts only if it moved the session on from this version.
 	 */
 	private long heldVersion = -1;
 
 	/**
-	 * Batched renewals sent since {@link #heldVersion} was read whose outcome is unknown
-	 * (they, or the read after them, failed): each may have moved the row one version on.
+	 * Refreshes of the session sent since {@link #heldVersion} was read whose outcome is
+	 * unknown (they, or the read after them, failed): each may have moved it one version on.
 	 */
 	private int unconfirmedRenewals;
 
-	private long observedVersion = -1;
+	/** What this node has watched of the lease since {@link #observedSinceNanos}. */
+	private @Nullable LeaseObservation observed;
 
 	private long observedSinceNanos;
 
@@ -200,6 +202,13 @@ final class ElectionLoop {
 		}
 		this.candidate = true;
 		this.nodeIdInUse = false;
+		if (candidacy != Candidacy.HELD && this.heldTerm >= 0) {
+			// The node's row was gone, or another instance's: the session the lease lived on
+			// ended, and a follower may have taken the lease without writing that row. Only
+			// a re-acquire of its own makes it this node's again.
+			endBelief(RevocationReason.EXPIRED);
+			dropHold();
+		}
 		if (candidacy == Candidacy.INHERITED) {
 			this.inherited = true;
 			this.inheritedAtNanos = this.clock.nanoTime();
@@ -208,7 +217,7 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * The term to renew in this round's batched renewal.
+	 * The term held, which this round's refresh of the session renews.
 	 * @return the term held, or -1
 	 */
 	synchronized long termToRenew() {
@@ -216,8 +225,8 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * The batched renewal was sent but its outcome is unknown (it, or the read after it,
-	 * failed): it never counts, but it may have moved the row one version on.
+	 * A refresh of the session was sent but its outcome is unknown (it, or the read after
+	 * it, failed): it never counts, but it may have moved the session one version on.
 	 */
 	synchronized void renewalOutcomeUnknown() {
 		this.unconfirmedRenewals++;
@@ -226,9 +235,9 @@ final class ElectionLoop {
 	/**
 	 * Decide from this round's read of the lease. Must be called, and the change it returns
 	 * carried out, while holding this object's monitor.
-	 * @param renewedTerm the term included in this round's batched renewal, which completed
-	 * without error, or -1
-	 * @param renewSentNanos when the batched renewal was sent (monotonic clock)
+	 * @param renewedTerm the term held when this round's refresh of the session was sent,
+	 * which completed without error, or -1
+	 * @param renewSentNanos when the refresh was sent (monotonic clock)
 	 * @param state the lease as read after the renewal, or {@code null} if it has no row
 	 * @param readAtNanos when the read returned (monotonic clock)
 	 * @return the change of holder to carry out now, or {@code null}
@@ -278,14 +287,15 @@ final class ElectionLoop {
 					this.election);
 			return LeaseChange.reacquire(this.heldTerm);
 		}
-		// Held, nothing pending, same server. Only renewals by this node with this term move
-		// such a row on without changing its holder, term or requests: the renewal sent at
-		// sentNanos, and the unconfirmed ones before it. A row that did not move was not
-		// renewed (the server answering the renewal was not the one answering the read).
-		long moved = state.version() - this.heldVersion;
+		// Held, nothing pending, same server. Only this node's refreshes move its session on:
+		// the one sent at sentNanos, and the unconfirmed ones before it. A session that did
+		// not move was not refreshed as far as this read knows (the server answering the
+		// refresh was not the one answering the read); one that moved shows a read that
+		// includes the refresh, and so every take-over ordered before it.
+		long moved = state.holderVersion() - this.heldVersion;
 		boolean renewed = renewedTerm == this.heldTerm && this.heldVersion >= 0 && moved >= 1
 				&& moved <= 1 + this.unconfirmedRenewals;
-		this.heldVersion = state.version();
+		this.heldVersion = state.holderVersion();
 		this.unconfirmedRenewals = 0;
 		if (renewed) {
 			believe(this.heldTerm, sentNanos);
@@ -306,11 +316,11 @@ final class ElectionLoop {
 		}
 		watch(state, readAt);
 		if (state.vacant()) {
-			return mayTakeOver(state) ? LeaseChange.takeOver(-1) : null;
+			return mayTakeOver(state) ? LeaseChange.takeOver(LeaseObservation.vacant()) : null;
 		}
 		// Both the database and this node's own clock must agree that the lease ran out (I3).
 		if (state.expired() && readAt - this.observedSinceNanos >= this.leaseNanos && mayTakeOver(state)) {
-			return LeaseChange.takeOver(state.version());
+			return LeaseChange.takeOver(LeaseObservation.of(state));
 		}
 		return null;
 	}
@@ -327,10 +337,11 @@ final class ElectionLoop {
 			return;
 		}
 		// Versions only grow: a view that was stale here and is current at the deciding
-		// read shows a row that stayed unchanged all along, and otherwise the deciding read
-		// shows another version, which starts the observation again.
-		if (state.version() != this.observedVersion) {
-			this.observedVersion = state.version();
+		// read shows a row and a session that stayed unchanged all along, and otherwise the
+		// deciding read shows another version, which starts the observation again.
+		LeaseObservation seen = LeaseObservation.of(state);
+		if (this.observed == null || !seen.unchangedSince(this.observed)) {
+			this.observed = seen;
 			this.observedSinceNanos = readAtNanos;
 		}
 	}
@@ -375,7 +386,7 @@ final class ElectionLoop {
 		}
 		if (state != null && this.nodeId.equals(state.leaderId()) && !this.stopped) {
 			this.heldTerm = state.term();
-			this.heldVersion = state.version();
+			this.heldVersion = state.holderVersion();
 			this.unconfirmedRenewals = 0;
 			observe(state);
 			believe(this.heldTerm, sentNanos);

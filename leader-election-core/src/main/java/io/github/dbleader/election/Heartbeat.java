@@ -24,15 +24,14 @@ import org.slf4j.LoggerFactory;
 /**
  * One node's heartbeat: every renew interval, one round sends the statements of all of the
  * node's elections at once and hands each election's state machine ({@link ElectionLoop})
- * what the database answered. In steady state a round is three statements whatever the
+ * what the database answered. In steady state a round is two statements whatever the
  * number of elections (DESIGN I9), and fewer:
  * <ol>
- * <li>refresh this node's one row ({@link LeaseRepository#heartbeat}), only in the rounds
- * where it would otherwise be older than half a lease by the next round (every second or
- * third round, typically): it shows that the node is alive to the others, who count it
- * gone when it is a whole lease old;
- * <li>renew every lease this node holds, each with its own term ({@link LeaseRepository#renewAll}),
- * sent only if it holds any;
+ * <li>refresh this node's one row ({@link LeaseRepository#heartbeat}), its session: every
+ * round while it holds a lease, as the refresh is what keeps all of its leases alive, and
+ * otherwise only in the rounds where the row would be older than half a lease by the next
+ * round (every second or third round, typically): it shows that the node is alive to the
+ * others, who count it gone when it is a whole lease old;
  * <li>read every lease of its elections ({@link LeaseRepository#findAll}).
  * </ol>
  * Then each state machine decides, and the changes of holder they ask for are carried out
@@ -105,6 +104,12 @@ final class Heartbeat {
 	/** When the last refresh that found the row this instance's was sent. */
 	private long rowRefreshedNanos;
 
+	/** Whether this round sent a refresh of the row: it may have moved the session on. */
+	private boolean refreshSent;
+
+	/** Whether this round's refresh found the row this instance's and moved it on. */
+	private boolean refreshed;
+
 	private boolean purged;
 
 	private long lastPurgeNanos;
@@ -169,50 +174,68 @@ final class Heartbeat {
 			return true;
 		}
 		long budgetEnd = started + this.budgetNanos;
+		// The terms held as the round starts: the refresh of the session renews them.
+		Map<String, Long> held = new HashMap<>();
+		for (ElectionLoop loop : loops) {
+			long term = loop.termToRenew();
+			if (term >= 0) {
+				held.put(loop.election(), term);
+			}
+		}
+		this.refreshSent = false;
+		this.refreshed = false;
 		List<ElectionLoop> taking;
 		try {
 			yieldPending();
 			removePendingCandidacies();
-			taking = candidacies(loops);
+			taking = candidacies(loops, !held.isEmpty());
 		}
 		catch (RuntimeException ex) {
+			renewalsUnconfirmed(loops, held);
 			this.database.failed(ex);
 			if (timedOut(ex)) {
 				watch(loops);
 			}
 			return false;
 		}
-		Map<String, Long> held = new HashMap<>();
-		for (ElectionLoop loop : taking) {
-			long term = loop.termToRenew();
-			if (term >= 0) {
-				held.put(loop.election(), term);
-			}
-		}
-		long sent = this.clock.nanoTime();
+		long sent = this.rowRefreshedNanos;
 		Map<String, LeaseState> states = new HashMap<>();
 		try {
-			if (!held.isEmpty()) {
-				this.repository.renewAll(this.nodeId, held, this.settings.leaseDuration());
-			}
 			for (LeaseState state : this.repository.findAll(this.nodeId, this.instanceId)) {
 				states.put(state.election(), state);
 			}
 		}
 		catch (RuntimeException ex) {
-			for (ElectionLoop loop : taking) {
-				if (held.containsKey(loop.election())) {
-					loop.renewalOutcomeUnknown();
-				}
-			}
+			renewalsUnconfirmed(loops, held);
 			this.database.failed(ex);
 			return false;
 		}
 		long readAt = this.clock.nanoTime();
 		this.database.answered();
+		if (!this.refreshed) {
+			// Nothing renewed this round.
+			held.clear();
+		}
 		boolean succeeded = decide(order(taking, held), held, sent, states, readAt, budgetEnd);
 		purgeWhenDue();
 		return succeeded;
+	}
+
+	/**
+	 * A refresh sent this round may have moved the session on without a read to show it:
+	 * each held election counts it as a renewal whose outcome is unknown.
+	 */
+	private void renewalsUnconfirmed(List<ElectionLoop> loops, Map<String, Long> held) {
+		if (!this.refreshSent) {
+			return;
+		}
+		for (ElectionLoop loop : loops) {
+			if (held.containsKey(loop.election())) {
+				synchronized (loop) {
+					loop.renewalOutcomeUnknown();
+				}
+			}
+		}
 	}
 
 	/**
@@ -343,17 +366,20 @@ final class Heartbeat {
 	 */
 	private boolean carryOut(Batch batch, List<PendingChange> changes) {
 		Map<String, Long> rows = new LinkedHashMap<>();
+		Map<String, LeaseObservation> observed = new LinkedHashMap<>();
 		for (PendingChange pending : changes) {
 			LeaseChange change = pending.change();
-			rows.put(pending.loop().election(),
-					(change.kind() == LeaseChange.Kind.TAKE_OVER) ? change.observedVersion() : change.term());
+			if (change.kind() == LeaseChange.Kind.TAKE_OVER) {
+				observed.put(pending.loop().election(), Objects.requireNonNull(change.observed()));
+			}
+			rows.put(pending.loop().election(), change.term());
 		}
 		Duration lease = this.settings.leaseDuration();
 		long sent = this.clock.nanoTime();
 		Map<String, LeaseState> changed = new HashMap<>();
 		try {
 			List<LeaseState> states = switch (batch.kind()) {
-				case TAKE_OVER -> this.repository.takeOverAll(this.nodeId, rows, lease);
+				case TAKE_OVER -> this.repository.takeOverAll(this.nodeId, observed, lease);
 				case REACQUIRE -> this.repository.reacquireAll(this.nodeId, rows, lease);
 				case HAND_OVER -> this.repository.handOverAll(this.nodeId, rows, Objects.requireNonNull(batch.target()),
 						lease);
@@ -428,8 +454,8 @@ final class Heartbeat {
 	 * (an earlier process with this node id ran them).
 	 * @return the elections this instance takes part in this round
 	 */
-	private List<ElectionLoop> candidacies(List<ElectionLoop> loops) {
-		Candidacy candidacy = refreshRow();
+	private List<ElectionLoop> candidacies(List<ElectionLoop> loops, boolean holding) {
+		Candidacy candidacy = refreshRow(holding);
 		List<ElectionLoop> taking = new ArrayList<>();
 		if (candidacy != Candidacy.IN_USE) {
 			List<String> joining = new ArrayList<>();
@@ -463,24 +489,29 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Refresh this node's row, unless the last round succeeded and the row will still be
-	 * younger than half a lease at the next round: another instance with this node id may
-	 * take the row over only once it is a whole lease old, so a row this instance refreshed
-	 * that recently is still its own, and the others count the node alive until then. The
-	 * time is when the refresh was sent, so the row is at most that old.
+	 * Refresh this node's row: always while it holds a lease (the refresh renews them all),
+	 * and otherwise unless the last round succeeded and the row will still be younger than
+	 * half a lease at the next round: another instance with this node id may take the row
+	 * over only once it is a whole lease old, so a row this instance refreshed that recently
+	 * is still its own, and the others count the node alive until then. The time is when the
+	 * refresh was sent, so the row is at most that old.
+	 * @param holding whether this node holds a lease
 	 * @return what the row says, {@link Candidacy#HELD} where it was not refreshed
 	 */
-	private Candidacy refreshRow() {
+	private Candidacy refreshRow(boolean holding) {
 		long now = this.clock.nanoTime();
 		long renew = this.settings.renewInterval().toNanos();
-		if (this.rowHeld && now - this.rowRefreshedNanos + renew <= this.settings.leaseDuration().toNanos() / 2) {
+		if (!holding && this.rowHeld
+				&& now - this.rowRefreshedNanos + renew <= this.settings.leaseDuration().toNanos() / 2) {
 			return Candidacy.HELD;
 		}
 		this.rowHeld = false;
+		this.refreshSent = true;
 		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration());
 		if (candidacy != Candidacy.IN_USE) {
 			this.rowHeld = true;
 			this.rowRefreshedNanos = now;
+			this.refreshed = candidacy == Candidacy.HELD;
 		}
 		return candidacy;
 	}

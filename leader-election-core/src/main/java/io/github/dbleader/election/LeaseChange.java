@@ -8,30 +8,30 @@ import org.jspecify.annotations.Nullable;
  *
  * @param kind what to do
  * @param term the term the change is conditional on (re-acquire, hand-over, yield), or -1
- * @param observedVersion for a take-over: the version seen unchanged for a whole lease, or
- * -1 to take only a vacant lease
+ * @param observed for a take-over: what was seen unchanged for a whole lease
+ * ({@link LeaseObservation#vacant()} to take only a vacant lease), otherwise {@code null}
  * @param target for a hand-over: the node that gets the lease
  */
-record LeaseChange(Kind kind, long term, long observedVersion, @Nullable String target) {
+record LeaseChange(Kind kind, long term, @Nullable LeaseObservation observed, @Nullable String target) {
 
 	static LeaseChange create() {
-		return new LeaseChange(Kind.CREATE, -1, -1, null);
+		return new LeaseChange(Kind.CREATE, -1, null, null);
 	}
 
-	static LeaseChange takeOver(long observedVersion) {
-		return new LeaseChange(Kind.TAKE_OVER, -1, observedVersion, null);
+	static LeaseChange takeOver(LeaseObservation observed) {
+		return new LeaseChange(Kind.TAKE_OVER, -1, observed, null);
 	}
 
 	static LeaseChange reacquire(long term) {
-		return new LeaseChange(Kind.REACQUIRE, term, -1, null);
+		return new LeaseChange(Kind.REACQUIRE, term, null, null);
 	}
 
 	static LeaseChange handOver(long term, String target) {
-		return new LeaseChange(Kind.HAND_OVER, term, -1, target);
+		return new LeaseChange(Kind.HAND_OVER, term, null, target);
 	}
 
 	static LeaseChange yield(long term) {
-		return new LeaseChange(Kind.YIELD, term, -1, null);
+		return new LeaseChange(Kind.YIELD, term, null, null);
 	}
 
 	/**

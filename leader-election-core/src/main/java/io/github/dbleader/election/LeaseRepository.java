@@ -16,8 +16,17 @@ import org.jspecify.annotations.Nullable;
  * returns whether the database applied it; an exception means the outcome is unknown
  * (the caller must not assume it was applied).
  *
+ * <p>A lease stays alive while its holder's <em>session</em> does: the one row of the holder's
+ * node id, which the holder's {@link #heartbeat} refreshes every renew interval, as long as
+ * that row still names the running instance that acquired the lease. The acquiring methods
+ * ({@link #create}, {@link #createAll}, {@link #takeOver}, {@link #takeOverAll},
+ * {@link #reacquire}, {@link #reacquireAll}) tie the lease to the instance whose heartbeat
+ * last held the node's row through this repository; a lease without a session (none held,
+ * or handed over and not yet re-acquired) lives until its own expiry. So renewing costs one
+ * statement whatever the number of leases held.
+ *
  * <p>A node's heartbeat costs a fixed number of statements whatever the number of its
- * elections (DESIGN I9): {@link #heartbeat}, {@link #renewAll} and {@link #findAll}. Changes of holder are batched too
+ * elections (DESIGN I9): {@link #heartbeat} and {@link #findAll}. Changes of holder are batched too
  * ({@link #createAll}, {@link #takeOverAll}, {@link #handOverAll}, {@link #yieldAll},
  * {@link #reacquireAll}), each row under the conditions of its single-row statement; giving
  * a lease up on request stays single-row.
@@ -80,30 +89,21 @@ public interface LeaseRepository {
 	List<LeaseState> findAll(String nodeId, String instanceId);
 
 	/**
-	 * Extend, in one statement, every listed lease that this node still holds with the
-	 * listed term, with no hand-over or re-election pending, on the database server it was
-	 * acquired on. Each renewed row's version goes up by exactly one, which is how the
-	 * caller learns from its next read which leases were renewed.
-	 * @param nodeId this node
-	 * @param heldTerms the term this node holds, by election name
-	 * @param lease lease duration
-	 * @return how many leases were renewed
-	 */
-	int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease);
-
-	/**
 	 * Take the lease: either it is vacant (and this node did not yield it within the last
-	 * lease), or it still has the observed version and has expired by the database clock.
-	 * A pending hand-over to another node keeps others out for one lease after expiry.
-	 * Assigns a new, strictly greater term.
+	 * lease), or it still has the observed version and has expired by the database clock,
+	 * and so has its holder's session, still at the observed version. Taking a lease from a
+	 * session writes the session's row in the same transaction, so that the take-over and a
+	 * refresh of that session are ordered: whichever comes second sees the first. A pending
+	 * hand-over to another node keeps others out for one lease after expiry. Assigns a new,
+	 * strictly greater term.
 	 * @param election election name
 	 * @param nodeId this node
-	 * @param observedVersion version the caller saw unchanged for a whole lease, or
-	 * {@code -1} to take only a vacant lease
+	 * @param observed what the caller saw unchanged for a whole lease, or
+	 * {@link LeaseObservation#vacant()} to take only a vacant lease
 	 * @param lease lease duration
 	 * @return {@code true} if this node now holds the lease
 	 */
-	boolean takeOver(String election, String nodeId, long observedVersion, Duration lease);
+	boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease);
 
 	/**
 	 * Take over many leases at once, each under the conditions of {@link #takeOver} with its
@@ -115,13 +115,13 @@ public interface LeaseRepository {
 	 * <p>This default takes them one {@link #takeOver} and one {@link #find} each;
 	 * implementations on a database do it in a few statements per batch.
 	 * @param nodeId this node
-	 * @param observedVersions by election: the version the caller saw unchanged for a whole
-	 * lease, or {@code -1} to take only a vacant lease
+	 * @param observed by election: what the caller saw unchanged for a whole lease, or
+	 * {@link LeaseObservation#vacant()} to take only a vacant lease
 	 * @param lease lease duration
 	 * @return the leases taken, as read after being taken
 	 */
-	default List<LeaseState> takeOverAll(String nodeId, Map<String, Long> observedVersions, Duration lease) {
-		return each(observedVersions, (election, version) -> takeOver(election, nodeId, version, lease));
+	default List<LeaseState> takeOverAll(String nodeId, Map<String, LeaseObservation> observed, Duration lease) {
+		return each(observed, (election, observation) -> takeOver(election, nodeId, observation, lease));
 	}
 
 	/**
@@ -163,7 +163,7 @@ public interface LeaseRepository {
 		return each(terms, (election, term) -> reacquire(election, nodeId, term, lease));
 	}
 
-	private List<LeaseState> each(Map<String, Long> rows, BiPredicate<String, Long> change) {
+	private <V> List<LeaseState> each(Map<String, V> rows, BiPredicate<String, V> change) {
 		List<LeaseState> changed = new ArrayList<>();
 		rows.forEach((election, value) -> {
 			if (change.test(election, value)) {
@@ -240,10 +240,12 @@ public interface LeaseRepository {
 	 * instance uses the same node id: the row carries the token of the instance that wrote
 	 * it, and another instance's row counts as in use until its last heartbeat is older than
 	 * {@code staleAfter} (database clock). When this instance creates the row or takes it
-	 * over, the candidates rows of the node id become this instance's too.
+	 * over, the candidates rows of the node id become this instance's too. The row is the
+	 * instance's session: every write of it moves its version on by one and makes it live
+	 * until {@code staleAfter} from now, and with it every lease this instance acquired.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance, the same for all its heartbeats
-	 * @param staleAfter age after which another instance's row may be taken over
+	 * @param staleAfter age after which another instance's row may be taken over: the lease
 	 * @return whether this instance may use the node id, and how it got it
 	 */
 	Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter);

@@ -13,19 +13,27 @@ import org.jspecify.annotations.Nullable;
  * @param term fencing token of the current (or last) holder
  * @param version changes on every write to the row
  * @param acquiredAt when the current holder acquired the lease
- * @param renewedAt when the current holder last renewed it
- * @param expiresAt when the lease expires unless renewed
+ * @param renewedAt when the current holder last renewed it (its session's last refresh)
+ * @param expiresAt when the lease expires unless renewed (its session's expiry, while the
+ * lease has a session that lasts longer than the lease itself)
  * @param handoverTo node that leadership was asked to move to, if any
  * @param reelectionRequested whether a re-election was asked for
  * @param yieldedBy the node that last gave the lease up on request, if any
  * @param expired whether the lease has expired by the database clock at the time of the read
  * @param sameServer whether the row was last acquired on the database server that answered this read
  * @param databaseTime the database clock at the time of the read
+ * @param holderVersion the version of the holder's session as read: the node row that the
+ * holder's heartbeat refreshes every renew interval, which keeps the lease alive while it is
+ * fresh; once another process took the node id over, the version at which the acquiring
+ * process's session ended ({@code sessionEnded}); -1 if the lease has none (vacant, or its
+ * node row is gone)
+ * @param sessionEnded whether the session the lease lived on ended because another running
+ * instance took the node id over: the earlier one can renew it no more
  */
 public record LeaseState(String election, @Nullable String leaderId, long term, long version,
 		@Nullable Instant acquiredAt, @Nullable Instant renewedAt, Instant expiresAt, @Nullable String handoverTo,
 		boolean reelectionRequested, @Nullable String yieldedBy, boolean expired, boolean sameServer,
-		Instant databaseTime) {
+		Instant databaseTime, long holderVersion, boolean sessionEnded) {
 
 	/**
 	 * Whether nobody holds the lease.

@@ -203,12 +203,13 @@ class ElectionLoopTests {
 	@Test
 	void renewalWhoseAnswerIsLostDoesNotCount() {
 		this.a.tick();
-		// From now on every renewal reaches the database, but its answer is lost.
-		this.repository.loseAnswersOf("renewAll");
+		// From now on every refresh of the session reaches the database, but its answer is lost.
+		this.repository.loseAnswersOf("heartbeat");
 		elapse(R);
 		this.a.tick();
-		long renewedAt = this.repository.row("e").renewedAt;
-		assertThat(renewedAt).as("the database applied the renewal").isEqualTo(1_700_000_000_000L + R.toMillis());
+		assertThat(this.repository.find("e").orElseThrow().renewedAt())
+			.as("the database applied the refresh")
+			.isEqualTo(java.time.Instant.ofEpochMilli(1_700_000_000_000L + R.toMillis()));
 		// The belief still ends 8s after the first acquisition, not after the lost renewal.
 		elapse(BELIEF.minus(R));
 		assertThat(this.a.loop.isLeader()).isFalse();
@@ -450,11 +451,10 @@ class ElectionLoopTests {
 			duplicateLeads += duplicate.loop.isLeader() ? 1 : 0;
 			elapse(R);
 		}
-		// a stepped down at its next round: it had refreshed its row too recently to refresh
-		// it again, but the duplicate had claimed its candidacies, so a's read found no lease
-		// of its own. Its next refresh then told it that its id is in use.
+		// a stepped down at its next round: a leader refreshes its row every round (the
+		// refresh renews its leases), and that refresh told it that its id is in use.
 		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + firstTerm,
-				"revoked a " + firstTerm + " EXPIRED");
+				"revoked a " + firstTerm + " NODE_ID_IN_USE");
 		assertThat(this.a.election.isNodeIdInUseElsewhere()).isTrue();
 		// The duplicate took the lease over like any node's, under a new term.
 		assertThat(duplicateLeads).isPositive();

@@ -299,7 +299,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 			// holds it; the cluster's later writes wait behind that one, as on a loaded node.
 			statement.execute("FLUSH TABLES " + RACE_WORK + " WITH READ LOCK");
 			insertWork("held-up", expired.term());
-			assertThat(a.takeOver(this.election, "c", expired.version(), Duration.ofMinutes(1))).isTrue();
+			assertThat(a.takeOver(this.election, "c", LeaseObservation.of(expired), Duration.ofMinutes(1))).isTrue();
 			taken = repository(this.observerPool).find(this.election).orElseThrow();
 			long started = System.nanoTime();
 			List<LeaseState> seen = f.findAll("f", "f-instance");
@@ -315,7 +315,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 			// A take-over decided on that view runs on the node's older row; Galera certifies
 			// it against c's, ordered before it, once the node replicates again.
 			takeOver = CompletableFuture
-				.supplyAsync(() -> f.takeOver(this.election, "f", expired.version(), Duration.ofMinutes(1)));
+				.supplyAsync(() -> f.takeOver(this.election, "f", LeaseObservation.of(expired), Duration.ofMinutes(1)));
 			await("f's take-over does not commit while its node lags").during(Duration.ofMillis(200))
 				.atMost(Duration.ofSeconds(1))
 				.until(() -> !takeOver.isDone() || !Boolean.TRUE.equals(takeOver.getNow(null)));

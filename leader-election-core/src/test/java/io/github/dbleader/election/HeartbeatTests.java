@@ -37,7 +37,7 @@ class HeartbeatTests {
 	private final List<String> names = IntStream.range(0, 200).mapToObj((i) -> "e" + i).toList();
 
 	@Test
-	void steadyStateRoundIsAtMostThreeStatementsForALeaderAndTwoForAFollowerWhateverTheNumberOfElections() {
+	void steadyStateRoundIsAtMostTwoStatementsWhateverTheNumberOfElections() {
 		this.names.forEach(this.a::join);
 		this.names.forEach(this.b::join);
 		this.a.tick();
@@ -46,15 +46,14 @@ class HeartbeatTests {
 		List<Boolean> refreshed = new ArrayList<>();
 		for (int round = 0; round < 6; round++) {
 			elapse(R);
-			List<String> leader = new ArrayList<>(statementsOfRound(this.a));
+			// The leader's refresh of its session renews every lease it holds.
+			assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "findAll");
 			List<String> follower = new ArrayList<>(statementsOfRound(this.b));
-			refreshed.add(leader.remove("heartbeat"));
-			assertThat(follower.remove("heartbeat")).isEqualTo(refreshed.get(round));
-			assertThat(leader).containsExactly("renewAll", "findAll");
+			refreshed.add(follower.remove("heartbeat"));
 			assertThat(follower).containsExactly("findAll");
 		}
-		// L = 5 R: a row refreshed two renew intervals ago would be three old, more than
-		// half a lease, by the next round.
+		// A follower's row, L = 5 R: a row refreshed two renew intervals ago would be three
+		// old, more than half a lease, by the next round.
 		assertThat(refreshed).containsExactly(false, true, false, true, false, true);
 		assertThat(this.names).allMatch(this.a::leads);
 		assertThat(this.names).noneMatch(this.b::leads);
@@ -85,25 +84,28 @@ class HeartbeatTests {
 		this.a.tick();
 		elapse(R);
 		this.repository.failNext("heartbeat");
-		assertThat(statementsOfRound(this.a)).doesNotContain("renewAll", "findAll");
+		assertThat(statementsOfRound(this.a)).containsExactly("heartbeat");
 		elapse(R);
 		assertThat(statementsOfRound(this.a)).startsWith("heartbeat");
 	}
 
 	@Test
 	void roundAfterAFailedOneRefreshesTheRowFirst() {
-		// R = L / 10: the row is refreshed every fifth round while rounds succeed.
+		// R = L / 10: a follower's row is refreshed every fifth round while rounds succeed.
 		Duration renew = L.dividedBy(10);
 		FakeNode c = new FakeNode("c", "c-instance", this.repository, ElectionSettings.of(L, renew));
 		this.nodes.add(c);
+		this.a.join("x");
+		this.a.tick();
 		c.join("x");
 		c.tick();
 		elapse(renew);
 		assertThat(statementsOfRound(c)).doesNotContain("heartbeat");
 		elapse(renew);
-		// Not due for a refresh, but the renewal fails: the next round refreshes, due or not.
-		this.repository.failNext("renewAll");
+		// Not due for a refresh, but the read fails: the next round refreshes, due or not.
+		this.repository.setUnreachable(true);
 		assertThat(statementsOfRound(c)).doesNotContain("heartbeat");
+		this.repository.setUnreachable(false);
 		elapse(renew);
 		assertThat(statementsOfRound(c)).startsWith("heartbeat");
 		elapse(renew);
@@ -208,9 +210,9 @@ class HeartbeatTests {
 		this.b.tick();
 		long yTerm = this.a.loop("y").leaderTerm();
 		elapse(R);
-		// The request lands between the batched renewal and the read: y moved by two versions.
+		// The request lands between the refresh of a's session and the read.
 		this.repository.setDuringStatement(() -> {
-			if (this.repository.statements().get(this.repository.statements().size() - 1).equals("renewAll")) {
+			if (this.repository.statements().get(this.repository.statements().size() - 1).equals("heartbeat")) {
 				this.repository.requestHandover("y", "b");
 			}
 		});
@@ -223,7 +225,7 @@ class HeartbeatTests {
 		this.b.tick();
 		assertThat(this.b.leads("y")).isTrue();
 		assertThat(this.b.loop("y").leaderTerm()).isGreaterThan(yTerm);
-		// x was renewed by the same batch: its belief runs from the batch's send.
+		// x was renewed by the same refresh: its belief runs from the refresh's send.
 		elapse(BELIEF.minus(Duration.ofNanos(1)));
 		assertThat(this.a.leads("x")).isTrue();
 	}
@@ -297,12 +299,12 @@ class HeartbeatTests {
 		this.a.tick();
 		elapse(R);
 		// Applied, but the answer is lost: it must not count.
-		this.repository.loseAnswersOf("renewAll");
+		this.repository.loseAnswersOf("heartbeat");
 		this.a.tick();
 		this.repository.loseAnswersOf();
 		elapse(R);
-		// The row is now two versions on: this renewal and perhaps the lost one. This one was
-		// applied (nothing else moves a held row), so it counts from when it was sent.
+		// The session is now two versions on: this refresh and perhaps the lost one. This one
+		// was applied (nothing else moves the session), so it counts from when it was sent.
 		this.a.tick();
 		elapse(BELIEF.minus(Duration.ofNanos(1)));
 		assertThat(this.names).allMatch(this.a::leads);
@@ -315,15 +317,12 @@ class HeartbeatTests {
 		this.a.join("x");
 		this.a.tick();
 		elapse(R);
-		// The renewal reaches another server, which has no such lease, and the read the
-		// first one again: the row looks held, with nothing pending, but did not move.
-		this.repository.setDuringStatement(() -> this.repository.failOver("server-2"));
-		this.repository.setBeforeRead(() -> this.repository.failOver("server-1"));
+		// The refresh reaches another server, which answers that the row is this instance's,
+		// and the read the first one again: the lease looks held, with nothing pending, but
+		// the session did not move.
+		this.repository.setWritesElsewhere(true);
 		this.a.tick();
-		this.repository.setDuringStatement(() -> {
-		});
-		this.repository.setBeforeRead(() -> {
-		});
+		this.repository.setWritesElsewhere(false);
 		elapse(BELIEF.minus(R));
 		assertThat(this.a.leads("x")).isFalse();
 	}
@@ -343,7 +342,7 @@ class HeartbeatTests {
 		assertThat(this.b.leads("x")).isTrue();
 		assertThat(this.a.leads("y")).isTrue();
 		elapse(R);
-		assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "renewAll", "findAll");
+		assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "findAll");
 	}
 
 	@Test
@@ -413,6 +412,29 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void crashedLeaderIsReplacedWithinALeaseAndARenewIntervalEvenWhenItsNodeIdIsTakenOverMeanwhile() {
+		this.a.join("x");
+		this.a.tick();
+		this.b.join("x");
+		this.b.tick();
+		// a crashes; a new process with a's node id takes the id over once a's row is a lease
+		// old, which ends the session a's lease lived on, at the version b has been watching.
+		FakeNode restarted = new FakeNode("a", "a-restarted", this.repository, this.settings);
+		this.nodes.add(restarted);
+		restarted.join("x");
+		Duration sinceCrash = Duration.ZERO;
+		while (!this.b.leads("x") && sinceCrash.compareTo(L.plus(R.multipliedBy(3))) < 0) {
+			elapse(R);
+			sinceCrash = sinceCrash.plus(R);
+			restarted.tick();
+			this.b.tick();
+		}
+		assertThat(this.b.leads("x")).isTrue();
+		assertThat(sinceCrash).isLessThanOrEqualTo(L.plus(R));
+		assertThat(restarted.leads("x")).isFalse();
+	}
+
+	@Test
 	void joiningAnElectionAtRunTimeCostsItsOwnStatementsOnce() {
 		this.a.join("x");
 		this.a.tick();
@@ -422,7 +444,7 @@ class HeartbeatTests {
 		assertThat(this.a.leads("x")).isTrue();
 		assertThat(this.a.leads("y")).isTrue();
 		elapse(R);
-		assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "renewAll", "findAll");
+		assertThat(statementsOfRound(this.a)).containsExactly("heartbeat", "findAll");
 	}
 
 	@Test

@@ -29,8 +29,11 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	private final Map<String, Map<String, CandidateRow>> candidates = new HashMap<>();
 
-	/** The rows of the nodes table, by node id. */
-	private final Map<String, CandidateRow> nodes = new HashMap<>();
+	/** The rows of the nodes table, by node id: the sessions. */
+	private final Map<String, NodeRow> nodes = new HashMap<>();
+
+	/** The instance whose heartbeat last held each node id's row, as the JDBC repository keeps it. */
+	private final Map<String, String> sessions = new HashMap<>();
 
 	private long databaseMillis = 1_700_000_000_000L;
 
@@ -39,6 +42,8 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	private boolean unreachable;
 
 	private boolean writesStall;
+
+	private boolean writesElsewhere;
 
 	private Set<String> loseAnswersOf = Set.of();
 
@@ -68,6 +73,14 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	 */
 	void setWritesStall(boolean writesStall) {
 		this.writesStall = writesStall;
+	}
+
+	/**
+	 * Answer refreshes of a node's row as applied without applying them, as a server other
+	 * than the one that answers the reads would.
+	 */
+	void setWritesElsewhere(boolean writesElsewhere) {
+		this.writesElsewhere = writesElsewhere;
 	}
 
 	/** Apply these writes but throw as if the connection broke before the answer arrived. */
@@ -112,7 +125,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	@Override
 	public Optional<LeaseState> find(String election) {
-		return read("find", () -> Optional.ofNullable(this.rows.get(election)).map((row) -> row.state(election, this.databaseMillis, this.serverIdentity)));
+		return read("find", () -> Optional.ofNullable(this.rows.get(election)).map((row) -> state(election, row)));
 	}
 
 	@Override
@@ -135,7 +148,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			}
 			elections.forEach((election) -> createRow(election, nodeId, lease));
 			return elections.stream()
-				.map((election) -> this.rows.get(election).state(election, this.databaseMillis, this.serverIdentity))
+				.map((election) -> state(election, this.rows.get(election)))
 				.toList();
 		});
 	}
@@ -148,6 +161,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		row.acquiredAt = row.renewedAt = this.databaseMillis;
 		row.expiresAt = this.databaseMillis + lease.toMillis();
 		row.serverIdentity = this.serverIdentity;
+		row.leaderInstance = this.sessions.get(nodeId);
 		this.rows.put(election, row);
 	}
 
@@ -155,64 +169,62 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	public List<LeaseState> findAll(String nodeId, String instanceId) {
 		return read("findAll", () -> ownCandidacies(nodeId, instanceId).stream()
 			.filter(this.rows::containsKey)
-			.map((election) -> this.rows.get(election).state(election, this.databaseMillis, this.serverIdentity))
+			.map((election) -> state(election, this.rows.get(election)))
 			.toList());
 	}
 
 	@Override
-	public int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease) {
-		return write("renewAll", () -> {
-			int renewed = 0;
-			for (Map.Entry<String, Long> held : heldTerms.entrySet()) {
-				Row row = this.rows.get(held.getKey());
-				if (row == null || !nodeId.equals(row.leaderId) || row.term != held.getValue() || row.handoverTo != null
-						|| row.reelectionRequested || !this.serverIdentity.equals(row.serverIdentity)) {
-					continue;
-				}
-				row.renewedAt = this.databaseMillis;
-				row.expiresAt = this.databaseMillis + lease.toMillis();
-				row.version++;
-				renewed++;
-			}
-			return renewed;
-		});
-	}
-
-	@Override
-	public boolean takeOver(String election, String nodeId, long observedVersion, Duration lease) {
-		return write("takeOver", () -> takeOverRow(election, nodeId, observedVersion, lease));
+	public boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease) {
+		return write("takeOver", () -> takeOverRow(election, nodeId, observed, lease));
 	}
 
 	/** One statement for the whole batch, each row under the single-row conditions. */
 	@Override
-	public List<LeaseState> takeOverAll(String nodeId, Map<String, Long> observedVersions, Duration lease) {
+	public List<LeaseState> takeOverAll(String nodeId, Map<String, LeaseObservation> observed, Duration lease) {
 		return write("takeOverAll", () -> {
 			List<LeaseState> taken = new ArrayList<>();
-			observedVersions.forEach((election, version) -> {
-				if (takeOverRow(election, nodeId, version, lease)) {
-					taken.add(this.rows.get(election).state(election, this.databaseMillis, this.serverIdentity));
+			observed.forEach((election, observation) -> {
+				if (takeOverRow(election, nodeId, observation, lease)) {
+					taken.add(state(election, this.rows.get(election)));
 				}
 			});
 			return taken;
 		});
 	}
 
-	private boolean takeOverRow(String election, String nodeId, long observedVersion, Duration lease) {
+	private boolean takeOverRow(String election, String nodeId, LeaseObservation observed, Duration lease) {
 		Row row = this.rows.get(election);
 		if (row == null) {
 			return false;
 		}
 		long now = this.databaseMillis;
+		String holder = observed.holder();
+		NodeRow node = (holder != null) ? this.nodes.get(holder) : null;
+		if (holder != null && observed.holderVersion() >= 0 && !observed.sessionEnded()) {
+			// The session's row first, at the version watched and run out, as the JDBC statements do.
+			if (node == null || node.version != observed.holderVersion() || node.expiresAt > now) {
+				return false;
+			}
+		}
+		else if (session(row) != null) {
+			// Seen without a live session, or with one that ended: it must still have none.
+			return false;
+		}
+		else if (observed.sessionEnded() && (node == null || !Objects.equals(node.previousInstance, row.leaderInstance)
+				|| node.previousVersion != observed.holderVersion())) {
+			return false;
+		}
+		long expiry = expiry(row);
 		boolean vacant = row.leaderId == null
 				&& (row.yieldedBy == null || !row.yieldedBy.equals(nodeId) || row.expiresAt + lease.toMillis() <= now);
-		boolean expired = row.leaderId != null && row.version == observedVersion && row.expiresAt <= now;
+		boolean expired = row.leaderId != null && row.version == observed.version() && expiry <= now;
 		boolean notHandedToOthers = row.handoverTo == null || row.handoverTo.equals(nodeId)
-				|| row.expiresAt + lease.toMillis() <= now;
+				|| expiry + lease.toMillis() <= now;
 		if (!(vacant || expired) || !notHandedToOthers) {
 			return false;
 		}
 		row.leaderId = nodeId;
-		newTerm(row, lease);
+		newTerm(row, lease, this.sessions.get(nodeId));
 		return true;
 	}
 
@@ -224,7 +236,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 				return false;
 			}
 			row.leaderId = toNodeId;
-			newTerm(row, lease);
+			newTerm(row, lease, null);
 			return true;
 		});
 	}
@@ -241,7 +253,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			List<LeaseState> yielded = new ArrayList<>();
 			terms.forEach((election, term) -> {
 				if (yieldRow(election, nodeId, term)) {
-					yielded.add(this.rows.get(election).state(election, this.databaseMillis, this.serverIdentity));
+					yielded.add(state(election, this.rows.get(election)));
 				}
 			});
 			return yielded;
@@ -254,6 +266,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			return false;
 		}
 		row.leaderId = null;
+		row.leaderInstance = null;
 		row.version++;
 		row.expiresAt = this.databaseMillis;
 		row.handoverTo = null;
@@ -269,7 +282,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
 				return false;
 			}
-			newTerm(row, lease);
+			newTerm(row, lease, this.sessions.get(nodeId));
 			return true;
 		});
 	}
@@ -305,12 +318,20 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	@Override
 	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
 		return write("heartbeat", () -> {
-			CandidateRow row = this.nodes.get(nodeId);
+			NodeRow row = this.nodes.get(nodeId);
 			Candidacy candidacy;
+			long expiresAt = this.databaseMillis + staleAfter.toMillis();
 			if (row != null && row.instanceId.equals(instanceId)) {
+				if (this.writesElsewhere) {
+					return Candidacy.HELD;
+				}
 				row.lastSeen = this.databaseMillis;
+				row.version++;
+				row.expiresAt = expiresAt;
+				this.sessions.put(nodeId, instanceId);
 				return Candidacy.HELD;
 			}
+			this.sessions.remove(nodeId, instanceId);
 			if (row == null) {
 				candidacy = Candidacy.CREATED;
 			}
@@ -320,7 +341,14 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			else {
 				return Candidacy.IN_USE;
 			}
-			this.nodes.put(nodeId, new CandidateRow(instanceId, this.databaseMillis));
+			NodeRow taken = new NodeRow(instanceId, this.databaseMillis, (row != null) ? row.version + 1 : 1, expiresAt);
+			if (row != null) {
+				// The earlier instance's session ends at its last version.
+				taken.previousInstance = row.instanceId;
+				taken.previousVersion = row.version;
+			}
+			this.nodes.put(nodeId, taken);
+			this.sessions.put(nodeId, instanceId);
 			this.candidates.values().forEach((rows) -> rows.computeIfPresent(nodeId,
 					(key, candidate) -> new CandidateRow(instanceId, candidate.firstSeen)));
 			return candidacy;
@@ -376,6 +404,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			this.candidates.values().forEach((rows) -> rows.computeIfPresent(nodeId,
 					(key, row) -> row.instanceId.equals(instanceId) ? null : row));
 			this.nodes.computeIfPresent(nodeId, (key, row) -> row.instanceId.equals(instanceId) ? null : row);
+			this.sessions.remove(nodeId, instanceId);
 			return true;
 		});
 	}
@@ -386,11 +415,11 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			long before = this.databaseMillis - maxAge.toMillis();
 			this.nodes.values().removeIf((node) -> node.lastSeen < before);
 			this.candidates.values().forEach((rows) -> rows.entrySet().removeIf((candidate) -> {
-				CandidateRow node = this.nodes.get(candidate.getKey());
+				NodeRow node = this.nodes.get(candidate.getKey());
 				return node == null || !node.instanceId.equals(candidate.getValue().instanceId);
 			}));
 			this.rows.entrySet()
-				.removeIf((entry) -> entry.getValue().expiresAt < before
+				.removeIf((entry) -> expiry(entry.getValue()) < before
 						&& this.candidates.getOrDefault(entry.getKey(), Map.of()).isEmpty());
 			return true;
 		});
@@ -402,7 +431,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			.entrySet()
 			.stream()
 			.filter((entry) -> {
-				CandidateRow node = this.nodes.get(entry.getKey());
+				NodeRow node = this.nodes.get(entry.getKey());
 				return node != null && node.instanceId.equals(entry.getValue().instanceId)
 						&& node.lastSeen > this.databaseMillis - maxAge.toMillis();
 			})
@@ -417,14 +446,43 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			FencedCallback<T> callback) {
 		return read("runFenced", () -> {
 			Row row = this.rows.get(election);
-			if (row == null || !nodeId.equals(row.leaderId) || row.term != term || row.expiresAt <= this.databaseMillis) {
+			if (row == null || !nodeId.equals(row.leaderId) || row.term != term || expiry(row) <= this.databaseMillis) {
 				throw new NotLeaderException(election, nodeId, "fence check failed");
 			}
 			return callback.doInFence(term);
 		});
 	}
 
-	private void newTerm(Row row, Duration lease) {
+	/** The lease's own expiry, or its live session's if later. */
+	private long expiry(Row row) {
+		NodeRow session = session(row);
+		return (session != null) ? Math.max(row.expiresAt, session.expiresAt) : row.expiresAt;
+	}
+
+	/** The node row that keeps the lease alive: the holder's, naming the instance that acquired it. */
+	private @Nullable NodeRow session(Row row) {
+		NodeRow node = (row.leaderId != null) ? this.nodes.get(row.leaderId) : null;
+		return (node != null && node.instanceId.equals(row.leaderInstance)) ? node : null;
+	}
+
+	/** The lease as the JDBC repository's read answers it. */
+	private LeaseState state(String election, Row row) {
+		NodeRow session = session(row);
+		long now = this.databaseMillis;
+		long expiry = expiry(row);
+		long renewedAt = (session != null && session.expiresAt > row.expiresAt) ? session.lastSeen : row.renewedAt;
+		NodeRow node = (row.leaderId != null) ? this.nodes.get(row.leaderId) : null;
+		boolean ended = session == null && node != null && row.leaderInstance != null
+				&& row.leaderInstance.equals(node.previousInstance);
+		return new LeaseState(election, row.leaderId, row.term, row.version, Instant.ofEpochMilli(row.acquiredAt),
+				Instant.ofEpochMilli(renewedAt), Instant.ofEpochMilli(expiry),
+				row.handoverTo, row.reelectionRequested, row.yieldedBy, expiry <= now,
+				Objects.equals(this.serverIdentity, row.serverIdentity), Instant.ofEpochMilli(now),
+				(session != null) ? session.version : ended ? node.previousVersion : -1, ended);
+	}
+
+	private void newTerm(Row row, Duration lease, @Nullable String instanceId) {
+		row.leaderInstance = instanceId;
 		long now = this.databaseMillis;
 		row.term = Math.max(row.term + 1, now);
 		row.version++;
@@ -465,6 +523,29 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		return applied;
 	}
 
+	private static final class NodeRow {
+
+		private final String instanceId;
+
+		private long lastSeen;
+
+		private long version;
+
+		private long expiresAt;
+
+		private @Nullable String previousInstance;
+
+		private long previousVersion;
+
+		NodeRow(String instanceId, long seen, long version, long expiresAt) {
+			this.instanceId = instanceId;
+			this.lastSeen = seen;
+			this.version = version;
+			this.expiresAt = expiresAt;
+		}
+
+	}
+
 	private static final class CandidateRow {
 
 		private final String instanceId;
@@ -503,12 +584,8 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 		@Nullable String serverIdentity;
 
-		LeaseState state(String election, long now, String server) {
-			return new LeaseState(election, this.leaderId, this.term, this.version, Instant.ofEpochMilli(this.acquiredAt),
-					Instant.ofEpochMilli(this.renewedAt), Instant.ofEpochMilli(this.expiresAt), this.handoverTo,
-					this.reelectionRequested, this.yieldedBy, this.expiresAt <= now, Objects.equals(server, this.serverIdentity),
-					Instant.ofEpochMilli(now));
-		}
+		/** The instance whose session keeps the lease alive, or {@code null}. */
+		@Nullable String leaderInstance;
 
 	}
 

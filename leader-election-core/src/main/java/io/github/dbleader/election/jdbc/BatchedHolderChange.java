@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Set;
 
 import io.github.dbleader.election.LeaseState;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -84,8 +85,8 @@ final class BatchedHolderChange {
 		this.updateFences = "UPDATE " + dialect.byKey(fence) + " SET leader_id = (SELECT l.leader_id" + holder
 				+ ", term = (SELECT l.term" + holder + keyed;
 		this.writeFence = dialect.writeFence(fence, lease);
-		this.read = LeaseRows.select(dialect, lease, server) + keyed;
-		String insert = LeaseRows.insert(dialect, lease, server);
+		this.read = LeaseRows.selectElections(dialect, lease, tables.nodesTable(), server) + " WHERE l.election_name IN (";
+		String insert = LeaseRows.insertElection(dialect, lease, server);
 		int values = insert.indexOf(" VALUES ");
 		this.insertRows = insert.substring(0, values + " VALUES ".length());
 		this.insertRow = insert.substring(values + " VALUES ".length());
@@ -103,24 +104,28 @@ final class BatchedHolderChange {
 	 * their fence rows and the read of the rows created.
 	 * @param jdbc the election's statements, in the transaction
 	 * @param nodeId this node
+	 * @param instanceId the running instance whose session the leases live on, or
+	 * {@code null} for none
 	 * @param elections the elections, in the order every node inserts them in (so that two
 	 * nodes whose batches overlap wait for each other rather than deadlock)
 	 * @param leaseMillis the lease in milliseconds
 	 * @return the leases created, as they are now
 	 * @throws org.springframework.dao.DuplicateKeyException if one of them existed
 	 */
-	List<LeaseState> create(JdbcTemplate jdbc, String nodeId, List<String> elections, long leaseMillis) {
-		List<Object> args = new ArrayList<>(elections.size() * 3);
+	List<LeaseState> create(JdbcTemplate jdbc, String nodeId, @Nullable String instanceId, List<String> elections,
+			long leaseMillis) {
+		List<Object> args = new ArrayList<>(elections.size() * 4);
 		for (String election : elections) {
 			args.add(election);
 			args.add(nodeId);
 			args.add(leaseMillis);
+			args.add(instanceId);
 		}
 		jdbc.update(this.insertRows + this.insertRow + (", " + this.insertRow).repeat(elections.size() - 1),
 				args.toArray());
 		jdbc.update(this.writeFencesBefore + "IN (" + names(elections.size()) + ")" + this.writeFencesAfter,
 				elections.toArray());
-		return jdbc.query(this.read + names(elections.size()) + ")", (rs, row) -> LeaseRows.map(rs),
+		return jdbc.query(this.read + names(elections.size()) + ")", (rs, row) -> LeaseRows.mapElection(rs),
 				elections.toArray());
 	}
 
@@ -159,7 +164,7 @@ final class BatchedHolderChange {
 		for (String election : missingFences) {
 			jdbc.update(this.writeFence, election);
 		}
-		return jdbc.query(this.read + names(free.size()) + ")", (rs, row) -> LeaseRows.map(rs), free.toArray());
+		return jdbc.query(this.read + names(free.size()) + ")", (rs, row) -> LeaseRows.mapElection(rs), free.toArray());
 	}
 
 	/** Of the elections whose fence rows were not locked, those that have none. */

@@ -6,7 +6,10 @@ import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,6 +18,9 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.IntSupplier;
 import java.util.function.ToIntFunction;
 
@@ -24,6 +30,7 @@ import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.FenceNotConfirmedException;
 import io.github.dbleader.election.FencedCallback;
+import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
@@ -52,7 +59,7 @@ import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTrans
  * the application's transaction manager, so that the application's own {@code JdbcTemplate}
  * joins the fenced transaction.
  *
- * <p>Four tables ({@link LeaseTables}): the lease row, written by every renewal; the
+ * <p>Four tables ({@link LeaseTables}): the lease row, written by every change of holder; the
  * candidates (which node takes part in which election); the nodes, one row per node id that
  * its heartbeat refreshes; and the fence row, a copy of the lease's holder and term that every change of
  * holder updates in the same transaction as the lease row. Fenced transactions lock the
@@ -127,6 +134,15 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	/** A batched take-over's conditions: the single-row take-over's, with (election, version) pairs. */
 	private final String takeable;
 
+	/** A batched take-over's conditions for leases that were seen without a session. */
+	private final String takeableWithoutSession;
+
+	/**
+	 * A batched take-over's conditions for leases whose session was seen ended, at the
+	 * version that ends the conditions.
+	 */
+	private final String takeableFromEndedSession;
+
 	/** A batched change's conditions of the holder: this node, with (election, term) pairs. */
 	private final String heldWithTerm;
 
@@ -138,6 +154,19 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	private final String requestHandoverAll;
 
 	private final String refreshNode;
+
+	/**
+	 * Writes the row of a lease holder's session that has run out at the version a follower
+	 * watched, in the transaction of the take-over, so that a refresh of that session and
+	 * the take-over are ordered.
+	 */
+	private final String takeSession;
+
+	/**
+	 * The instance whose heartbeat holds each node id's row, as this repository last sent
+	 * it: the session that the leases a node acquires live on.
+	 */
+	private final Map<String, String> sessions = new ConcurrentHashMap<>();
 
 	private final String inheritNode;
 
@@ -234,11 +263,15 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		String causalRead = dialect.causalRead();
 		this.galeraCluster = (clusterIdentity != null && causalRead != null)
 				? ServerStatements.of(dialect, tables, clusterIdentity, causalRead) : null;
+		String nodes = tables.nodesTable();
 		this.yielded = "leader_id = NULL, version = version + 1, expires_at = " + now
-				+ ", handover_to = NULL, reelection_requested = FALSE, yielded_by = ?";
+				+ ", handover_to = NULL, reelection_requested = FALSE, yielded_by = ?, leader_instance = NULL";
 		this.yield = "UPDATE " + lease + " SET " + this.yielded + " WHERE election_name = ? AND leader_id = ? AND term = ?";
 		String pairs = BatchedHolderChange.Change.PAIRS;
-		this.takeable = " AND " + LeaseRows.takeable(now, "(election_name, version) IN (" + pairs + ")");
+		String sessions = LeaseRows.sessions(dialect, nodes);
+		this.takeable = " AND " + LeaseRows.takeable(now, "(election_name, version) IN (" + pairs + ")", sessions);
+		this.takeableWithoutSession = this.takeable + " AND " + LeaseRows.noSession(sessions);
+		this.takeableFromEndedSession = this.takeableWithoutSession + " AND " + LeaseRows.sessionEndedAt(sessions);
 		this.heldWithTerm = " AND leader_id = ? AND (election_name, term) IN (" + pairs + ")";
 		this.requestHandover = "UPDATE " + lease
 				+ " SET handover_to = ?, reelection_requested = FALSE, version = version + 1 WHERE election_name = ?";
@@ -246,17 +279,22 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ " version = version + 1 WHERE leader_id = ? AND election_name IN (";
 		this.requestReelection = "UPDATE " + lease + " SET reelection_requested = TRUE, handover_to = NULL,"
 				+ " version = version + 1 WHERE election_name = ? AND leader_id IS NOT NULL";
-		String nodes = tables.nodesTable();
 		// Three portable statements instead of an upsert: the row of another running
 		// instance with the same node id must be left alone, and the caller must learn so.
 		// GREATEST: the row changes even on a second heartbeat within one millisecond, so
 		// drivers that count changed rather than matched rows (useAffectedRows) count it.
-		this.refreshNode = "UPDATE " + nodes + " SET last_seen = GREATEST(" + now + ", last_seen + 1)"
-				+ " WHERE node_id = ? AND instance_id = ?";
-		this.inheritNode = "UPDATE " + nodes + " SET instance_id = ?, first_seen = " + now + ", last_seen = " + now
-				+ " WHERE node_id = ? AND last_seen <= " + now + " - ?";
-		this.insertNode = "INSERT INTO " + nodes + " (node_id, instance_id, first_seen, last_seen) VALUES (?, ?, " + now
-				+ ", " + now + ")";
+		// Each write of the row moves the session on (version) and keeps it live for a lease.
+		this.refreshNode = "UPDATE " + nodes + " SET last_seen = GREATEST(" + now + ", last_seen + 1),"
+				+ " version = version + 1, expires_at = " + now + " + ? WHERE node_id = ? AND instance_id = ?";
+		// The earlier instance's session ends at its last version, which followers that watched
+		// it keep watching (assigned first: MySQL assigns from left to right).
+		this.inheritNode = "UPDATE " + nodes + " SET previous_instance = instance_id, previous_version = version,"
+				+ " instance_id = ?, first_seen = " + now + ", last_seen = " + now + ", version = version + 1,"
+				+ " expires_at = " + now + " + ? WHERE node_id = ? AND last_seen <= " + now + " - ?";
+		this.insertNode = "INSERT INTO " + nodes + " (node_id, instance_id, first_seen, last_seen, version, expires_at)"
+				+ " VALUES (?, ?, " + now + ", " + now + ", 1, " + now + " + ?)";
+		this.takeSession = "UPDATE " + nodes + " SET takeovers = takeovers + 1 WHERE node_id = ? AND version = ?"
+				+ " AND expires_at <= " + now;
 		// first_seen restarts too: a restarted process is a new member (partition groups let a
 		// member settle before it gets partitions).
 		// Found by a plain read, then claimed by key: an update that ranged over the node's
@@ -299,11 +337,11 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.insertFence = "INSERT INTO " + fence + " (election_name, leader_id, term) SELECT election_name, "
 				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
 		this.writeFence = dialect.writeFence(fence, lease);
-		this.fence = dialect.fence(fence, lease);
+		this.fence = dialect.fence(fence, lease, nodes);
 		// Only after the fence refused: why, for the exception's message.
-		this.fenceView = "SELECT f.leader_id, f.term, (SELECT CASE WHEN l.expires_at > " + now + " THEN 1 ELSE 0 END"
-				+ " FROM " + lease + " l WHERE l.election_name = f.election_name AND l.leader_id = f.leader_id"
-				+ " AND l.term = f.term) AS valid FROM " + fence + " f WHERE f.election_name = ?";
+		this.fenceView = "SELECT f.leader_id, f.term, (SELECT CASE WHEN " + dialect.live("l", nodes)
+				+ " THEN 1 ELSE 0 END FROM " + lease + " l WHERE l.election_name = f.election_name"
+				+ " AND l.leader_id = f.leader_id AND l.term = f.term) AS valid FROM " + fence + " f WHERE f.election_name = ?";
 	}
 
 	/**
@@ -342,14 +380,14 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public Optional<LeaseState> find(String election) {
-		return this.jdbc.query(statements().find(), (rs, row) -> LeaseRows.map(rs), election).stream().findFirst();
+		return this.jdbc.query(statements().find(), (rs, row) -> LeaseRows.mapElection(rs), election).stream().findFirst();
 	}
 
 	@Override
 	public boolean create(String election, String nodeId, Duration lease) {
 		try {
 			return inTransaction(this.holderChanges, () -> {
-				this.jdbc.update(statements().create(), election, nodeId, lease.toMillis());
+				this.jdbc.update(statements().create(), election, nodeId, lease.toMillis(), this.sessions.get(nodeId));
 				// Written at once, not updated first: an update that finds no row locks the gap
 				// where the row would go, and two nodes creating elections at the same time
 				// deadlock on each other's gap (InnoDB).
@@ -377,7 +415,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			List<String> chunk = sorted.subList(from, Math.min(sorted.size(), from + LeaseRows.MAX_ROWS_PER_UPDATE));
 			try {
 				created.addAll(inTransaction(this.holderChanges,
-						() -> statements().batch().create(this.jdbc, nodeId, chunk, lease.toMillis())));
+						() -> statements().batch().create(this.jdbc, nodeId, this.sessions.get(nodeId), chunk,
+								lease.toMillis())));
 			}
 			catch (DuplicateKeyException | PessimisticLockingFailureException ex) {
 				// Rolled back: none of the chunk's leases created. Another node created one
@@ -401,11 +440,11 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		ServerStatements statements = statements();
 		String local = statements.localFindAll();
 		if (local == null) {
-			return this.jdbc.query(statements.findAll(), (rs, row) -> LeaseRows.map(rs), nodeId, instanceId);
+			return this.jdbc.query(statements.findAll(), (rs, row) -> LeaseRows.mapElection(rs), nodeId, instanceId);
 		}
 		List<LeaseState> leases;
 		try {
-			leases = this.causalOrLocalJdbc.query(statements.findAll(), (rs, row) -> LeaseRows.map(rs), nodeId, instanceId);
+			leases = this.causalOrLocalJdbc.query(statements.findAll(), (rs, row) -> LeaseRows.mapElection(rs), nodeId, instanceId);
 		}
 		catch (DataAccessException ex) {
 			if (!waitedTooLong(ex)) {
@@ -416,7 +455,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				logger.warn("Causal reads of the leases wait too long on this Galera node; reading the node's own"
 						+ " data until they answer again: {}", ex.toString());
 			}
-			return this.causalOrLocalJdbc.query(local, (rs, row) -> LeaseRows.map(rs), nodeId, instanceId);
+			return this.causalOrLocalJdbc.query(local, (rs, row) -> LeaseRows.mapElection(rs), nodeId, instanceId);
 		}
 		if (this.causalReadsFailing) {
 			this.causalReadsFailing = false;
@@ -443,16 +482,6 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	/**
-	 * Renew the listed leases in one statement per chunk, up to the parameter limits of the
-	 * drivers (PostgreSQL: 32767): each election is listed by name, for the key ranges,
-	 * and with its term.
-	 */
-	@Override
-	public int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease) {
-		return LeaseRows.updateByKeyAndTerm(this.jdbc, statements().renewAll(), heldTerms, lease.toMillis(), nodeId);
-	}
-
-	/**
 	 * Run a statement per chunk of rows.
 	 * @param rows the rows
 	 * @param chunkSize most rows per statement
@@ -467,11 +496,59 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		return changed;
 	}
 
+	/**
+	 * Take the lease over in one transaction: first the write of its session's row, if the
+	 * follower saw it with one, then the lease row and its fence row.
+	 */
 	@Override
-	public boolean takeOver(String election, String nodeId, long observedVersion, Duration lease) {
+	public boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease) {
 		long millis = lease.toMillis();
-		return changeHolder(election, () -> this.jdbc.update(statements().takeOver(), nodeId, millis, election, nodeId,
-				millis, observedVersion, nodeId, millis));
+		boolean withSession = !sessionOf(observed).isEmpty();
+		boolean ended = endedSession(observed);
+		return changeHolder(election, () -> {
+			if (withSession && takeSessions(List.of(observed)).isEmpty()) {
+				return 0;
+			}
+			List<Object> args = new ArrayList<>(Arrays.asList(nodeId, millis, this.sessions.get(nodeId), election,
+					nodeId, millis, observed.version(), nodeId, millis));
+			if (ended) {
+				args.add(observed.holderVersion());
+			}
+			return this.jdbc.update(withSession ? statements().takeOver()
+					: ended ? statements().takeOverFromEndedSession() : statements().takeOverWithoutSession(),
+					args.toArray());
+		});
+	}
+
+	/**
+	 * Write the rows of the sessions that the observations saw, where each is still at the
+	 * version seen and has run out: one statement per session, in node id order (the same
+	 * order in every transaction, so that two take-overs wait rather than deadlock), before
+	 * any lease row.
+	 * @return the sessions written, as holder and version
+	 */
+	private Set<LeaseObservation> takeSessions(Collection<LeaseObservation> observations) {
+		Set<LeaseObservation> written = new HashSet<>();
+		Set<LeaseObservation> sessions = new TreeSet<>(Comparator.comparing(LeaseObservation::holder)
+			.thenComparingLong(LeaseObservation::holderVersion));
+		observations.forEach((observed) -> sessions.addAll(sessionOf(observed)));
+		sessions.forEach((session) -> {
+				if (this.jdbc.update(this.takeSession, session.holder(), session.holderVersion()) == 1) {
+					written.add(session);
+				}
+			});
+		return written;
+	}
+
+	/** The live session an observation saw, as holder and version only, or none. */
+	private static Set<LeaseObservation> sessionOf(LeaseObservation observed) {
+		return (observed.holder() != null && observed.holderVersion() >= 0 && !observed.sessionEnded())
+				? Set.of(new LeaseObservation(-1, observed.holder(), observed.holderVersion(), false)) : Set.of();
+	}
+
+	/** Whether an observation saw the lease's session ended, at a version it names. */
+	private static boolean endedSession(LeaseObservation observed) {
+		return observed.holder() != null && observed.holderVersion() >= 0 && observed.sessionEnded();
 	}
 
 	/**
@@ -483,38 +560,75 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * pair; a vacant one is taken at any version, as there.
 	 */
 	@Override
-	public List<LeaseState> takeOverAll(String nodeId, Map<String, Long> observedVersions, Duration lease) {
+	public List<LeaseState> takeOverAll(String nodeId, Map<String, LeaseObservation> observed, Duration lease) {
 		long millis = lease.toMillis();
-		return changeAll(observedVersions, new BatchedHolderChange.Change("leader_id = ?, " + statements().newTerm(),
-				List.of(nodeId, millis), this.takeable, List.of(nodeId, millis), List.of(nodeId, millis)));
+		Map<String, Long> fromSessions = new HashMap<>();
+		Map<String, Long> withoutSessions = new HashMap<>();
+		Map<Long, Map<String, Long>> fromEndedSessions = new TreeMap<>();
+		observed.forEach((election, observation) -> {
+			if (endedSession(observation)) {
+				fromEndedSessions.computeIfAbsent(observation.holderVersion(), (version) -> new HashMap<>())
+					.put(election, observation.version());
+			}
+			else {
+				(sessionOf(observation).isEmpty() ? withoutSessions : fromSessions).put(election, observation.version());
+			}
+		});
+		List<Object> assignments = Arrays.asList(nodeId, millis, this.sessions.get(nodeId));
+		String newTerm = "leader_id = ?, " + statements().newTerm();
+		List<LeaseState> taken = new ArrayList<>(changeAll(fromSessions,
+				new BatchedHolderChange.Change(newTerm, assignments, this.takeable, List.of(nodeId, millis),
+						List.of(nodeId, millis)),
+				(chunk) -> {
+					// The sessions first, then only the leases whose session was written.
+					Set<LeaseObservation> written = takeSessions(chunk.keySet().stream().map(observed::get).toList());
+					chunk.keySet().removeIf((election) -> !written.containsAll(sessionOf(observed.get(election))));
+				}));
+		taken.addAll(changeAll(withoutSessions, new BatchedHolderChange.Change(newTerm, assignments,
+				this.takeableWithoutSession, List.of(nodeId, millis), List.of(nodeId, millis)), (chunk) -> {
+				}));
+		// A session that ended at the version watched: nothing can renew it any more.
+		fromEndedSessions.forEach((sessionVersion, rows) -> taken.addAll(changeAll(rows,
+				new BatchedHolderChange.Change(newTerm, assignments, this.takeableFromEndedSession,
+						List.of(nodeId, millis), List.of(nodeId, millis, sessionVersion)),
+				(chunk) -> {
+				})));
+		return taken;
 	}
 
 	/** Hand the listed leases over as {@link #takeOverAll} takes them, each with its own term. */
 	@Override
 	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease) {
+		// No session: the node that gets the lease re-acquires it under a term of its own.
 		return changeAll(terms, new BatchedHolderChange.Change("leader_id = ?, " + statements().newTerm(),
-				List.of(toNodeId, lease.toMillis()), this.heldWithTerm, List.of(fromNodeId), List.of()));
+				Arrays.asList(toNodeId, lease.toMillis(), null), this.heldWithTerm, List.of(fromNodeId), List.of()),
+				(chunk) -> {
+				});
 	}
 
 	/** Give the listed leases up as {@link #takeOverAll} takes them, each with its own term. */
 	@Override
 	public List<LeaseState> yieldAll(String nodeId, Map<String, Long> terms) {
 		return changeAll(terms, new BatchedHolderChange.Change(this.yielded, List.of(nodeId), this.heldWithTerm,
-				List.of(nodeId), List.of()));
+				List.of(nodeId), List.of()), (chunk) -> {
+				});
 	}
 
 	/** Reacquire the listed leases as {@link #takeOverAll} takes them, each with its own term. */
 	@Override
 	public List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
-		return changeAll(terms, new BatchedHolderChange.Change(statements().newTerm(), List.of(lease.toMillis()),
-				this.heldWithTerm, List.of(nodeId), List.of()));
+		return changeAll(terms, new BatchedHolderChange.Change(statements().newTerm(),
+				Arrays.asList(lease.toMillis(), this.sessions.get(nodeId)), this.heldWithTerm, List.of(nodeId), List.of()),
+				(chunk) -> {
+				});
 	}
 
 	/**
 	 * Change the listed rows in one transaction per chunk, in key order, so that the rows of
 	 * one batch are locked in the order of every other's.
 	 */
-	private List<LeaseState> changeAll(Map<String, Long> rows, BatchedHolderChange.Change change) {
+	private List<LeaseState> changeAll(Map<String, Long> rows, BatchedHolderChange.Change change,
+			Consumer<Map<String, Long>> first) {
 		List<Map.Entry<String, Long>> sorted = List.copyOf(new TreeMap<>(rows).entrySet());
 		List<LeaseState> changed = new ArrayList<>();
 		for (int from = 0; from < sorted.size(); from += LeaseRows.MAX_ROWS_PER_UPDATE) {
@@ -522,8 +636,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			sorted.subList(from, Math.min(sorted.size(), from + LeaseRows.MAX_ROWS_PER_UPDATE))
 				.forEach((row) -> chunk.put(row.getKey(), row.getValue()));
 			try {
-				changed.addAll(inTransaction(this.holderChanges,
-						() -> statements().batch().run(this.jdbc, change, chunk)));
+				changed.addAll(inTransaction(this.holderChanges, () -> {
+					first.accept(chunk);
+					return chunk.isEmpty() ? List.of() : statements().batch().run(this.jdbc, change, chunk);
+				}));
 			}
 			catch (BatchedHolderChange.NothingChanged ex) {
 				// Rolled back: none of the chunk's leases changed.
@@ -535,7 +651,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
 		return changeHolder(election,
-				() -> this.jdbc.update(statements().handOver(), toNodeId, lease.toMillis(), election, fromNodeId, term));
+				() -> this.jdbc.update(statements().handOver(), toNodeId, lease.toMillis(), null, election, fromNodeId,
+						term));
 	}
 
 	@Override
@@ -546,7 +663,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public boolean reacquire(String election, String nodeId, long term, Duration lease) {
 		return changeHolder(election,
-				() -> this.jdbc.update(statements().reacquire(), lease.toMillis(), election, nodeId, term));
+				() -> this.jdbc.update(statements().reacquire(), lease.toMillis(), this.sessions.get(nodeId), election,
+						nodeId, term));
 	}
 
 	/**
@@ -602,17 +720,20 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
+		long millis = staleAfter.toMillis();
 		// Steady state is the first statement alone.
-		if (this.jdbc.update(this.refreshNode, nodeId, instanceId) == 1) {
+		if (this.jdbc.update(this.refreshNode, millis, nodeId, instanceId) == 1) {
+			this.sessions.put(nodeId, instanceId);
 			return Candidacy.HELD;
 		}
+		this.sessions.remove(nodeId, instanceId);
 		Candidacy candidacy;
-		if (this.jdbc.update(this.inheritNode, instanceId, nodeId, staleAfter.toMillis()) == 1) {
+		if (this.jdbc.update(this.inheritNode, instanceId, millis, nodeId, millis) == 1) {
 			candidacy = Candidacy.INHERITED;
 		}
 		else {
 			try {
-				this.jdbc.update(this.insertNode, nodeId, instanceId);
+				this.jdbc.update(this.insertNode, nodeId, instanceId, millis);
 				candidacy = Candidacy.CREATED;
 			}
 			catch (DuplicateKeyException ex) {
@@ -620,6 +741,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				return Candidacy.IN_USE;
 			}
 		}
+		this.sessions.put(nodeId, instanceId);
 		// The node id is this instance's now, and so are the candidacies of earlier instances.
 		List<Object[]> earlier = this.jdbc.query(this.earlierCandidacies, (rs, row) -> new Object[] { rs.getString(1) },
 				nodeId, instanceId);
@@ -697,6 +819,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public void removeCandidacies(String nodeId, String instanceId) {
+		this.sessions.remove(nodeId, instanceId);
 		this.jdbc.update(this.removeCandidacies, nodeId, instanceId);
 		this.jdbc.update(this.removeNode, nodeId, instanceId);
 	}
@@ -794,8 +917,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * plain {@code localFindAll} that stands in when the causal read waits too long).
 	 */
 	private record ServerStatements(String find, String findAll, @Nullable String localFindAll, String create,
-			String renewAll, String takeOver, BatchedHolderChange batch, String newTerm, String handOver,
-			String reacquire, String liveCandidates) {
+			String takeOver, String takeOverWithoutSession, String takeOverFromEndedSession, BatchedHolderChange batch,
+			String newTerm, String handOver, String reacquire, String liveCandidates) {
 
 		/**
 		 * Build the statements.
@@ -804,34 +927,33 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		 * @param server SQL expression of the answering server's identity
 		 * @param read prefix of the deciding reads, empty for plain reads
 		 * @return the statements; {@code localFindAll} is {@code findAll} without the prefix,
-		 * {@code null} where the reads are plain
+		 * {@code null} where the reads are plain. {@code newTerm} ends with the instance the
+		 * lease lives on, a parameter: the acquirer's session, or none for a hand-over
 		 */
 		static ServerStatements of(SqlDialect dialect, LeaseTables tables, String server, String read) {
 			String now = dialect.now();
 			String lease = tables.leaseTable();
 			String candidates = tables.candidateTable();
-			String newTerm = LeaseRows.newTerm(now, server);
-			String plainSelect = LeaseRows.select(dialect, lease, server);
+			String nodes = tables.nodesTable();
+			String newTerm = LeaseRows.newTerm(now, server) + ", leader_instance = ?";
+			String plainSelect = LeaseRows.selectElections(dialect, lease, nodes, server);
 			String select = read + plainSelect;
-			String ownCandidacies = " WHERE election_name IN (SELECT election_name FROM " + candidates
+			String ownCandidacies = " WHERE l.election_name IN (SELECT election_name FROM " + candidates
 					+ " WHERE node_id = ? AND instance_id = ?)";
-			// Each row by its own election and term; version + 1 is how the node learns which
-			// rows this statement renewed. The plain list of names gives the plan its key
-			// ranges (a list of pairs alone is no range on MariaDB), so the statement reads,
-			// and locks, only the rows it lists (I9); the pairs then check each term.
-			String renewAll = "UPDATE " + dialect.byKey(lease) + " SET renewed_at = " + now + ", expires_at = " + now
-					+ " + ?, version = version + 1 WHERE leader_id = ? AND handover_to IS NULL"
-					+ " AND reelection_requested = FALSE AND server_identity = " + server + " AND election_name IN (";
+			String sessions = LeaseRows.sessions(dialect, nodes);
 			String takeOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND "
-					+ LeaseRows.takeable(now, "version = ?");
+					+ LeaseRows.takeable(now, "version = ?", sessions);
 			// A candidate is live while its node's row is fresh and names the same instance.
 			String liveCandidates = read + "SELECT c.node_id, c.first_seen, n.last_seen FROM " + candidates
-					+ " c JOIN " + tables.nodesTable() + " n ON n.node_id = c.node_id AND n.instance_id = c.instance_id"
+					+ " c JOIN " + nodes + " n ON n.node_id = c.node_id AND n.instance_id = c.instance_id"
 					+ " WHERE c.election_name = ? AND n.last_seen > " + now + " - ? ORDER BY c.node_id";
-			return new ServerStatements(select + " WHERE election_name = ?", select + ownCandidacies,
+			return new ServerStatements(select + " WHERE l.election_name = ?", select + ownCandidacies,
 					read.isEmpty() ? null : plainSelect + ownCandidacies,
-					LeaseRows.insert(dialect, lease, server), renewAll, takeOver,
-					new BatchedHolderChange(dialect, tables, server), newTerm,
+					LeaseRows.insertElection(dialect, lease, server), takeOver,
+					takeOver + " AND " + LeaseRows.noSession(sessions),
+					takeOver + " AND " + LeaseRows.noSession(sessions) + " AND " + LeaseRows.sessionEndedAt(sessions),
+					new BatchedHolderChange(dialect, tables, server),
+					newTerm,
 					"UPDATE " + lease + " SET leader_id = ?, " + newTerm
 							+ " WHERE election_name = ? AND leader_id = ? AND term = ?",
 					"UPDATE " + lease + " SET " + newTerm + " WHERE election_name = ? AND leader_id = ? AND term = ?",

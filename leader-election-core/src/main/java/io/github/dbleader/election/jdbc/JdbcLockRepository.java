@@ -158,7 +158,7 @@ public class JdbcLockRepository implements LockRepository {
 		// Fenced runs lock the lock's fence row, as those of an election do: a change of holder
 		// (take, operator's release) writes it and so waits for them (I5), while extensions,
 		// the keep-alive and the holder's release write only the lease row (I9).
-		this.lockFence = dialect.fence(fence, lease);
+		this.lockFence = dialect.fence(fence, lease, tables.nodesTable());
 		this.writeFence = dialect.writeFence(fence, lease);
 		// A take that skips a held fence row needs the row: locks taken before fence rows
 		// existed for locks get theirs at this node's first take.

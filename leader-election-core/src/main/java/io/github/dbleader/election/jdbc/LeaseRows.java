@@ -42,6 +42,87 @@ final class LeaseRows {
 	}
 
 	/**
+	 * A read of elections' lease rows with their holders' sessions ({@link #mapElection} reads
+	 * it): the lease row as {@link #select} reads it, but alive while its session is (the
+	 * node row of the holder that names the instance that acquired the lease, refreshed by
+	 * that instance's heartbeat), renewed when the session was, and the session's version.
+	 * Without a session, the row's own times.
+	 * @param dialect the dialect
+	 * @param lease the lease table
+	 * @param nodes the nodes table
+	 * @param server SQL expression of the answering server's identity
+	 * @return the statement without a condition; the lease table's alias is {@code l}
+	 */
+	static String selectElections(SqlDialect dialect, String lease, String nodes, String server) {
+		String now = dialect.now();
+		// The node row is the lease's session while it names the instance that acquired it; once
+		// another instance took the node id over, that session has ended at previous_version.
+		String current = "n.node_id IS NOT NULL AND l.leader_instance IS NOT NULL AND n.instance_id = l.leader_instance";
+		String ended = "n.node_id IS NOT NULL AND l.leader_instance IS NOT NULL AND n.previous_instance = l.leader_instance";
+		// The renewal and the expiry of whichever lasts longer: the session or the lease's own.
+		String longer = "CASE WHEN " + current + " AND n.expires_at > l.expires_at THEN ";
+		return "SELECT l.election_name, l.leader_id, l.term, l.version, l.acquired_at, " + longer
+				+ "n.last_seen ELSE l.renewed_at END, " + longer + "n.expires_at ELSE l.expires_at END,"
+				+ " l.handover_to, l.reelection_requested, l.yielded_by, CASE WHEN l.expires_at <= " + now
+				+ " AND NOT (" + current + " AND n.expires_at > " + now + ") THEN 1 ELSE 0 END AS expired,"
+				+ " CASE WHEN l.server_identity = " + server + " THEN 1 ELSE 0 END AS same_server, " + now
+				+ " AS db_now, CASE WHEN " + current + " THEN n.version WHEN " + ended
+				+ " THEN n.previous_version ELSE -1 END AS holder_version, CASE WHEN " + current
+				+ " THEN 0 WHEN " + ended + " THEN 1 ELSE 0 END AS session_ended FROM " + lease + " l LEFT JOIN "
+				+ sessions(dialect, nodes) + " ON n.node_id = l.leader_id";
+	}
+
+	/**
+	 * The nodes table, aliased {@code n}, as the statements that read a lease's session name
+	 * it: by its key, whatever the optimizer would estimate of a small table.
+	 * @param dialect the dialect
+	 * @param nodes the nodes table
+	 * @return the table reference
+	 */
+	static String sessions(SqlDialect dialect, String nodes) {
+		return dialect.byKey(nodes + " n");
+	}
+
+	/**
+	 * The condition that a lease row has no session: no node row names its holder and the
+	 * instance that acquired it. A take-over of a lease seen without one requires it, so that
+	 * a session that appeared since (the holder's row created again) is never passed over
+	 * without writing its row. Unqualified, so that it reads the row of the statement it is
+	 * part of.
+	 * @param nodes the nodes table as aliased {@code n} ({@link #sessions})
+	 * @return the condition
+	 */
+	static String noSession(String nodes) {
+		// A scalar subquery, not NOT EXISTS: MariaDB turns the anti-join into a materialized
+		// scan of the whole nodes table.
+		return "COALESCE((SELECT 1 FROM " + nodes + " WHERE n.node_id = leader_id AND n.instance_id = leader_instance),"
+				+ " 0) = 0";
+	}
+
+	/**
+	 * The condition that a lease row's session ended at the version given as a parameter:
+	 * its holder's node row now names another instance, and the instance that acquired the
+	 * lease last refreshed it at that version. The earlier instance can refresh it no more.
+	 * @param nodes the nodes table as aliased {@code n} ({@link #sessions})
+	 * @return the condition, with one parameter
+	 */
+	static String sessionEndedAt(String nodes) {
+		return "COALESCE((SELECT n.previous_version FROM " + nodes + " WHERE n.node_id = leader_id"
+				+ " AND n.previous_instance = leader_instance), -1) = ?";
+	}
+
+	/**
+	 * When an election's lease expires: its own expiry, or its session's if that is later.
+	 * Unqualified, so that it reads the row of the statement it is part of.
+	 * @param nodes the nodes table as aliased {@code n} ({@link #sessions})
+	 * @return the SQL expression
+	 */
+	static String expiry(String nodes) {
+		return "GREATEST(expires_at, COALESCE((SELECT n.expires_at FROM " + nodes
+				+ " WHERE n.node_id = leader_id AND n.instance_id = leader_instance), 0))";
+	}
+
+	/**
 	 * The insert of a new row, held by a node until a duration from now; parameters: the
 	 * key, the node id and the duration in milliseconds.
 	 * @param dialect the dialect
@@ -53,6 +134,21 @@ final class LeaseRows {
 		String now = dialect.now();
 		return "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity) VALUES (?, ?, " + now + ", 1, " + now
 				+ ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ")";
+	}
+
+	/**
+	 * The insert of a new election's row, as {@link #insert}, tied to the session of the
+	 * acquiring instance; parameters: the key, the node id, the duration in milliseconds and
+	 * the instance id.
+	 * @param dialect the dialect
+	 * @param lease the lease table
+	 * @param server SQL expression of the answering server's identity
+	 * @return the statement
+	 */
+	static String insertElection(SqlDialect dialect, String lease, String server) {
+		String now = dialect.now();
+		return "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity, leader_instance) VALUES (?, ?, " + now
+				+ ", 1, " + now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ", ?)";
 	}
 
 	/**
@@ -73,17 +169,20 @@ final class LeaseRows {
 	 * The condition under which a node may take a lease over, the same for one row and for
 	 * a batch: vacant (and not given up by this node less than a lease ago), or held and
 	 * expired by the database clock at the version the node watched for a whole lease (I3);
-	 * and not handed over to another node, unless that hand-over lapsed. Its parameters: the
-	 * node id and the lease in milliseconds, those of {@code observedVersion}, then the node
-	 * id and the lease in milliseconds again.
+	 * and not handed over to another node, unless that hand-over lapsed. A held lease expires
+	 * with its session ({@link #expiry}). Its parameters: the node id and the lease in
+	 * milliseconds, those of {@code observedVersion}, then the node id and the lease in
+	 * milliseconds again.
 	 * @param now SQL expression of the database clock
 	 * @param observedVersion the condition on the row's version, e.g. {@code version = ?}
+	 * @param nodes the nodes table as aliased {@code n} ({@link #sessions})
 	 * @return the condition
 	 */
-	static String takeable(String now, String observedVersion) {
+	static String takeable(String now, String observedVersion, String nodes) {
+		String expiry = expiry(nodes);
 		return "((leader_id IS NULL AND (yielded_by IS NULL OR yielded_by <> ? OR expires_at + ? <= " + now
-				+ ")) OR (leader_id IS NOT NULL AND expires_at <= " + now + " AND " + observedVersion
-				+ ")) AND (handover_to IS NULL OR handover_to = ? OR expires_at + ? <= " + now + ")";
+				+ ")) OR (leader_id IS NOT NULL AND " + expiry + " <= " + now + " AND " + observedVersion
+				+ ")) AND (handover_to IS NULL OR handover_to = ? OR " + expiry + " + ? <= " + now + ")";
 	}
 
 	/**
@@ -94,10 +193,25 @@ final class LeaseRows {
 	 * @throws SQLException if a column cannot be read
 	 */
 	static LeaseState map(ResultSet rs) throws SQLException {
+		return map(rs, -1, false);
+	}
+
+	/**
+	 * Map a row of {@link #selectElections}.
+	 * @param rs the result set on the row
+	 * @return the lease
+	 * @throws SQLException if a column cannot be read
+	 */
+	static LeaseState mapElection(ResultSet rs) throws SQLException {
+		return map(rs, rs.getLong(14), rs.getInt(15) == 1);
+	}
+
+	private static LeaseState map(ResultSet rs, long holderVersion, boolean sessionEnded) throws SQLException {
 		// In the order of COLUMNS, then expired, same_server and db_now.
 		return new LeaseState(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4), instant(rs, 5),
 				instant(rs, 6), Instant.ofEpochMilli(rs.getLong(7)), rs.getString(8), rs.getBoolean(9),
-				rs.getString(10), rs.getInt(11) == 1, rs.getInt(12) == 1, Instant.ofEpochMilli(rs.getLong(13)));
+				rs.getString(10), rs.getInt(11) == 1, rs.getInt(12) == 1, Instant.ofEpochMilli(rs.getLong(13)),
+				holderVersion, sessionEnded);
 	}
 
 	private static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {

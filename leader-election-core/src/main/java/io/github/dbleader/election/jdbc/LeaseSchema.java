@@ -5,11 +5,15 @@ import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -102,7 +106,7 @@ public final class LeaseSchema {
 			switch (dialect) {
 				case POSTGRESQL -> createInTransaction(connection, populator, tables);
 				case MYSQL -> createUnderNamedLock(connection, populator, tables);
-				case H2 -> createOrRetry(connection, populator);
+				case H2 -> createOrRetry(connection, populator, tables);
 			}
 		}
 		catch (SQLException ex) {
@@ -123,7 +127,7 @@ public final class LeaseSchema {
 				lock.setLong(1, lockKey(tables));
 				lock.execute();
 			}
-			populator.populate(connection);
+			populate(connection, populator, tables);
 			connection.commit();
 		}
 		catch (SQLException | RuntimeException ex) {
@@ -141,7 +145,7 @@ public final class LeaseSchema {
 		String name = lockName(tables);
 		Boolean locked = namedLock(connection, name);
 		if (locked == null) {
-			createOrRetry(connection, populator);
+			createOrRetry(connection, populator, tables);
 			return;
 		}
 		if (!locked) {
@@ -149,7 +153,7 @@ public final class LeaseSchema {
 					+ "' of the leader election tables for longer than " + LOCK_WAIT.toSeconds() + " s");
 		}
 		try {
-			populator.populate(connection);
+			populate(connection, populator, tables);
 		}
 		finally {
 			try (PreparedStatement unlock = connection.prepareStatement("SELECT RELEASE_LOCK(?)")) {
@@ -157,6 +161,67 @@ public final class LeaseSchema {
 				unlock.execute();
 			}
 		}
+	}
+
+	/**
+	 * Run the script, then add the columns that tables created by an earlier snapshot lack:
+	 * {@code CREATE TABLE IF NOT EXISTS} leaves an existing table as it is.
+	 */
+	private static void populate(Connection connection, ResourceDatabasePopulator populator, LeaseTables tables) {
+		populator.populate(connection);
+		try {
+			DatabaseMetaData metaData = connection.getMetaData();
+			for (AddedColumn added : AddedColumn.of(tables)) {
+				if (!hasColumn(metaData, connection, added.table(), added.column())) {
+					try (Statement alter = connection.createStatement()) {
+						alter.execute("ALTER TABLE " + added.table() + " ADD COLUMN " + added.column() + " "
+								+ added.definition());
+					}
+				}
+			}
+		}
+		catch (SQLException ex) {
+			throw new DataAccessResourceFailureException("Could not add the new columns to the leader election tables",
+					ex);
+		}
+	}
+
+	private static boolean hasColumn(DatabaseMetaData metaData, Connection connection, String table, String column)
+			throws SQLException {
+		// As the database stores unquoted names: as written (MySQL), lower case (PostgreSQL) or
+		// upper case (H2). The name is a pattern ('_' matches any character): compare exactly.
+		for (String name : new LinkedHashSet<>(
+				List.of(table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT)))) {
+			try (ResultSet columns = metaData.getColumns(connection.getCatalog(), connection.getSchema(), name, null)) {
+				while (columns.next()) {
+					if (table.equalsIgnoreCase(columns.getString("TABLE_NAME"))
+							&& column.equalsIgnoreCase(columns.getString("COLUMN_NAME"))) {
+						return true;
+					}
+				}
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * A column added to a table after snapshots that created it were released.
+	 * @param table the table
+	 * @param column the column
+	 * @param definition its type and default, the same on every platform
+	 */
+	private record AddedColumn(String table, String column, String definition) {
+
+		static List<AddedColumn> of(LeaseTables tables) {
+			String counter = "BIGINT NOT NULL DEFAULT 0";
+			return List.of(new AddedColumn(tables.leaseTable(), "leader_instance", "VARCHAR(64) NULL"),
+					new AddedColumn(tables.nodesTable(), "version", counter),
+					new AddedColumn(tables.nodesTable(), "expires_at", counter),
+					new AddedColumn(tables.nodesTable(), "takeovers", counter),
+					new AddedColumn(tables.nodesTable(), "previous_instance", "VARCHAR(64) NULL"),
+					new AddedColumn(tables.nodesTable(), "previous_version", counter));
+		}
+
 	}
 
 	/**
@@ -181,10 +246,11 @@ public final class LeaseSchema {
 		}
 	}
 
-	private static void createOrRetry(Connection connection, ResourceDatabasePopulator populator) {
+	private static void createOrRetry(Connection connection, ResourceDatabasePopulator populator,
+			LeaseTables tables) {
 		for (int attempt = 1;; attempt++) {
 			try {
-				populator.populate(connection);
+				populate(connection, populator, tables);
 				return;
 			}
 			catch (RuntimeException ex) {

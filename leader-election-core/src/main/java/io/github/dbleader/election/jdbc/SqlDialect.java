@@ -19,12 +19,12 @@ public enum SqlDialect {
 			"CONCAT(@@hostname, ':', @@port, ':', @@server_id)") {
 
 		@Override
-		String fence(String fence, String lease) {
+		String fence(String fence, String lease, String nodes) {
 			// A locking SELECT: its subquery on the lease row is a plain read. (A SET whose value
 			// came from this read would save the separate limit, but InnoDB share-locks every
 			// row that a statement other than a SELECT reads, the lease row too, which would
 			// stall this node's renewals behind its fenced work.)
-			return "SELECT CASE WHEN " + holds(lease, BINARY_NODE)
+			return "SELECT CASE WHEN " + holds(lease, nodes, BINARY_NODE)
 					+ " THEN 1 ELSE 0 END AS held FROM " + fence + " f WHERE f.election_name = :election"
 					+ " LOCK IN SHARE MODE";
 		}
@@ -91,8 +91,8 @@ public enum SqlDialect {
 			"(COALESCE(host(inet_server_addr()), 'local') || ':' || current_setting('port'))") {
 
 		@Override
-		String fence(String fence, String lease) {
-			return "SELECT CASE WHEN " + holds(lease, ":node") + " THEN 1 ELSE 0 END AS held, " + IDLE_LIMIT
+		String fence(String fence, String lease, String nodes) {
+			return "SELECT CASE WHEN " + holds(lease, nodes, ":node") + " THEN 1 ELSE 0 END AS held, " + IDLE_LIMIT
 					+ " FROM " + fence + " f WHERE f.election_name = :election FOR SHARE";
 		}
 
@@ -108,8 +108,8 @@ public enum SqlDialect {
 	H2("h2", "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", "'h2'") {
 
 		@Override
-		String fence(String fence, String lease) {
-			return "SELECT CASE WHEN " + holds(lease, ":node") + " THEN 1 ELSE 0 END AS held FROM " + fence
+		String fence(String fence, String lease, String nodes) {
+			return "SELECT CASE WHEN " + holds(lease, nodes, ":node") + " THEN 1 ELSE 0 END AS held FROM " + fence
 					+ " f WHERE f.election_name = :election FOR UPDATE";
 		}
 
@@ -199,7 +199,7 @@ public enum SqlDialect {
 	 * @param lease the lease table
 	 * @return the statement with named parameters
 	 */
-	abstract String fence(String fence, String lease);
+	abstract String fence(String fence, String lease, String nodes);
 
 	/**
 	 * Condition, appended to the take-over of a lock, that makes it skip a lock whose fence
@@ -343,18 +343,33 @@ public enum SqlDialect {
 
 	/**
 	 * Condition on the locked fence row {@code f}: it names the node and the term, and the
-	 * lease of that holder and term has not expired. The lease row, which renewals write,
-	 * is read without a lock; the holder and term come from the locked row, so a change of
-	 * holder that the fence waited for is seen even where the subquery reads an older
-	 * snapshot.
+	 * lease of that holder and term is live ({@link #live}). The lease row and the holder's
+	 * session row, which the holder's heartbeat writes, are read without a lock; the holder
+	 * and term come from the locked row, so a change of holder that the fence waited for is
+	 * seen even where the subquery reads an older snapshot.
 	 * @param lease the lease table
+	 * @param nodes the nodes table
 	 * @param node SQL for the node id parameter
 	 * @return the condition
 	 */
-	String holds(String lease, String node) {
+	String holds(String lease, String nodes, String node) {
 		return "f.leader_id = " + node + " AND f.term = :term AND EXISTS (SELECT 1 FROM " + lease
 				+ " l WHERE l.election_name = f.election_name AND l.leader_id = f.leader_id AND l.term = f.term"
-				+ " AND l.expires_at > " + this.now + ")";
+				+ " AND " + live("l", nodes) + ")";
+	}
+
+	/**
+	 * Condition that a lease row has not expired: by its own expiry, or while its holder's
+	 * session is live (the node row that names the instance that acquired the lease). A lock's
+	 * row has no session.
+	 * @param lease the alias of the lease row
+	 * @param nodes the nodes table
+	 * @return the condition
+	 */
+	String live(String lease, String nodes) {
+		return "(" + lease + ".expires_at > " + this.now + " OR EXISTS (SELECT 1 FROM " + byKey(nodes + " s")
+				+ " WHERE s.node_id = " + lease + ".leader_id AND s.instance_id = " + lease + ".leader_instance"
+				+ " AND s.expires_at > " + this.now + "))";
 	}
 
 }

@@ -12,6 +12,8 @@ CREATE TABLE IF NOT EXISTS leader_election_lease (
   reelection_requested BOOLEAN      NOT NULL DEFAULT FALSE,
   yielded_by           VARCHAR(255) NULL,
   server_identity      VARCHAR(255) NULL,
+  -- The running instance whose session (its node's row) keeps the lease alive, if any.
+  leader_instance      VARCHAR(64)  NULL,
   PRIMARY KEY (election_name)
 );
 
@@ -39,12 +41,21 @@ CREATE TABLE IF NOT EXISTS leader_election_lease_fence (
 
 -- One row per node id: the running instance that uses it and when its heartbeat last ran.
 -- A node's heartbeat refreshes this one row, however many elections it takes part in; a
--- candidates row counts as live while its node's row does.
+-- candidates row counts as live while its node's row does, and a lease while the row of
+-- its holder names the instance that acquired it and has not expired (the session).
 CREATE TABLE IF NOT EXISTS leader_election_lease_nodes (
   node_id     VARCHAR(255) NOT NULL,
   instance_id VARCHAR(64)  NOT NULL,
   first_seen  BIGINT       NOT NULL,
   last_seen   BIGINT       NOT NULL,
+  -- The session: every refresh moves version on and keeps it live until expires_at.
+  version     BIGINT       NOT NULL DEFAULT 0,
+  expires_at  BIGINT       NOT NULL DEFAULT 0,
+  -- Written by every take-over of one of the node's leases, which so waits for a refresh.
+  takeovers   BIGINT       NOT NULL DEFAULT 0,
+  -- The session that ended when another instance took the node id over, at its last version.
+  previous_instance VARCHAR(64) NULL,
+  previous_version  BIGINT       NOT NULL DEFAULT 0,
   PRIMARY KEY (node_id)
 );
 

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.test.TestDatabase;
@@ -77,9 +78,13 @@ class BatchedHolderChangeIntegrationTests {
 		return new JdbcLeaseRepository(wrapper.apply(this.dataSource), dialect, TABLES, Duration.ofSeconds(1));
 	}
 
-	/** Leases of node a that have run out at the database clock, by election: their versions. */
-	private static Map<String, Long> expiredLeasesOfA(JdbcLeaseRepository repository, String... elections) {
-		Map<String, Long> versions = new LinkedHashMap<>();
+	/**
+	 * Leases of node a, which has no session, that have run out at the database clock, by
+	 * election: what a follower saw of them.
+	 */
+	private static Map<String, LeaseObservation> expiredLeasesOfA(JdbcLeaseRepository repository,
+			String... elections) {
+		Map<String, LeaseObservation> versions = new LinkedHashMap<>();
 		for (String election : elections) {
 			assertThat(repository.create(election, "a", MOMENT)).isTrue();
 		}
@@ -87,7 +92,7 @@ class BatchedHolderChangeIntegrationTests {
 			.pollInterval(Duration.ofMillis(10))
 			.until(() -> List.of(elections).stream().allMatch((e) -> repository.find(e).orElseThrow().expired()));
 		for (String election : elections) {
-			versions.put(election, repository.find(election).orElseThrow().version());
+			versions.put(election, LeaseObservation.of(repository.find(election).orElseThrow()));
 		}
 		return versions;
 	}
@@ -96,19 +101,18 @@ class BatchedHolderChangeIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void eachRowOfAPartlyOvertakenBatchIsTakenOnlyAtItsObservedVersion(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
-		Map<String, Long> observed = expiredLeasesOfA(repository, "e1", "e2", "e3", "e4", "e5", "e6");
+		Map<String, LeaseObservation> observed = expiredLeasesOfA(repository, "e1", "e2", "e3", "e4", "e5", "e6");
 		long e1Term = repository.find("e1").orElseThrow().term();
 		// After b observed them, before its batch: c takes e2 over, for a moment only (it
-		// has expired again, at another version); a renews e3, for a moment only; an
+		// has expired again, at another version); a re-acquires e3, for a moment only; an
 		// operator asks for e4 to go to c; a gives e5 and e6 up (vacant: taken at any
 		// version), and an operator asks for e6 to go to c.
 		assertThat(repository.takeOver("e2", "c", observed.get("e2"), MOMENT)).isTrue();
-		assertThat(repository.renewAll("a", Map.of("e3", repository.find("e3").orElseThrow().term()), MOMENT))
-			.isOne();
+		assertThat(repository.reacquire("e3", "a", repository.find("e3").orElseThrow().term(), MOMENT)).isTrue();
 		assertThat(repository.requestHandover("e4", "c")).isTrue();
 		for (String vacant : List.of("e5", "e6")) {
 			assertThat(repository.yield(vacant, "a", repository.find(vacant).orElseThrow().term())).isTrue();
-			observed.put(vacant, -1L);
+			observed.put(vacant, LeaseObservation.vacant());
 		}
 		assertThat(repository.requestHandover("e6", "c")).isTrue();
 		await("the changed leases run out too").atMost(Duration.ofSeconds(5))
@@ -139,7 +143,7 @@ class BatchedHolderChangeIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void deposedHoldersFencedCommitIsRefusedAfterABatchTookItsLease(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
-		Map<String, Long> observed = expiredLeasesOfA(repository, "e1", "e2");
+		Map<String, LeaseObservation> observed = expiredLeasesOfA(repository, "e1", "e2");
 		long term = repository.find("e1").orElseThrow().term();
 		assertThat(repository.takeOverAll("b", observed, LEASE)).hasSize(2);
 		assertThatExceptionOfType(NotLeaderException.class)
@@ -154,7 +158,7 @@ class BatchedHolderChangeIntegrationTests {
 	void fenceRowThatFencedWorkHoldsIsSkippedNotWaitedForAndTakenOnceTheWorkEnds(TestDatabase database)
 			throws Exception {
 		JdbcLeaseRepository repository = repository(database);
-		Map<String, Long> observed = expiredLeasesOfA(repository, "e1", "e2", "e3");
+		Map<String, LeaseObservation> observed = expiredLeasesOfA(repository, "e1", "e2", "e3");
 		try (Connection work = this.dataSource.getConnection()) {
 			holdFence(database, work, "e2", repository.find("e2").orElseThrow().term());
 			long started = System.nanoTime();
@@ -175,7 +179,7 @@ class BatchedHolderChangeIntegrationTests {
 	void batchThatWaitedForAConcurrentRenewalAndHandOverRequestLeavesThoseRowsAlone(TestDatabase database)
 			throws Exception {
 		JdbcLeaseRepository repository = repository(database);
-		Map<String, Long> observed = expiredLeasesOfA(repository, "e1", "e2", "e3");
+		Map<String, LeaseObservation> observed = expiredLeasesOfA(repository, "e1", "e2", "e3");
 		CompletableFuture<List<LeaseState>> batch;
 		try (Connection other = this.dataSource.getConnection()) {
 			// Under way, not committed, while b's batch starts: a's renewal of e2 (for a moment:
@@ -202,7 +206,7 @@ class BatchedHolderChangeIntegrationTests {
 		AtomicBoolean loseCommit = new AtomicBoolean();
 		JdbcLeaseRepository repository = repository(database,
 				(dataSource) -> losingCommits(dataSource, loseCommit));
-		Map<String, Long> observed = expiredLeasesOfA(repository, "e1", "e2");
+		Map<String, LeaseObservation> observed = expiredLeasesOfA(repository, "e1", "e2");
 		loseCommit.set(true);
 		// Taken for a moment only, so that the leases have run out again when b tries again.
 		assertThatException().isThrownBy(() -> repository.takeOverAll("b", observed, MOMENT));
@@ -368,7 +372,8 @@ class BatchedHolderChangeIntegrationTests {
 			// Without the clock columns, which move between two reads.
 			leases.put(election, new LeaseState(state.election(), state.leaderId(), state.term(), state.version(),
 					state.acquiredAt(), state.renewedAt(), state.expiresAt(), state.handoverTo(),
-					state.reelectionRequested(), state.yieldedBy(), false, true, java.time.Instant.EPOCH));
+					state.reelectionRequested(), state.yieldedBy(), false, true, java.time.Instant.EPOCH,
+					state.holderVersion(), state.sessionEnded()));
 		}
 		return leases;
 	}
@@ -383,7 +388,7 @@ class BatchedHolderChangeIntegrationTests {
 			throws SQLException {
 		connection.setAutoCommit(false);
 		new NamedParameterJdbcTemplate(new SingleConnectionDataSource(connection, true)).queryForList(
-				SqlDialect.forName(database.platform()).fence(TABLES.fenceTable(), TABLES.leaseTable()),
+				SqlDialect.forName(database.platform()).fence(TABLES.fenceTable(), TABLES.leaseTable(), TABLES.nodesTable()),
 				new MapSqlParameterSource().addValue("election", election)
 					.addValue("node", "a")
 					.addValue("term", term)

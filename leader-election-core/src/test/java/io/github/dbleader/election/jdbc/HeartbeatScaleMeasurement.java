@@ -1,11 +1,8 @@
 package io.github.dbleader.election.jdbc;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.function.LongSupplier;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -20,10 +17,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * demand only ({@code -Dit.test=HeartbeatScaleMeasurement}; its name matches neither
  * Surefire's nor Failsafe's includes). {@code -Dscale.elections} (default 100000),
  * {@code -Dscale.rounds} (default 20), {@code -Dscale.driver} (MYSQL or MARIADB),
- * {@code -Dscale.reuse} (keep the last run's tables), {@code -Dscale.readOnly} (no chunk timings).
- * Three nodes each hold a third of the elections; node a's refresh, renewal (whole and
- * per chunk) and read are timed, and the read is split into the server's work, the
- * transfer and the mapping.
+ * {@code -Dscale.reuse} (keep the last run's tables). Three nodes each hold a third of the
+ * elections; node a's refresh (which renews its leases) and read are timed, and the read is
+ * split into the server's work, the transfer and the mapping.
  */
 class HeartbeatScaleMeasurement {
 
@@ -41,44 +37,20 @@ class HeartbeatScaleMeasurement {
 			seed(database, dataSource, jdbc, elections);
 			JdbcLeaseRepository repository = new JdbcLeaseRepository(dataSource, SqlDialect.MYSQL, TABLES,
 					Duration.ofSeconds(60));
-			Map<String, Long> held = new LinkedHashMap<>();
-			jdbc.query("SELECT election_name, term FROM " + TABLES.leaseTable() + " WHERE leader_id = 'a'",
-					(rs) -> {
-						held.put(rs.getString(1), rs.getLong(2));
-					});
-			List<Map<String, Long>> chunks = new ArrayList<>();
-			Map<String, Long> chunk = new LinkedHashMap<>();
-			for (Map.Entry<String, Long> row : held.entrySet()) {
-				chunk.put(row.getKey(), row.getValue());
-				if (chunk.size() == LeaseRows.MAX_ROWS_PER_UPDATE) {
-					chunks.add(chunk);
-					chunk = new LinkedHashMap<>();
-				}
-			}
-			if (!chunk.isEmpty()) {
-				chunks.add(chunk);
-			}
 			repository.heartbeat("a", "a-1", LEASE);
-			String findAll = LeaseRows.select(SqlDialect.MYSQL, TABLES.leaseTable(), SqlDialect.MYSQL.serverIdentity())
-					+ " WHERE election_name IN (SELECT election_name FROM " + TABLES.candidateTable()
-					+ " WHERE node_id = ? AND instance_id = ?)";
-			System.out.printf("%n=== %,d elections, node a holds %,d (%d chunks), driver %s ===%n", elections,
-					held.size(), chunks.size(), database);
+			String findAll = LeaseRows.selectElections(SqlDialect.MYSQL, TABLES.leaseTable(), TABLES.nodesTable(),
+					SqlDialect.MYSQL.serverIdentity()) + " WHERE l.election_name IN (SELECT election_name FROM "
+					+ TABLES.candidateTable() + " WHERE node_id = ? AND instance_id = ?)";
+			System.out.printf("%n=== %,d elections, driver %s ===%n", elections, database);
 			jdbc.queryForList("EXPLAIN " + findAll.replaceFirst("\\?", "'a'").replaceFirst("\\?", "'a-1'"))
 				.forEach((row) -> System.out.println("EXPLAIN findAll: " + row));
 			// Warm up.
 			for (int i = 0; i < 3; i++) {
-				repository.renewAll("a", held, LEASE);
+				repository.heartbeat("a", "a-1", LEASE);
 				repository.findAll("a", "a-1");
 			}
-			boolean readOnly = Boolean.getBoolean("scale.readOnly");
-			measure("refresh (heartbeat)", rounds, () -> time(() -> repository.heartbeat("a", "a-1", LEASE)));
-			measure("renewAll, whole", rounds, () -> time(() -> repository.renewAll("a", held, LEASE)));
-			for (int c = 0; c < (readOnly ? 0 : chunks.size()); c++) {
-				Map<String, Long> one = chunks.get(c);
-				measure("renewAll, chunk " + c + " (" + one.size() + " rows)", rounds,
-						() -> time(() -> repository.renewAll("a", one, LEASE)));
-			}
+			measure("refresh (heartbeat), which renews every lease a holds", rounds,
+					() -> time(() -> repository.heartbeat("a", "a-1", LEASE)));
 			measure("findAll, mapped (as the heartbeat)", rounds, () -> time(() -> repository.findAll("a", "a-1")));
 			measure("findAll SQL, rows iterated, nothing read", rounds,
 					() -> time(() -> jdbc.query(findAll, (rs) -> {
@@ -114,9 +86,9 @@ class HeartbeatScaleMeasurement {
 		String seq = "seq_1_to_" + elections;
 		// One third each: a, b, c; every node a candidate of every election.
 		jdbc.update("INSERT INTO " + TABLES.leaseTable() + " (" + LeaseRows.COLUMNS
-				+ ", server_identity) SELECT CONCAT('tenant-', seq), ELT(seq MOD 3 + 1, 'a', 'b', 'c'), " + now
-				+ ", 1, " + now + ", " + now + ", " + now + " + 3600000, NULL, FALSE, NULL, "
-				+ SqlDialect.MYSQL.serverIdentity() + " FROM " + seq);
+				+ ", server_identity, leader_instance) SELECT CONCAT('tenant-', seq), ELT(seq MOD 3 + 1, 'a', 'b', 'c'), "
+				+ now + ", 1, " + now + ", " + now + ", " + now + " + 3600000, NULL, FALSE, NULL, "
+				+ SqlDialect.MYSQL.serverIdentity() + ", ELT(seq MOD 3 + 1, 'a-1', 'b-1', 'c-1') FROM " + seq);
 		jdbc.update("INSERT INTO " + TABLES.fenceTable() + " (election_name, leader_id, term) SELECT election_name,"
 				+ " leader_id, term FROM " + TABLES.leaseTable());
 		for (String node : List.of("a", "b", "c")) {

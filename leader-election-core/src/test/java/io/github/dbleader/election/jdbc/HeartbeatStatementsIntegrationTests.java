@@ -17,6 +17,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.Candidacy;
+import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
@@ -36,8 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * I9 on each real database: no statement of a heartbeat round waits on a row lock that
  * application work holds. Fenced transactions of a cluster lock (its lease row), of another
  * node's election or partition and of one of this node's own elections (their fence rows)
- * stay open while a whole round runs: candidacy, join, read, batched renewal of most of the
- * table, a take-over, batched take-over, hand-over and yield (which skip a row whose fence
+ * stay open while a whole round runs: the refresh of the node's session (which renews most
+ * of the table), join, read, a take-over with and without a session, batched take-over, hand-over and yield (which skip a row whose fence
  * a fenced transaction holds), a hand-over request and a purge. Each statement the round sent is then
  * explained, so that a later change of the SQL that loses the key path fails here even where
  * the optimizer happens to pick it today.
@@ -95,32 +97,39 @@ class HeartbeatStatementsIntegrationTests {
 		jdbc.update("UPDATE " + TABLES.leaseTable() + " SET expires_at = expires_at - 3600000 WHERE election_name = 'old'");
 		b.heartbeat("gone", "gone-1", LEASE);
 		b.join("gone", "gone-1", List.of("b0"));
-		jdbc.update("UPDATE " + TABLES.nodesTable() + " SET last_seen = last_seen - 3600000 WHERE node_id = 'gone'");
-		long freeVersion = b.find("free").orElseThrow().version();
+		// A lease of "gone", whose session runs out: a's take-over writes the session's row.
+		assertThat(b.create("dead", "gone", Duration.ofMillis(1))).isTrue();
+		jdbc.update("UPDATE " + TABLES.nodesTable()
+				+ " SET last_seen = last_seen - 3600000, expires_at = 0 WHERE node_id = 'gone'");
+		LeaseObservation free = LeaseObservation.of(b.find("free").orElseThrow());
+		LeaseObservation dead = LeaseObservation.of(b.find("dead").orElseThrow());
+		assertThat(dead.holderVersion()).as("the lease lives on gone's session").isNotNegative();
 		// Expired too, for a's batched take-over; the fence row of "stuck" stays held by the
 		// deposed holder's fenced transaction, which the batch must skip, not wait for.
 		assertThat(b.create("free2", "b", Duration.ofMillis(1))).isTrue();
 		assertThat(b.create("stuck", "b", Duration.ofMillis(1))).isTrue();
-		Map<String, Long> batch = Map.of("free2", b.find("free2").orElseThrow().version(), "stuck",
-				b.find("stuck").orElseThrow().version(), "b0", b.find("b0").orElseThrow().version());
+		Map<String, LeaseObservation> batch = Map.of("free2", LeaseObservation.of(b.find("free2").orElseThrow()),
+				"stuck", LeaseObservation.of(b.find("stuck").orElseThrow()), "b0",
+				LeaseObservation.of(b.find("b0").orElseThrow()));
 		long stuckTerm = b.find("stuck").orElseThrow().term();
 
 		List<OpenWork> work = new ArrayList<>();
 		try {
-			work.add(OpenWork.begin(this.dataSource, dialect.fence(TABLES.fenceTable(), TABLES.leaseTable()), "lock:job", "b", lockTerm));
-			String fence = dialect.fence(TABLES.fenceTable(), TABLES.leaseTable());
+			String fence = dialect.fence(TABLES.fenceTable(), TABLES.leaseTable(), TABLES.nodesTable());
+			work.add(OpenWork.begin(this.dataSource, fence, "lock:job", "b", lockTerm));
 			work.add(OpenWork.begin(this.dataSource, fence, "b0", "b", b0Term));
 			work.add(OpenWork.begin(this.dataSource, fence, "e0", "a", held.get("e0")));
 			work.add(OpenWork.hold(this.dataSource, fence, "stuck", "b", stuckTerm));
 			this.sent.clear();
 
 			// One round of node a while all of that work stays open: each would fail its
-			// one-second timeout if it waited.
-			assertThat(a.heartbeat("a", "a-1", LEASE)).isNotNull();
+			// one-second timeout if it waited. The refresh of a's session renews its leases.
+			assertThat(a.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
 			a.join("a", "a-1", elections);
-			assertThat(a.findAll("a", "a-1")).hasSize(ELECTIONS);
-			assertThat(a.renewAll("a", held, LEASE)).isEqualTo(ELECTIONS);
-			assertThat(a.takeOver("free", "a", freeVersion, LEASE)).isTrue();
+			assertThat(a.findAll("a", "a-1")).hasSize(ELECTIONS)
+				.allSatisfy((lease) -> assertThat(lease.holderVersion()).isNotNegative());
+			assertThat(a.takeOver("free", "a", free, LEASE)).isTrue();
+			assertThat(a.takeOver("dead", "a", dead, LEASE)).isTrue();
 			assertThat(a.takeOverAll("a", batch, LEASE)).extracting(LeaseState::election).containsExactly("free2");
 			// Batched creation of new elections: their rows and fence rows, by key.
 			assertThat(a.createAll("a", List.of("new1", "new0"), LEASE)).extracting(LeaseState::election)

@@ -9,6 +9,7 @@ import java.util.stream.IntStream;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
+import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.test.TestDatabase;
@@ -35,6 +36,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(5);
 
+	private static final Duration MOMENT = Duration.ofMillis(1);
+
 	private static final LeaseTables TABLES = new LeaseTables("repo_test_lease", "repo_test_candidate");
 
 	private HikariDataSource dataSource;
@@ -57,45 +60,118 @@ class JdbcLeaseRepositoryIntegrationTests {
 		return new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
 	}
 
-	private static boolean renew(JdbcLeaseRepository repository, String election, String nodeId, long term) {
-		return repository.renewAll(nodeId, Map.of(election, term), LEASE) == 1;
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void leasesLiveOnTheSessionOfTheInstanceThatAcquiredThemWhichTheRefreshAloneRenews(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		Duration session = Duration.ofMillis(800);
+		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.CREATED);
+		// Their own expiry is over at once: only the session keeps them.
+		assertThat(repository.create("e1", "a", MOMENT)).isTrue();
+		assertThat(repository.createAll("a", List.of("e2"), MOMENT)).singleElement()
+			.satisfies((lease) -> assertThat(lease.expired()).isFalse());
+		LeaseState before = repository.find("e1").orElseThrow();
+		assertThat(before.expired()).isFalse();
+		assertThat(before.holderVersion()).isNotNegative();
+		assertThat(before.expiresAt()).isAfter(before.databaseTime());
+
+		for (int refresh = 1; refresh <= 3; refresh++) {
+			assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
+			LeaseState after = repository.find("e1").orElseThrow();
+			assertThat(after.holderVersion()).isEqualTo(before.holderVersion() + refresh);
+			assertThat(List.of(after.version(), after.term())).containsExactly(before.version(), before.term());
+		}
+		// A hand-over leaves the lease without a session until its new holder re-acquires it.
+		assertThat(repository.handOver("e2", "a", repository.find("e2").orElseThrow().term(), "b", LEASE)).isTrue();
+		assertThat(repository.find("e2").orElseThrow().holderVersion()).isEqualTo(-1);
+
+		await("the session runs out without its refresh").atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> repository.find("e1").orElseThrow().expired());
+		// Another instance with the node id does not keep the earlier one's leases alive: their
+		// session ended at its last version, which a follower's watch goes on with.
+		LeaseState lastRefreshed = repository.find("e1").orElseThrow();
+		assertThat(repository.heartbeat("a", "a-2", session)).isEqualTo(Candidacy.INHERITED);
+		assertThat(repository.heartbeat("a", "a-2", session)).isEqualTo(Candidacy.HELD);
+		LeaseState inherited = repository.find("e1").orElseThrow();
+		assertThat(inherited.expired()).isTrue();
+		assertThat(inherited.sessionEnded()).isTrue();
+		assertThat(inherited.holderVersion()).isEqualTo(lastRefreshed.holderVersion());
+		assertThat(LeaseObservation.of(inherited).unchangedSince(LeaseObservation.of(lastRefreshed))).isTrue();
 	}
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void renewAllRenewsEachListedLeaseThatThisNodeHoldsWithItsListedTermAndNothingPending(TestDatabase database) {
+	void leaseWhoseSessionEndedIsTakenOnlyAtTheVersionItEndedAt(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
-		for (String election : List.of("e1", "e2", "e3", "e4")) {
-			assertThat(repository.create(election, election.equals("e4") ? "b" : "a", LEASE)).isTrue();
-		}
-		Map<String, LeaseState> before = leases(repository, "e1", "e2", "e3", "e4");
-		assertThat(repository.requestHandover("e3", "b")).isTrue();
-		Map<String, Long> held = new HashMap<>();
-		held.put("e1", before.get("e1").term());
-		held.put("e2", before.get("e2").term() + 1);
-		held.put("e3", before.get("e3").term());
-		held.put("e4", before.get("e4").term());
-		assertThat(repository.renewAll("a", held, LEASE)).isEqualTo(1);
-		Map<String, LeaseState> after = leases(repository, "e1", "e2", "e3", "e4");
-		assertThat(after.get("e1").version()).isEqualTo(before.get("e1").version() + 1);
-		assertThat(after.get("e2").version()).isEqualTo(before.get("e2").version());
-		// The hand-over request moved e3 by one; the renewal did not.
-		assertThat(after.get("e3").version()).isEqualTo(before.get("e3").version() + 1);
-		assertThat(after.get("e4").version()).isEqualTo(before.get("e4").version());
-		assertThat(repository.renewAll("a", Map.of(), LEASE)).isZero();
+		Duration session = Duration.ofMillis(300);
+		repository.heartbeat("a", "a-1", session);
+		assertThat(repository.create("e", "a", MOMENT)).isTrue();
+		LeaseObservation watched = LeaseObservation.of(repository.find("e").orElseThrow());
+		await("the node id goes stale").atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> repository.heartbeat("a", "a-2", session) == Candidacy.INHERITED);
+		LeaseObservation ended = LeaseObservation.of(repository.find("e").orElseThrow());
+		assertThat(ended.sessionEnded()).isTrue();
+		assertThat(ended.unchangedSince(watched)).isTrue();
+
+		assertThat(repository.takeOver("e", "b", watched, LEASE)).as("as if the session still ran").isFalse();
+		assertThat(repository.takeOverAll("b",
+				Map.of("e", new LeaseObservation(ended.version(), "a", ended.holderVersion() - 1, true)), LEASE))
+			.as("at another version than the one it ended at")
+			.isEmpty();
+		assertThat(repository.takeOverAll("b", Map.of("e", ended), LEASE)).singleElement()
+			.satisfies((taken) -> assertThat(taken.leaderId()).isEqualTo("b"));
 	}
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void renewAllListsThousandsOfLeasesInOneStatement(TestDatabase database) {
+	void tablesOfAnEarlierSnapshotGetTheSessionColumnsAtTheNextCreate(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
-		Map<String, Long> held = new HashMap<>();
-		for (int i = 0; i < 2000; i++) {
-			held.put("e" + i, (long) i);
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		jdbc.execute("ALTER TABLE " + TABLES.leaseTable() + " DROP COLUMN leader_instance");
+		for (String column : List.of("version", "expires_at", "takeovers")) {
+			jdbc.execute("ALTER TABLE " + TABLES.nodesTable() + " DROP COLUMN " + column);
 		}
-		assertThat(repository.create("e7", "a", LEASE)).isTrue();
-		held.put("e7", repository.find("e7").orElseThrow().term());
-		assertThat(repository.renewAll("a", held, LEASE)).isEqualTo(1);
+
+		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
+		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
+
+		assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.create("e", "a", MOMENT)).isTrue();
+		LeaseState lease = repository.find("e").orElseThrow();
+		assertThat(lease.holderVersion()).isOne();
+		assertThat(lease.expired()).isFalse();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void leaseIsTakenFromItsSessionOnlyOnceTheSessionRanOutAtTheVersionWatched(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		Duration session = Duration.ofMillis(500);
+		repository.heartbeat("a", "a-1", session);
+		assertThat(repository.create("e", "a", MOMENT)).isTrue();
+		LeaseObservation watched = LeaseObservation.of(repository.find("e").orElseThrow());
+		assertThat(repository.takeOver("e", "b", watched, LEASE)).as("while the session lives").isFalse();
+		// The holder refreshes once more, then stops: the follower's watch must start again.
+		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
+		await("the session runs out").atMost(Duration.ofSeconds(5))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> repository.find("e").orElseThrow().expired());
+		LeaseObservation now = LeaseObservation.of(repository.find("e").orElseThrow());
+		assertThat(now.holderVersion()).isEqualTo(watched.holderVersion() + 1);
+		assertThat(repository.takeOver("e", "b", watched, LEASE)).as("at a session version since moved on").isFalse();
+		assertThat(repository.takeOverAll("b", Map.of("e", watched), LEASE)).isEmpty();
+		assertThat(repository.takeOver("e", "b", new LeaseObservation(now.version(), now.holder(), -1, false), LEASE))
+			.as("as if it had no session").isFalse();
+
+		assertThat(repository.takeOverAll("b", Map.of("e", now), LEASE)).singleElement().satisfies((taken) -> {
+			assertThat(taken.leaderId()).isEqualTo("b");
+			assertThat(taken.version()).isGreaterThan(now.version());
+		});
+		// The old holder's refresh works again, but the lease is no longer its own.
+		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.find("e").orElseThrow().leaderId()).isEqualTo("b");
 	}
 
 	/**
@@ -189,7 +265,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void createRenewAndRead(TestDatabase database) {
+	void createAndRead(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		assertThat(repository.find("e")).isEmpty();
 		assertThat(repository.create("e", "a", LEASE)).isTrue();
@@ -200,10 +276,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(state.sameServer()).isTrue();
 		assertThat(state.expiresAt()).isAfter(state.databaseTime());
 		assertThat(Duration.between(state.databaseTime(), state.expiresAt())).isLessThanOrEqualTo(LEASE);
-		assertThat(renew(repository, "e", "a", state.term())).isTrue();
-		assertThat(renew(repository, "e", "b", state.term())).isFalse();
-		assertThat(renew(repository, "e", "a", state.term() + 1)).isFalse();
-		assertThat(repository.find("e").orElseThrow().version()).isEqualTo(state.version() + 1);
+		// Created without a session of its node: the lease lives on its own expiry.
+		assertThat(state.holderVersion()).isEqualTo(-1);
 	}
 
 	@ParameterizedTest
@@ -212,17 +286,17 @@ class JdbcLeaseRepositoryIntegrationTests {
 		JdbcLeaseRepository repository = repository(database);
 		repository.create("e", "a", Duration.ofSeconds(1));
 		LeaseState state = repository.find("e").orElseThrow();
-		assertThat(repository.takeOver("e", "b", state.version(), LEASE)).isFalse();
+		LeaseObservation observed = LeaseObservation.of(state);
+		assertThat(repository.takeOver("e", "b", observed, LEASE)).isFalse();
 		await("the lease runs out at the database clock").atMost(Duration.ofSeconds(5))
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> repository.find("e").orElseThrow().expired());
-		assertThat(repository.takeOver("e", "b", state.version() - 1, LEASE)).isFalse();
-		assertThat(repository.takeOver("e", "b", -1, LEASE)).isFalse();
-		assertThat(repository.takeOver("e", "b", state.version(), LEASE)).isTrue();
+		assertThat(repository.takeOver("e", "b", new LeaseObservation(state.version() - 1, "a", -1, false), LEASE)).isFalse();
+		assertThat(repository.takeOver("e", "b", LeaseObservation.vacant(), LEASE)).isFalse();
+		assertThat(repository.takeOver("e", "b", observed, LEASE)).isTrue();
 		LeaseState taken = repository.find("e").orElseThrow();
 		assertThat(taken.leaderId()).isEqualTo("b");
 		assertThat(taken.term()).isGreaterThan(state.term());
-		assertThat(renew(repository, "e", "a", state.term())).isFalse();
 	}
 
 	@ParameterizedTest
@@ -236,28 +310,25 @@ class JdbcLeaseRepositoryIntegrationTests {
 		LeaseState vacant = repository.find("e").orElseThrow();
 		assertThat(vacant.vacant()).isTrue();
 		assertThat(vacant.yieldedBy()).isEqualTo("a");
-		assertThat(repository.takeOver("e", "a", -1, LEASE)).isFalse();
-		assertThat(repository.takeOver("e", "b", -1, LEASE)).isTrue();
+		assertThat(repository.takeOver("e", "a", LeaseObservation.vacant(), LEASE)).isFalse();
+		assertThat(repository.takeOver("e", "b", LeaseObservation.vacant(), LEASE)).isTrue();
 		assertThat(repository.find("e").orElseThrow().term()).isGreaterThan(state.term());
 	}
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void handoverAndReelectionRequestsBlockRenewal(TestDatabase database) {
+	void handoverAndReelectionRequestsAreRecordedForTheHolderToCarryOut(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		repository.create("e", "a", LEASE);
 		long term = repository.find("e").orElseThrow().term();
 		assertThat(repository.requestHandover("e", "b")).isTrue();
-		assertThat(renew(repository, "e", "a", term)).isFalse();
 		assertThat(repository.find("e").orElseThrow().handoverTo()).isEqualTo("b");
 		assertThat(repository.handOver("e", "a", term, "b", LEASE)).isTrue();
 		LeaseState handed = repository.find("e").orElseThrow();
 		assertThat(handed.leaderId()).isEqualTo("b");
 		assertThat(handed.handoverTo()).isNull();
 		assertThat(handed.term()).isGreaterThan(term);
-		assertThat(renew(repository, "e", "b", handed.term())).isTrue();
 		assertThat(repository.requestReelection("e")).isTrue();
-		assertThat(renew(repository, "e", "b", handed.term())).isFalse();
 		assertThat(repository.find("e").orElseThrow().reelectionRequested()).isTrue();
 		assertThat(repository.reacquire("e", "b", handed.term(), LEASE)).isTrue();
 		assertThat(repository.find("e").orElseThrow().term()).isGreaterThan(handed.term());
@@ -551,8 +622,6 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(jdbc.update("UPDATE " + TABLES.leaseTable() + " SET leader_id = leader_id")).as("affected rows")
 			.isZero();
 		long term = repository.find("e").orElseThrow().term();
-		assertThat(renew(repository, "e", "a", term)).isTrue();
-		assertThat(renew(repository, "e", "a", term)).isTrue();
 		assertThat(repository.requestHandover("e", "b")).isTrue();
 		assertThat(repository.requestHandover("e", "b")).isTrue();
 		assertThat(repository.requestReelection("e")).isTrue();

@@ -21,6 +21,7 @@ import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.FencedCallback;
+import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
@@ -71,6 +72,9 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 
 	/** This node, as its heartbeat names it. */
 	private @Nullable String thisNode;
+
+	/** How many heartbeats this node sent: the version of its session. */
+	private long sessionVersion;
 
 	/**
 	 * Create a repository.
@@ -171,7 +175,7 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 
 	@Override
 	public synchronized Optional<LeaseState> find(String election) {
-		return Optional.ofNullable(this.leases.get(election)).map((row) -> row.state(election, now()));
+		return Optional.ofNullable(this.leases.get(election)).map((row) -> row.state(election, now(), sessionVersion(row)));
 	}
 
 	@Override
@@ -193,29 +197,14 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 		for (String election : this.joined) {
 			LeaseRow row = this.leases.get(election);
 			if (row != null) {
-				states.add(row.state(election, now));
+				states.add(row.state(election, now, sessionVersion(row)));
 			}
 		}
 		return states;
 	}
 
 	@Override
-	public synchronized int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease) {
-		int renewed = 0;
-		for (Map.Entry<String, Long> held : heldTerms.entrySet()) {
-			LeaseRow row = this.leases.get(held.getKey());
-			if (row != null && nodeId.equals(row.leaderId) && row.term == held.getValue() && row.handoverTo == null
-					&& !row.reelectionRequested && row.sameServer) {
-				row.version++;
-				row.renewedAt = now();
-				renewed++;
-			}
-		}
-		return renewed;
-	}
-
-	@Override
-	public synchronized boolean takeOver(String election, String nodeId, long observedVersion, Duration lease) {
+	public synchronized boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease) {
 		Long granted = this.grants.get(election);
 		LeaseRow row = this.leases.get(election);
 		if (granted == null || row == null) {
@@ -224,6 +213,11 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 		this.grants.remove(election);
 		row.holdBy(nodeId, granted, now());
 		return true;
+	}
+
+	/** The version of the session the lease lives on: this node's, if it holds the lease. */
+	private long sessionVersion(LeaseRow row) {
+		return (row.leaderId != null && row.leaderId.equals(this.thisNode)) ? this.sessionVersion : -1;
 	}
 
 	@Override
@@ -288,6 +282,10 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 	@Override
 	public synchronized Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
 		this.thisNode = nodeId;
+		// Every heartbeat renews this node's session, and with it the leases it holds.
+		this.sessionVersion++;
+		Instant now = now();
+		this.leases.values().stream().filter((row) -> nodeId.equals(row.leaderId)).forEach((row) -> row.renewedAt = now);
 		return this.nodesSeen.add(nodeId + '/' + instanceId) ? Candidacy.CREATED : Candidacy.HELD;
 	}
 
@@ -503,13 +501,13 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 			this.sameServer = true;
 		}
 
-		LeaseState state(String election, Instant now) {
+		LeaseState state(String election, Instant now, long holderVersion) {
 			// A held lease never expires here (only the test changes its holder); it shows the
 			// expiry a renewal would give.
 			Instant expiresAt = (this.leaderId != null) ? this.renewedAt.plus(SHOWN_LEASE) : this.renewedAt;
 			return new LeaseState(election, this.leaderId, this.term, this.version, this.acquiredAt, this.renewedAt,
 					expiresAt, this.handoverTo, this.reelectionRequested, this.yieldedBy, false, this.sameServer,
-					now);
+					now, holderVersion, false);
 		}
 
 		LeaseRow copy() {

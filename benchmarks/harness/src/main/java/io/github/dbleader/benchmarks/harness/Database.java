@@ -168,8 +168,12 @@ final class Database implements AutoCloseable {
 	 */
 	synchronized Map<String, Holder> holders(SystemUnderTest system) throws SQLException {
 		String sql = switch (system) {
-			case OURS, OURS_LOCK, OURS_LONG, SHEDLOCK_PROVIDER -> "SELECT election_name, leader_id, term, acquired_at FROM leader_election_lease"
-					+ " WHERE leader_id IS NOT NULL AND expires_at > " + NOW_MILLIS;
+			// An election lives on its holder's session too (the node row that names the
+			// instance that acquired it); a lock only on its own expiry.
+			case OURS, OURS_LOCK, OURS_LONG, SHEDLOCK_PROVIDER -> "SELECT l.election_name, l.leader_id, l.term, l.acquired_at"
+					+ " FROM leader_election_lease l LEFT JOIN leader_election_lease_nodes n ON n.node_id = l.leader_id"
+					+ " AND n.instance_id = l.leader_instance WHERE l.leader_id IS NOT NULL AND (l.expires_at > "
+					+ NOW_MILLIS + " OR n.expires_at > " + NOW_MILLIS + ")";
 			case INTEGRATION -> "SELECT LOCK_KEY, CLIENT_ID, TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', CREATED_DATE),"
 					+ " 0 FROM INT_LOCK";
 			case SHEDLOCK, SHEDLOCK_LONG -> null;

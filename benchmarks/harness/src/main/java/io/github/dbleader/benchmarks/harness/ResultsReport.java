@@ -280,15 +280,19 @@ final class ResultsReport {
 			if (system.system() == SystemUnderTest.OURS) {
 				SteadyState steady = system.steadyState();
 				double renewsPerSecond = 1000.0 / settings.renewInterval().toMillis();
+				// A leader refreshes its session every round; a follower only every k-th, when
+				// its row would otherwise be older than half a lease by the next round.
+				long everyKth = Math.max(1, settings.lease().toMillis() / 2 / settings.renewInterval().toMillis());
+				double leaderExtraPerSecond = renewsPerSecond * (1 - 1.0 / everyKth);
 				line("This starter, per renew interval (" + millis(settings.renewInterval().toMillis()) + "): "
 						+ format("%.2f", steady.otherPerSecond() / renewsPerSecond) + " statements on a node that does"
 						+ " not run the job, which skips it " + format("%.1f", 1000.0 / settings.jobInterval().toMillis())
 						+ " times per second (target: at most 2 per renew interval, none per skipped run); "
 						+ format("%.2f", steady.runnerPerSecond() / renewsPerSecond) + " on the node that runs it,"
-						+ " which includes the job's fenced transaction and the batched renewal that only a leader"
-						+ " sends (one per renew interval): the difference between the two nodes less that"
-						+ " renewal, "
-						+ format("%.1f", (steady.runnerPerSecond() - steady.otherPerSecond() - renewsPerSecond)
+						+ " which includes the job's fenced transaction and the refreshes of its session that only a"
+						+ " leader sends (every renew interval, a follower every " + everyKth + "): the difference between"
+						+ " the two nodes less those refreshes, "
+						+ format("%.1f", (steady.runnerPerSecond() - steady.otherPerSecond() - leaderExtraPerSecond)
 								* steady.seconds() / Math.max(1, steady.runsBySlot().get(steady.runnerSlot())))
 						+ " statements per run, is what one fenced run costs (transaction control, the share lock on"
 						+ " the fence row, the session timeout set and reset, the clock and the insert).");

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.LongAdder;
 import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.FencedCallback;
+import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
 import org.jspecify.annotations.Nullable;
@@ -72,21 +73,15 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public int renewAll(String nodeId, Map<String, Long> heldTerms, Duration lease) {
+	public boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease) {
 		count();
-		return this.delegate.renewAll(nodeId, heldTerms, lease);
+		return this.delegate.takeOver(election, nodeId, observed, lease);
 	}
 
 	@Override
-	public boolean takeOver(String election, String nodeId, long observedVersion, Duration lease) {
+	public List<LeaseState> takeOverAll(String nodeId, Map<String, LeaseObservation> observed, Duration lease) {
 		count();
-		return this.delegate.takeOver(election, nodeId, observedVersion, lease);
-	}
-
-	@Override
-	public List<LeaseState> takeOverAll(String nodeId, Map<String, Long> observedVersions, Duration lease) {
-		count();
-		return this.delegate.takeOverAll(nodeId, observedVersions, lease);
+		return this.delegate.takeOverAll(nodeId, observed, lease);
 	}
 
 	@Override
