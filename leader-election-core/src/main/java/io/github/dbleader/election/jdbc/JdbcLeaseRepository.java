@@ -168,6 +168,16 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 */
 	private final Map<String, String> sessions = new ConcurrentHashMap<>();
 
+	/** Each node's view of its elections' leases, by node id and instance id ({@link #findAll}). */
+	private final Map<List<String>, LeaseView> views = new ConcurrentHashMap<>();
+
+	/** Reads listed lease rows by key in a view's read, up to the list. */
+	private final String viewByKey;
+
+	private volatile int readInFullUpTo = LeaseView.READ_IN_FULL_UP_TO;
+
+	private volatile int rescannedPerRound = LeaseView.RESCANNED_PER_ROUND;
+
 	private final String inheritNode;
 
 	private final String insertNode;
@@ -264,8 +274,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.galeraCluster = (clusterIdentity != null && causalRead != null)
 				? ServerStatements.of(dialect, tables, clusterIdentity, causalRead) : null;
 		String nodes = tables.nodesTable();
+		this.viewByKey = LeaseRows.viewByKey(lease);
 		this.yielded = "leader_id = NULL, version = version + 1, expires_at = " + now
-				+ ", handover_to = NULL, reelection_requested = FALSE, yielded_by = ?, leader_instance = NULL";
+				+ ", handover_to = NULL, reelection_requested = FALSE, yielded_by = ?, leader_instance = NULL, "
+				+ LeaseRows.changed(now);
 		this.yield = "UPDATE " + lease + " SET " + this.yielded + " WHERE election_name = ? AND leader_id = ? AND term = ?";
 		String pairs = BatchedHolderChange.Change.PAIRS;
 		String sessions = LeaseRows.sessions(dialect, nodes);
@@ -273,12 +285,13 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.takeableWithoutSession = this.takeable + " AND " + LeaseRows.noSession(sessions);
 		this.takeableFromEndedSession = this.takeableWithoutSession + " AND " + LeaseRows.sessionEndedAt(sessions);
 		this.heldWithTerm = " AND leader_id = ? AND (election_name, term) IN (" + pairs + ")";
-		this.requestHandover = "UPDATE " + lease
-				+ " SET handover_to = ?, reelection_requested = FALSE, version = version + 1 WHERE election_name = ?";
+		String changed = ", " + LeaseRows.changed(now);
+		this.requestHandover = "UPDATE " + lease + " SET handover_to = ?, reelection_requested = FALSE,"
+				+ " version = version + 1" + changed + " WHERE election_name = ?";
 		this.requestHandoverAll = "UPDATE " + dialect.byKey(lease) + " SET handover_to = ?, reelection_requested = FALSE,"
-				+ " version = version + 1 WHERE leader_id = ? AND election_name IN (";
+				+ " version = version + 1" + changed + " WHERE leader_id = ? AND election_name IN (";
 		this.requestReelection = "UPDATE " + lease + " SET reelection_requested = TRUE, handover_to = NULL,"
-				+ " version = version + 1 WHERE election_name = ? AND leader_id IS NOT NULL";
+				+ " version = version + 1" + changed + " WHERE election_name = ? AND leader_id IS NOT NULL";
 		// Three portable statements instead of an upsert: the row of another running
 		// instance with the same node id must be left alone, and the caller must learn so.
 		// GREATEST: the row changes even on a second heartbeat within one millisecond, so
@@ -385,6 +398,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public boolean create(String election, String nodeId, Duration lease) {
+		changing(List.of(election));
 		try {
 			return inTransaction(this.holderChanges, () -> {
 				this.jdbc.update(statements().create(), election, nodeId, lease.toMillis(), this.sessions.get(nodeId));
@@ -410,6 +424,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public List<LeaseState> createAll(String nodeId, List<String> elections, Duration lease) {
 		List<String> sorted = elections.stream().sorted().distinct().toList();
+		changing(sorted);
 		List<LeaseState> created = new ArrayList<>();
 		for (int from = 0; from < sorted.size(); from += LeaseRows.MAX_ROWS_PER_UPDATE) {
 			List<String> chunk = sorted.subList(from, Math.min(sorted.size(), from + LeaseRows.MAX_ROWS_PER_UPDATE));
@@ -428,23 +443,55 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	/**
-	 * Read the leases of this instance's elections. On MariaDB Galera a causal read; if it
-	 * waits too long (the node lags, or the cluster stalls while it evicts a dead node), the
-	 * node's own data instead, in the same statement timeout. A follower keeps watching the
-	 * row that way (I3); a stale view costs nothing but a take-over that fails, as the
+	 * Read the leases of this instance's elections: the rows that changed since its last
+	 * read and a few by key, joined with every node row, its session, read now
+	 * ({@link LeaseView}), in one statement; whole where that is needed or as cheap. On
+	 * MariaDB Galera a causal read; if it waits too long (the node lags, or the cluster stalls
+	 * while it evicts a dead node), the node's own data instead, in the same statement
+	 * timeout, and the view is read whole at the next causal read. A follower keeps watching
+	 * the row that way (I3); a stale view costs nothing but a take-over that fails, as the
 	 * take-over is conditional on the version it saw and Galera certifies it against every
 	 * later write of the row.
 	 */
 	@Override
 	public List<LeaseState> findAll(String nodeId, String instanceId) {
-		ServerStatements statements = statements();
-		String local = statements.localFindAll();
-		if (local == null) {
-			return this.jdbc.query(statements.findAll(), (rs, row) -> LeaseRows.mapElection(rs), nodeId, instanceId);
+		LeaseView view = this.views.computeIfAbsent(List.of(nodeId, instanceId),
+				(key) -> new LeaseView(this.readInFullUpTo, this.rescannedPerRound));
+		LeaseView.Plan plan = view.plan();
+		LeaseView.Read read = readView(view, plan, nodeId, instanceId);
+		if (!plan.whole() && view.needsWhole(read, nodeId)) {
+			plan = LeaseView.Plan.WHOLE;
+			read = readView(view, plan, nodeId, instanceId);
 		}
-		List<LeaseState> leases;
+		return view.apply(plan, read, nodeId);
+	}
+
+	/** Read what a plan says, causally on Galera. */
+	private LeaseView.Read readView(LeaseView view, LeaseView.Plan plan, String nodeId, String instanceId) {
+		ServerStatements statements = statements();
+		String sql;
+		List<Object> args = new ArrayList<>(plan.keys().size() + 2);
+		if (plan.whole()) {
+			sql = statements.viewWhole();
+			args.add(nodeId);
+			args.add(instanceId);
+		}
+		else {
+			StringBuilder statement = new StringBuilder(statements.viewChanged());
+			args.add(plan.since());
+			if (!plan.keys().isEmpty()) {
+				statement.append(this.viewByKey).append('?').append(", ?".repeat(plan.keys().size() - 1)).append(')');
+				args.addAll(plan.keys());
+			}
+			sql = statement.toString();
+		}
+		Object[] values = args.toArray();
+		if (statements.readPrefix().isEmpty()) {
+			return readView(this.jdbc, sql, plan, values);
+		}
+		LeaseView.Read read;
 		try {
-			leases = this.causalOrLocalJdbc.query(statements.findAll(), (rs, row) -> LeaseRows.mapElection(rs), nodeId, instanceId);
+			read = readView(this.causalOrLocalJdbc, statements.readPrefix() + sql, plan, values);
 		}
 		catch (DataAccessException ex) {
 			if (!waitedTooLong(ex)) {
@@ -455,13 +502,48 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				logger.warn("Causal reads of the leases wait too long on this Galera node; reading the node's own"
 						+ " data until they answer again: {}", ex.toString());
 			}
-			return this.causalOrLocalJdbc.query(local, (rs, row) -> LeaseRows.mapElection(rs), nodeId, instanceId);
+			// Changes the node has not applied yet may carry times before the next read's.
+			view.invalidate();
+			return readView(this.causalOrLocalJdbc, sql, plan, values);
 		}
 		if (this.causalReadsFailing) {
 			this.causalReadsFailing = false;
 			logger.info("Causal reads of the leases answer again on this Galera node");
 		}
-		return leases;
+		return read;
+	}
+
+	private static LeaseView.Read readView(JdbcTemplate jdbc, String sql, LeaseView.Plan plan, Object[] args) {
+		LeaseView.Read read = new LeaseView.Read();
+		jdbc.query(sql, (rs) -> {
+			LeaseRows.mapView(rs, read, plan.whole());
+		}, args);
+		return read;
+	}
+
+	/**
+	 * Change how many elections a node's view reads whole every round and how many it reads
+	 * again by key besides what changed; for tests of the partial read with few elections.
+	 * @param readInFullUpTo up to how many elections every read is whole
+	 * @param rescannedPerRound how many elections a partial read reads again by key
+	 */
+	void viewLimits(int readInFullUpTo, int rescannedPerRound) {
+		this.readInFullUpTo = readInFullUpTo;
+		this.rescannedPerRound = rescannedPerRound;
+		this.views.clear();
+	}
+
+	/**
+	 * Tell the views that these elections' rows are being written: each reads them by key at
+	 * its next read, whether the change applied or not.
+	 */
+	private void changing(Collection<String> elections) {
+		this.views.values().forEach((view) -> view.changing(elections));
+	}
+
+	/** The view of a node id and instance, if it has one. */
+	private Optional<LeaseView> view(String nodeId, String instanceId) {
+		return Optional.ofNullable(this.views.get(List.of(nodeId, instanceId)));
 	}
 
 	/**
@@ -630,6 +712,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	private List<LeaseState> changeAll(Map<String, Long> rows, BatchedHolderChange.Change change,
 			Consumer<Map<String, Long>> first) {
 		List<Map.Entry<String, Long>> sorted = List.copyOf(new TreeMap<>(rows).entrySet());
+		changing(rows.keySet());
 		List<LeaseState> changed = new ArrayList<>();
 		for (int from = 0; from < sorted.size(); from += LeaseRows.MAX_ROWS_PER_UPDATE) {
 			Map<String, Long> chunk = new LinkedHashMap<>();
@@ -675,6 +758,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * @return whether the lease row changed
 	 */
 	private boolean changeHolder(String election, IntSupplier change) {
+		changing(List.of(election));
 		return inTransaction(this.holderChanges, () -> {
 			if (change.getAsInt() != 1) {
 				return false;
@@ -688,6 +772,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public boolean requestHandover(String election, String nodeId) {
+		changing(List.of(election));
 		return this.jdbc.update(this.requestHandover, nodeId, election) == 1;
 	}
 
@@ -697,6 +782,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 */
 	@Override
 	public int requestHandoverAll(String holderId, Map<String, String> targets) {
+		changing(targets.keySet());
 		Map<String, List<String>> byTarget = new TreeMap<>();
 		new TreeMap<>(targets).forEach((election, target) -> byTarget.computeIfAbsent(target, (key) -> new ArrayList<>())
 			.add(election));
@@ -715,6 +801,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public boolean requestReelection(String election) {
+		changing(List.of(election));
 		return this.jdbc.update(this.requestReelection, election) == 1;
 	}
 
@@ -727,6 +814,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			return Candidacy.HELD;
 		}
 		this.sessions.remove(nodeId, instanceId);
+		// The node's candidacies may change hands: its views are read whole again.
+		this.views.forEach((key, view) -> {
+			if (key.get(0).equals(nodeId)) {
+				view.invalidate();
+			}
+		});
 		Candidacy candidacy;
 		if (this.jdbc.update(this.inheritNode, instanceId, millis, nodeId, millis) == 1) {
 			candidacy = Candidacy.INHERITED;
@@ -759,6 +852,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public void removeCandidate(String election, String nodeId, String instanceId) {
+		view(nodeId, instanceId).ifPresent((view) -> view.left(election));
 		this.jdbc.update(this.removeCandidate, election, nodeId, instanceId);
 	}
 
@@ -769,6 +863,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 */
 	@Override
 	public void leaveOtherElections(String nodeId, String instanceId, Collection<String> elections) {
+		view(nodeId, instanceId).ifPresent((view) -> view.retain(elections));
 		Set<String> running = new HashSet<>(elections);
 		List<Object[]> others = new ArrayList<>();
 		for (String election : this.jdbc.queryForList(this.ownCandidacies, String.class, nodeId, instanceId)) {
@@ -789,6 +884,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public void join(String nodeId, String instanceId, Collection<String> elections) {
+		view(nodeId, instanceId).ifPresent((view) -> view.joined(elections));
 		String ignoreDuplicates = this.ignoreDuplicates;
 		if (ignoreDuplicates == null) {
 			for (String election : elections) {
@@ -820,6 +916,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public void removeCandidacies(String nodeId, String instanceId) {
 		this.sessions.remove(nodeId, instanceId);
+		this.views.remove(List.of(nodeId, instanceId));
 		this.jdbc.update(this.removeCandidacies, nodeId, instanceId);
 		this.jdbc.update(this.removeNode, nodeId, instanceId);
 	}
@@ -914,9 +1011,9 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * deciding reads are causal ({@link SqlDialect#causalRead()}: they wait until their
 	 * node has applied every write that the cluster committed before them, so a follower
 	 * does not act on a lease older than the last one committed on any node, except on the
-	 * plain {@code localFindAll} that stands in when the causal read waits too long).
+	 * plain read that stands in when the causal read waits too long).
 	 */
-	private record ServerStatements(String find, String findAll, @Nullable String localFindAll, String create,
+	private record ServerStatements(String find, String readPrefix, String viewWhole, String viewChanged, String create,
 			String takeOver, String takeOverWithoutSession, String takeOverFromEndedSession, BatchedHolderChange batch,
 			String newTerm, String handOver, String reacquire, String liveCandidates) {
 
@@ -926,8 +1023,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		 * @param tables the tables
 		 * @param server SQL expression of the answering server's identity
 		 * @param read prefix of the deciding reads, empty for plain reads
-		 * @return the statements; {@code localFindAll} is {@code findAll} without the prefix,
-		 * {@code null} where the reads are plain. {@code newTerm} ends with the instance the
+		 * @return the statements; the view's reads are plain, to be read with {@code readPrefix}
+		 * where they decide ({@link JdbcLeaseRepository#findAll}). {@code newTerm} ends with the instance the
 		 * lease lives on, a parameter: the acquirer's session, or none for a hand-over
 		 */
 		static ServerStatements of(SqlDialect dialect, LeaseTables tables, String server, String read) {
@@ -938,8 +1035,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			String newTerm = LeaseRows.newTerm(now, server) + ", leader_instance = ?";
 			String plainSelect = LeaseRows.selectElections(dialect, lease, nodes, server);
 			String select = read + plainSelect;
-			String ownCandidacies = " WHERE l.election_name IN (SELECT election_name FROM " + candidates
-					+ " WHERE node_id = ? AND instance_id = ?)";
+			String viewSessions = LeaseRows.viewSessions(dialect, nodes, server);
 			String sessions = LeaseRows.sessions(dialect, nodes);
 			String takeOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND "
 					+ LeaseRows.takeable(now, "version = ?", sessions);
@@ -947,8 +1043,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			String liveCandidates = read + "SELECT c.node_id, c.first_seen, n.last_seen FROM " + candidates
 					+ " c JOIN " + nodes + " n ON n.node_id = c.node_id AND n.instance_id = c.instance_id"
 					+ " WHERE c.election_name = ? AND n.last_seen > " + now + " - ? ORDER BY c.node_id";
-			return new ServerStatements(select + " WHERE l.election_name = ?", select + ownCandidacies,
-					read.isEmpty() ? null : plainSelect + ownCandidacies,
+			return new ServerStatements(select + " WHERE l.election_name = ?", read,
+					viewSessions + LeaseRows.viewWhole(lease, candidates), viewSessions + LeaseRows.viewChanged(lease),
 					LeaseRows.insertElection(dialect, lease, server), takeOver,
 					takeOver + " AND " + LeaseRows.noSession(sessions),
 					takeOver + " AND " + LeaseRows.noSession(sessions) + " AND " + LeaseRows.sessionEndedAt(sessions),

@@ -73,6 +73,98 @@ final class LeaseRows {
 	}
 
 	/**
+	 * The heartbeat's read of a node's view ({@link LeaseView}), up to its lease rows: every
+	 * node row (a session each) with the database clock and the answering server's identity,
+	 * then, after {@code UNION ALL}, the lease rows in the same columns. Its first column tells
+	 * the kinds apart (0 a node row, 1 a lease row); {@link #viewWhole}, {@link #viewChanged}
+	 * and {@link #viewByKey} add the lease rows. One statement, so one snapshot, and one
+	 * statement of the round rather than two. A node row comes even from an empty nodes table
+	 * (with a null node id), for the clock.
+	 * @param dialect the dialect
+	 * @param nodes the nodes table
+	 * @param server SQL expression of the answering server's identity
+	 * @return the statement's start
+	 */
+	static String viewSessions(SqlDialect dialect, String nodes, String server) {
+		// In the positions of the lease rows' columns (VIEW_ROW); the types agree with theirs.
+		return "SELECT 0, n.node_id, n.instance_id, n.version, n.takeovers, n.previous_version, n.last_seen,"
+				+ " n.expires_at, n.previous_instance, FALSE, NULL, " + server + ", NULL, " + dialect.now()
+				+ " FROM (SELECT 1 AS one) d LEFT JOIN " + nodes + " n ON 1 = 1";
+	}
+
+	/** The columns of a lease row in the view's read, after its kind. */
+	private static final String VIEW_ROW = "l.leader_id, l.term, l.version, l.acquired_at, l.renewed_at, l.expires_at,"
+			+ " l.handover_to, l.reelection_requested, l.yielded_by, l.server_identity, l.leader_instance, NULL";
+
+	/**
+	 * The part of the view's read that reads it whole: every election this node and instance
+	 * are a candidate of, with its lease row if it has one (its version then not null);
+	 * parameters: the node id and the instance id.
+	 * @param lease the lease table
+	 * @param candidates the candidates table
+	 * @return the part, to append to {@link #viewSessions}
+	 */
+	static String viewWhole(String lease, String candidates) {
+		return " UNION ALL SELECT 1, c.election_name, " + VIEW_ROW + " FROM " + candidates + " c LEFT JOIN " + lease
+				+ " l ON l.election_name = c.election_name WHERE c.node_id = ? AND c.instance_id = ?";
+	}
+
+	/**
+	 * The part of the view's read that reads the lease rows changed from a database time on
+	 * (by the index of {@code changed_at}), of any election; one parameter, the time.
+	 * @param lease the lease table
+	 * @return the part, to append to {@link #viewSessions}
+	 */
+	static String viewChanged(String lease) {
+		return " UNION ALL SELECT 1, l.election_name, " + VIEW_ROW + " FROM " + lease + " l WHERE l.changed_at >= ?";
+	}
+
+	/**
+	 * The part of the view's read that reads listed lease rows by key, up to the list.
+	 * @param lease the lease table
+	 * @return the part, to append to {@link #viewChanged}, followed by the keys' parameters and
+	 * a closing parenthesis
+	 */
+	static String viewByKey(String lease) {
+		return " UNION ALL SELECT 1, l.election_name, " + VIEW_ROW + " FROM " + lease + " l WHERE l.election_name IN (";
+	}
+
+	/**
+	 * Map a row of the view's read into {@code read}.
+	 * @param rs the result set on the row
+	 * @param read what the read has answered so far
+	 * @param whole whether the read is whole: its lease rows are the node's elections
+	 * @throws SQLException if a column cannot be read
+	 */
+	static void mapView(ResultSet rs, LeaseView.Read read, boolean whole) throws SQLException {
+		String name = rs.getString(2);
+		if (rs.getInt(1) == 0) {
+			read.clock(rs.getLong(14), rs.getString(12));
+			if (name != null) {
+				read.sessions().put(name, new LeaseView.Session(rs.getString(3), rs.getLong(4), rs.getLong(8),
+						rs.getLong(7), rs.getString(9), rs.getLong(6), rs.getLong(5)));
+			}
+			return;
+		}
+		if (whole) {
+			read.members().add(name);
+		}
+		long version = rs.getLong(5);
+		if (rs.wasNull()) {
+			// A candidacy of an election without a lease row yet.
+			return;
+		}
+		read.rows().add(new LeaseView.Row(name, rs.getString(3), rs.getLong(4), version, nullableLong(rs, 6),
+				nullableLong(rs, 7), rs.getLong(8), rs.getString(9), rs.getBoolean(10), rs.getString(11),
+				rs.getString(12), rs.getString(13)));
+	}
+
+	private static @Nullable Long nullableLong(ResultSet rs, int column) throws SQLException {
+		long value = rs.getLong(column);
+		return rs.wasNull() ? null : value;
+	}
+
+	/**
 	 * The nodes table, aliased {@code n}, as the statements that read a lease's session name
 	 * it: by its key, whatever the optimizer would estimate of a small table.
 	 * @param dialect the dialect
@@ -132,8 +224,8 @@ final class LeaseRows {
 	 */
 	static String insert(SqlDialect dialect, String lease, String server) {
 		String now = dialect.now();
-		return "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity) VALUES (?, ?, " + now + ", 1, " + now
-				+ ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ")";
+		return "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity, changed_at) VALUES (?, ?, " + now + ", 1, "
+				+ now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ", " + now + ")";
 	}
 
 	/**
@@ -147,8 +239,9 @@ final class LeaseRows {
 	 */
 	static String insertElection(SqlDialect dialect, String lease, String server) {
 		String now = dialect.now();
-		return "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity, leader_instance) VALUES (?, ?, " + now
-				+ ", 1, " + now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ", ?)";
+		return "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity, changed_at, leader_instance) VALUES (?, ?, "
+				+ now + ", 1, " + now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ", " + now
+				+ ", ?)";
 	}
 
 	/**
@@ -162,7 +255,19 @@ final class LeaseRows {
 	static String newTerm(String now, String serverIdentity) {
 		return "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
 				+ ", renewed_at = " + now + ", expires_at = " + now + " + ?, handover_to = NULL, "
-				+ "reelection_requested = FALSE, yielded_by = NULL, server_identity = " + serverIdentity;
+				+ "reelection_requested = FALSE, yielded_by = NULL, server_identity = " + serverIdentity + ", "
+				+ changed(now);
+	}
+
+	/**
+	 * The assignment that marks a row as changed now, in every write of an election's lease
+	 * row other than a lock's extension: the heartbeat reads the rows changed since its
+	 * last read ({@link LeaseView}).
+	 * @param now SQL expression of the database clock
+	 * @return the assignment
+	 */
+	static String changed(String now) {
+		return "changed_at = " + now;
 	}
 
 	/**

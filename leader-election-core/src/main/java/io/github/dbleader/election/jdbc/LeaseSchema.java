@@ -11,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -40,6 +41,7 @@ public final class LeaseSchema {
 			+ LeaseTables.FENCE_TABLE_SUFFIX + "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODES_TABLE_SUFFIX
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.PINS_TABLE_SUFFIX
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODE_INDEX_SUFFIX
+			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.DELTA_INDEX_SUFFIX
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + "|" + LeaseTables.DEFAULT_CANDIDATE_TABLE + ")\\b");
 
 	/** Longest wait for another session's schema lock on MySQL and MariaDB. */
@@ -71,8 +73,8 @@ public final class LeaseSchema {
 			LeaseTables defaults = LeaseTables.defaults();
 			Map<String, String> names = Map.of(defaults.leaseTable(), tables.leaseTable(), defaults.candidateTable(),
 					tables.candidateTable(), defaults.fenceTable(), tables.fenceTable(), defaults.nodeIndex(),
-					tables.nodeIndex(), defaults.nodesTable(), tables.nodesTable(), defaults.pinsTable(),
-					tables.pinsTable());
+					tables.nodeIndex(), defaults.deltaIndex(), tables.deltaIndex(), defaults.nodesTable(),
+					tables.nodesTable(), defaults.pinsTable(), tables.pinsTable());
 			// Whole names in one pass: the default lease table's name begins the fence table's
 			// and the index's.
 			return TABLE_NAME.matcher(script).replaceAll((match) -> Matcher.quoteReplacement(names.get(match.group())));
@@ -164,18 +166,23 @@ public final class LeaseSchema {
 	}
 
 	/**
-	 * Run the script, then add the columns that tables created by an earlier snapshot lack:
-	 * {@code CREATE TABLE IF NOT EXISTS} leaves an existing table as it is.
+	 * Add the columns that tables created by an earlier snapshot lack ({@code CREATE TABLE IF
+	 * NOT EXISTS} leaves an existing table as it is), then run the script: first, as the
+	 * script's indexes may name them.
 	 */
 	private static void populate(Connection connection, ResourceDatabasePopulator populator, LeaseTables tables) {
-		populator.populate(connection);
 		try {
 			DatabaseMetaData metaData = connection.getMetaData();
 			for (AddedColumn added : AddedColumn.of(tables)) {
-				if (!hasColumn(metaData, connection, added.table(), added.column())) {
+				if (hasColumn(metaData, connection, added.table(), "node_id", "election_name")
+						&& !hasColumn(metaData, connection, added.table(), added.column())) {
 					try (Statement alter = connection.createStatement()) {
 						alter.execute("ALTER TABLE " + added.table() + " ADD COLUMN " + added.column() + " "
 								+ added.definition());
+						if (added.index() != null) {
+							alter.execute("CREATE INDEX " + added.index() + " ON " + added.table() + " (" + added.column()
+									+ ")");
+						}
 					}
 				}
 			}
@@ -184,9 +191,11 @@ public final class LeaseSchema {
 			throw new DataAccessResourceFailureException("Could not add the new columns to the leader election tables",
 					ex);
 		}
+		populator.populate(connection);
 	}
 
-	private static boolean hasColumn(DatabaseMetaData metaData, Connection connection, String table, String column)
+	/** Whether the table exists and has one of the columns. */
+	private static boolean hasColumn(DatabaseMetaData metaData, Connection connection, String table, String... column)
 			throws SQLException {
 		// As the database stores unquoted names: as written (MySQL), lower case (PostgreSQL) or
 		// upper case (H2). The name is a pattern ('_' matches any character): compare exactly.
@@ -195,7 +204,7 @@ public final class LeaseSchema {
 			try (ResultSet columns = metaData.getColumns(connection.getCatalog(), connection.getSchema(), name, null)) {
 				while (columns.next()) {
 					if (table.equalsIgnoreCase(columns.getString("TABLE_NAME"))
-							&& column.equalsIgnoreCase(columns.getString("COLUMN_NAME"))) {
+							&& Arrays.stream(column).anyMatch(columns.getString("COLUMN_NAME")::equalsIgnoreCase)) {
 						return true;
 					}
 				}
@@ -209,12 +218,18 @@ public final class LeaseSchema {
 	 * @param table the table
 	 * @param column the column
 	 * @param definition its type and default, the same on every platform
+	 * @param index the name of an index of the column, created with it, if any
 	 */
-	private record AddedColumn(String table, String column, String definition) {
+	private record AddedColumn(String table, String column, String definition, @Nullable String index) {
+
+		AddedColumn(String table, String column, String definition) {
+			this(table, column, definition, null);
+		}
 
 		static List<AddedColumn> of(LeaseTables tables) {
 			String counter = "BIGINT NOT NULL DEFAULT 0";
 			return List.of(new AddedColumn(tables.leaseTable(), "leader_instance", "VARCHAR(64) NULL"),
+					new AddedColumn(tables.leaseTable(), "changed_at", counter, tables.deltaIndex()),
 					new AddedColumn(tables.nodesTable(), "version", counter),
 					new AddedColumn(tables.nodesTable(), "expires_at", counter),
 					new AddedColumn(tables.nodesTable(), "takeovers", counter),

@@ -32,6 +32,12 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	public static final String NODE_INDEX_SUFFIX = "_node";
 
 	/**
+	 * Appended to the lease table's name to name its index by the time each row last changed,
+	 * which the heartbeat's read of what changed since its last read uses.
+	 */
+	public static final String DELTA_INDEX_SUFFIX = "_delta";
+
+	/**
 	 * Appended to the lease table's name to name the nodes table: one row per running node,
 	 * which its heartbeat refreshes.
 	 */
@@ -121,6 +127,15 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	 */
 	public String nodeIndex() {
 		return this.leaseTable + NODE_INDEX_SUFFIX;
+	}
+
+	/**
+	 * The index of the lease table by the time each row last changed ({@code changed_at}),
+	 * which lets the heartbeat read only the rows that changed since its last read.
+	 * @return the lease table's name followed by {@value #DELTA_INDEX_SUFFIX}
+	 */
+	public String deltaIndex() {
+		return this.leaseTable + DELTA_INDEX_SUFFIX;
 	}
 
 	/**

@@ -14,8 +14,12 @@ CREATE TABLE IF NOT EXISTS leader_election_lease (
   server_identity      VARCHAR(255) NULL,
   -- The running instance whose session (its node's row) keeps the lease alive, if any.
   leader_instance      VARCHAR(64)  NULL,
+  -- When the row last changed (holder, request), by the database clock: the heartbeat reads
+  -- what changed since its last read rather than every row.
+  changed_at           BIGINT       NOT NULL DEFAULT 0,
   PRIMARY KEY (election_name)
 );
+CREATE INDEX IF NOT EXISTS leader_election_lease_delta ON leader_election_lease (changed_at);
 
 CREATE TABLE IF NOT EXISTS leader_election_candidate (
   election_name VARCHAR(128) NOT NULL,

@@ -14,7 +14,11 @@ CREATE TABLE IF NOT EXISTS leader_election_lease (
   server_identity      VARCHAR(255) NULL,
   -- The running instance whose session (its node's row) keeps the lease alive, if any.
   leader_instance      VARCHAR(64)  NULL,
-  PRIMARY KEY (election_name)
+  -- When the row last changed (holder, request), by the database clock: the heartbeat reads
+  -- what changed since its last read rather than every row.
+  changed_at           BIGINT       NOT NULL DEFAULT 0,
+  PRIMARY KEY (election_name),
+  KEY leader_election_lease_delta (changed_at)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
 
 CREATE TABLE IF NOT EXISTS leader_election_candidate (

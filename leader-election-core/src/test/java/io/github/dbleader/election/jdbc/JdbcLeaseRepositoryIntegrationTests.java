@@ -1,8 +1,11 @@
 package io.github.dbleader.election.jdbc;
 
+import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.stream.IntStream;
 
@@ -19,6 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.jdbc.support.JdbcTransactionManager;
@@ -130,6 +134,11 @@ class JdbcLeaseRepositoryIntegrationTests {
 		JdbcLeaseRepository repository = repository(database);
 		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
 		jdbc.execute("ALTER TABLE " + TABLES.leaseTable() + " DROP COLUMN leader_instance");
+		if (!database.platform().equals("mysql")) {
+			jdbc.execute("DROP INDEX " + TABLES.deltaIndex());
+		}
+		jdbc.execute("ALTER TABLE " + TABLES.leaseTable() + " DROP COLUMN changed_at");
+		assertThat(indexes(TABLES.leaseTable())).doesNotContain(TABLES.deltaIndex().toLowerCase(Locale.ROOT));
 		for (String column : List.of("version", "expires_at", "takeovers")) {
 			jdbc.execute("ALTER TABLE " + TABLES.nodesTable() + " DROP COLUMN " + column);
 		}
@@ -142,6 +151,26 @@ class JdbcLeaseRepositoryIntegrationTests {
 		LeaseState lease = repository.find("e").orElseThrow();
 		assertThat(lease.holderVersion()).isOne();
 		assertThat(lease.expired()).isFalse();
+		assertThat(indexes(TABLES.leaseTable())).contains(TABLES.deltaIndex().toLowerCase(Locale.ROOT));
+	}
+
+	/** The names of a table's indexes, in lower case. */
+	private List<String> indexes(String table) {
+		return new JdbcTemplate(this.dataSource).execute((ConnectionCallback<List<String>>) (connection) -> {
+			List<String> names = new ArrayList<>();
+			for (String name : List.of(table, table.toUpperCase(Locale.ROOT))) {
+				try (ResultSet rs = connection.getMetaData()
+					.getIndexInfo(connection.getCatalog(), connection.getSchema(), name, false, false)) {
+					while (rs.next()) {
+						String index = rs.getString("INDEX_NAME");
+						if (index != null) {
+							names.add(index.toLowerCase(Locale.ROOT));
+						}
+					}
+				}
+			}
+			return names;
+		});
 	}
 
 	@ParameterizedTest

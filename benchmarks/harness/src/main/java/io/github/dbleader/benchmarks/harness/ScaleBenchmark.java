@@ -309,11 +309,8 @@ final class ScaleBenchmark {
 		if (line.contains("UPDATE leader_election_lease_nodes SET last_seen")) {
 			return "refresh node";
 		}
-		if (line.contains("UPDATE leader_election_lease SET renewed_at")) {
-			return "renew all";
-		}
-		if (line.contains("SELECT election_name, leader_id, term")) {
-			return "read all";
+		if (line.contains("SELECT 0, n.node_id")) {
+			return "read view";
 		}
 		return "other";
 	}

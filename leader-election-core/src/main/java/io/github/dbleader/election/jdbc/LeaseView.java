@@ -1,0 +1,330 @@
+package io.github.dbleader.election.jdbc;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+import io.github.dbleader.election.LeaseState;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One node's view of the lease rows of its elections, kept from one heartbeat round to the
+ * next so that a round reads only what needs it, not every row (issue #25, stage 2 of
+ * {@code docs/contributing/session-leases.md}). Since leases live on their holders'
+ * sessions, a lease row changes only with a change of holder or a request; each such write
+ * marks the row with the database time ({@code changed_at}). A round then reads, in one
+ * statement ({@link LeaseRows#view}):
+ * <ul>
+ * <li>every node row (the sessions, a handful), with the database clock and the identity of
+ * the server that answers;
+ * <li>the lease rows changed since a little before the last read ({@link #OVERLAP_MILLIS}:
+ * a change that committed a moment after the time it was marked with is read too);
+ * <li>by key: the elections joined since, those whose change of holder this node sent
+ * (applied or not), and the next slice of all of them, so that every lease is read again
+ * within a bounded number of rounds whatever a change's commit was delayed by.
+ * </ul>
+ * Every lease then gets its state from its row as last read and its holder's session as
+ * read now, exactly as the single read joining both did ({@link #state}).
+ *
+ * <p>The view is read whole again (its elections from the candidates table, with their rows)
+ * when it is new, when its elections are few ({@code readInFullUpTo}: then reading them all
+ * costs no more than keeping track), when the answering server changed (a failover: the new
+ * one may have other data), when the database clock went back, when a take-over of one of
+ * this node's leases wrote its session (the node's {@code takeovers} moved: the holder must
+ * see every lease it lost before it counts its refresh as renewing the rest, I2), and when
+ * more rows are due by key than one statement lists.
+ *
+ * <p>What the view misses costs no safety: every change of holder is conditional on the
+ * row's version and its session as the database has them (I3, I4), so a change decided on a
+ * stale row is not applied, and the election's row is read by key at the next round.
+ */
+final class LeaseView {
+
+	/**
+	 * Rows changed up to this long before the last read are read again: a change marked with
+	 * the database clock when its statement ran may commit a moment later (and on Galera,
+	 * reach this node later), after a read that started between the two.
+	 */
+	static final long OVERLAP_MILLIS = 2_000;
+
+	/** Up to this many elections, a round reads them all: as cheap as reading what changed. */
+	static final int READ_IN_FULL_UP_TO = 1_000;
+
+	/** How many elections a round reads again by key, besides what changed. */
+	static final int RESCANNED_PER_ROUND = 1_000;
+
+	/** Most keys one read lists; with more due, the view is read whole. */
+	static final int MAX_KEYS_PER_READ = 10_000;
+
+	private final int readInFullUpTo;
+
+	private final int rescannedPerRound;
+
+	/** The node's elections: those it is a candidate of, as last read whole and joined since. */
+	private final NavigableSet<String> elections = new TreeSet<>();
+
+	/** The lease rows of the elections that have one, as last read. */
+	private final Map<String, Row> rows = new HashMap<>();
+
+	/** Elections whose rows the next read reads by key. */
+	private final Set<String> due = new HashSet<>();
+
+	private boolean whole;
+
+	private long lastRead;
+
+	private @Nullable String server;
+
+	private long takeovers = -1;
+
+	/** Where the next slice of elections read again by key starts, in name order. */
+	private String rescanFrom = "";
+
+	LeaseView(int readInFullUpTo, int rescannedPerRound) {
+		this.readInFullUpTo = readInFullUpTo;
+		this.rescannedPerRound = rescannedPerRound;
+	}
+
+	/**
+	 * What the next read should be, given the sessions part of it. The plan is taken before
+	 * the lease rows are read, in the same statement: a read whole is decided on the last
+	 * read's sessions and the elections due.
+	 * @return the plan
+	 */
+	synchronized Plan plan() {
+		if (!this.whole || this.elections.size() <= this.readInFullUpTo
+				|| this.due.size() + this.rescannedPerRound > MAX_KEYS_PER_READ) {
+			return Plan.WHOLE;
+		}
+		Set<String> keys = new TreeSet<>(this.due);
+		// The next slice in name order, from where the last one ended; after the last name,
+		// the first again.
+		Iterator<String> next = this.elections.tailSet(this.rescanFrom, false).iterator();
+		String last = "";
+		for (int taken = 0; taken < this.rescannedPerRound && next.hasNext(); taken++) {
+			last = next.next();
+			keys.add(last);
+		}
+		return new Plan(false, this.lastRead - OVERLAP_MILLIS, List.copyOf(keys), next.hasNext() ? last : "");
+	}
+
+	/**
+	 * Whether what a read answered asks for the view to be read whole at once, before its rows
+	 * are taken: the server or the clock changed, or this node's leases were taken over.
+	 * @param read what the read answered
+	 * @param nodeId this node
+	 * @return {@code true} if the rows of a plan that was not whole must not be applied
+	 */
+	synchronized boolean needsWhole(Read read, String nodeId) {
+		Session own = read.sessions().get(nodeId);
+		long ownTakeovers = (own != null) ? own.takeovers() : -1;
+		return !Objects.equals(read.server(), this.server) || read.now() < this.lastRead
+				|| ownTakeovers != this.takeovers;
+	}
+
+	/**
+	 * Take what a read answered and return every election's lease as it stands.
+	 * @param plan the plan the read followed
+	 * @param read what it answered
+	 * @param nodeId this node
+	 * @return the leases of the node's elections that have a row
+	 */
+	synchronized List<LeaseState> apply(Plan plan, Read read, String nodeId) {
+		if (plan.whole()) {
+			this.elections.clear();
+			this.rows.clear();
+			this.due.clear();
+			this.elections.addAll(read.members());
+			read.rows().forEach((row) -> this.rows.put(row.election(), row));
+			this.whole = true;
+			this.rescanFrom = "";
+		}
+		else {
+			// Rows read by key that did not come back have none (never created, or purged).
+			for (String key : plan.keys()) {
+				this.rows.remove(key);
+				this.due.remove(key);
+			}
+			for (Row row : read.rows()) {
+				if (this.elections.contains(row.election())) {
+					this.rows.put(row.election(), row);
+				}
+			}
+			this.rescanFrom = plan.rescanNext();
+		}
+		Session own = read.sessions().get(nodeId);
+		this.takeovers = (own != null) ? own.takeovers() : -1;
+		this.server = read.server();
+		this.lastRead = read.now();
+		List<LeaseState> states = new ArrayList<>(this.rows.size());
+		for (Row row : this.rows.values()) {
+			states.add(state(row, read));
+		}
+		return states;
+	}
+
+	/** The node joined these elections: their rows are read by key at the next read. */
+	synchronized void joined(Collection<String> joined) {
+		this.elections.addAll(joined);
+		this.due.addAll(joined);
+	}
+
+	/** The node left an election. */
+	synchronized void left(String election) {
+		this.elections.remove(election);
+		this.rows.remove(election);
+		this.due.remove(election);
+	}
+
+	/** The node left every election but these. */
+	synchronized void retain(Collection<String> running) {
+		Set<String> keep = new HashSet<>(running);
+		this.elections.retainAll(keep);
+		this.rows.keySet().retainAll(keep);
+		this.due.retainAll(keep);
+	}
+
+	/** A change of holder or a request was sent for these elections: read their rows by key. */
+	synchronized void changing(Collection<String> changing) {
+		for (String election : changing) {
+			if (this.elections.contains(election)) {
+				this.due.add(election);
+			}
+		}
+	}
+
+	/** Read the view whole at the next read: the node's candidacies may have changed. */
+	synchronized void invalidate() {
+		this.whole = false;
+	}
+
+	/**
+	 * A lease as the read joining the lease row with its holder's node row would have
+	 * answered it ({@link LeaseRows#selectElections}): alive while its session is, renewed
+	 * when the session was.
+	 */
+	static LeaseState state(Row row, Read read) {
+		Session session = (row.leaderId() != null) ? read.sessions().get(row.leaderId()) : null;
+		String instance = row.leaderInstance();
+		boolean current = session != null && instance != null && instance.equals(session.instanceId());
+		boolean ended = session != null && instance != null && instance.equals(session.previousInstance());
+		boolean longer = current && session.expiresAt() > row.expiresAt();
+		long now = read.now();
+		boolean expired = row.expiresAt() <= now && !(current && session.expiresAt() > now);
+		long holderVersion = current ? session.version() : ended ? session.previousVersion() : -1;
+		return new LeaseState(row.election(), row.leaderId(), row.term(), row.version(), instant(row.acquiredAt()),
+				longer ? Instant.ofEpochMilli(session.lastSeen()) : instant(row.renewedAt()),
+				Instant.ofEpochMilli(longer ? session.expiresAt() : row.expiresAt()), row.handoverTo(),
+				row.reelectionRequested(), row.yieldedBy(), expired,
+				row.serverIdentity() != null && row.serverIdentity().equals(read.server()),
+				Instant.ofEpochMilli(now), holderVersion, !current && ended);
+	}
+
+	private static @Nullable Instant instant(@Nullable Long millis) {
+		return (millis != null) ? Instant.ofEpochMilli(millis) : null;
+	}
+
+	/**
+	 * What the next read reads.
+	 * @param whole whether it reads the view whole
+	 * @param since the rows changed from this database time on, where not whole
+	 * @param keys the elections read by key, where not whole
+	 * @param rescanNext where the slice of the following read starts
+	 */
+	record Plan(boolean whole, long since, List<String> keys, String rescanNext) {
+
+		static final Plan WHOLE = new Plan(true, 0, List.of(), "");
+
+	}
+
+	/** What one read answered, filled in as its rows are mapped ({@link LeaseRows#mapView}). */
+	static final class Read {
+
+		private long now = Long.MIN_VALUE;
+
+		private @Nullable String server;
+
+		private final Map<String, Session> sessions = new HashMap<>();
+
+		private final List<String> members = new ArrayList<>();
+
+		private final List<Row> rows = new ArrayList<>();
+
+		/** Take the database clock and the answering server's identity from a node row. */
+		void clock(long now, @Nullable String server) {
+			// The latest, where the clock is read per row (PostgreSQL's clock_timestamp()).
+			this.now = Math.max(this.now, now);
+			this.server = server;
+		}
+
+		/** @return the database clock */
+		long now() {
+			return this.now;
+		}
+
+		/** @return the identity of the server that answered */
+		@Nullable String server() {
+			return this.server;
+		}
+
+		/** @return the node rows, by node id */
+		Map<String, Session> sessions() {
+			return this.sessions;
+		}
+
+		/** @return the node's elections, where the read was whole */
+		List<String> members() {
+			return this.members;
+		}
+
+		/** @return the lease rows read */
+		List<Row> rows() {
+			return this.rows;
+		}
+
+	}
+
+	/**
+	 * A node row: a session.
+	 * @param instanceId the running instance that uses the node id
+	 * @param version moved on by every refresh
+	 * @param expiresAt when the session runs out unless refreshed
+	 * @param lastSeen when it was last refreshed
+	 * @param previousInstance the instance whose session ended when this one took the node id over
+	 * @param previousVersion the version that session ended at
+	 * @param takeovers how many take-overs wrote the row
+	 */
+	record Session(String instanceId, long version, long expiresAt, long lastSeen, @Nullable String previousInstance,
+			long previousVersion, long takeovers) {
+	}
+
+	/**
+	 * A lease row as stored.
+	 * @param election the election
+	 * @param leaderId the holder, if any
+	 * @param term the term
+	 * @param version the row's version
+	 * @param acquiredAt when the holder acquired it
+	 * @param renewedAt when it was last renewed on its own
+	 * @param expiresAt its own expiry
+	 * @param handoverTo a requested hand-over's target
+	 * @param reelectionRequested whether a re-election was requested
+	 * @param yieldedBy the node that last gave it up
+	 * @param serverIdentity the server that granted it
+	 * @param leaderInstance the instance whose session it lives on
+	 */
+	record Row(String election, @Nullable String leaderId, long term, long version, @Nullable Long acquiredAt,
+			@Nullable Long renewedAt, long expiresAt, @Nullable String handoverTo, boolean reelectionRequested,
+			@Nullable String yieldedBy, @Nullable String serverIdentity, @Nullable String leaderInstance) {
+	}
+
+}
