@@ -1,0 +1,109 @@
+package io.github.dbleader.election.jdbc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+
+import io.github.dbleader.election.LeaseState;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What {@link LeaseView} decides to read, without a database: the slices read again by key
+ * cover every election and start over, the elections due come on top, and the view is read
+ * whole when it must be.
+ */
+class LeaseViewTests {
+
+	private static final List<String> ELECTIONS = IntStream.range(0, 7).mapToObj((i) -> "e" + i).toList();
+
+	@Test
+	void theSlicesCoverEveryElectionInNameOrderAndStartOver() {
+		LeaseView view = new LeaseView(0, 3);
+		assertThat(view.plan().whole()).as("a new view").isTrue();
+		view.apply(LeaseView.Plan.WHOLE, read(1_000, ELECTIONS), "a");
+
+		List<List<String>> slices = new ArrayList<>();
+		for (int round = 0; round < 4; round++) {
+			LeaseView.Plan plan = view.plan();
+			assertThat(plan.whole()).isFalse();
+			assertThat(plan.since()).isEqualTo(1_000 + round - LeaseView.OVERLAP_MILLIS);
+			slices.add(plan.keys());
+			view.apply(plan, read(1_001 + round, List.of()), "a");
+		}
+		assertThat(slices).containsExactly(List.of("e0", "e1", "e2"), List.of("e3", "e4", "e5"), List.of("e6"),
+				List.of("e0", "e1", "e2"));
+	}
+
+	@Test
+	void electionsJoinedOrChangingAreReadByKeyOnTopOfTheSlice() {
+		LeaseView view = new LeaseView(0, 2);
+		view.apply(LeaseView.Plan.WHOLE, read(1_000, ELECTIONS), "a");
+		view.joined(List.of("new"));
+		view.changing(List.of("e5", "not-a-candidacy"));
+		assertThat(view.plan().keys()).containsExactly("e0", "e1", "e5", "new");
+	}
+
+	@Test
+	void fewElectionsAreReadWholeEveryRound() {
+		LeaseView view = new LeaseView(7, 2);
+		view.apply(LeaseView.Plan.WHOLE, read(1_000, ELECTIONS), "a");
+		assertThat(view.plan().whole()).isTrue();
+		view.joined(List.of("e7"));
+		assertThat(view.plan().whole()).as("eight elections").isFalse();
+	}
+
+	@Test
+	void aReadAfterAClockStepBackAServerChangeOrATakeOverOfTheNodesLeaseIsWhole() {
+		LeaseView view = new LeaseView(0, 2);
+		view.apply(LeaseView.Plan.WHOLE, read(1_000, ELECTIONS), "a");
+		assertThat(view.needsWhole(read(1_500, List.of()), "a")).isFalse();
+		assertThat(view.needsWhole(read(999, List.of()), "a")).as("clock went back").isTrue();
+		LeaseView.Read otherServer = read(1_500, List.of());
+		otherServer.clock(1_500, "another server");
+		assertThat(view.needsWhole(otherServer, "a")).as("another server").isTrue();
+		LeaseView.Read takenOver = read(1_500, List.of());
+		takenOver.sessions().put("a", new LeaseView.Session("a-1", 8, 4_000, 1_000, null, 0, 1));
+		assertThat(view.needsWhole(takenOver, "a")).as("a take-over wrote the session").isTrue();
+	}
+
+	@Test
+	void aLeaseLivesOnTheSessionOfTheInstanceThatAcquiredIt() {
+		LeaseView.Read read = read(1_000, List.of());
+		read.sessions().put("b", new LeaseView.Session("b-2", 9, 4_000, 900, "b-1", 5, 0));
+		LeaseView.Row current = new LeaseView.Row("e", "b", 7, 3, 100L, 100L, 200, null, false, null, "server", "b-2");
+		LeaseView.Row ended = new LeaseView.Row("e", "b", 7, 3, 100L, 100L, 200, null, false, null, "old", "b-1");
+		LeaseView.Row none = new LeaseView.Row("e", "b", 7, 3, 100L, 100L, 200, null, false, null, "server", null);
+
+		LeaseState live = LeaseView.state(current, read);
+		assertThat(live.expired()).isFalse();
+		assertThat(live.expiresAt().toEpochMilli()).isEqualTo(4_000);
+		assertThat(live.renewedAt().toEpochMilli()).isEqualTo(900);
+		assertThat(live.holderVersion()).isEqualTo(9);
+		assertThat(live.sessionEnded()).isFalse();
+		assertThat(live.sameServer()).isTrue();
+
+		LeaseState endedState = LeaseView.state(ended, read);
+		assertThat(endedState.expired()).isTrue();
+		assertThat(endedState.expiresAt().toEpochMilli()).isEqualTo(200);
+		assertThat(endedState.holderVersion()).isEqualTo(5);
+		assertThat(endedState.sessionEnded()).isTrue();
+		assertThat(endedState.sameServer()).isFalse();
+
+		LeaseState without = LeaseView.state(none, read);
+		assertThat(without.expired()).isTrue();
+		assertThat(without.holderVersion()).isEqualTo(-1);
+		assertThat(without.sessionEnded()).isFalse();
+	}
+
+	/** A read at a database time on "server", of the node's elections where it is whole. */
+	private static LeaseView.Read read(long now, List<String> members) {
+		LeaseView.Read read = new LeaseView.Read();
+		read.clock(now, "server");
+		read.sessions().put("a", new LeaseView.Session("a-1", 1, now + 3_000, now, null, 0, 0));
+		read.members().addAll(members);
+		return read;
+	}
+
+}
