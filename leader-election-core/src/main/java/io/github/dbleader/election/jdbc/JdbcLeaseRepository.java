@@ -458,16 +458,22 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		LeaseView view = this.views.computeIfAbsent(List.of(nodeId, instanceId),
 				(key) -> new LeaseView(this.readInFullUpTo, this.rescannedPerRound));
 		LeaseView.Plan plan = view.plan();
-		LeaseView.Read read = readView(view, plan, nodeId, instanceId);
+		LeaseView.Read read = readView(plan, nodeId, instanceId);
 		if (!plan.whole() && view.needsWhole(read, nodeId)) {
 			plan = LeaseView.Plan.WHOLE;
-			read = readView(view, plan, nodeId, instanceId);
+			read = readView(plan, nodeId, instanceId);
 		}
-		return view.apply(plan, read, nodeId);
+		List<LeaseState> leases = view.apply(plan, read, nodeId);
+		if (this.causalReadsFailing) {
+			// The node's own data answered: changes it has not applied yet may carry times
+			// before the next read's, so that one reads the view whole.
+			view.invalidate();
+		}
+		return leases;
 	}
 
 	/** Read what a plan says, causally on Galera. */
-	private LeaseView.Read readView(LeaseView view, LeaseView.Plan plan, String nodeId, String instanceId) {
+	private LeaseView.Read readView(LeaseView.Plan plan, String nodeId, String instanceId) {
 		ServerStatements statements = statements();
 		String sql;
 		List<Object> args = new ArrayList<>(plan.keys().size() + 2);
@@ -502,8 +508,6 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				logger.warn("Causal reads of the leases wait too long on this Galera node; reading the node's own"
 						+ " data until they answer again: {}", ex.toString());
 			}
-			// Changes the node has not applied yet may carry times before the next read's.
-			view.invalidate();
 			return readView(this.causalOrLocalJdbc, sql, plan, values);
 		}
 		if (this.causalReadsFailing) {
