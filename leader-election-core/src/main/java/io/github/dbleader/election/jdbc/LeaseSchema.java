@@ -11,11 +11,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -173,9 +175,15 @@ public final class LeaseSchema {
 	private static void populate(Connection connection, ResourceDatabasePopulator populator, LeaseTables tables) {
 		try {
 			DatabaseMetaData metaData = connection.getMetaData();
+			// Each table's columns read once: the catalogue is slow to ask on MySQL.
+			Map<String, Set<String>> columns = new HashMap<>();
 			for (AddedColumn added : AddedColumn.of(tables)) {
-				if (hasColumn(metaData, connection, added.table(), "node_id", "election_name")
-						&& !hasColumn(metaData, connection, added.table(), added.column())) {
+				Set<String> existing = columns.get(added.table());
+				if (existing == null) {
+					existing = columns(metaData, connection, added.table());
+					columns.put(added.table(), existing);
+				}
+				if (!existing.isEmpty() && !existing.contains(added.column())) {
 					try (Statement alter = connection.createStatement()) {
 						alter.execute("ALTER TABLE " + added.table() + " ADD COLUMN " + added.column() + " "
 								+ added.definition());
@@ -194,23 +202,26 @@ public final class LeaseSchema {
 		populator.populate(connection);
 	}
 
-	/** Whether the table exists and has one of the columns. */
-	private static boolean hasColumn(DatabaseMetaData metaData, Connection connection, String table, String... column)
+	/** The columns of a table, in lower case; none if it does not exist. */
+	private static Set<String> columns(DatabaseMetaData metaData, Connection connection, String table)
 			throws SQLException {
 		// As the database stores unquoted names: as written (MySQL), lower case (PostgreSQL) or
 		// upper case (H2). The name is a pattern ('_' matches any character): compare exactly.
+		Set<String> found = new HashSet<>();
 		for (String name : new LinkedHashSet<>(
 				List.of(table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT)))) {
-			try (ResultSet columns = metaData.getColumns(connection.getCatalog(), connection.getSchema(), name, null)) {
-				while (columns.next()) {
-					if (table.equalsIgnoreCase(columns.getString("TABLE_NAME"))
-							&& Arrays.stream(column).anyMatch(columns.getString("COLUMN_NAME")::equalsIgnoreCase)) {
-						return true;
+			try (ResultSet rs = metaData.getColumns(connection.getCatalog(), connection.getSchema(), name, null)) {
+				while (rs.next()) {
+					if (table.equalsIgnoreCase(rs.getString("TABLE_NAME"))) {
+						found.add(rs.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
 					}
 				}
 			}
+			if (!found.isEmpty()) {
+				return found;
+			}
 		}
-		return false;
+		return found;
 	}
 
 	/**
