@@ -178,6 +178,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private volatile int rescannedPerRound = LeaseView.RESCANNED_PER_ROUND;
 
+	private volatile int page = LeaseView.PAGE;
+
 	private final String inheritNode;
 
 	private final String insertNode;
@@ -455,12 +457,11 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 */
 	@Override
 	public List<LeaseState> findAll(String nodeId, String instanceId) {
-		LeaseView view = this.views.computeIfAbsent(List.of(nodeId, instanceId),
-				(key) -> new LeaseView(this.readInFullUpTo, this.rescannedPerRound));
+		LeaseView view = view(nodeId, instanceId);
 		LeaseView.Plan plan = view.plan();
 		LeaseView.Read read = readView(plan, nodeId, instanceId);
 		if (!plan.whole() && view.needsWhole(read, nodeId)) {
-			plan = LeaseView.Plan.WHOLE;
+			plan = view.wholePlan();
 			read = readView(plan, nodeId, instanceId);
 		}
 		List<LeaseState> leases = view.apply(plan, read, nodeId);
@@ -491,7 +492,36 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			}
 			sql = statement.toString();
 		}
-		Object[] values = args.toArray();
+		if (plan.paged()) {
+			return readPages(statements, plan, nodeId, instanceId);
+		}
+		return readCausally(statements, sql, plan, args.toArray());
+	}
+
+	/**
+	 * Read the view whole in pages of elections in name order (the
+	 * database's), one statement each after one for the node rows, so that no statement
+	 * nears the statement timeout however many elections the node has.
+	 */
+	private LeaseView.Read readPages(ServerStatements statements, LeaseView.Plan plan, String nodeId,
+			String instanceId) {
+		LeaseView.Read read = readCausally(statements, statements.viewSessionsOnly(), plan, new Object[0]);
+		String after = "";
+		while (true) {
+			LeaseView.Read page = readCausally(statements, statements.viewPage(), plan,
+					new Object[] { nodeId, instanceId, after, plan.pageSize() });
+			read.members().addAll(page.members());
+			read.rows().addAll(page.rows());
+			if (page.members().size() < plan.pageSize()) {
+				return read;
+			}
+			after = page.members().get(page.members().size() - 1);
+		}
+	}
+
+	/** Run one statement of a view's read, causally on Galera. */
+	private LeaseView.Read readCausally(ServerStatements statements, String sql, LeaseView.Plan plan,
+			Object[] values) {
 		if (statements.readPrefix().isEmpty()) {
 			return readView(this.jdbc, sql, plan, values);
 		}
@@ -526,14 +556,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	/**
-	 * Change how many elections a node's view reads whole every round and how many it reads
-	 * again by key besides what changed; for tests of the partial read with few elections.
+	 * Change how many elections a node's view reads whole every round, how many it reads
+	 * again by key besides what changed, and how many a page of a whole read has; for tests
+	 * of the partial and paged reads with few elections.
 	 * @param readInFullUpTo up to how many elections every read is whole
 	 * @param rescannedPerRound how many elections a partial read reads again by key
+	 * @param page most elections per page of a whole read
 	 */
-	void viewLimits(int readInFullUpTo, int rescannedPerRound) {
+	void viewLimits(int readInFullUpTo, int rescannedPerRound, int page) {
 		this.readInFullUpTo = readInFullUpTo;
 		this.rescannedPerRound = rescannedPerRound;
+		this.page = page;
 		this.views.clear();
 	}
 
@@ -545,9 +578,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.views.values().forEach((view) -> view.changing(elections));
 	}
 
-	/** The view of a node id and instance, if it has one. */
-	private Optional<LeaseView> view(String nodeId, String instanceId) {
-		return Optional.ofNullable(this.views.get(List.of(nodeId, instanceId)));
+	/** The view of a node id and instance, new if it has none. */
+	private LeaseView view(String nodeId, String instanceId) {
+		return this.views.computeIfAbsent(List.of(nodeId, instanceId),
+				(key) -> new LeaseView(this.readInFullUpTo, this.rescannedPerRound, this.page));
 	}
 
 	/**
@@ -856,7 +890,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public void removeCandidate(String election, String nodeId, String instanceId) {
-		view(nodeId, instanceId).ifPresent((view) -> view.left(election));
+		view(nodeId, instanceId).left(election);
 		this.jdbc.update(this.removeCandidate, election, nodeId, instanceId);
 	}
 
@@ -867,7 +901,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 */
 	@Override
 	public void leaveOtherElections(String nodeId, String instanceId, Collection<String> elections) {
-		view(nodeId, instanceId).ifPresent((view) -> view.retain(elections));
+		view(nodeId, instanceId).retain(elections);
 		Set<String> running = new HashSet<>(elections);
 		List<Object[]> others = new ArrayList<>();
 		for (String election : this.jdbc.queryForList(this.ownCandidacies, String.class, nodeId, instanceId)) {
@@ -888,7 +922,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public void join(String nodeId, String instanceId, Collection<String> elections) {
-		view(nodeId, instanceId).ifPresent((view) -> view.joined(elections));
+		// The view knows how many elections its first read reads (in pages, if many).
+		view(nodeId, instanceId).joined(elections);
 		String ignoreDuplicates = this.ignoreDuplicates;
 		if (ignoreDuplicates == null) {
 			for (String election : elections) {
@@ -1017,7 +1052,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * does not act on a lease older than the last one committed on any node, except on the
 	 * plain read that stands in when the causal read waits too long).
 	 */
-	private record ServerStatements(String find, String readPrefix, String viewWhole, String viewChanged, String create,
+	private record ServerStatements(String find, String readPrefix, String viewWhole, String viewChanged,
+			String viewSessionsOnly, String viewPage, String create,
 			String takeOver, String takeOverWithoutSession, String takeOverFromEndedSession, BatchedHolderChange batch,
 			String newTerm, String handOver, String reacquire, String liveCandidates) {
 
@@ -1049,6 +1085,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 					+ " WHERE c.election_name = ? AND n.last_seen > " + now + " - ? ORDER BY c.node_id";
 			return new ServerStatements(select + " WHERE l.election_name = ?", read,
 					viewSessions + LeaseRows.viewWhole(lease, candidates), viewSessions + LeaseRows.viewChanged(lease),
+					viewSessions, LeaseRows.viewPage(lease, candidates),
 					LeaseRows.insertElection(dialect, lease, server), takeOver,
 					takeOver + " AND " + LeaseRows.noSession(sessions),
 					takeOver + " AND " + LeaseRows.noSession(sessions) + " AND " + LeaseRows.sessionEndedAt(sessions),

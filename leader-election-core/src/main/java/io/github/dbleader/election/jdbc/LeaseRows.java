@@ -110,6 +110,20 @@ final class LeaseRows {
 	}
 
 	/**
+	 * A page of a whole read of a view, as a statement of its own (after {@link #viewSessions}
+	 * alone): the next elections in name order after a given one, with their lease rows;
+	 * parameters: the node id, the instance id, the last election of the page before (empty
+	 * for the first) and the most elections of a page.
+	 * @param lease the lease table
+	 * @param candidates the candidates table
+	 * @return the statement
+	 */
+	static String viewPage(String lease, String candidates) {
+		return viewWhole(lease, candidates).substring(" UNION ALL ".length())
+				+ " AND c.election_name > ? ORDER BY c.election_name LIMIT ?";
+	}
+
+	/**
 	 * The part of the view's read that reads the lease rows changed from a database time on
 	 * (by the index of {@code changed_at}), of any election; one parameter, the time.
 	 * @param lease the lease table

@@ -62,12 +62,20 @@ final class LeaseView {
 	/** How many elections a round reads again by key, besides what changed. */
 	static final int RESCANNED_PER_ROUND = 1_000;
 
-	/** Most keys one read lists; with more due, the view is read whole. */
+	/** Most keys one read lists; the elections due beyond them wait for the next reads. */
 	static final int MAX_KEYS_PER_READ = 10_000;
+
+	/**
+	 * Most elections one statement of a whole read reads: a view of more is read in pages
+	 * of its elections in name order, each far below the statement timeout.
+	 */
+	static final int PAGE = 10_000;
 
 	private final int readInFullUpTo;
 
 	private final int rescannedPerRound;
+
+	private final int page;
 
 	/** The node's elections: those it is a candidate of, as last read whole and joined since. */
 	private final NavigableSet<String> elections = new TreeSet<>();
@@ -89,9 +97,10 @@ final class LeaseView {
 	/** Where the next slice of elections read again by key starts, in name order. */
 	private String rescanFrom = "";
 
-	LeaseView(int readInFullUpTo, int rescannedPerRound) {
+	LeaseView(int readInFullUpTo, int rescannedPerRound, int page) {
 		this.readInFullUpTo = readInFullUpTo;
 		this.rescannedPerRound = rescannedPerRound;
+		this.page = page;
 	}
 
 	/**
@@ -101,11 +110,14 @@ final class LeaseView {
 	 * @return the plan
 	 */
 	synchronized Plan plan() {
-		if (!this.whole || this.elections.size() <= this.readInFullUpTo
-				|| this.due.size() + this.rescannedPerRound > MAX_KEYS_PER_READ) {
-			return Plan.WHOLE;
+		if (!this.whole || this.elections.size() <= this.readInFullUpTo) {
+			return wholePlan();
 		}
-		Set<String> keys = new TreeSet<>(this.due);
+		Set<String> keys = new TreeSet<>();
+		for (Iterator<String> due = this.due.iterator(); due.hasNext()
+				&& keys.size() < MAX_KEYS_PER_READ - this.rescannedPerRound;) {
+			keys.add(due.next());
+		}
 		// The next slice in name order, from where the last one ended; after the last name,
 		// the first again.
 		Iterator<String> next = this.elections.tailSet(this.rescanFrom, false).iterator();
@@ -114,7 +126,17 @@ final class LeaseView {
 			last = next.next();
 			keys.add(last);
 		}
-		return new Plan(false, this.lastRead - OVERLAP_MILLIS, List.copyOf(keys), next.hasNext() ? last : "");
+		return new Plan(false, false, this.page, this.lastRead - OVERLAP_MILLIS, List.copyOf(keys),
+				next.hasNext() ? last : "");
+	}
+
+	/**
+	 * A read of the whole view: in pages where the node has more elections than one statement
+	 * reads (as far as it knows: those it joined).
+	 * @return the plan
+	 */
+	synchronized Plan wholePlan() {
+		return new Plan(true, this.elections.size() > this.page, this.page, 0, List.of(), "");
 	}
 
 	/**
@@ -236,14 +258,13 @@ final class LeaseView {
 	/**
 	 * What the next read reads.
 	 * @param whole whether it reads the view whole
+	 * @param paged whether a whole read goes in pages
+	 * @param pageSize most elections per page
 	 * @param since the rows changed from this database time on, where not whole
 	 * @param keys the elections read by key, where not whole
 	 * @param rescanNext where the slice of the following read starts
 	 */
-	record Plan(boolean whole, long since, List<String> keys, String rescanNext) {
-
-		static final Plan WHOLE = new Plan(true, 0, List.of(), "");
-
+	record Plan(boolean whole, boolean paged, int pageSize, long since, List<String> keys, String rescanNext) {
 	}
 
 	/** What one read answered, filled in as its rows are mapped ({@link LeaseRows#mapView}). */

@@ -56,7 +56,7 @@ class HeartbeatScaleMeasurement {
 					() -> time(() -> repository.findAll("a", "a-1")));
 			JdbcLeaseRepository whole = new JdbcLeaseRepository(dataSource, SqlDialect.MYSQL, TABLES,
 					Duration.ofSeconds(60));
-			whole.viewLimits(Integer.MAX_VALUE, LeaseView.RESCANNED_PER_ROUND);
+			whole.viewLimits(Integer.MAX_VALUE, LeaseView.RESCANNED_PER_ROUND, Integer.MAX_VALUE);
 			whole.findAll("a", "a-1");
 			measure("findAll: whole, every lease of the node", rounds, () -> time(() -> whole.findAll("a", "a-1")));
 			measure("findAll SQL, rows iterated, nothing read", rounds,

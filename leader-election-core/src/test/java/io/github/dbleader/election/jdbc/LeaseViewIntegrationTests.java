@@ -63,10 +63,13 @@ class LeaseViewIntegrationTests {
 				Duration.ofSeconds(30));
 	}
 
-	/** A repository whose views read partly from the second read on, two elections by key a round. */
+	/**
+	 * A repository whose views read partly from the second read on, a few elections by key a
+	 * round, and whole in pages of five elections.
+	 */
 	private JdbcLeaseRepository partial(TestDatabase database, int rescannedPerRound) {
 		JdbcLeaseRepository repository = repository(database);
-		repository.viewLimits(0, rescannedPerRound);
+		repository.viewLimits(0, rescannedPerRound, 5);
 		return repository;
 	}
 
@@ -223,6 +226,11 @@ class LeaseViewIntegrationTests {
 		assertThat(scans).filteredOn((scan) -> !scan.toLowerCase(java.util.Locale.ROOT).contains("nodes")
 				&& !scan.startsWith("<") && !scan.startsWith("n:") && !scan.startsWith("d:"))
 			.as(read)
+			.isEmpty();
+		// A page of a whole read: the node's candidacies by their index, their leases by key.
+		String page = LeaseRows.viewPage(TABLES.leaseTable(), TABLES.candidateTable());
+		assertThat(PlanCheck.scans(database, this.jdbc, new SentStatement(page, List.of("b", "b-1", "e5", 100))))
+			.as(page)
 			.isEmpty();
 	}
 

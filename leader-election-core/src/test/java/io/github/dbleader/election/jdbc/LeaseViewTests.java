@@ -20,9 +20,9 @@ class LeaseViewTests {
 
 	@Test
 	void theSlicesCoverEveryElectionInNameOrderAndStartOver() {
-		LeaseView view = new LeaseView(0, 3);
+		LeaseView view = new LeaseView(0, 3, LeaseView.PAGE);
 		assertThat(view.plan().whole()).as("a new view").isTrue();
-		view.apply(LeaseView.Plan.WHOLE, read(1_000, ELECTIONS), "a");
+		view.apply(view.wholePlan(), read(1_000, ELECTIONS), "a");
 
 		List<List<String>> slices = new ArrayList<>();
 		for (int round = 0; round < 4; round++) {
@@ -38,17 +38,41 @@ class LeaseViewTests {
 
 	@Test
 	void electionsJoinedOrChangingAreReadByKeyOnTopOfTheSlice() {
-		LeaseView view = new LeaseView(0, 2);
-		view.apply(LeaseView.Plan.WHOLE, read(1_000, ELECTIONS), "a");
+		LeaseView view = new LeaseView(0, 2, LeaseView.PAGE);
+		view.apply(view.wholePlan(), read(1_000, ELECTIONS), "a");
 		view.joined(List.of("new"));
 		view.changing(List.of("e5", "not-a-candidacy"));
 		assertThat(view.plan().keys()).containsExactly("e0", "e1", "e5", "new");
 	}
 
 	@Test
+	void electionsDueBeyondOneReadWaitForTheNextReads() {
+		LeaseView view = new LeaseView(0, 2, LeaseView.PAGE);
+		view.apply(view.wholePlan(), read(1_000, ELECTIONS), "a");
+		List<String> many = IntStream.range(0, LeaseView.MAX_KEYS_PER_READ).mapToObj((i) -> "j" + i).toList();
+		view.joined(many);
+		LeaseView.Plan first = view.plan();
+		assertThat(first.whole()).isFalse();
+		assertThat(first.keys()).hasSize(LeaseView.MAX_KEYS_PER_READ);
+		view.apply(first, read(1_001, List.of()), "a");
+		assertThat(view.plan().keys()).as("the rest of them and a slice").hasSize(2 + 2);
+	}
+
+	@Test
+	void aViewOfMoreElectionsThanAPageIsReadWholeInPages() {
+		LeaseView view = new LeaseView(0, 2, 5);
+		assertThat(view.plan().paged()).as("nothing joined yet").isFalse();
+		view.joined(ELECTIONS);
+		LeaseView.Plan plan = view.plan();
+		assertThat(plan.whole()).isTrue();
+		assertThat(plan.paged()).isTrue();
+		assertThat(plan.pageSize()).isEqualTo(5);
+	}
+
+	@Test
 	void fewElectionsAreReadWholeEveryRound() {
-		LeaseView view = new LeaseView(7, 2);
-		view.apply(LeaseView.Plan.WHOLE, read(1_000, ELECTIONS), "a");
+		LeaseView view = new LeaseView(7, 2, LeaseView.PAGE);
+		view.apply(view.wholePlan(), read(1_000, ELECTIONS), "a");
 		assertThat(view.plan().whole()).isTrue();
 		view.joined(List.of("e7"));
 		assertThat(view.plan().whole()).as("eight elections").isFalse();
@@ -56,8 +80,8 @@ class LeaseViewTests {
 
 	@Test
 	void aReadAfterAClockStepBackAServerChangeOrATakeOverOfTheNodesLeaseIsWhole() {
-		LeaseView view = new LeaseView(0, 2);
-		view.apply(LeaseView.Plan.WHOLE, read(1_000, ELECTIONS), "a");
+		LeaseView view = new LeaseView(0, 2, LeaseView.PAGE);
+		view.apply(view.wholePlan(), read(1_000, ELECTIONS), "a");
 		assertThat(view.needsWhole(read(1_500, List.of()), "a")).isFalse();
 		assertThat(view.needsWhole(read(999, List.of()), "a")).as("clock went back").isTrue();
 		LeaseView.Read otherServer = read(1_500, List.of());
