@@ -87,6 +87,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	/** Most node rows, and most leases, one purge deletes. */
 	static final int PURGED_PER_ROUND = 100;
 
+	/**
+	 * Most lease rows one purge looks through for unused ones: the next slice in key order,
+	 * so that the search stays far below the statement timeout at any number of elections.
+	 */
+	static final int PURGE_SLICE = 1_000;
+
 	/** Most elections one join statement inserts. */
 	static final int JOINS_PER_STATEMENT = 1_000;
 
@@ -218,7 +224,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	/** Deletes the candidates rows of one node id. */
 	private final String purgeCandidacies;
 
+	/** The last key of the next slice of lease rows a purge looks through, if the table goes on. */
+	private final String purgeSliceEnd;
+
+	/** Unused leases in a slice of keys. */
 	private final String unusedLeases;
+
+	/** Unused leases from a key to the end of the table. */
+	private final String unusedLeasesToTheEnd;
+
+	/** Where the next purge's slice of lease rows starts, after this key. */
+	private volatile String purgeFrom = "";
 
 	/** Deletes one lease if it is still unused. */
 	private final String purgeLease;
@@ -340,9 +356,15 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.purgeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND last_seen" + stale;
 		this.purgeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ?";
 		// Lock rows are never purged: a node takes a lock by updating the row it knows exists.
-		this.unusedLeases = "SELECT election_name FROM " + lease + " l WHERE expires_at" + stale
+		// With sessions, almost every lease row's own expiry is old: a search by it alone would
+		// read the whole table. A slice of keys at a time instead.
+		this.purgeSliceEnd = "SELECT election_name FROM " + lease + " WHERE election_name > ? ORDER BY election_name"
+				+ " LIMIT 1 OFFSET " + (PURGE_SLICE - 1);
+		String unused = "SELECT election_name FROM " + lease + " l WHERE l.election_name > ? AND expires_at" + stale
 				+ " AND NOT EXISTS (SELECT 1 FROM " + candidates + " c WHERE c.election_name = l.election_name)"
-				+ " AND l.election_name NOT LIKE '" + ClusterLocks.KEY_PREFIX + "%'" + limit;
+				+ " AND l.election_name NOT LIKE '" + ClusterLocks.KEY_PREFIX + "%'";
+		this.unusedLeases = unused + " AND l.election_name <= ?" + limit;
+		this.unusedLeasesToTheEnd = unused + limit;
 		this.purgeLease = "DELETE FROM " + lease + " WHERE election_name = ? AND expires_at" + stale;
 		this.purgeFence = "DELETE FROM " + fence + " WHERE election_name = ?";
 		// The fence row copies the holder from the lease row, in the transaction that changed it.
@@ -963,7 +985,9 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	/**
 	 * Delete what stayed unused for {@code maxAge}: at most {@value #PURGED_PER_ROUND} node
 	 * rows with their candidacies and as many leases with their fence rows per call, each
-	 * by key; the rest is left to later calls.
+	 * by key; the rest is left to later calls. The leases are looked for in the next slice of
+	 * {@value #PURGE_SLICE} lease rows in key order, the slices going round the table call
+	 * after call.
 	 */
 	@Override
 	public void purge(Duration maxAge) {
@@ -973,8 +997,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		}
 		// A fenced transaction of a deleted lease could only fail its check; nothing else
 		// reads a fence row without its lease.
-		for (String election : this.jdbc.queryForList(this.unusedLeases, String.class, millis)) {
+		String from = this.purgeFrom;
+		List<String> end = this.jdbc.queryForList(this.purgeSliceEnd, String.class, from);
+		List<String> unused = end.isEmpty()
+				? this.jdbc.queryForList(this.unusedLeasesToTheEnd, String.class, from, millis)
+				: this.jdbc.queryForList(this.unusedLeases, String.class, from, millis, end.get(0));
+		for (String election : unused) {
 			deleteWithDependants(this.purgeLease, this.purgeFence, election, millis);
+		}
+		// A slice with more unused rows than one purge deletes is looked through again.
+		if (unused.size() < PURGED_PER_ROUND) {
+			this.purgeFrom = end.isEmpty() ? "" : end.get(0);
 		}
 	}
 

@@ -279,6 +279,32 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(repository.heartbeat("crashed", "c-2", LEASE)).isEqualTo(Candidacy.CREATED);
 	}
 
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void purgeLooksThroughTheLeasesASliceAtATimeAndGoesRound(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		// 2,500 leases that a node runs, and one nobody runs any more, last in key order.
+		List<String> elections = IntStream.range(0, 2_500).mapToObj((i) -> String.format("e%04d", i)).toList();
+		joinAs(repository, "a", elections.toArray(String[]::new));
+		assertThat(repository.createAll("a", elections, Duration.ofMillis(1))).hasSize(2_500);
+		assertThat(repository.create("z-unused", "a", Duration.ofMillis(1))).isTrue();
+		new JdbcTemplate(this.dataSource).update("UPDATE " + TABLES.leaseTable() + " SET expires_at = expires_at - 3600000");
+		Duration maxAge = Duration.ofMinutes(1);
+
+		repository.purge(maxAge);
+		repository.purge(maxAge);
+		assertThat(repository.find("z-unused")).as("after two slices of 1,000").isPresent();
+		repository.purge(maxAge);
+		assertThat(repository.find("z-unused")).as("after the third, to the end").isEmpty();
+		// Round again: one created and left unused at the start of the keys is found next time.
+		assertThat(repository.create("a-unused", "a", Duration.ofMillis(1))).isTrue();
+		new JdbcTemplate(this.dataSource)
+			.update("UPDATE " + TABLES.leaseTable() + " SET expires_at = expires_at - 3600000 WHERE election_name = 'a-unused'");
+		repository.purge(maxAge);
+		assertThat(repository.find("a-unused")).isEmpty();
+		assertThat(repository.find("e2499")).as("a lease a node runs stays").isPresent();
+	}
+
 	private List<String> fenceRows(TestDatabase database) {
 		return new JdbcTemplate(this.dataSource)
 			.queryForList("SELECT election_name FROM " + TABLES.fenceTable() + " ORDER BY election_name", String.class);
