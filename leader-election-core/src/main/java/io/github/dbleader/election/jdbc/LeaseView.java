@@ -104,9 +104,9 @@ final class LeaseView {
 	}
 
 	/**
-	 * What the next read should be, given the sessions part of it. The plan is taken before
-	 * the lease rows are read, in the same statement: a read whole is decided on the last
-	 * read's sessions and the elections due.
+	 * What the next read should be, decided before it is sent: on what the last read saw
+	 * and the elections due since. A read that then shows a reason to read whole
+	 * ({@link #needsWhole}) is followed by a whole one.
 	 * @return the plan
 	 */
 	synchronized Plan plan() {
