@@ -268,7 +268,7 @@ class FaultScenariosIntegrationTests {
 			long marksFrom = leader.log().mark();
 			long lossFrom = database.now();
 			// The renewal is the refresh of the leader's session, its node's row.
-			leader.proxy().loseRepliesTo("SET last_seen");
+			leader.proxy().loseRepliesTo("_nodes SET expires_at");
 			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
 			long firstLoss = leader.proxy().firstLossMillis();
 			int lost = leader.proxy().lostReplies();

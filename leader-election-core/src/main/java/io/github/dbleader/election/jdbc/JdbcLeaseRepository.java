@@ -315,8 +315,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		// GREATEST: the row changes even on a second heartbeat within one millisecond, so
 		// drivers that count changed rather than matched rows (useAffectedRows) count it.
 		// Each write of the row moves the session on (version) and keeps it live for a lease.
-		this.refreshNode = "UPDATE " + nodes + " SET last_seen = GREATEST(" + now + ", last_seen + 1),"
-				+ " version = version + 1, expires_at = " + now + " + ? WHERE node_id = ? AND instance_id = ?";
+		// The session expires a lease after last_seen, as the row counts stale for another
+		// instance (inheritNode): assigned first, from the old last_seen on every database
+		// (MySQL assigns from left to right, the others from the old row).
+		String seen = "GREATEST(" + now + ", last_seen + 1)";
+		this.refreshNode = "UPDATE " + nodes + " SET expires_at = " + seen + " + ?, last_seen = " + seen
+				+ ", version = version + 1 WHERE node_id = ? AND instance_id = ?";
 		// The earlier instance's session ends at its last version, which followers that watched
 		// it keep watching (assigned first: MySQL assigns from left to right).
 		this.inheritNode = "UPDATE " + nodes + " SET previous_instance = instance_id, previous_version = version,"

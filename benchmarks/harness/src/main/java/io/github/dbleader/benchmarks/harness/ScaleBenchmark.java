@@ -306,7 +306,7 @@ final class ScaleBenchmark {
 	 * @return a short name
 	 */
 	static String statementOf(String line) {
-		if (line.contains("UPDATE leader_election_lease_nodes SET last_seen")) {
+		if (line.contains("UPDATE leader_election_lease_nodes SET expires_at")) {
 			return "refresh node";
 		}
 		if (line.contains("SELECT 0, n.node_id")) {
