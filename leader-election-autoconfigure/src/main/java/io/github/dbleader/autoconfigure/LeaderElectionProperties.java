@@ -82,6 +82,8 @@ public class LeaderElectionProperties {
 
 	private final Jdbc jdbc = new Jdbc();
 
+	private final Metrics metrics = new Metrics();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -148,6 +150,10 @@ public class LeaderElectionProperties {
 
 	public Jdbc getJdbc() {
 		return this.jdbc;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
 	}
 
 	/**
@@ -434,6 +440,44 @@ public class LeaderElectionProperties {
 
 		/** The platforms, as the failure analysis lists them. */
 		static final String SUPPORTED_PLATFORMS = "mysql (also for MariaDB), mariadb, postgresql or h2";
+
+	}
+
+	/**
+	 * Properties of the elections' meters.
+	 */
+	public static class Metrics {
+
+		/**
+		 * Most elections with meters of their own (leader.election.leader, .term,
+		 * .transitions and .leader.only.skipped, tagged election), in the order this node
+		 * joins them; 0 for none. The node's totals (leader.election.elections, .elections.led,
+		 * .elections.transitions) count every election, so that an application with an
+		 * election per tenant keeps its heap and its metrics backend bounded. Partitions have
+		 * meters per group instead.
+		 */
+		private int perElectionLimit = 1_000;
+
+		public int getPerElectionLimit() {
+			return this.perElectionLimit;
+		}
+
+		public void setPerElectionLimit(int perElectionLimit) {
+			this.perElectionLimit = perElectionLimit;
+		}
+
+		/**
+		 * Determine the most elections with meters of their own.
+		 * @return the limit
+		 * @throws InvalidLeaderElectionPropertyException if it is negative
+		 */
+		public int determinePerElectionLimit() {
+			if (this.perElectionLimit < 0) {
+				throw invalid("metrics.per-election-limit", this.perElectionLimit, "the limit cannot be negative",
+						"a number of elections, 0 for none (the node's totals count them all)");
+			}
+			return this.perElectionLimit;
+		}
 
 	}
 

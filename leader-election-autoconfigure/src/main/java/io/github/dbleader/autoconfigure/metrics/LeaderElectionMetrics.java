@@ -21,6 +21,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The meters of the elections, each tagged with {@code election} unless said otherwise:
@@ -46,21 +48,41 @@ import org.jspecify.annotations.Nullable;
  * partitions.
  * </ul>
  * The elections of partitions have no meters of their own: a group of hundreds of
- * partitions would otherwise add hundreds of time series per meter.
+ * partitions would otherwise add hundreds of time series per meter. Nor have the elections
+ * beyond the first {@code leader-election.metrics.per-election-limit} (1,000 by default) this
+ * node runs: an application with an election per tenant would otherwise spend its heap and
+ * its metrics backend on hundreds of thousands of series. Every election outside partition
+ * groups, within the limit or not, is counted by the node's totals:
+ * <ul>
+ * <li>{@code leader.election.elections}: gauge, how many elections this node runs;
+ * <li>{@code leader.election.elections.led}: gauge, how many of them it leads now;
+ * <li>{@code leader.election.elections.transitions}: counter of this node's changes of
+ * leadership in any of them, tagged {@code type} and {@code reason} as above.
+ * </ul>
  * Receives the changes as a {@link LeadershipListener} (on the election's notification
  * thread) and the skipped calls as a {@link SkippedInvocationListener}.
  */
 public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, SkippedInvocationListener {
 
+	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionMetrics.class);
+
 	private static final String PREFIX = "leader.election.";
 
+	/** Most elections with meters of their own unless configured otherwise. */
+	public static final int DEFAULT_PER_ELECTION_LIMIT = 1_000;
+
 	private final Supplier<ElectionService> electionService;
+
+	private final int perElectionLimit;
 
 	private final Map<String, AtomicLong> seenTerms = new ConcurrentHashMap<>();
 
 	private final Set<String> gauged = ConcurrentHashMap.newKeySet();
 
 	private final Set<String> gaugedGroups = ConcurrentHashMap.newKeySet();
+
+	/** Whether {@link #perElectionLimit} elections have meters of their own. */
+	private volatile boolean limitReached;
 
 	private volatile @Nullable MeterRegistry registry;
 
@@ -70,18 +92,44 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 	 * is itself told about changes through this listener
 	 */
 	public LeaderElectionMetrics(Supplier<ElectionService> electionService) {
+		this(electionService, DEFAULT_PER_ELECTION_LIMIT);
+	}
+
+	/**
+	 * Create the meters.
+	 * @param electionService supplies the election service; called lazily, since the service
+	 * is itself told about changes through this listener
+	 * @param perElectionLimit most elections with meters of their own, in the order they get
+	 * them (at start-up, then as they are joined); 0 for none
+	 */
+	public LeaderElectionMetrics(Supplier<ElectionService> electionService, int perElectionLimit) {
+		if (perElectionLimit < 0) {
+			throw new IllegalArgumentException("perElectionLimit must not be negative, was " + perElectionLimit);
+		}
 		this.electionService = electionService;
+		this.perElectionLimit = perElectionLimit;
 	}
 
 	@Override
 	public void bindTo(MeterRegistry registry) {
 		this.registry = registry;
+		Gauge.builder(PREFIX + "elections", this, (metrics) -> metrics.elections(false))
+			.description("How many elections this node runs (partitions not counted)")
+			.strongReference(true)
+			.register(registry);
+		Gauge.builder(PREFIX + "elections.led", this, (metrics) -> metrics.elections(true))
+			.description("How many elections this node leads now (partitions not counted)")
+			.strongReference(true)
+			.register(registry);
 		this.electionService.get().elections().forEach((election) -> registerGauges(registry, election.name()));
 	}
 
 	@Override
 	public void granted(String election, String nodeId, long term) {
-		seenTerm(election).accumulateAndGet(term, Math::max);
+		AtomicLong seen = termOf(election);
+		if (seen != null) {
+			seen.accumulateAndGet(term, Math::max);
+		}
 		countTransition(election, "granted", "none");
 	}
 
@@ -93,7 +141,10 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 	@Override
 	public void leaderChanged(String election, @Nullable String previousLeader, @Nullable String newLeader,
 			long term) {
-		seenTerm(election).set(term);
+		AtomicLong seen = termOf(election);
+		if (seen != null) {
+			seen.set(term);
+		}
 	}
 
 	@Override
@@ -142,6 +193,15 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 			}
 			return;
 		}
+		MeterRegistry totals = this.registry;
+		if (totals != null) {
+			Counter.builder(PREFIX + "elections.transitions")
+				.description("Changes of this node's leadership of any election (partitions not counted)")
+				.tag("type", type)
+				.tag("reason", reason)
+				.register(totals)
+				.increment();
+		}
 		MeterRegistry registry = registeredFor(election);
 		if (registry != null) {
 			Counter.builder(PREFIX + "transitions")
@@ -157,13 +217,15 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 	/**
 	 * The registry, once bound, with the gauges of the election registered (elections can
 	 * be joined after start-up).
+	 * @return the registry, or {@code null} if not bound yet or the election has no meters of
+	 * its own
 	 */
 	private @Nullable MeterRegistry registeredFor(String election) {
 		MeterRegistry registry = this.registry;
 		if (registry != null) {
 			registerGauges(registry, election);
 		}
-		return registry;
+		return (this.gauged.contains(election)) ? registry : null;
 	}
 
 	private @Nullable MeterRegistry registeredForGroup(String group) {
@@ -186,17 +248,25 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 			.count();
 	}
 
+	private long elections(boolean led) {
+		return this.electionService.get()
+			.elections()
+			.stream()
+			.filter((election) -> PartitionGroup.groupOf(election.name()) == null && (!led || election.isLeader()))
+			.count();
+	}
+
 	private void registerGauges(MeterRegistry registry, String name) {
 		String group = PartitionGroup.groupOf(name);
 		if (group != null) {
 			registeredForGroup(group);
 			return;
 		}
-		if (this.gauged.contains(name)) {
+		if (this.gauged.contains(name) || this.limitReached) {
 			return;
 		}
 		Election election = this.electionService.get().findElection(name);
-		if (election == null || !this.gauged.add(name)) {
+		if (election == null || !withinLimit(name)) {
 			return;
 		}
 		Gauge.builder(PREFIX + "leader", election, (e) -> e.isLeader() ? 1 : 0)
@@ -209,6 +279,35 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 			.tag("election", name)
 			.strongReference(true)
 			.register(registry);
+	}
+
+	/**
+	 * Take the election into those with meters of their own, if the limit allows.
+	 * @return whether it was taken now (not before)
+	 */
+	private synchronized boolean withinLimit(String name) {
+		if (this.gauged.contains(name) || this.limitReached) {
+			return false;
+		}
+		if (this.gauged.size() >= this.perElectionLimit) {
+			this.limitReached = true;
+			logger.info("Elections beyond the first {} have no meters of their own; leader.election.elections, "
+					+ ".elections.led and .elections.transitions count them (leader-election.metrics.per-election-limit)",
+					this.perElectionLimit);
+			return false;
+		}
+		return this.gauged.add(name);
+	}
+
+	/**
+	 * The term last seen of an election that has, or may still get, a term gauge: none is
+	 * kept for partitions or elections beyond the limit.
+	 */
+	private @Nullable AtomicLong termOf(String election) {
+		if (PartitionGroup.groupOf(election) != null || (this.limitReached && !this.gauged.contains(election))) {
+			return null;
+		}
+		return seenTerm(election);
 	}
 
 	private AtomicLong seenTerm(String election) {

@@ -1,6 +1,7 @@
 package io.github.dbleader.autoconfigure.metrics;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.dbleader.autoconfigure.LeaderElectionProperties;
 import io.github.dbleader.election.ElectionService;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -27,8 +28,10 @@ public final class LeaderElectionMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LeaderElectionMetrics leaderElectionMetrics(ObjectProvider<ElectionService> electionService) {
-		return new LeaderElectionMetrics(electionService::getObject);
+	LeaderElectionMetrics leaderElectionMetrics(ObjectProvider<ElectionService> electionService,
+			LeaderElectionProperties properties) {
+		return new LeaderElectionMetrics(electionService::getObject,
+				properties.getMetrics().determinePerElectionLimit());
 	}
 
 	@Bean

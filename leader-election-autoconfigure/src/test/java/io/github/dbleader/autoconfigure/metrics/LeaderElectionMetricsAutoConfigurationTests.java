@@ -1,8 +1,11 @@
 package io.github.dbleader.autoconfigure.metrics;
 
 import java.time.Duration;
+import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 
+import io.github.dbleader.autoconfigure.InvalidLeaderElectionPropertyException;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
@@ -91,6 +94,51 @@ class LeaderElectionMetricsAutoConfigurationTests {
 				assertThat(registry.find("leader.election.transitions").counters())
 					.allMatch((counter) -> "default".equals(counter.getId().getTag("election")));
 			});
+	}
+
+	@Test
+	void electionsBeyondThePerElectionLimitHaveNoMetersOfTheirOwnButTheTotalsCountThem() {
+		this.contextRunner
+			.withPropertyValues("leader-election.elections=a,b,c", "leader-election.metrics.per-election-limit=2")
+			.run((context) -> {
+				ElectionService service = context.getBean(ElectionService.class);
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> service.election("a").isLeader() && service.election("b").isLeader()
+							&& service.election("c").isLeader());
+				Set<String> metered = registry.find("leader.election.leader")
+					.gauges()
+					.stream()
+					.map((gauge) -> gauge.getId().getTag("election"))
+					.collect(Collectors.toSet());
+				assertThat(metered).hasSize(2).isSubsetOf("a", "b", "c");
+				assertThat(registry.find("leader.election.term").gauges()).hasSize(2);
+				assertThat(registry.get("leader.election.elections").gauge().value()).isEqualTo(3);
+				assertThat(registry.get("leader.election.elections.led").gauge().value()).isEqualTo(3);
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> registry.find("leader.election.elections.transitions")
+						.tags("type", "granted", "reason", "none")
+						.counter() != null
+							&& registry.get("leader.election.elections.transitions")
+								.tags("type", "granted", "reason", "none")
+								.counter()
+								.count() == 3);
+				assertThat(registry.find("leader.election.transitions").counters())
+					.extracting((counter) -> counter.getId().getTag("election"))
+					.hasSize(2)
+					.allMatch(metered::contains);
+				service.election("c").release();
+				assertThat(registry.get("leader.election.elections.led").gauge().value()).isEqualTo(2);
+			});
+	}
+
+	@Test
+	void aNegativePerElectionLimitFailsStartUp() {
+		this.contextRunner.withPropertyValues("leader-election.metrics.per-election-limit=-1")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidLeaderElectionPropertyException.class)
+				.hasMessageContaining("leader-election.metrics.per-election-limit"));
 	}
 
 	@Test
