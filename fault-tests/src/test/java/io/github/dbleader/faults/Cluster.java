@@ -82,7 +82,7 @@ final class Cluster implements AutoCloseable {
 		}
 		// Here rather than at the first start, which a scenario may time.
 		SampleLaunch.of(this.jar);
-		this.logDirectory = Path.of(System.getProperty("fault.work-dir", "target/fault-runs"));
+		this.logDirectory = ForkLock.workDirectory();
 		requireSameClock(database);
 		database.dropTables();
 		this.monitor = new LeaseMonitor(database);

@@ -49,6 +49,9 @@ final class FaultDatabase {
 
 	private static final Pattern URL = Pattern.compile("jdbc:(mysql|mariadb|postgresql)://([^/:?,]+)(?::(\\d+))?(.*)");
 
+	/** The part of a URL after host and port: the database and the parameters. */
+	private static final Pattern DATABASE_PATH = Pattern.compile("/([A-Za-z0-9_]+)(\\?.*)?");
+
 	/** SQLSTATE of a missing table: MySQL and MariaDB (error 1146), PostgreSQL. */
 	private static final List<String> MISSING_TABLE = List.of("42S02", "42P01");
 
@@ -96,6 +99,41 @@ final class FaultDatabase {
 	static FaultDatabase fromEnvironment(TestDatabase database) {
 		database.dataSource(1).close();
 		return new FaultDatabase(database.url(), database.username(), database.password());
+	}
+
+	/**
+	 * The test rig's MySQL-protocol database for a {@link ForkUse.Mode#SHARED} scenario class:
+	 * the first fork's is {@link #fromEnvironment()}, each other fork's a database beside it
+	 * named after it with {@code _fork} and the fork's number (system property
+	 * {@code fault.fork}), created if missing, so that the forks' scenarios, which share the
+	 * suite's table names, never see each other's rows.
+	 * @return the database
+	 * @throws IllegalStateException if it cannot be had, reached or created
+	 */
+	static FaultDatabase forThisFork() {
+		FaultDatabase server = fromEnvironment();
+		int fork = ForkLock.forkNumber();
+		if (fork <= 1) {
+			return server;
+		}
+		Matcher path = DATABASE_PATH.matcher(server.parsed.group(4));
+		if (!path.matches()) {
+			throw new IllegalStateException("The test database's URL '" + server.url + "' names no database; fork "
+					+ fork + " of the fault tests needs one to name its own after");
+		}
+		String database = path.group(1) + "_fork" + fork;
+		try (Connection connection = server.connect(); Statement statement = connection.createStatement()) {
+			statement.execute("CREATE DATABASE IF NOT EXISTS " + database);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Fork " + fork + " of the fault tests runs on a database of its own, "
+					+ database + ", which user '" + server.username + "' could not create: create it and grant that user "
+					+ "every privilege on it (.ci/run does), or run one fork with -Dfault.forks=1", ex);
+		}
+		return new FaultDatabase("jdbc:" + server.parsed.group(1) + "://" + server.parsed.group(2)
+				+ ((server.parsed.group(3) != null) ? ":" + server.parsed.group(3) : "") + "/" + database
+				+ ((path.group(2) != null) ? path.group(2) : ""),
+				server.username, server.password);
 	}
 
 	/**

@@ -2,19 +2,24 @@ package io.github.dbleader.faults;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The summary of every scenario run in this JVM, rewritten after each one to
- * {@code target/fault-report.md} (system property {@code fault.report}) and printed.
+ * The summary of every scenario run by this build, rewritten after each one to
+ * {@code target/fault-report.md} (system property {@code fault.report}) and printed. The
+ * suite's forks write to the same report: each adds its row under a file lock, keeping the
+ * rows of the same build (system property {@code fault.build-id}) and dropping older ones.
  */
 final class FaultReport {
 
-	private static final List<Entry> entries = new ArrayList<>();
+	private static final String BUILD_MARK = "<!-- build ";
 
 	private FaultReport() {
 	}
@@ -24,36 +29,49 @@ final class FaultReport {
 	 * @param entry the outcome
 	 */
 	static synchronized void add(Entry entry) {
-		entries.add(entry);
 		System.out.println("[fault-report] " + entry.scenario() + ": " + entry.verdict() + "; failover "
 				+ entry.failover() + "; overlap " + entry.overlapMillis() + " ms; stale-term writes "
 				+ entry.staleWrites() + "; transitions " + entry.transitions() + "; " + entry.details());
-		write();
+		Path file = Path.of(System.getProperty("fault.report", "target/fault-report.md")).toAbsolutePath();
+		String build = System.getProperty("fault.build-id", "local");
+		try {
+			Files.createDirectories(file.getParent());
+			try (FileChannel lockFile = FileChannel.open(file.resolveSibling(file.getFileName() + ".lock"),
+					StandardOpenOption.CREATE, StandardOpenOption.WRITE); FileLock lock = lockFile.lock()) {
+				List<String> rows = new ArrayList<>();
+				if (Files.exists(file)) {
+					List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+					if (lines.contains(BUILD_MARK + build + " -->")) {
+						lines.stream().filter((line) -> line.startsWith("| ") && !line.startsWith("| scenario |"))
+							.forEach(rows::add);
+					}
+				}
+				rows.add(row(entry));
+				Files.writeString(file, report(build, rows), StandardCharsets.UTF_8);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
 	}
 
-	private static void write() {
+	private static String row(Entry entry) {
+		return "| " + entry.scenario() + " | " + entry.verdict() + " | " + entry.failover() + " | "
+				+ entry.overlapMillis() + " | " + entry.staleWrites() + " | " + entry.transitions() + " | "
+				+ entry.details().replace("|", "\\|").replace("\n", " ") + " |";
+	}
+
+	private static String report(String build, List<String> rows) {
 		StringBuilder report = new StringBuilder();
-		report.append("# Fault report\n\n");
+		report.append("# Fault report\n\n").append(BUILD_MARK).append(build).append(" -->\n\n");
 		report.append("Lease L = ").append(SampleNode.LEASE.toMillis()).append(" ms, renew interval R = ")
 			.append(SampleNode.RENEW.toMillis()).append(" ms, guard G = ").append(SampleNode.GUARD.toMillis())
 			.append(" ms, statement timeout = ").append(SampleNode.STATEMENT_TIMEOUT.toMillis())
 			.append(" ms, job interval = ").append(SampleNode.JOB_INTERVAL.toMillis()).append(" ms.\n\n");
 		report.append("| scenario | verdict | failover | overlap (ms) | stale-term writes | transitions | details |\n");
 		report.append("|---|---|---|---|---|---|---|\n");
-		for (Entry entry : entries) {
-			report.append("| ").append(entry.scenario()).append(" | ").append(entry.verdict()).append(" | ")
-				.append(entry.failover()).append(" | ").append(entry.overlapMillis()).append(" | ")
-				.append(entry.staleWrites()).append(" | ").append(entry.transitions()).append(" | ")
-				.append(entry.details().replace("|", "\\|").replace("\n", " ")).append(" |\n");
-		}
-		Path file = Path.of(System.getProperty("fault.report", "target/fault-report.md"));
-		try {
-			Files.createDirectories(file.toAbsolutePath().getParent());
-			Files.writeString(file, report, StandardCharsets.UTF_8);
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
+		rows.forEach((row) -> report.append(row).append('\n'));
+		return report.toString();
 	}
 
 	/**

@@ -43,6 +43,7 @@ import static org.awaitility.Awaitility.await;
  * cluster with one leader. The results go to {@code target/fault-report.md}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ForkUse(ForkUse.Mode.SHARED)
 class FaultScenariosIntegrationTests {
 
 	private static final long L = SampleNode.LEASE.toMillis();
@@ -75,7 +76,7 @@ class FaultScenariosIntegrationTests {
 
 	@BeforeAll
 	static void startCluster() {
-		database = FaultDatabase.fromEnvironment();
+		database = FaultDatabase.forThisFork();
 		cluster = new Cluster(database);
 		cluster.start(3);
 	}

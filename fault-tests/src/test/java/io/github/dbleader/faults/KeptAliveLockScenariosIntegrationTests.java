@@ -35,6 +35,7 @@ import static org.awaitility.Awaitility.await;
  * </ul>
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ForkUse(ForkUse.Mode.SHARED)
 class KeptAliveLockScenariosIntegrationTests {
 
 	private static final long AT_MOST_FOR_MILLIS = 2000;
@@ -56,7 +57,7 @@ class KeptAliveLockScenariosIntegrationTests {
 
 	@BeforeAll
 	static void startCluster() {
-		database = FaultDatabase.fromEnvironment();
+		database = FaultDatabase.forThisFork();
 		cluster = new Cluster(database, LOCK_JOB);
 		cluster.start(3);
 	}

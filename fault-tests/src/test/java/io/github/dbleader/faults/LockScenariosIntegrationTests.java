@@ -45,6 +45,7 @@ import static org.awaitility.Awaitility.await;
  * scenarios.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ForkUse(ForkUse.Mode.SHARED)
 class LockScenariosIntegrationTests {
 
 	static final long AT_MOST_FOR_MILLIS = 3000;
@@ -72,7 +73,7 @@ class LockScenariosIntegrationTests {
 
 	@BeforeAll
 	static void startCluster() {
-		database = FaultDatabase.fromEnvironment();
+		database = FaultDatabase.forThisFork();
 		cluster = new Cluster(database, LOCK_JOB);
 		cluster.start(3);
 	}

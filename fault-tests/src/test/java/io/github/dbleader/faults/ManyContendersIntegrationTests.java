@@ -50,6 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Execution(ExecutionMode.CONCURRENT)
 @ResourceLock(MixedWorkScenariosIntegrationTests.HEAVY_DATABASE_LOAD)
+@ForkUse(ForkUse.Mode.SHARED)
 class ManyContendersIntegrationTests {
 
 	static final int CONTENDERS = 20;

@@ -48,6 +48,7 @@ import static org.awaitility.Awaitility.await;
  * fault report ({@code target/fault-report.md}).
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@ForkUse(ForkUse.Mode.SHARED)
 class PartitionScenariosIntegrationTests {
 
 	static final int COUNT = 12;
@@ -77,7 +78,7 @@ class PartitionScenariosIntegrationTests {
 
 	@BeforeAll
 	static void startWatching() {
-		database = FaultDatabase.fromEnvironment();
+		database = FaultDatabase.forThisFork();
 		cluster = new Cluster(database, PARTITIONS);
 		watch = new PartitionWatch(database, GROUP);
 		suiteStart = database.now();

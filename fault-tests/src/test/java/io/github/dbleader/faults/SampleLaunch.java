@@ -62,10 +62,8 @@ final class SampleLaunch {
 
 	private static SampleLaunch prepare(Path jar) {
 		String name = jar.getFileName().toString().replaceFirst("\\.jar$", "");
-		Path directory = Path.of(System.getProperty("fault.work-dir", "target/fault-runs"))
-			.toAbsolutePath()
-			.resolve("launch")
-			.resolve(name);
+		// Each fork of the suite prepares its own: the forks start at the same time.
+		Path directory = ForkLock.workDirectory().resolve("launch").resolve(name);
 		Path extracted = directory.resolve("extracted");
 		Path archive = directory.resolve(name + ".jsa");
 		if (!Files.isRegularFile(jar)) {

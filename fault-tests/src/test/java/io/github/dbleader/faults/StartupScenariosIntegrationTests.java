@@ -40,6 +40,7 @@ import static org.awaitility.Awaitility.await;
  * ({@link #POOL_BACK_OFF}); a baseline node then follows it.</li>
  * </ul>
  */
+@ForkUse(ForkUse.Mode.SHARED)
 class StartupScenariosIntegrationTests {
 
 	private static final int ROUNDS = Integer.getInteger("fault.startup-rounds", 2);
@@ -69,8 +70,7 @@ class StartupScenariosIntegrationTests {
 	private final Path jar = Path.of(System.getProperty("fault.sample-jar",
 			"../sample-app/target/sample-app-0.1.0-SNAPSHOT.jar"));
 
-	private final Path logDirectory = Path.of(System.getProperty("fault.work-dir", "target/fault-runs"))
-		.resolve("startup");
+	private final Path logDirectory = ForkLock.workDirectory().resolve("startup");
 
 	/** Prepared before any test begins, so that no start it times includes the preparation. */
 	private final SampleLaunch launch = SampleLaunch.of(this.jar);

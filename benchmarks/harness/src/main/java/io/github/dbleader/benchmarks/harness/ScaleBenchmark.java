@@ -126,7 +126,9 @@ final class ScaleBenchmark {
 		}
 		catch (RuntimeException | SQLException ex) {
 			log(system, size, "failed: " + ex);
-			return Point.failed(system, size, ex.toString());
+			// The report's row says what did not hold, not which exception said it.
+			return Point.failed(system, size,
+					"did not hold: " + ((ex.getMessage() != null) ? ex.getMessage() : ex.toString()));
 		}
 		finally {
 			for (Node node : nodes) {
