@@ -32,7 +32,6 @@ import static org.awaitility.Awaitility.await;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ForkUse(ForkUse.Mode.ALONE)
 abstract class AbstractMixedWorkScenariosIntegrationTests {
 
 	private static final String GROUP = "orders";

@@ -33,12 +33,45 @@ final class ForkLock implements BeforeAllCallback, AfterAllCallback {
 
 	private static @Nullable FileLock lock;
 
+	/** This JVM's fork number once taken, and the lock that keeps it this JVM's until it ends. */
+	private static int fork;
+
+	private static @Nullable FileLock forkClaim;
+
 	/**
-	 * This JVM's fork of the suite (system property {@code fault.fork}).
+	 * This JVM's number among the suite's JVMs that run at once: the lowest whose lock file
+	 * ({@code target/fault-forks/<n>.lock}) no other running JVM holds, taken at first use
+	 * and kept until the JVM ends. Failsafe's own fork number only grows across the build's
+	 * executions, so it cannot name a fork's database.
 	 * @return 1 or more
 	 */
-	static int forkNumber() {
-		return Math.max(1, Integer.getInteger("fault.fork", 1));
+	static synchronized int forkNumber() {
+		if (fork > 0) {
+			return fork;
+		}
+		Path directory = targetDirectory().resolve("fault-forks");
+		try {
+			Files.createDirectories(directory);
+			for (int number = 1;; number++) {
+				FileChannel claim = FileChannel.open(directory.resolve(number + ".lock"), StandardOpenOption.CREATE,
+						StandardOpenOption.WRITE);
+				FileLock lock = claim.tryLock();
+				if (lock != null) {
+					forkClaim = lock;
+					fork = number;
+					return number;
+				}
+				claim.close();
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not take a fork number in " + directory, ex);
+		}
+	}
+
+	/** @return the module's build directory, where every fork of the suite sees the same files */
+	static Path targetDirectory() {
+		return Path.of(System.getProperty("fault.work-dir", "target/fault-runs")).toAbsolutePath().getParent();
 	}
 
 	/**
@@ -102,8 +135,7 @@ final class ForkLock implements BeforeAllCallback, AfterAllCallback {
 	}
 
 	private static void lockFile(boolean sharedLock) {
-		Path file = Path.of(System.getProperty("fault.work-dir", "target/fault-runs")).toAbsolutePath().getParent()
-			.resolve("fault-forks.lock");
+		Path file = targetDirectory().resolve("fault-forks.lock");
 		try {
 			Files.createDirectories(file.getParent());
 			FileChannel opened = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,

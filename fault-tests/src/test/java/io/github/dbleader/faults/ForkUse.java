@@ -11,9 +11,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
 /**
  * How a scenario class shares the machine with the suite's other fork: Failsafe runs the
  * scenario classes in two JVMs at once ({@code fault.forks}, 2 by default), since most of a
- * scenario is waiting for leases to run out. Classes that load the database server on purpose
- * or hold tight bounds that include a Galera eviction run {@link Mode#ALONE}; the others
- * {@link Mode#SHARED}, each fork on tables of its own ({@link FaultDatabase#forThisFork()}).
+ * scenario is waiting for leases to run out. A class that loads the database server on purpose
+ * runs {@link Mode#ALONE}; the others {@link Mode#SHARED}, each fork on tables of its own
+ * ({@link FaultDatabase#forThisFork()}).
  * {@link ForkLock} enforces it across the JVMs.
  */
 @Target(ElementType.TYPE)

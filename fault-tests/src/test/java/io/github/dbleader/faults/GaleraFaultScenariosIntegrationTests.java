@@ -48,7 +48,7 @@ import static org.awaitility.Awaitility.await;
 @EnabledIfEnvironmentVariable(named = GaleraFaultScenariosIntegrationTests.URLS, matches = ".+",
 		disabledReason = "no Galera cluster: set " + GaleraFaultScenariosIntegrationTests.URLS + " (see .ci/galera)")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@ForkUse(ForkUse.Mode.ALONE)
+@ForkUse(ForkUse.Mode.SHARED)
 class GaleraFaultScenariosIntegrationTests {
 
 	static final String URLS = "LEADER_ELECTION_TEST_GALERA_URLS";

@@ -27,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * scenario that runs beside the others) takes too.
  */
 @ResourceLock(MixedWorkScenariosIntegrationTests.HEAVY_DATABASE_LOAD)
+@ForkUse(ForkUse.Mode.ALONE)
 class MixedWorkScenariosIntegrationTests extends AbstractMixedWorkScenariosIntegrationTests {
 
 	/** The lock that keeps other scenarios away from M2's load. */

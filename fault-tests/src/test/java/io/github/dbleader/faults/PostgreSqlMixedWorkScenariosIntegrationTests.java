@@ -8,6 +8,7 @@ import io.github.dbleader.test.TestDatabase;
  * CI exports), else a container or an embedded server; never skipped. M2's load is MySQL's
  * SQL and stays on the MySQL-protocol database ({@link MixedWorkScenariosIntegrationTests}).
  */
+@ForkUse(ForkUse.Mode.SHARED)
 class PostgreSqlMixedWorkScenariosIntegrationTests extends AbstractMixedWorkScenariosIntegrationTests {
 
 	PostgreSqlMixedWorkScenariosIntegrationTests() {

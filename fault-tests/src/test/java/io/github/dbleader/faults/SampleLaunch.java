@@ -2,8 +2,11 @@ package io.github.dbleader.faults;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -21,8 +24,8 @@ import io.github.dbleader.test.NodeProcess;
  * Spring Boot's documentation recommends for fast starts. The same code and configuration
  * run; only the JVM's loading of their classes is cheaper. The suite starts about forty
  * processes on two cores, most three at a time, and each start costs about 40% less CPU
- * this way. Prepared once per test JVM and jar, under {@code fault.work-dir}
- * ({@code launch/<jar's name>}).
+ * this way. Prepared once per jar and build, by whichever of the suite's JVMs comes first
+ * (the others wait for it), under {@code target/fault-runs/launch/<jar's name>}.
  */
 final class SampleLaunch {
 
@@ -62,34 +65,48 @@ final class SampleLaunch {
 
 	private static SampleLaunch prepare(Path jar) {
 		String name = jar.getFileName().toString().replaceFirst("\\.jar$", "");
-		// Each fork of the suite prepares its own: the forks start at the same time.
-		Path directory = ForkLock.workDirectory().resolve("launch").resolve(name);
-		Path extracted = directory.resolve("extracted");
+		// One preparation per jar and build, whichever of the suite's JVMs comes first; the
+		// others, and the later executions' JVMs, wait for it and use it.
+		Path launches = ForkLock.targetDirectory().resolve("fault-runs").resolve("launch");
+		Path directory = launches.resolve(name);
 		Path archive = directory.resolve(name + ".jsa");
 		if (!Files.isRegularFile(jar)) {
 			throw new IllegalStateException("The sample's executable jar " + jar + " is missing: build it with "
 					+ "./mvnw -pl sample-app -am package -DskipTests");
 		}
+		Path extractedJar = directory.resolve("extracted").resolve(jar.getFileName());
+		Path done = directory.resolve("prepared");
+		String build = System.getProperty("fault.build-id", "local");
 		try {
-			deleteRecursively(directory);
-			Files.createDirectories(directory);
-			run(directory.resolve("extract.log"), List.of("-Djarmode=tools", "-jar", jar.toString(), "extract",
-					"--destination", extracted.toString()));
-			Path extractedJar = extracted.resolve(jar.getFileName());
-			List<String> training = new ArrayList<>(NodeProcess.DEFAULT_JVM_OPTIONS);
-			// Refreshed and closed, as a process of the suite loads its classes, on a database of its own.
-			training.addAll(List.of("-XX:ArchiveClassesAtExit=" + archive, "-Dspring.context.exit=onRefresh", "-jar",
-					extractedJar.toString(), "--server.port=0", "--spring.main.banner-mode=off",
-					"--spring.datasource.url=jdbc:h2:mem:training;MODE=MySQL"));
-			run(directory.resolve("training.log"), training);
-			if (!Files.isRegularFile(extractedJar) || !Files.isRegularFile(archive)) {
-				throw new IllegalStateException("Preparing " + jar + " left no " + extractedJar + " or no " + archive
-						+ "; see the logs in " + directory);
+			Files.createDirectories(launches);
+			try (FileChannel lockFile = FileChannel.open(launches.resolve(name + ".lock"), StandardOpenOption.CREATE,
+					StandardOpenOption.WRITE); FileLock lock = lockFile.lock()) {
+				if (!(Files.isRegularFile(done) && Files.readString(done).equals(build))) {
+					prepareIn(directory, jar, extractedJar, archive);
+					Files.writeString(done, build);
+				}
 			}
 			return new SampleLaunch(extractedJar, archive);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not prepare " + jar + " in " + directory, ex);
+		}
+	}
+
+	private static void prepareIn(Path directory, Path jar, Path extractedJar, Path archive) throws IOException {
+		deleteRecursively(directory);
+		Files.createDirectories(directory);
+		run(directory.resolve("extract.log"), List.of("-Djarmode=tools", "-jar", jar.toString(), "extract",
+				"--destination", extractedJar.getParent().toString()));
+		List<String> training = new ArrayList<>(NodeProcess.DEFAULT_JVM_OPTIONS);
+		// Refreshed and closed, as a process of the suite loads its classes, on a database of its own.
+		training.addAll(List.of("-XX:ArchiveClassesAtExit=" + archive, "-Dspring.context.exit=onRefresh", "-jar",
+				extractedJar.toString(), "--server.port=0", "--spring.main.banner-mode=off",
+				"--spring.datasource.url=jdbc:h2:mem:training;MODE=MySQL"));
+		run(directory.resolve("training.log"), training);
+		if (!Files.isRegularFile(extractedJar) || !Files.isRegularFile(archive)) {
+			throw new IllegalStateException("Preparing " + jar + " left no " + extractedJar + " or no " + archive
+					+ "; see the logs in " + directory);
 		}
 	}
 
