@@ -193,15 +193,6 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 			}
 			return;
 		}
-		MeterRegistry totals = this.registry;
-		if (totals != null) {
-			Counter.builder(PREFIX + "elections.transitions")
-				.description("Changes of this node's leadership of any election (partitions not counted)")
-				.tag("type", type)
-				.tag("reason", reason)
-				.register(totals)
-				.increment();
-		}
 		MeterRegistry registry = registeredFor(election);
 		if (registry != null) {
 			Counter.builder(PREFIX + "transitions")
@@ -210,6 +201,16 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 				.tag("type", type)
 				.tag("reason", reason)
 				.register(registry)
+				.increment();
+		}
+		// After the election's own counter, so that whoever sees the total sees that one too.
+		MeterRegistry totals = this.registry;
+		if (totals != null) {
+			Counter.builder(PREFIX + "elections.transitions")
+				.description("Changes of this node's leadership of any election (partitions not counted)")
+				.tag("type", type)
+				.tag("reason", reason)
+				.register(totals)
 				.increment();
 		}
 	}
