@@ -2,6 +2,8 @@ package io.github.dbleader.election;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
@@ -57,10 +59,17 @@ final class ElectionLoop {
 	/** Current belief; {@code null} when none. Read without locking by {@link #isLeader()}. */
 	private volatile @Nullable Belief belief;
 
-	/** Belief that was announced as granted and not yet revoked. Guarded by {@code this.beliefMonitor}. */
-	private @Nullable Belief announced;
+	/**
+	 * Belief that was announced as granted and not yet revoked. Written under
+	 * {@code this.beliefMonitor}; volatile so that the watchdog passes the elections this
+	 * node does not lead without taking it.
+	 */
+	private volatile @Nullable Belief announced;
 
 	private final Object beliefMonitor = new Object();
+
+	/** The node's elections with an announced belief; this one while {@link #announced} is set. */
+	private final Set<ElectionLoop> believing;
 
 	/** Term this node holds at the database as far as it knows, or -1. */
 	private long heldTerm = -1;
@@ -117,6 +126,18 @@ final class ElectionLoop {
 
 	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
 			LeadershipListener listener, Executor notifier, DatabaseStatus database, TakeOverPolicy takeOverPolicy) {
+		this(election, nodeId, settings, clock, listener, notifier, database, takeOverPolicy,
+				ConcurrentHashMap.newKeySet());
+	}
+
+	/**
+	 * @param believing the node's elections whose belief was announced and not revoked yet,
+	 * which this one joins and leaves as it does: the watchdog checks those only
+	 */
+	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
+			LeadershipListener listener, Executor notifier, DatabaseStatus database, TakeOverPolicy takeOverPolicy,
+			Set<ElectionLoop> believing) {
+		this.believing = believing;
 		this.election = election;
 		this.takeOverPolicy = takeOverPolicy;
 		this.nodeId = nodeId;
@@ -339,9 +360,9 @@ final class ElectionLoop {
 		// Versions only grow: a view that was stale here and is current at the deciding
 		// read shows a row and a session that stayed unchanged all along, and otherwise the
 		// deciding read shows another version, which starts the observation again.
-		LeaseObservation seen = LeaseObservation.of(state);
-		if (this.observed == null || !seen.unchangedSince(this.observed)) {
-			this.observed = seen;
+		LeaseObservation watched = this.observed;
+		if (watched == null || !watched.unchangedIn(state)) {
+			this.observed = LeaseObservation.of(state);
 			this.observedSinceNanos = readAtNanos;
 		}
 	}
@@ -428,11 +449,25 @@ final class ElectionLoop {
 	 * is stuck in a database call (I7).
 	 */
 	void checkDeadline() {
+		checkDeadline(this.clock.nanoTime());
+	}
+
+	/**
+	 * Watchdog, for many elections at once: the same, with the clock read once for all.
+	 * @param nowNanos the monotonic clock, read before this call
+	 */
+	void checkDeadline(long nowNanos) {
+		// No monitor while the belief lasts: a node with thousands of elections checks them
+		// all every quarter renew interval.
+		Belief unlocked = this.announced;
+		if (unlocked == null || nowNanos - unlocked.deadlineNanos < 0) {
+			return;
+		}
 		synchronized (this.beliefMonitor) {
 			Belief current = this.announced;
 			if (current != null && this.clock.nanoTime() - current.deadlineNanos >= 0) {
 				this.belief = null;
-				this.announced = null;
+				announce(null);
 				revoked(current.term,
 						this.database.failing() ? RevocationReason.DATABASE_UNREACHABLE : RevocationReason.EXPIRED);
 			}
@@ -500,7 +535,7 @@ final class ElectionLoop {
 			if (current != null && current.term == term && now - current.deadlineNanos < 0) {
 				if (deadline - current.deadlineNanos > 0) {
 					Belief extended = new Belief(term, deadline);
-					this.announced = extended;
+					announce(extended);
 					this.belief = extended;
 				}
 				return;
@@ -508,7 +543,7 @@ final class ElectionLoop {
 			if (current != null) {
 				// A lapsed belief the watchdog has not announced yet.
 				this.belief = null;
-				this.announced = null;
+				announce(null);
 				revoked(current.term, RevocationReason.EXPIRED);
 			}
 			if (deadline - now <= 0) {
@@ -516,7 +551,7 @@ final class ElectionLoop {
 			}
 			Belief granted = new Belief(term, deadline);
 			this.belief = granted;
-			this.announced = granted;
+			announce(granted);
 			logger.info("Election '{}': leadership granted to '{}' with term {}", this.election, this.nodeId, term);
 			this.notifier.execute(() -> this.listener.granted(this.election, this.nodeId, term));
 		}
@@ -526,10 +561,23 @@ final class ElectionLoop {
 		synchronized (this.beliefMonitor) {
 			this.belief = null;
 			Belief current = this.announced;
-			this.announced = null;
+			announce(null);
 			if (current != null) {
 				revoked(current.term, reason);
 			}
+		}
+	}
+
+	/** Set the announced belief, and whether the watchdog checks this election; under {@code beliefMonitor}. */
+	private void announce(@Nullable Belief announced) {
+		Belief previous = this.announced;
+		this.announced = announced;
+		// Joined at a grant and left at a revocation, not touched by every extension.
+		if (previous == null && announced != null) {
+			this.believing.add(this);
+		}
+		else if (previous != null && announced == null) {
+			this.believing.remove(this);
 		}
 	}
 

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -69,6 +70,9 @@ public final class ElectionService implements AutoCloseable {
 	private final MonotonicClock clock;
 
 	private final Map<String, Election> elections = new ConcurrentHashMap<>();
+
+	/** The elections whose belief was announced and not revoked yet: what the watchdog checks. */
+	private final Set<ElectionLoop> believing = ConcurrentHashMap.newKeySet();
 
 	private final DatabaseStatus database;
 
@@ -232,7 +236,7 @@ public final class ElectionService implements AutoCloseable {
 		synchronized (this.lifecycleMonitor) {
 			return this.elections.computeIfAbsent(name, (key) -> {
 				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.settings, this.clock, this.listener,
-						this.notifications, this.database, takeOverPolicy);
+						this.notifications, this.database, takeOverPolicy, this.believing);
 				Election created = new Election(loop, this.nodeId, this.repository, this.settings, this.heartbeat);
 				if (this.running && this.extraRoundQueued.compareAndSet(false, true)) {
 					// One extra round for however many elections are joined meanwhile.
@@ -465,8 +469,10 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	private void checkDeadlines() {
-		for (Election election : this.elections.values()) {
-			election.loop().checkDeadline();
+		// The led elections only: a node with thousands of elections follows most of them.
+		long now = this.clock.nanoTime();
+		for (ElectionLoop loop : this.believing) {
+			loop.checkDeadline(now);
 		}
 	}
 

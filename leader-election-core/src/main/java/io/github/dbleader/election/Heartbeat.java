@@ -175,7 +175,7 @@ final class Heartbeat {
 		}
 		long budgetEnd = started + this.budgetNanos;
 		// The terms held as the round starts: the refresh of the session renews them.
-		Map<String, Long> held = new HashMap<>();
+		Map<String, Long> held = new HashMap<>(capacity(loops.size()));
 		for (ElectionLoop loop : loops) {
 			long term = loop.termToRenew();
 			if (term >= 0) {
@@ -199,9 +199,11 @@ final class Heartbeat {
 			return false;
 		}
 		long sent = this.rowRefreshedNanos;
-		Map<String, LeaseState> states = new HashMap<>();
+		Map<String, LeaseState> states;
 		try {
-			for (LeaseState state : this.repository.findAll(this.nodeId, this.instanceId)) {
+			List<LeaseState> read = this.repository.findAll(this.nodeId, this.instanceId);
+			states = new HashMap<>(capacity(read.size()));
+			for (LeaseState state : read) {
 				states.put(state.election(), state);
 			}
 		}
@@ -216,9 +218,14 @@ final class Heartbeat {
 			// Nothing renewed this round.
 			held.clear();
 		}
-		boolean succeeded = decide(order(taking, held), held, sent, states, readAt, budgetEnd);
+		boolean succeeded = decide(taking, held, sent, states, readAt, budgetEnd);
 		purgeWhenDue();
 		return succeeded;
+	}
+
+	/** A hash map's initial capacity for the given number of entries: no resizing. */
+	private static int capacity(int entries) {
+		return (int) (entries / 0.75f) + 1;
 	}
 
 	/**
@@ -282,29 +289,13 @@ final class Heartbeat {
 		return false;
 	}
 
-	/**
-	 * Leaders first: their changes (hand-over, yield) are rare and never wait for the budget.
-	 * Followers in random order, so that the nodes of a cluster spread the take-overs of a
-	 * crashed node's many leases between them instead of all trying the same ones first.
-	 */
-	private List<ElectionLoop> order(List<ElectionLoop> taking, Map<String, Long> held) {
-		List<ElectionLoop> leaders = new ArrayList<>();
-		List<ElectionLoop> followers = new ArrayList<>();
-		for (ElectionLoop loop : taking) {
-			(held.containsKey(loop.election()) ? leaders : followers).add(loop);
-		}
-		Collections.shuffle(followers, this.random);
-		leaders.addAll(followers);
-		return leaders;
-	}
-
-	private boolean decide(List<ElectionLoop> ordered, Map<String, Long> held, long sent,
+	private boolean decide(List<ElectionLoop> taking, Map<String, Long> held, long sent,
 			Map<String, LeaseState> states, long readAt, long budgetEnd) {
 		boolean succeeded = true;
 		Map<Batch, List<PendingChange>> leaders = new LinkedHashMap<>();
 		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();
-		for (ElectionLoop loop : ordered) {
+		for (ElectionLoop loop : taking) {
 			Long renewedTerm = held.get(loop.election());
 			synchronized (loop) {
 				LeaseChange change = loop.decide((renewedTerm != null) ? renewedTerm : -1, sent,
@@ -338,6 +329,9 @@ final class Heartbeat {
 			Collections.rotate(creates, this.random.nextInt(creates.size()));
 		}
 		succeeded &= carryOutWithinBudget(new Batch(LeaseChange.Kind.CREATE, null), creates, budgetEnd);
+		// Take-overs in random order, so that the nodes of a cluster spread the take-overs of a
+		// crashed node's many leases between them instead of all trying the same ones first.
+		Collections.shuffle(takeOvers, this.random);
 		succeeded &= carryOutWithinBudget(new Batch(LeaseChange.Kind.TAKE_OVER, null), takeOvers, budgetEnd);
 		return succeeded;
 	}

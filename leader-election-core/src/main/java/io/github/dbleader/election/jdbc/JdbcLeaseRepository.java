@@ -485,10 +485,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	public List<LeaseState> findAll(String nodeId, String instanceId) {
 		LeaseView view = view(nodeId, instanceId);
 		LeaseView.Plan plan = view.plan();
-		LeaseView.Read read = readView(plan, nodeId, instanceId);
+		LeaseView.Read read = readView(view, plan, nodeId, instanceId);
 		if (!plan.whole() && view.needsWhole(read, nodeId)) {
 			plan = view.wholePlan();
-			read = readView(plan, nodeId, instanceId);
+			read = readView(view, plan, nodeId, instanceId);
 		}
 		List<LeaseState> leases = view.apply(plan, read, nodeId);
 		if (this.causalReadsFailing) {
@@ -500,7 +500,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	/** Read what a plan says, causally on Galera. */
-	private LeaseView.Read readView(LeaseView.Plan plan, String nodeId, String instanceId) {
+	private LeaseView.Read readView(LeaseView view, LeaseView.Plan plan, String nodeId, String instanceId) {
 		ServerStatements statements = statements();
 		String sql;
 		List<Object> args = new ArrayList<>(plan.keys().size() + 2);
@@ -519,9 +519,9 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			sql = statement.toString();
 		}
 		if (plan.paged()) {
-			return readPages(statements, plan, nodeId, instanceId);
+			return readPages(statements, view, plan, nodeId, instanceId);
 		}
-		return readCausally(statements, sql, plan, args.toArray());
+		return readCausally(statements, view, sql, plan, args.toArray());
 	}
 
 	/**
@@ -529,12 +529,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * database's), one statement each after one for the node rows, so that no statement
 	 * nears the statement timeout however many elections the node has.
 	 */
-	private LeaseView.Read readPages(ServerStatements statements, LeaseView.Plan plan, String nodeId,
+	private LeaseView.Read readPages(ServerStatements statements, LeaseView view, LeaseView.Plan plan, String nodeId,
 			String instanceId) {
-		LeaseView.Read read = readCausally(statements, statements.viewSessionsOnly(), plan, new Object[0]);
+		LeaseView.Read read = readCausally(statements, view, statements.viewSessionsOnly(), plan, new Object[0]);
 		String after = "";
 		while (true) {
-			LeaseView.Read page = readCausally(statements, statements.viewPage(), plan,
+			LeaseView.Read page = readCausally(statements, view, statements.viewPage(), plan,
 					new Object[] { nodeId, instanceId, after, plan.pageSize() });
 			read.members().addAll(page.members());
 			read.rows().addAll(page.rows());
@@ -546,14 +546,14 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	/** Run one statement of a view's read, causally on Galera. */
-	private LeaseView.Read readCausally(ServerStatements statements, String sql, LeaseView.Plan plan,
+	private LeaseView.Read readCausally(ServerStatements statements, LeaseView view, String sql, LeaseView.Plan plan,
 			Object[] values) {
 		if (statements.readPrefix().isEmpty()) {
-			return readView(this.jdbc, sql, plan, values);
+			return readView(this.jdbc, view, sql, plan, values);
 		}
 		LeaseView.Read read;
 		try {
-			read = readView(this.causalOrLocalJdbc, statements.readPrefix() + sql, plan, values);
+			read = readView(this.causalOrLocalJdbc, view, statements.readPrefix() + sql, plan, values);
 		}
 		catch (DataAccessException ex) {
 			if (!waitedTooLong(ex)) {
@@ -564,7 +564,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				logger.warn("Causal reads of the leases wait too long on this Galera node; reading the node's own"
 						+ " data until they answer again: {}", ex.toString());
 			}
-			return readView(this.causalOrLocalJdbc, sql, plan, values);
+			return readView(this.causalOrLocalJdbc, view, sql, plan, values);
 		}
 		if (this.causalReadsFailing) {
 			this.causalReadsFailing = false;
@@ -573,8 +573,9 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		return read;
 	}
 
-	private static LeaseView.Read readView(JdbcTemplate jdbc, String sql, LeaseView.Plan plan, Object[] args) {
-		LeaseView.Read read = new LeaseView.Read();
+	private static LeaseView.Read readView(JdbcTemplate jdbc, LeaseView view, String sql, LeaseView.Plan plan,
+			Object[] args) {
+		LeaseView.Read read = view.newRead();
 		jdbc.query(sql, (rs) -> {
 			LeaseRows.mapView(rs, read, plan.whole());
 		}, args);

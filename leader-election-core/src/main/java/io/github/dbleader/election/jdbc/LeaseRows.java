@@ -155,8 +155,8 @@ final class LeaseRows {
 		if (rs.getInt(1) == 0) {
 			read.clock(rs.getLong(14), rs.getString(12));
 			if (name != null) {
-				read.sessions().put(name, new LeaseView.Session(rs.getString(3), rs.getLong(4), rs.getLong(8),
-						rs.getLong(7), rs.getString(9), rs.getLong(6), rs.getLong(5)));
+				read.sessions().put(read.shared(name), new LeaseView.Session(read.shared(rs.getString(3)), rs.getLong(4),
+						rs.getLong(8), rs.getLong(7), read.shared(rs.getString(9)), rs.getLong(6), rs.getLong(5)));
 			}
 			return;
 		}
@@ -168,15 +168,12 @@ final class LeaseRows {
 			// A candidacy of an election without a lease row yet.
 			return;
 		}
-		read.rows().add(new LeaseView.Row(name, rs.getString(3), rs.getLong(4), version, nullableLong(rs, 6),
-				nullableLong(rs, 7), rs.getLong(8), rs.getString(9), rs.getBoolean(10), rs.getString(11),
-				rs.getString(12), rs.getString(13)));
+		read.rows().add(new LeaseView.Row(name, read.shared(rs.getString(3)), rs.getLong(4), version,
+				instant(rs, 6), instant(rs, 7), Instant.ofEpochMilli(rs.getLong(8)),
+				read.shared(rs.getString(9)), rs.getBoolean(10), read.shared(rs.getString(11)),
+				read.shared(rs.getString(12)), read.shared(rs.getString(13))));
 	}
 
-	private static @Nullable Long nullableLong(ResultSet rs, int column) throws SQLException {
-		long value = rs.getLong(column);
-		return rs.wasNull() ? null : value;
-	}
 
 	/**
 	 * The nodes table, aliased {@code n}, as the statements that read a lease's session name

@@ -12,6 +12,7 @@ import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.dbleader.election.LeaseState;
 import org.jspecify.annotations.Nullable;
@@ -71,6 +72,9 @@ final class LeaseView {
 	 */
 	static final int PAGE = 10_000;
 
+	/** Most distinct repeated values a view keeps one instance of ({@link #newRead}). */
+	static final int MAX_SHARED_VALUES = 10_000;
+
 	private final int readInFullUpTo;
 
 	private final int rescannedPerRound;
@@ -96,6 +100,13 @@ final class LeaseView {
 
 	/** Where the next slice of elections read again by key starts, in name order. */
 	private String rescanFrom = "";
+
+	/**
+	 * The values that repeat across rows, one instance of each for every read of this view
+	 * ({@link Read#shared}): the rows kept from earlier reads then compare with the current
+	 * sessions by reference.
+	 */
+	private final Map<String, String> sharedValues = new ConcurrentHashMap<>();
 
 	LeaseView(int readInFullUpTo, int rescannedPerRound, int page) {
 		this.readInFullUpTo = readInFullUpTo;
@@ -128,6 +139,19 @@ final class LeaseView {
 		}
 		return new Plan(false, false, this.page, this.lastRead - OVERLAP_MILLIS, List.copyOf(keys),
 				next.hasNext() ? last : "");
+	}
+
+	/**
+	 * A read to fill in, sharing its repeated values with this view's earlier reads.
+	 * @return an empty read
+	 */
+	Read newRead() {
+		// Bounded: node ids, instance ids and server identities are few, unless many
+		// instances came and went; then they are shared anew.
+		if (this.sharedValues.size() > MAX_SHARED_VALUES) {
+			this.sharedValues.clear();
+		}
+		return new Read(this.sharedValues);
 	}
 
 	/**
@@ -177,8 +201,11 @@ final class LeaseView {
 				this.due.remove(key);
 			}
 			for (Row row : read.rows()) {
-				if (this.elections.contains(row.election())) {
-					this.rows.put(row.election(), row);
+				// The view's own instance of the name: rows read again every few hundred rounds
+				// would otherwise each bring a copy of it.
+				String election = this.elections.ceiling(row.election());
+				if (row.election().equals(election)) {
+					this.rows.put(election, row.named(election));
 				}
 			}
 			this.rescanFrom = plan.rescanNext();
@@ -239,20 +266,18 @@ final class LeaseView {
 		String instance = row.leaderInstance();
 		boolean current = session != null && instance != null && instance.equals(session.instanceId());
 		boolean ended = session != null && instance != null && instance.equals(session.previousInstance());
-		boolean longer = current && session.expiresAt() > row.expiresAt();
+		long expiresAt = row.expiresAt().toEpochMilli();
+		boolean longer = current && session.expiresAt() > expiresAt;
 		long now = read.now();
-		boolean expired = row.expiresAt() <= now && !(current && session.expiresAt() > now);
+		boolean expired = expiresAt <= now && !(current && session.expiresAt() > now);
 		long holderVersion = current ? session.version() : ended ? session.previousVersion() : -1;
-		return new LeaseState(row.election(), row.leaderId(), row.term(), row.version(), instant(row.acquiredAt()),
-				longer ? Instant.ofEpochMilli(session.lastSeen()) : instant(row.renewedAt()),
-				Instant.ofEpochMilli(longer ? session.expiresAt() : row.expiresAt()), row.handoverTo(),
-				row.reelectionRequested(), row.yieldedBy(), expired,
-				row.serverIdentity() != null && row.serverIdentity().equals(read.server()),
-				Instant.ofEpochMilli(now), holderVersion, !current && ended);
-	}
-
-	private static @Nullable Instant instant(@Nullable Long millis) {
-		return (millis != null) ? Instant.ofEpochMilli(millis) : null;
+		// The instants are the row's and the read's own, shared by every lease composed from
+		// them: a node with 100,000 elections composes as many states every round.
+		return new LeaseState(row.election(), row.leaderId(), row.term(), row.version(), row.acquiredAt(),
+				longer ? session.lastSeenInstant() : row.renewedAt(), longer ? session.expiresAtInstant() : row.expiresAt(),
+				row.handoverTo(), row.reelectionRequested(), row.yieldedBy(), expired,
+				row.serverIdentity() != null && row.serverIdentity().equals(read.server()), read.time(), holderVersion,
+				!current && ended);
 	}
 
 	/**
@@ -280,6 +305,23 @@ final class LeaseView {
 
 		private final List<Row> rows = new ArrayList<>();
 
+		/**
+		 * One instance of each node id, instance id and server identity: a whole read maps a
+		 * row per election, and these few values repeat in every one, and in every read.
+		 */
+		private final Map<String, String> values;
+
+		private @Nullable Instant time;
+
+		/** A read of its own, sharing no values with others. */
+		Read() {
+			this(new HashMap<>());
+		}
+
+		private Read(Map<String, String> values) {
+			this.values = values;
+		}
+
 		/** Take the database clock and the answering server's identity from a node row. */
 		void clock(long now, @Nullable String server) {
 			// The latest, where the clock is read per row (PostgreSQL's clock_timestamp()).
@@ -290,6 +332,25 @@ final class LeaseView {
 		/** @return the database clock */
 		long now() {
 			return this.now;
+		}
+
+		/** @return the database clock as an instant, one for every lease of the read */
+		Instant time() {
+			Instant time = this.time;
+			if (time == null || time.toEpochMilli() != this.now) {
+				time = Instant.ofEpochMilli(this.now);
+				this.time = time;
+			}
+			return time;
+		}
+
+		/**
+		 * The one instance of a value that repeats across the rows of the read.
+		 * @param value a node id, instance id or server identity as the driver returned it
+		 * @return an equal string, the same instance for every row
+		 */
+		@Nullable String shared(@Nullable String value) {
+			return (value != null) ? this.values.computeIfAbsent(value, (first) -> first) : null;
 		}
 
 		/** @return the identity of the server that answered */
@@ -323,13 +384,23 @@ final class LeaseView {
 	 * @param previousInstance the instance whose session ended when this one took the node id over
 	 * @param previousVersion the version that session ended at
 	 * @param takeovers how many take-overs wrote the row
+	 * @param expiresAtInstant {@code expiresAt} as an instant, shared by the leases that live on it
+	 * @param lastSeenInstant {@code lastSeen} as an instant, shared likewise
 	 */
 	record Session(String instanceId, long version, long expiresAt, long lastSeen, @Nullable String previousInstance,
-			long previousVersion, long takeovers) {
+			long previousVersion, long takeovers, Instant expiresAtInstant, Instant lastSeenInstant) {
+
+		Session(String instanceId, long version, long expiresAt, long lastSeen, @Nullable String previousInstance,
+				long previousVersion, long takeovers) {
+			this(instanceId, version, expiresAt, lastSeen, previousInstance, previousVersion, takeovers,
+					Instant.ofEpochMilli(expiresAt), Instant.ofEpochMilli(lastSeen));
+		}
+
 	}
 
 	/**
-	 * A lease row as stored.
+	 * A lease row as stored, its times as instants: a row is kept from one read to the next,
+	 * and every round composes its lease from it.
 	 * @param election the election
 	 * @param leaderId the holder, if any
 	 * @param term the term
@@ -343,9 +414,18 @@ final class LeaseView {
 	 * @param serverIdentity the server that granted it
 	 * @param leaderInstance the instance whose session it lives on
 	 */
-	record Row(String election, @Nullable String leaderId, long term, long version, @Nullable Long acquiredAt,
-			@Nullable Long renewedAt, long expiresAt, @Nullable String handoverTo, boolean reelectionRequested,
+	record Row(String election, @Nullable String leaderId, long term, long version, @Nullable Instant acquiredAt,
+			@Nullable Instant renewedAt, Instant expiresAt, @Nullable String handoverTo, boolean reelectionRequested,
 			@Nullable String yieldedBy, @Nullable String serverIdentity, @Nullable String leaderInstance) {
+
+		/** The same row, named by the given instance of its election's name. */
+		Row named(String name) {
+			return (name == this.election) ? this
+					: new Row(name, this.leaderId, this.term, this.version, this.acquiredAt, this.renewedAt,
+							this.expiresAt, this.handoverTo, this.reelectionRequested, this.yieldedBy,
+							this.serverIdentity, this.leaderInstance);
+		}
+
 	}
 
 }

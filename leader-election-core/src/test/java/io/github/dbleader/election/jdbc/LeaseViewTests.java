@@ -1,6 +1,7 @@
 package io.github.dbleader.election.jdbc;
 
 import java.util.ArrayList;
+import java.time.Instant;
 import java.util.List;
 import java.util.stream.IntStream;
 
@@ -96,9 +97,9 @@ class LeaseViewTests {
 	void aLeaseLivesOnTheSessionOfTheInstanceThatAcquiredIt() {
 		LeaseView.Read read = read(1_000, List.of());
 		read.sessions().put("b", new LeaseView.Session("b-2", 9, 4_000, 900, "b-1", 5, 0));
-		LeaseView.Row current = new LeaseView.Row("e", "b", 7, 3, 100L, 100L, 200, null, false, null, "server", "b-2");
-		LeaseView.Row ended = new LeaseView.Row("e", "b", 7, 3, 100L, 100L, 200, null, false, null, "old", "b-1");
-		LeaseView.Row none = new LeaseView.Row("e", "b", 7, 3, 100L, 100L, 200, null, false, null, "server", null);
+		LeaseView.Row current = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, "server", "b-2");
+		LeaseView.Row ended = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, "old", "b-1");
+		LeaseView.Row none = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, "server", null);
 
 		LeaseState live = LeaseView.state(current, read);
 		assertThat(live.expired()).isFalse();
