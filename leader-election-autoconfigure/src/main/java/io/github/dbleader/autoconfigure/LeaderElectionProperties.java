@@ -3,7 +3,9 @@ package io.github.dbleader.autoconfigure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
@@ -214,7 +216,8 @@ public class LeaderElectionProperties {
 	 * @throws InvalidLeaderElectionPropertyException if a name is blank or too long
 	 */
 	public List<String> determineElections() {
-		List<String> names = new ArrayList<>();
+		// A set: an application with one election per tenant lists 100,000 names.
+		Set<String> names = new LinkedHashSet<>();
 		for (String name : this.elections) {
 			if (name == null || name.isBlank() || name.length() > ElectionService.MAX_ELECTION_NAME_LENGTH) {
 				throw invalid("elections", this.elections,
@@ -222,11 +225,9 @@ public class LeaderElectionProperties {
 								+ ((name == null || name.isBlank()) ? "blank" : name.length() + " characters long"),
 						"a list of names of 1 to " + ElectionService.MAX_ELECTION_NAME_LENGTH + " characters each");
 			}
-			if (!names.contains(name)) {
-				names.add(name);
-			}
+			names.add(name);
 		}
-		return names;
+		return List.copyOf(names);
 	}
 
 	private static Duration requirePositive(String property, Duration value) {

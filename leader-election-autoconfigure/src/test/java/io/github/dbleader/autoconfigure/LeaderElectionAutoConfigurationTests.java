@@ -189,6 +189,13 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	@Test
+	void electionsListedTwiceAreJoinedOnceInTheirFirstOrder() {
+		this.contextRunner.withPropertyValues("leader-election.elections=reports,jobs,reports,billing,jobs")
+			.run((context) -> assertThat(context.getBean(LeaderElectionProperties.class).determineElections())
+				.containsExactly("reports", "jobs", "billing"));
+	}
+
+	@Test
 	void blankElectionNameFailsStartup() {
 		this.contextRunner.withPropertyValues("leader-election.elections[0]=jobs", "leader-election.elections[1]= ")
 			.run(failsWith("leader-election.elections", null, "names of 1 to 128 characters"));
