@@ -98,7 +98,7 @@ public final class Election {
 	 * @return the lease and how long ago it was read, or empty if it was never read
 	 */
 	public Optional<LeaseSighting> lastSeenLease() {
-		return Optional.ofNullable(this.loop.lastSeen());
+		return Optional.ofNullable(this.heartbeat.lastSeen(this.loop));
 	}
 
 	/**

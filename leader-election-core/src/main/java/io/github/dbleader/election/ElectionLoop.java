@@ -86,8 +86,19 @@ final class ElectionLoop {
 	 */
 	private int unconfirmedRenewals;
 
-	/** What this node has watched of the lease since {@link #observedSinceNanos}. */
-	private @Nullable LeaseObservation observed;
+	/**
+	 * What this node has watched of the lease since {@link #observedSinceNanos} (as in a
+	 * {@link LeaseObservation}): the row's version, its holder and the holder's session
+	 * version, or nothing yet. Fields rather than an object: a node with thousands of
+	 * elections watches most of them move on every round.
+	 */
+	private boolean watching;
+
+	private long watchedVersion;
+
+	private @Nullable String watchedHolder;
+
+	private long watchedHolderVersion;
 
 	private long observedSinceNanos;
 
@@ -267,9 +278,6 @@ final class ElectionLoop {
 		if (this.stopped) {
 			return null;
 		}
-		if (state != null) {
-			this.lastSeen = new Sighting(state, readAtNanos);
-		}
 		return (this.heldTerm >= 0) ? leaderDecision(renewedTerm, renewSentNanos, state)
 				: followerDecision(state, readAtNanos);
 	}
@@ -360,9 +368,13 @@ final class ElectionLoop {
 		// Versions only grow: a view that was stale here and is current at the deciding
 		// read shows a row and a session that stayed unchanged all along, and otherwise the
 		// deciding read shows another version, which starts the observation again.
-		LeaseObservation watched = this.observed;
-		if (watched == null || !watched.unchangedIn(state)) {
-			this.observed = LeaseObservation.of(state);
+		if (!this.watching || this.watchedVersion != state.version()
+				|| !Objects.equals(this.watchedHolder, state.leaderId())
+				|| this.watchedHolderVersion != state.holderVersion()) {
+			this.watching = true;
+			this.watchedVersion = state.version();
+			this.watchedHolder = state.leaderId();
+			this.watchedHolderVersion = state.holderVersion();
 			this.observedSinceNanos = readAtNanos;
 		}
 	}
@@ -585,6 +597,16 @@ final class ElectionLoop {
 		logger.info("Election '{}': leadership of term {} revoked from '{}' ({})", this.election, term, this.nodeId,
 				reason);
 		this.notifier.execute(() -> this.listener.revoked(this.election, this.nodeId, term, reason));
+	}
+
+	/**
+	 * Keep the lease as this round read it, for {@link #lastSeen()}; the heartbeat calls this
+	 * where its repository does not keep its reads ({@link LeaseRepository#keepsReads()}).
+	 * @param state the lease as read
+	 * @param readAtNanos when the read returned (monotonic clock)
+	 */
+	void seen(LeaseState state, long readAtNanos) {
+		this.lastSeen = new Sighting(state, readAtNanos);
 	}
 
 	/**

@@ -140,6 +140,19 @@ final class Heartbeat {
 		return this.database;
 	}
 
+	/**
+	 * The lease of an election as this node's heartbeat last read it, without asking the
+	 * database: from the repository where it keeps its reads, else from the election.
+	 * @param loop the election
+	 * @return the lease and how long ago it was read, or {@code null} if never
+	 */
+	@Nullable LeaseSighting lastSeen(ElectionLoop loop) {
+		if (this.repository.keepsReads()) {
+			return this.repository.lastRead(this.nodeId, this.instanceId, loop.election());
+		}
+		return loop.lastSeen();
+	}
+
 	/** @return how long rows must have been unused before they are purged */
 	Duration purgeAge() {
 		return this.settings.leaseDuration().multipliedBy(PURGE_AFTER_LEASES);
@@ -292,14 +305,20 @@ final class Heartbeat {
 	private boolean decide(List<ElectionLoop> taking, Map<String, Long> held, long sent,
 			Map<String, LeaseState> states, long readAt, long budgetEnd) {
 		boolean succeeded = true;
+		// A repository that keeps its reads answers for the elections' sightings: the states
+		// of this round then live only as long as the round.
+		boolean keepsReads = this.repository.keepsReads();
 		Map<Batch, List<PendingChange>> leaders = new LinkedHashMap<>();
 		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();
 		for (ElectionLoop loop : taking) {
 			Long renewedTerm = held.get(loop.election());
+			LeaseState state = states.get(loop.election());
+			if (state != null && !keepsReads) {
+				loop.seen(state, readAt);
+			}
 			synchronized (loop) {
-				LeaseChange change = loop.decide((renewedTerm != null) ? renewedTerm : -1, sent,
-						states.get(loop.election()), readAt);
+				LeaseChange change = loop.decide((renewedTerm != null) ? renewedTerm : -1, sent, state, readAt);
 				if (change == null) {
 					continue;
 				}

@@ -44,22 +44,8 @@ public record LeaseObservation(long version, @Nullable String holder, long holde
 	 * @return {@code true} if nothing moved
 	 */
 	public boolean unchangedSince(LeaseObservation other) {
-		return same(other.version, other.holder, other.holderVersion);
-	}
-
-	/**
-	 * Whether a read of the lease still shows what this observation saw, without an
-	 * observation of the read ({@link #unchangedSince}): a node with thousands of elections
-	 * watches them all every round.
-	 * @param state the lease as read
-	 * @return {@code true} if nothing moved
-	 */
-	boolean unchangedIn(LeaseState state) {
-		return same(state.version(), state.leaderId(), state.holderVersion());
-	}
-
-	private boolean same(long version, @Nullable String holder, long holderVersion) {
-		return this.version == version && Objects.equals(this.holder, holder) && this.holderVersion == holderVersion;
+		return this.version == other.version && Objects.equals(this.holder, other.holder)
+				&& this.holderVersion == other.holderVersion;
 	}
 
 }

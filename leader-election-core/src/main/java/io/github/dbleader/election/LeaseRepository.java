@@ -89,6 +89,30 @@ public interface LeaseRepository {
 	List<LeaseState> findAll(String nodeId, String instanceId);
 
 	/**
+	 * The lease of an election as this instance's last {@link #findAll} left it, without
+	 * asking the database: for a repository that keeps what it read, so that the heartbeat
+	 * need not keep a copy of every lease from one round to the next (a node may have
+	 * hundreds of thousands). The default keeps nothing; the heartbeat then keeps each
+	 * election's last read itself.
+	 * @param nodeId this node
+	 * @param instanceId token of this running instance
+	 * @param election the election
+	 * @return the lease and how long ago it was read, or {@code null} if this repository
+	 * keeps no reads ({@link #keepsReads()})
+	 */
+	default @Nullable LeaseSighting lastRead(String nodeId, String instanceId, String election) {
+		return null;
+	}
+
+	/**
+	 * Whether {@link #lastRead} answers for every lease {@link #findAll} returned.
+	 * @return {@code false} unless the repository keeps its reads
+	 */
+	default boolean keepsReads() {
+		return false;
+	}
+
+	/**
 	 * Take the lease: either it is vacant (and this node did not yield it within the last
 	 * lease), or it still has the observed version and has expired by the database clock,
 	 * and so has its holder's session, still at the observed version. Taking a lease from a

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TimeZone;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -129,6 +130,9 @@ abstract class AbstractElectionIntegrationTests {
 
 	/** Longest take-over after a crash: the lease, then a whole lease unchanged, seen a heartbeat late. */
 	static final Duration AFTER_CRASH = LEASE.plus(RENEW.multipliedBy(2)).plus(SLACK);
+
+	/** The repository's methods that send no statement: what it kept of its last read. */
+	private static final Set<String> ANSWERED_FROM_MEMORY = Set.of("keepsReads", "lastRead");
 
 	/** Extra time an await may take beyond the bound under test, so that a late result is reported with its timing. */
 	private static final Duration REPORTING_MARGIN = Duration.ofSeconds(5);
@@ -1195,7 +1199,9 @@ abstract class AbstractElectionIntegrationTests {
 				dialect(), this.tables, STATEMENT_TIMEOUT);
 		LeaseRepository counted = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { LeaseRepository.class }, (proxy, method, args) -> {
-					calls.computeIfAbsent(method.getName(), (name) -> new LongAdder()).increment();
+					if (!ANSWERED_FROM_MEMORY.contains(method.getName())) {
+						calls.computeIfAbsent(method.getName(), (name) -> new LongAdder()).increment();
+					}
 					try {
 						return method.invoke(repository, args);
 					}

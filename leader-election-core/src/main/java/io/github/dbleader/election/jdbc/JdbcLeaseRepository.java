@@ -32,6 +32,7 @@ import io.github.dbleader.election.FenceNotConfirmedException;
 import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseRepository;
+import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.election.lock.ClusterLocks;
@@ -543,6 +544,21 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			}
 			after = page.members().get(page.members().size() - 1);
 		}
+	}
+
+	/**
+	 * An election's lease as this instance's view last read it ({@link LeaseView}): the
+	 * view keeps every lease row and the sessions of its last read.
+	 */
+	@Override
+	public @Nullable LeaseSighting lastRead(String nodeId, String instanceId, String election) {
+		LeaseView view = this.views.get(List.of(nodeId, instanceId));
+		return (view != null) ? view.sighting(election) : null;
+	}
+
+	@Override
+	public boolean keepsReads() {
+		return true;
 	}
 
 	/** Run one statement of a view's read, causally on Galera. */

@@ -1,5 +1,6 @@
 package io.github.dbleader.election.jdbc;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -14,6 +15,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 import org.jspecify.annotations.Nullable;
 
@@ -93,6 +95,12 @@ final class LeaseView {
 	private boolean whole;
 
 	private long lastRead;
+
+	/** The sessions and clock of the last read applied, without its rows: for {@link #sighting}. */
+	private @Nullable Read sessionsRead;
+
+	/** When the last read applied returned ({@link System#nanoTime()}). */
+	private long sessionsReadNanos;
 
 	private @Nullable String server;
 
@@ -214,11 +222,28 @@ final class LeaseView {
 		this.takeovers = (own != null) ? own.takeovers() : -1;
 		this.server = read.server();
 		this.lastRead = read.now();
+		this.sessionsRead = read.sessionsOnly();
+		this.sessionsReadNanos = System.nanoTime();
 		List<LeaseState> states = new ArrayList<>(this.rows.size());
 		for (Row row : this.rows.values()) {
 			states.add(state(row, read));
 		}
 		return states;
+	}
+
+	/**
+	 * An election's lease as the last read left it, composed now: the heartbeat keeps none
+	 * of the states it composes from one round to the next.
+	 * @param election the election
+	 * @return the lease and how long ago it was read, or {@code null} if it has no row in the view
+	 */
+	synchronized @Nullable LeaseSighting sighting(String election) {
+		Row row = this.rows.get(election);
+		Read read = this.sessionsRead;
+		if (row == null || read == null) {
+			return null;
+		}
+		return new LeaseSighting(state(row, read), Duration.ofNanos(System.nanoTime() - this.sessionsReadNanos));
 	}
 
 	/** The node joined these elections: their rows are read by key at the next read. */
@@ -320,6 +345,15 @@ final class LeaseView {
 
 		private Read(Map<String, String> values) {
 			this.values = values;
+		}
+
+		/** @return the same read without its rows: its sessions, clock and server */
+		Read sessionsOnly() {
+			Read read = new Read(this.values);
+			read.now = this.now;
+			read.server = this.server;
+			read.sessions.putAll(this.sessions);
+			return read;
 		}
 
 		/** Take the database clock and the answering server's identity from a node row. */

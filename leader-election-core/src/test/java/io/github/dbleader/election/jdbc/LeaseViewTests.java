@@ -1,10 +1,11 @@
 package io.github.dbleader.election.jdbc;
 
-import java.util.ArrayList;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 
+import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 import org.junit.jupiter.api.Test;
 
@@ -120,6 +121,38 @@ class LeaseViewTests {
 		assertThat(without.expired()).isTrue();
 		assertThat(without.holderVersion()).isEqualTo(-1);
 		assertThat(without.sessionEnded()).isFalse();
+	}
+
+	@Test
+	void aSightingIsTheLeaseAsTheLastReadLeftItAndTheRowsReadSinceKeepTheirValues() {
+		LeaseView view = new LeaseView(0, 2, LeaseView.PAGE);
+		assertThat(view.sighting("e5")).as("nothing read yet").isNull();
+		LeaseView.Read first = view.newRead();
+		first.clock(1_000, first.shared(new String("server")));
+		first.sessions().put("a", new LeaseView.Session(first.shared(new String("a-1")), 4, 4_000, 1_000, null, 0, 0));
+		first.members().addAll(ELECTIONS);
+		LeaseView.Row row = new LeaseView.Row("e5", first.shared(new String("a")), 7, 3, Instant.ofEpochMilli(100),
+				Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, first.shared(new String("server")),
+				first.shared(new String("a-1")));
+		first.rows().add(row);
+		view.apply(view.wholePlan(), first, "a");
+
+		LeaseView.Read second = view.newRead();
+		second.clock(1_500, second.shared(new String("server")));
+		second.sessions().put("a", new LeaseView.Session(second.shared(new String("a-1")), 5, 4_500, 1_500, null, 0, 0));
+		// A partial read: the slice (e0, e1) and what changed, which is nothing.
+		view.apply(view.plan(), second, "a");
+		LeaseSighting sighting = view.sighting("e5");
+		assertThat(sighting).isNotNull();
+		assertThat(sighting.lease()).as("the row as read first, the session as read last")
+			.isEqualTo(LeaseView.state(row, second));
+		assertThat(sighting.lease().holderVersion()).isEqualTo(5);
+		assertThat(sighting.lease().expiresAt().toEpochMilli()).isEqualTo(4_500);
+		assertThat(sighting.lease().expired()).isFalse();
+		assertThat(sighting.age().isNegative()).as("age").isFalse();
+		assertThat(view.sighting("e2")).as("no row").isNull();
+		assertThat(second.shared(new String("a-1"))).as("one instance for every read of the view")
+			.isSameAs(row.leaderInstance());
 	}
 
 	/** A read at a database time on "server", of the node's elections where it is whole. */
