@@ -601,7 +601,7 @@ final class ElectionLoop {
 
 	/**
 	 * Keep the lease as this round read it, for {@link #lastSeen()}; the heartbeat calls this
-	 * where its repository does not keep its reads ({@link LeaseRepository#keepsReads()}).
+	 * where its repository keeps no reads of its own ({@link LeaseRepository#reads}).
 	 * @param state the lease as read
 	 * @param readAtNanos when the read returned (monotonic clock)
 	 */

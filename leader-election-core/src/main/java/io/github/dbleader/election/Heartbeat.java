@@ -107,6 +107,12 @@ final class Heartbeat {
 	/** Whether this round sent a refresh of the row: it may have moved the session on. */
 	private boolean refreshSent;
 
+	/**
+	 * What the repository keeps of this instance's reads, as it gave it after the last read,
+	 * or {@code null}: the elections then keep their own sightings.
+	 */
+	private volatile @Nullable LeaseReads reads;
+
 	/** Whether this round's refresh found the row this instance's and moved it on. */
 	private boolean refreshed;
 
@@ -142,15 +148,21 @@ final class Heartbeat {
 
 	/**
 	 * The lease of an election as this node's heartbeat last read it, without asking the
-	 * database: from the repository where it keeps its reads, else from the election.
+	 * database (nor the repository, which may wait for it): from what the repository keeps of
+	 * the reads, as it gave it at the last read, or from the election's own sightings, which
+	 * it keeps of a change it made, and of every read where the repository keeps nothing;
+	 * the newer of the two.
 	 * @param loop the election
 	 * @return the lease and how long ago it was read, or {@code null} if never
 	 */
 	@Nullable LeaseSighting lastSeen(ElectionLoop loop) {
-		if (this.repository.keepsReads()) {
-			return this.repository.lastRead(this.nodeId, this.instanceId, loop.election());
+		LeaseReads kept = this.reads;
+		LeaseSighting read = (kept != null) ? kept.lastRead(loop.election()) : null;
+		LeaseSighting own = loop.lastSeen();
+		if (read == null || own == null) {
+			return (read != null) ? read : own;
 		}
-		return loop.lastSeen();
+		return (own.age().compareTo(read.age()) < 0) ? own : read;
 	}
 
 	/** @return how long rows must have been unused before they are purged */
@@ -227,6 +239,7 @@ final class Heartbeat {
 		}
 		long readAt = this.clock.nanoTime();
 		this.database.answered();
+		this.reads = keptReads();
 		if (!this.refreshed) {
 			// Nothing renewed this round.
 			held.clear();
@@ -239,6 +252,18 @@ final class Heartbeat {
 	/** A hash map's initial capacity for the given number of entries: no resizing. */
 	private static int capacity(int entries) {
 		return (int) (entries / 0.75f) + 1;
+	}
+
+	/** What the repository keeps of this instance's reads, or {@code null}. */
+	private @Nullable LeaseReads keptReads() {
+		try {
+			return this.repository.reads(this.nodeId, this.instanceId);
+		}
+		catch (RuntimeException ex) {
+			// A repository wrapped in something that failed: the elections keep their own.
+			logger.debug("Node '{}': the repository keeps no reads it could give", this.nodeId, ex);
+			return null;
+		}
 	}
 
 	/**
@@ -307,7 +332,7 @@ final class Heartbeat {
 		boolean succeeded = true;
 		// A repository that keeps its reads answers for the elections' sightings: the states
 		// of this round then live only as long as the round.
-		boolean keepsReads = this.repository.keepsReads();
+		boolean keepsReads = this.reads != null;
 		Map<Batch, List<PendingChange>> leaders = new LinkedHashMap<>();
 		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();

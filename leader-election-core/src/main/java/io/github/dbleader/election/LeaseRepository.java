@@ -89,27 +89,17 @@ public interface LeaseRepository {
 	List<LeaseState> findAll(String nodeId, String instanceId);
 
 	/**
-	 * The lease of an election as this instance's last {@link #findAll} left it, without
-	 * asking the database: for a repository that keeps what it read, so that the heartbeat
-	 * need not keep a copy of every lease from one round to the next (a node may have
-	 * hundreds of thousands). The default keeps nothing; the heartbeat then keeps each
-	 * election's last read itself.
+	 * What this repository keeps of an instance's reads ({@link #findAll}): an object that
+	 * answers from memory, so that the heartbeat need not keep a copy of every lease from one
+	 * round to the next (a node may have hundreds of thousands). The heartbeat asks for it
+	 * after each read. The default keeps nothing; the heartbeat then keeps each election's
+	 * last read itself.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance
-	 * @param election the election
-	 * @return the lease and how long ago it was read, or {@code null} if this repository
-	 * keeps no reads ({@link #keepsReads()})
+	 * @return the instance's reads, or {@code null} if this repository keeps none
 	 */
-	default @Nullable LeaseSighting lastRead(String nodeId, String instanceId, String election) {
+	default @Nullable LeaseReads reads(String nodeId, String instanceId) {
 		return null;
-	}
-
-	/**
-	 * Whether {@link #lastRead} answers for every lease {@link #findAll} returned.
-	 * @return {@code false} unless the repository keeps its reads
-	 */
-	default boolean keepsReads() {
-		return false;
 	}
 
 	/**

@@ -131,8 +131,8 @@ abstract class AbstractElectionIntegrationTests {
 	/** Longest take-over after a crash: the lease, then a whole lease unchanged, seen a heartbeat late. */
 	static final Duration AFTER_CRASH = LEASE.plus(RENEW.multipliedBy(2)).plus(SLACK);
 
-	/** The repository's methods that send no statement: what it kept of its last read. */
-	private static final Set<String> ANSWERED_FROM_MEMORY = Set.of("keepsReads", "lastRead");
+	/** The repository's methods that send no statement: what it keeps of its reads. */
+	private static final Set<String> ANSWERED_FROM_MEMORY = Set.of("reads");
 
 	/** Extra time an await may take beyond the bound under test, so that a late result is reported with its timing. */
 	private static final Duration REPORTING_MARGIN = Duration.ofSeconds(5);

@@ -32,7 +32,7 @@ import io.github.dbleader.election.FenceNotConfirmedException;
 import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseRepository;
-import io.github.dbleader.election.LeaseSighting;
+import io.github.dbleader.election.LeaseReads;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.election.lock.ClusterLocks;
@@ -547,18 +547,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	/**
-	 * An election's lease as this instance's view last read it ({@link LeaseView}): the
-	 * view keeps every lease row and the sessions of its last read.
+	 * The instance's view of its leases ({@link LeaseView}): it keeps every lease row and the
+	 * sessions of its last read, and composes a lease from them when asked.
 	 */
 	@Override
-	public @Nullable LeaseSighting lastRead(String nodeId, String instanceId, String election) {
-		LeaseView view = this.views.get(List.of(nodeId, instanceId));
-		return (view != null) ? view.sighting(election) : null;
-	}
-
-	@Override
-	public boolean keepsReads() {
-		return true;
+	public LeaseReads reads(String nodeId, String instanceId) {
+		return view(nodeId, instanceId);
 	}
 
 	/** Run one statement of a view's read, causally on Galera. */

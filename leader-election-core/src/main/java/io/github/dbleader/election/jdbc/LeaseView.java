@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
+import io.github.dbleader.election.LeaseReads;
 import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 import org.jspecify.annotations.Nullable;
@@ -50,7 +51,7 @@ import org.jspecify.annotations.Nullable;
  * row's version and its session as the database has them (I3, I4), so a change decided on a
  * stale row is not applied, and the election's row is read by key at the next round.
  */
-final class LeaseView {
+final class LeaseView implements LeaseReads {
 
 	/**
 	 * Rows changed up to this long before the last read are read again: a change marked with
@@ -94,9 +95,10 @@ final class LeaseView {
 
 	private boolean whole;
 
-	private long lastRead;
+	/** The database clock of the last read applied. */
+	private long lastReadMillis;
 
-	/** The sessions and clock of the last read applied, without its rows: for {@link #sighting}. */
+	/** The sessions and clock of the last read applied, without its rows: for {@link #lastRead}. */
 	private @Nullable Read sessionsRead;
 
 	/** When the last read applied returned ({@link System#nanoTime()}). */
@@ -145,7 +147,7 @@ final class LeaseView {
 			last = next.next();
 			keys.add(last);
 		}
-		return new Plan(false, false, this.page, this.lastRead - OVERLAP_MILLIS, List.copyOf(keys),
+		return new Plan(false, false, this.page, this.lastReadMillis - OVERLAP_MILLIS, List.copyOf(keys),
 				next.hasNext() ? last : "");
 	}
 
@@ -181,7 +183,7 @@ final class LeaseView {
 	synchronized boolean needsWhole(Read read, String nodeId) {
 		Session own = read.sessions().get(nodeId);
 		long ownTakeovers = (own != null) ? own.takeovers() : -1;
-		return !Objects.equals(read.server(), this.server) || read.now() < this.lastRead
+		return !Objects.equals(read.server(), this.server) || read.now() < this.lastReadMillis
 				|| ownTakeovers != this.takeovers;
 	}
 
@@ -221,7 +223,7 @@ final class LeaseView {
 		Session own = read.sessions().get(nodeId);
 		this.takeovers = (own != null) ? own.takeovers() : -1;
 		this.server = read.server();
-		this.lastRead = read.now();
+		this.lastReadMillis = read.now();
 		this.sessionsRead = read.sessionsOnly();
 		this.sessionsReadNanos = System.nanoTime();
 		List<LeaseState> states = new ArrayList<>(this.rows.size());
@@ -234,10 +236,9 @@ final class LeaseView {
 	/**
 	 * An election's lease as the last read left it, composed now: the heartbeat keeps none
 	 * of the states it composes from one round to the next.
-	 * @param election the election
-	 * @return the lease and how long ago it was read, or {@code null} if it has no row in the view
 	 */
-	synchronized @Nullable LeaseSighting sighting(String election) {
+	@Override
+	public synchronized @Nullable LeaseSighting lastRead(String election) {
 		Row row = this.rows.get(election);
 		Read read = this.sessionsRead;
 		if (row == null || read == null) {

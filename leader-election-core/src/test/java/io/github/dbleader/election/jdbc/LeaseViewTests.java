@@ -126,7 +126,7 @@ class LeaseViewTests {
 	@Test
 	void aSightingIsTheLeaseAsTheLastReadLeftItAndTheRowsReadSinceKeepTheirValues() {
 		LeaseView view = new LeaseView(0, 2, LeaseView.PAGE);
-		assertThat(view.sighting("e5")).as("nothing read yet").isNull();
+		assertThat(view.lastRead("e5")).as("nothing read yet").isNull();
 		LeaseView.Read first = view.newRead();
 		first.clock(1_000, first.shared(new String("server")));
 		first.sessions().put("a", new LeaseView.Session(first.shared(new String("a-1")), 4, 4_000, 1_000, null, 0, 0));
@@ -142,7 +142,7 @@ class LeaseViewTests {
 		second.sessions().put("a", new LeaseView.Session(second.shared(new String("a-1")), 5, 4_500, 1_500, null, 0, 0));
 		// A partial read: the slice (e0, e1) and what changed, which is nothing.
 		view.apply(view.plan(), second, "a");
-		LeaseSighting sighting = view.sighting("e5");
+		LeaseSighting sighting = view.lastRead("e5");
 		assertThat(sighting).isNotNull();
 		assertThat(sighting.lease()).as("the row as read first, the session as read last")
 			.isEqualTo(LeaseView.state(row, second));
@@ -150,7 +150,7 @@ class LeaseViewTests {
 		assertThat(sighting.lease().expiresAt().toEpochMilli()).isEqualTo(4_500);
 		assertThat(sighting.lease().expired()).isFalse();
 		assertThat(sighting.age().isNegative()).as("age").isFalse();
-		assertThat(view.sighting("e2")).as("no row").isNull();
+		assertThat(view.lastRead("e2")).as("no row").isNull();
 		assertThat(second.shared(new String("a-1"))).as("one instance for every read of the view")
 			.isSameAs(row.leaderInstance());
 	}
