@@ -2,7 +2,9 @@ package io.github.dbleader.election;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
@@ -486,6 +488,40 @@ class HeartbeatTests {
 		this.repository.setUnreachable(false);
 		this.a.tick();
 		assertThat(x.databaseUnreachableFor()).isEmpty();
+		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> assertThat(seen.age()).isZero());
+	}
+
+	@Test
+	void sightingsComeFromWhatTheRepositoryKeepsOfItsReadsOrTheElectionsOwnChangeWhicheverIsNewer() {
+		Map<String, LeaseSighting> kept = new HashMap<>();
+		this.repository.keepReads(kept::get);
+		Election x = this.a.join("x");
+		this.a.tick();
+		LeaseState created = this.repository.find("x").orElseThrow();
+		elapse(R);
+		this.a.tick();
+		elapse(R);
+		// The repository keeps nothing of x: the election's own sighting is of the lease it
+		// created two rounds ago, not renewed by the round since, which kept no state of x.
+		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> {
+			assertThat(seen.lease().leaderId()).isEqualTo("a");
+			assertThat(seen.age()).isEqualTo(R.multipliedBy(2));
+		});
+		LeaseState read = new LeaseState("x", "a", created.term(), created.version(), created.acquiredAt(),
+				created.renewedAt(), created.expiresAt(), null, false, null, false, true, created.databaseTime(), 41,
+				false);
+		kept.put("x", new LeaseSighting(read, R));
+		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> assertThat(seen.lease()).isSameAs(read));
+		kept.put("x", new LeaseSighting(read, R.multipliedBy(3)));
+		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> assertThat(seen.lease()).isNotSameAs(read));
+	}
+
+	@Test
+	void sightingsAreTheElectionsOwnWhereTheRepositoryKeepsNone() {
+		Election x = this.a.join("x");
+		this.a.tick();
+		elapse(R);
+		this.a.tick();
 		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> assertThat(seen.age()).isZero());
 	}
 
