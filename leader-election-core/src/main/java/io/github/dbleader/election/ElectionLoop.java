@@ -610,7 +610,8 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * The lease as this node's heartbeat last read it, without asking the database.
+	 * The lease as this election last saw it, without asking the database: a read the
+	 * heartbeat handed it ({@link #seen}), or the answer to a change of holder it made.
 	 * @return the lease and how long ago it was read, or {@code null} if never
 	 */
 	@Nullable LeaseSighting lastSeen() {
