@@ -1,6 +1,9 @@
 package io.github.dbleader.election;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -20,6 +23,42 @@ import static org.awaitility.Awaitility.await;
 class ElectionServiceTests {
 
 	private final InMemoryLeaseRepository repository = new InMemoryLeaseRepository();
+
+	@Test
+	void theWatchdogAnnouncesTheEndOfABeliefWhileTheHeartbeatIsStuckInAStatement() throws Exception {
+		List<String> revoked = new CopyOnWriteArrayList<>();
+		LeadershipListener listener = new LeadershipListener() {
+
+			@Override
+			public void revoked(String election, String nodeId, long term, RevocationReason reason) {
+				revoked.add(election);
+			}
+
+		};
+		ElectionService service = new ElectionService(this.repository,
+				ElectionSettings.of(Duration.ofMillis(600), Duration.ofMillis(100)), "a", listener);
+		Election led = service.election("led");
+		CountDownLatch answer = new CountDownLatch(1);
+		try {
+			service.start();
+			await().atMost(Duration.ofSeconds(5)).until(led::isLeader);
+			// Every write from now on waits: the next refresh of the session never returns.
+			this.repository.setDuringStatement(() -> {
+				try {
+					answer.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			});
+			await().atMost(Duration.ofSeconds(5)).until(() -> revoked.contains("led"));
+			assertThat(led.isLeader()).isFalse();
+		}
+		finally {
+			answer.countDown();
+			service.stop();
+		}
+	}
 
 	@Test
 	void nodeIdLongerThanTheColumnIsRefused() {
