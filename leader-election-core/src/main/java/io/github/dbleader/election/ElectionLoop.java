@@ -127,8 +127,11 @@ final class ElectionLoop {
 	/** How many times this node gave the election up ({@link #relinquish}); guarded by this object's monitor. */
 	private int relinquished;
 
-	/** The lease as the heartbeat last read it, and when; for views that must not wait on the database. */
+	/** The lease as the answer to this election's last change of holder showed it, and when. */
 	private volatile @Nullable Sighting lastSeen;
+
+	/** The term held as the heartbeat's current round started, or -1; guarded by this object's monitor. */
+	private long roundTerm = -1;
 
 	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
 			LeadershipListener listener, Executor notifier, DatabaseStatus database) {
@@ -249,11 +252,21 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * The term held, which this round's refresh of the session renews.
-	 * @return the term held, or -1
+	 * A heartbeat round starts: keep the term held, which its refresh of the session renews.
+	 * @return whether a term is held
 	 */
-	synchronized long termToRenew() {
-		return this.stopped ? -1 : this.heldTerm;
+	synchronized boolean startRound() {
+		this.roundTerm = this.stopped ? -1 : this.heldTerm;
+		return this.roundTerm >= 0;
+	}
+
+	/**
+	 * The term held as the current heartbeat round started ({@link #startRound}). Call while
+	 * holding this object's monitor.
+	 * @return the term, or -1
+	 */
+	long roundTerm() {
+		return this.roundTerm;
 	}
 
 	/**
@@ -600,18 +613,9 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * Keep the lease as this round read it, for {@link #lastSeen()}; the heartbeat calls this
-	 * where its repository keeps no reads of its own ({@link LeaseRepository#reads}).
-	 * @param state the lease as read
-	 * @param readAtNanos when the read returned (monotonic clock)
-	 */
-	void seen(LeaseState state, long readAtNanos) {
-		this.lastSeen = new Sighting(state, readAtNanos);
-	}
-
-	/**
-	 * The lease as this election last saw it, without asking the database: a read the
-	 * heartbeat handed it ({@link #seen}), or the answer to a change of holder it made.
+	 * The lease as this election last saw it itself, without asking the database: in the
+	 * answer to a change of holder it made. The heartbeat's reads are kept by the heartbeat
+	 * ({@link Heartbeat#lastSeen}).
 	 * @return the lease and how long ago it was read, or {@code null} if never
 	 */
 	@Nullable LeaseSighting lastSeen() {

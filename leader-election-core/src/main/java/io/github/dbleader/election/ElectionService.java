@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -70,6 +71,12 @@ public final class ElectionService implements AutoCloseable {
 	private final MonotonicClock clock;
 
 	private final Map<String, Election> elections = new ConcurrentHashMap<>();
+
+	/** Moved on by every join and leave: the heartbeat's list of loops is made again. */
+	private final AtomicLong membership = new AtomicLong();
+
+	/** The loops of the elections as of a membership; heartbeat thread only. */
+	private @Nullable Members members;
 
 	/** The elections whose belief was announced and not revoked yet: what the watchdog checks. */
 	private final Set<ElectionLoop> believing = ConcurrentHashMap.newKeySet();
@@ -245,6 +252,7 @@ public final class ElectionService implements AutoCloseable {
 						runHeartbeat();
 					});
 				}
+				this.membership.incrementAndGet();
 				return created;
 			});
 		}
@@ -263,6 +271,7 @@ public final class ElectionService implements AutoCloseable {
 		Election left;
 		synchronized (this.lifecycleMonitor) {
 			left = this.elections.remove(name);
+			this.membership.incrementAndGet();
 		}
 		if (left == null) {
 			return false;
@@ -421,13 +430,32 @@ public final class ElectionService implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * The loops of the elections, made again only after a join or leave: a node with
+	 * 100,000 elections would otherwise make a list of them every round.
+	 */
+	private List<ElectionLoop> loops() {
+		Members current = this.members;
+		long now = this.membership.get();
+		if (current == null || current.membership() != now) {
+			// A join that the list misses moved the count on after it was read: the next round
+			// makes it again.
+			current = new Members(now, this.elections.values().stream().map(Election::loop).toList());
+			this.members = current;
+		}
+		return current.loops();
+	}
+
+	private record Members(long membership, List<ElectionLoop> loops) {
+	}
+
 	private void runHeartbeat() {
 		if (!this.running) {
 			return;
 		}
 		try {
 			if (this.prepared || prepare()) {
-				this.heartbeat.run(this.elections.values().stream().map(Election::loop).toList());
+				this.heartbeat.run(loops());
 			}
 		}
 		catch (Throwable ex) {

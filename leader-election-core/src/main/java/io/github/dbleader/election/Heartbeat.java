@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * otherwise only in the rounds where the row would be older than half a lease by the next
  * round (every second or third round, typically): it shows that the node is alive to the
  * others, who count it gone when it is a whole lease old;
- * <li>read every lease of its elections ({@link LeaseRepository#findAll}).
+ * <li>read every lease of its elections ({@link LeaseRepository#readAll}).
  * </ol>
  * Then each state machine decides, and the changes of holder they ask for are carried out
  * in batches of one kind of up to {@value #CHANGES_PER_BATCH} (one transaction of a few
@@ -107,11 +107,8 @@ final class Heartbeat {
 	/** Whether this round sent a refresh of the row: it may have moved the session on. */
 	private boolean refreshSent;
 
-	/**
-	 * What the repository keeps of this instance's reads, as it gave it after the last read,
-	 * or {@code null}: the elections then keep their own sightings.
-	 */
-	private volatile @Nullable LeaseReads reads;
+	/** The leases as the last read answered them, kept until the next read; {@code null} before the first. */
+	private volatile @Nullable LastRead lastRead;
 
 	/** Whether this round's refresh found the row this instance's and moved it on. */
 	private boolean refreshed;
@@ -148,21 +145,21 @@ final class Heartbeat {
 
 	/**
 	 * The lease of an election as this node's heartbeat last read it, without asking the
-	 * database (nor the repository, which may wait for it): from what the repository keeps of
-	 * the reads, as it gave it at the last read, or from the election's own sightings, which
-	 * it keeps of a change it made, and of every read where the repository keeps nothing;
-	 * the newer of the two.
+	 * database (nor the repository, which may wait for it): from the last read's answer, or
+	 * from the election's own sighting of a change it made, whichever is newer (a change made
+	 * in the round of the read came after it).
 	 * @param loop the election
 	 * @return the lease and how long ago it was read, or {@code null} if never
 	 */
 	@Nullable LeaseSighting lastSeen(ElectionLoop loop) {
-		LeaseReads kept = this.reads;
-		LeaseSighting read = (kept != null) ? kept.lastRead(loop.election()) : null;
+		LastRead last = this.lastRead;
+		LeaseState lease = (last != null) ? last.leases().lease(loop.election()) : null;
 		LeaseSighting own = loop.lastSeen();
-		if (read == null || own == null) {
-			return (read != null) ? read : own;
+		if (lease == null) {
+			return own;
 		}
-		return (own.age().compareTo(read.age()) < 0) ? own : read;
+		LeaseSighting read = new LeaseSighting(lease, Duration.ofNanos(this.clock.nanoTime() - last.atNanos()));
+		return (own != null && own.age().compareTo(read.age()) <= 0) ? own : read;
 	}
 
 	/** @return how long rows must have been unused before they are purged */
@@ -199,13 +196,11 @@ final class Heartbeat {
 			return true;
 		}
 		long budgetEnd = started + this.budgetNanos;
-		// The terms held as the round starts: the refresh of the session renews them.
-		Map<String, Long> held = new HashMap<>(capacity(loops.size()));
+		// The terms held as the round starts, kept by each election: the refresh of the
+		// session renews them.
+		boolean holding = false;
 		for (ElectionLoop loop : loops) {
-			long term = loop.termToRenew();
-			if (term >= 0) {
-				held.put(loop.election(), term);
-			}
+			holding |= loop.startRound();
 		}
 		this.refreshSent = false;
 		this.refreshed = false;
@@ -213,10 +208,10 @@ final class Heartbeat {
 		try {
 			yieldPending();
 			removePendingCandidacies();
-			taking = candidacies(loops, !held.isEmpty());
+			taking = candidacies(loops, holding);
 		}
 		catch (RuntimeException ex) {
-			renewalsUnconfirmed(loops, held);
+			renewalsUnconfirmed(loops);
 			this.database.failed(ex);
 			if (timedOut(ex)) {
 				watch(loops);
@@ -224,59 +219,34 @@ final class Heartbeat {
 			return false;
 		}
 		long sent = this.rowRefreshedNanos;
-		Map<String, LeaseState> states;
+		LeaseReads leases;
 		try {
-			List<LeaseState> read = this.repository.findAll(this.nodeId, this.instanceId);
-			states = new HashMap<>(capacity(read.size()));
-			for (LeaseState state : read) {
-				states.put(state.election(), state);
-			}
+			leases = this.repository.readAll(this.nodeId, this.instanceId);
 		}
 		catch (RuntimeException ex) {
-			renewalsUnconfirmed(loops, held);
+			renewalsUnconfirmed(loops);
 			this.database.failed(ex);
 			return false;
 		}
 		long readAt = this.clock.nanoTime();
 		this.database.answered();
-		this.reads = keptReads();
-		if (!this.refreshed) {
-			// Nothing renewed this round.
-			held.clear();
-		}
-		boolean succeeded = decide(taking, held, sent, states, readAt, budgetEnd);
+		this.lastRead = new LastRead(leases, readAt);
+		boolean succeeded = decide(taking, sent, leases, readAt, budgetEnd);
 		purgeWhenDue();
 		return succeeded;
-	}
-
-	/** A hash map's initial capacity for the given number of entries: no resizing. */
-	private static int capacity(int entries) {
-		return (int) (entries / 0.75f) + 1;
-	}
-
-	/** What the repository keeps of this instance's reads, or {@code null}. */
-	private @Nullable LeaseReads keptReads() {
-		try {
-			return this.repository.reads(this.nodeId, this.instanceId);
-		}
-		catch (RuntimeException ex) {
-			// A repository wrapped in something that failed: the elections keep their own.
-			logger.debug("Node '{}': the repository keeps no reads it could give", this.nodeId, ex);
-			return null;
-		}
 	}
 
 	/**
 	 * A refresh sent this round may have moved the session on without a read to show it:
 	 * each held election counts it as a renewal whose outcome is unknown.
 	 */
-	private void renewalsUnconfirmed(List<ElectionLoop> loops, Map<String, Long> held) {
+	private void renewalsUnconfirmed(List<ElectionLoop> loops) {
 		if (!this.refreshSent) {
 			return;
 		}
 		for (ElectionLoop loop : loops) {
-			if (held.containsKey(loop.election())) {
-				synchronized (loop) {
+			synchronized (loop) {
+				if (loop.roundTerm() >= 0) {
 					loop.renewalOutcomeUnknown();
 				}
 			}
@@ -292,19 +262,18 @@ final class Heartbeat {
 	 * the database does not count as answering: this round failed.
 	 */
 	private void watch(List<ElectionLoop> loops) {
-		List<LeaseState> states;
+		LeaseReads leases;
 		try {
-			states = this.repository.findAll(this.nodeId, this.instanceId);
+			leases = this.repository.readAll(this.nodeId, this.instanceId);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Node '{}': could not read the leases either", this.nodeId, ex);
 			return;
 		}
 		long readAt = this.clock.nanoTime();
-		Map<String, LeaseState> byElection = new HashMap<>();
-		states.forEach((state) -> byElection.put(state.election(), state));
+		this.lastRead = new LastRead(leases, readAt);
 		for (ElectionLoop loop : loops) {
-			LeaseState state = byElection.get(loop.election());
+			LeaseState state = leases.lease(loop.election());
 			if (state != null) {
 				synchronized (loop) {
 					loop.watch(state, readAt);
@@ -327,23 +296,19 @@ final class Heartbeat {
 		return false;
 	}
 
-	private boolean decide(List<ElectionLoop> taking, Map<String, Long> held, long sent,
-			Map<String, LeaseState> states, long readAt, long budgetEnd) {
+	private boolean decide(List<ElectionLoop> taking, long sent, LeaseReads leases, long readAt, long budgetEnd) {
 		boolean succeeded = true;
-		// A repository that keeps its reads answers for the elections' sightings: the states
-		// of this round then live only as long as the round.
-		boolean keepsReads = this.reads != null;
 		Map<Batch, List<PendingChange>> leaders = new LinkedHashMap<>();
 		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();
 		for (ElectionLoop loop : taking) {
-			Long renewedTerm = held.get(loop.election());
-			LeaseState state = states.get(loop.election());
-			if (state != null && !keepsReads) {
-				loop.seen(state, readAt);
-			}
+			// Each lease as the read answered it, composed now by a repository that keeps a
+			// view of them: no round holds all of them at once.
+			LeaseState state = leases.lease(loop.election());
 			synchronized (loop) {
-				LeaseChange change = loop.decide((renewedTerm != null) ? renewedTerm : -1, sent, state, readAt);
+				// Nothing renewed where this round's refresh did not find the row this instance's.
+				long renewedTerm = this.refreshed ? loop.roundTerm() : -1;
+				LeaseChange change = loop.decide(renewedTerm, sent, state, readAt);
 				if (change == null) {
 					continue;
 				}
@@ -476,6 +441,10 @@ final class Heartbeat {
 		}
 	}
 
+	/** The leases as a read answered them, and when it returned (monotonic clock). */
+	private record LastRead(LeaseReads leases, long atNanos) {
+	}
+
 	/** The changes of one kind (and target) that go in one batch. */
 	private record Batch(LeaseChange.Kind kind, @Nullable String target) {
 	}
@@ -494,22 +463,24 @@ final class Heartbeat {
 	 */
 	private List<ElectionLoop> candidacies(List<ElectionLoop> loops, boolean holding) {
 		Candidacy candidacy = refreshRow(holding);
-		List<ElectionLoop> taking = new ArrayList<>();
+		List<ElectionLoop> taking = new ArrayList<>(loops.size());
 		if (candidacy != Candidacy.IN_USE) {
 			List<String> joining = new ArrayList<>();
-			List<String> running = new ArrayList<>();
 			for (ElectionLoop loop : loops) {
-				if (!loop.stopped()) {
-					running.add(loop.election());
-					if (candidacy != Candidacy.HELD || !loop.candidate()) {
-						joining.add(loop.election());
-					}
+				if (!loop.stopped() && (candidacy != Candidacy.HELD || !loop.candidate())) {
+					joining.add(loop.election());
 				}
 			}
 			if (candidacy != Candidacy.HELD) {
 				this.othersToLeave = true;
 			}
 			if (this.othersToLeave) {
+				List<String> running = new ArrayList<>(loops.size());
+				for (ElectionLoop loop : loops) {
+					if (!loop.stopped()) {
+						running.add(loop.election());
+					}
+				}
 				this.repository.leaveOtherElections(this.nodeId, this.instanceId, running);
 				this.othersToLeave = false;
 			}

@@ -3,21 +3,23 @@ package io.github.dbleader.election;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a {@link LeaseRepository} keeps of one running instance's reads of its leases
- * ({@link LeaseRepository#findAll}), so that views of a lease (health, the actuator
- * endpoint, partition balancing) answer without the database and the heartbeat need not keep
- * a copy of every lease from one round to the next. Implementations answer from memory only:
- * never a statement, never a wait for one.
+ * The leases of one running instance's elections as a {@link LeaseRepository} read them
+ * ({@link LeaseRepository#readAll}), by election. The heartbeat asks for each election's
+ * lease as it decides, and keeps the object until its next read, so that views of a lease
+ * (health, the actuator endpoint, partition balancing) answer without the database.
+ * Implementations answer from memory only: never a statement, never a wait for one. An
+ * implementation that keeps a view of the leases between reads may compose each lease when
+ * it is asked for, so that a node with hundreds of thousands of elections never holds them
+ * all at once.
  */
 @FunctionalInterface
 public interface LeaseReads {
 
 	/**
-	 * An election's lease as the instance's last read left it.
+	 * An election's lease as the read left it.
 	 * @param election the election
-	 * @return the lease and how long ago it was read, or {@code null} if the last read had no
-	 * row of it
+	 * @return the lease, or {@code null} if the read had no row of it
 	 */
-	@Nullable LeaseSighting lastRead(String election);
+	@Nullable LeaseState lease(String election);
 
 }

@@ -3,6 +3,7 @@ package io.github.dbleader.election;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -26,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * statement whatever the number of leases held.
  *
  * <p>A node's heartbeat costs a fixed number of statements whatever the number of its
- * elections (DESIGN I9): {@link #heartbeat} and {@link #findAll}. Changes of holder are batched too
+ * elections (DESIGN I9): {@link #heartbeat} and {@link #readAll}. Changes of holder are batched too
  * ({@link #createAll}, {@link #takeOverAll}, {@link #handOverAll}, {@link #yieldAll},
  * {@link #reacquireAll}), each row under the conditions of its single-row statement; giving
  * a lease up on request stays single-row.
@@ -89,17 +90,22 @@ public interface LeaseRepository {
 	List<LeaseState> findAll(String nodeId, String instanceId);
 
 	/**
-	 * What this repository keeps of an instance's reads ({@link #findAll}): an object that
-	 * answers from memory, so that the heartbeat need not keep a copy of every lease from one
-	 * round to the next (a node may have hundreds of thousands). The heartbeat asks for it
-	 * after each read. The default keeps nothing; the heartbeat then keeps each election's
-	 * last read itself.
+	 * Read the leases as {@link #findAll} does and answer them by election: what the
+	 * heartbeat calls every round. This default calls {@link #findAll} and keeps its answer
+	 * in a map. A repository that keeps a view of the leases between reads may answer from
+	 * it instead, composing each lease when it is asked for: a node may have hundreds of
+	 * thousands of elections, and the heartbeat asks for each once a round.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance
-	 * @return the instance's reads, or {@code null} if this repository keeps none
+	 * @return the leases that exist, by election, answered from memory until the next read
 	 */
-	default @Nullable LeaseReads reads(String nodeId, String instanceId) {
-		return null;
+	default LeaseReads readAll(String nodeId, String instanceId) {
+		List<LeaseState> leases = findAll(nodeId, instanceId);
+		Map<String, LeaseState> byElection = new HashMap<>((int) (leases.size() / 0.75f) + 1);
+		for (LeaseState lease : leases) {
+			byElection.put(lease.election(), lease);
+		}
+		return byElection::get;
 	}
 
 	/**

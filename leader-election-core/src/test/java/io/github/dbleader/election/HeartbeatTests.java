@@ -492,37 +492,24 @@ class HeartbeatTests {
 	}
 
 	@Test
-	void sightingsComeFromWhatTheRepositoryKeepsOfItsReadsOrTheElectionsOwnChangeWhicheverIsNewer() {
-		Map<String, LeaseSighting> kept = new HashMap<>();
-		this.repository.keepReads(kept::get);
+	void aSightingIsTheLastReadOrTheElectionsOwnChangeMadeAfterIt() {
 		Election x = this.a.join("x");
 		this.a.tick();
+		// The round's read had no row of x; the round then created it.
 		LeaseState created = this.repository.find("x").orElseThrow();
-		elapse(R);
-		this.a.tick();
-		elapse(R);
-		// The repository keeps nothing of x: the election's own sighting is of the lease it
-		// created two rounds ago, not renewed by the round since, which kept no state of x.
 		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> {
-			assertThat(seen.lease().leaderId()).isEqualTo("a");
-			assertThat(seen.age()).isEqualTo(R.multipliedBy(2));
+			assertThat(seen.lease()).as("the answer to the create").isEqualTo(created);
+			assertThat(seen.age()).isZero();
 		});
-		LeaseState read = new LeaseState("x", "a", created.term(), created.version(), created.acquiredAt(),
-				created.renewedAt(), created.expiresAt(), null, false, null, false, true, created.databaseTime(), 41,
-				false);
-		kept.put("x", new LeaseSighting(read, R));
-		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> assertThat(seen.lease()).isSameAs(read));
-		kept.put("x", new LeaseSighting(read, R.multipliedBy(3)));
-		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> assertThat(seen.lease()).isNotSameAs(read));
-	}
-
-	@Test
-	void sightingsAreTheElectionsOwnWhereTheRepositoryKeepsNone() {
-		Election x = this.a.join("x");
-		this.a.tick();
 		elapse(R);
 		this.a.tick();
-		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> assertThat(seen.age()).isZero());
+		LeaseState renewed = this.repository.find("x").orElseThrow();
+		assertThat(renewed.holderVersion()).as("the refresh moved the session on").isGreaterThan(created.holderVersion());
+		elapse(R);
+		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> {
+			assertThat(seen.lease()).as("the read of the round since").isEqualTo(renewed);
+			assertThat(seen.age()).isEqualTo(R);
+		});
 	}
 
 	@Test

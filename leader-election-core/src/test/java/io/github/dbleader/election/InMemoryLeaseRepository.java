@@ -59,19 +59,6 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	private Runnable beforeRead = () -> {
 	};
 
-	/** What {@link #reads} gives, as a repository that keeps its reads would. */
-	private @Nullable LeaseReads keptReads;
-
-	/** Give the heartbeat these as what the repository keeps of its reads ({@link #reads}). */
-	void keepReads(@Nullable LeaseReads reads) {
-		this.keptReads = reads;
-	}
-
-	@Override
-	public @Nullable LeaseReads reads(String nodeId, String instanceId) {
-		return this.keptReads;
-	}
-
 	void advanceDatabaseClock(Duration duration) {
 		this.databaseMillis += duration.toMillis();
 	}

@@ -75,7 +75,7 @@ import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTrans
  * record or compare the server's identity use the cluster's instead, so that a pool that
  * reconnects to another node of the cluster is no failover, and the reads the election
  * acts on are causal ({@link SqlDialect#causalRead()}); the heartbeat's read of the leases
- * answers from the node's own data when its causal read waits too long ({@link #findAll}).
+ * answers from the node's own data when its causal read waits too long ({@link #readAll}).
  */
 public class JdbcLeaseRepository implements LeaseRepository {
 
@@ -175,7 +175,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 */
 	private final Map<String, String> sessions = new ConcurrentHashMap<>();
 
-	/** Each node's view of its elections' leases, by node id and instance id ({@link #findAll}). */
+	/** Each node's view of its elections' leases, by node id and instance id ({@link #readAll}). */
 	private final Map<List<String>, LeaseView> views = new ConcurrentHashMap<>();
 
 	/** Reads listed lease rows by key in a view's read, up to the list. */
@@ -484,6 +484,21 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 */
 	@Override
 	public List<LeaseState> findAll(String nodeId, String instanceId) {
+		return read(nodeId, instanceId).leases();
+	}
+
+	/**
+	 * Read as {@link #findAll} does, and answer from the instance's view of its leases
+	 * ({@link LeaseView}): it keeps every lease row and the sessions of its last read, and
+	 * composes a lease from them when asked, so that no round composes every lease.
+	 */
+	@Override
+	public LeaseReads readAll(String nodeId, String instanceId) {
+		return read(nodeId, instanceId);
+	}
+
+	/** Read the leases of an instance's view into it. */
+	private LeaseView read(String nodeId, String instanceId) {
 		LeaseView view = view(nodeId, instanceId);
 		LeaseView.Plan plan = view.plan();
 		LeaseView.Read read = readView(view, plan, nodeId, instanceId);
@@ -491,13 +506,13 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			plan = view.wholePlan();
 			read = readView(view, plan, nodeId, instanceId);
 		}
-		List<LeaseState> leases = view.apply(plan, read, nodeId);
+		view.take(plan, read, nodeId);
 		if (this.causalReadsFailing) {
 			// The node's own data answered: changes it has not applied yet may carry times
 			// before the next read's, so that one reads the view whole.
 			view.invalidate();
 		}
-		return leases;
+		return view;
 	}
 
 	/** Read what a plan says, causally on Galera. */
@@ -544,15 +559,6 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			}
 			after = page.members().get(page.members().size() - 1);
 		}
-	}
-
-	/**
-	 * The instance's view of its leases ({@link LeaseView}): it keeps every lease row and the
-	 * sessions of its last read, and composes a lease from them when asked.
-	 */
-	@Override
-	public LeaseReads reads(String nodeId, String instanceId) {
-		return view(nodeId, instanceId);
 	}
 
 	/** Run one statement of a view's read, causally on Galera. */
@@ -1112,7 +1118,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		 * @param server SQL expression of the answering server's identity
 		 * @param read prefix of the deciding reads, empty for plain reads
 		 * @return the statements; the view's reads are plain, to be read with {@code readPrefix}
-		 * where they decide ({@link JdbcLeaseRepository#findAll}). {@code newTerm} ends with the instance the
+		 * where they decide ({@link JdbcLeaseRepository#readAll}). {@code newTerm} ends with the instance the
 		 * lease lives on, a parameter: the acquirer's session, or none for a hand-over
 		 */
 		static ServerStatements of(SqlDialect dialect, LeaseTables tables, String server, String read) {

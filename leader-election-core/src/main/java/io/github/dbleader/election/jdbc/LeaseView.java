@@ -1,6 +1,5 @@
 package io.github.dbleader.election.jdbc;
 
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -16,7 +15,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.dbleader.election.LeaseReads;
-import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 import org.jspecify.annotations.Nullable;
 
@@ -98,11 +96,8 @@ final class LeaseView implements LeaseReads {
 	/** The database clock of the last read applied. */
 	private long lastReadMillis;
 
-	/** The sessions and clock of the last read applied, without its rows: for {@link #lastRead}. */
+	/** The sessions and clock of the last read applied, without its rows: for {@link #lease}. */
 	private @Nullable Read sessionsRead;
-
-	/** When the last read applied returned ({@link System#nanoTime()}). */
-	private long sessionsReadNanos;
 
 	private @Nullable String server;
 
@@ -187,14 +182,26 @@ final class LeaseView implements LeaseReads {
 				|| ownTakeovers != this.takeovers;
 	}
 
+	/** @return the lease of every election that has a row, as the last read left it */
+	synchronized List<LeaseState> leases() {
+		Read read = this.sessionsRead;
+		List<LeaseState> states = new ArrayList<>(this.rows.size());
+		if (read != null) {
+			for (Row row : this.rows.values()) {
+				states.add(state(row, read));
+			}
+		}
+		return states;
+	}
+
 	/**
-	 * Take what a read answered and return every election's lease as it stands.
+	 * Take what a read answered, composing no lease: each is composed when asked for
+	 * ({@link #lease}), and lives no longer than the caller keeps it.
 	 * @param plan the plan the read followed
 	 * @param read what it answered
 	 * @param nodeId this node
-	 * @return the leases of the node's elections that have a row
 	 */
-	synchronized List<LeaseState> apply(Plan plan, Read read, String nodeId) {
+	synchronized void take(Plan plan, Read read, String nodeId) {
 		if (plan.whole()) {
 			this.elections.clear();
 			this.rows.clear();
@@ -225,26 +232,17 @@ final class LeaseView implements LeaseReads {
 		this.server = read.server();
 		this.lastReadMillis = read.now();
 		this.sessionsRead = read.sessionsOnly();
-		this.sessionsReadNanos = System.nanoTime();
-		List<LeaseState> states = new ArrayList<>(this.rows.size());
-		for (Row row : this.rows.values()) {
-			states.add(state(row, read));
-		}
-		return states;
 	}
 
 	/**
-	 * An election's lease as the last read left it, composed now: the heartbeat keeps none
-	 * of the states it composes from one round to the next.
+	 * An election's lease as the last read left it, composed now from its row and the
+	 * sessions of that read.
 	 */
 	@Override
-	public synchronized @Nullable LeaseSighting lastRead(String election) {
+	public synchronized @Nullable LeaseState lease(String election) {
 		Row row = this.rows.get(election);
 		Read read = this.sessionsRead;
-		if (row == null || read == null) {
-			return null;
-		}
-		return new LeaseSighting(state(row, read), Duration.ofNanos(System.nanoTime() - this.sessionsReadNanos));
+		return (row != null && read != null) ? state(row, read) : null;
 	}
 
 	/** The node joined these elections: their rows are read by key at the next read. */

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 
-import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +23,7 @@ class LeaseViewTests {
 	void theSlicesCoverEveryElectionInNameOrderAndStartOver() {
 		LeaseView view = new LeaseView(0, 3, LeaseView.PAGE);
 		assertThat(view.plan().whole()).as("a new view").isTrue();
-		view.apply(view.wholePlan(), read(1_000, ELECTIONS), "a");
+		view.take(view.wholePlan(), read(1_000, ELECTIONS), "a");
 
 		List<List<String>> slices = new ArrayList<>();
 		for (int round = 0; round < 4; round++) {
@@ -32,7 +31,7 @@ class LeaseViewTests {
 			assertThat(plan.whole()).isFalse();
 			assertThat(plan.since()).isEqualTo(1_000 + round - LeaseView.OVERLAP_MILLIS);
 			slices.add(plan.keys());
-			view.apply(plan, read(1_001 + round, List.of()), "a");
+			view.take(plan, read(1_001 + round, List.of()), "a");
 		}
 		assertThat(slices).containsExactly(List.of("e0", "e1", "e2"), List.of("e3", "e4", "e5"), List.of("e6"),
 				List.of("e0", "e1", "e2"));
@@ -41,7 +40,7 @@ class LeaseViewTests {
 	@Test
 	void electionsJoinedOrChangingAreReadByKeyOnTopOfTheSlice() {
 		LeaseView view = new LeaseView(0, 2, LeaseView.PAGE);
-		view.apply(view.wholePlan(), read(1_000, ELECTIONS), "a");
+		view.take(view.wholePlan(), read(1_000, ELECTIONS), "a");
 		view.joined(List.of("new"));
 		view.changing(List.of("e5", "not-a-candidacy"));
 		assertThat(view.plan().keys()).containsExactly("e0", "e1", "e5", "new");
@@ -50,13 +49,13 @@ class LeaseViewTests {
 	@Test
 	void electionsDueBeyondOneReadWaitForTheNextReads() {
 		LeaseView view = new LeaseView(0, 2, LeaseView.PAGE);
-		view.apply(view.wholePlan(), read(1_000, ELECTIONS), "a");
+		view.take(view.wholePlan(), read(1_000, ELECTIONS), "a");
 		List<String> many = IntStream.range(0, LeaseView.MAX_KEYS_PER_READ).mapToObj((i) -> "j" + i).toList();
 		view.joined(many);
 		LeaseView.Plan first = view.plan();
 		assertThat(first.whole()).isFalse();
 		assertThat(first.keys()).hasSize(LeaseView.MAX_KEYS_PER_READ);
-		view.apply(first, read(1_001, List.of()), "a");
+		view.take(first, read(1_001, List.of()), "a");
 		assertThat(view.plan().keys()).as("the rest of them and a slice").hasSize(2 + 2);
 	}
 
@@ -74,7 +73,7 @@ class LeaseViewTests {
 	@Test
 	void fewElectionsAreReadWholeEveryRound() {
 		LeaseView view = new LeaseView(7, 2, LeaseView.PAGE);
-		view.apply(view.wholePlan(), read(1_000, ELECTIONS), "a");
+		view.take(view.wholePlan(), read(1_000, ELECTIONS), "a");
 		assertThat(view.plan().whole()).isTrue();
 		view.joined(List.of("e7"));
 		assertThat(view.plan().whole()).as("eight elections").isFalse();
@@ -83,7 +82,7 @@ class LeaseViewTests {
 	@Test
 	void aReadAfterAClockStepBackAServerChangeOrATakeOverOfTheNodesLeaseIsWhole() {
 		LeaseView view = new LeaseView(0, 2, LeaseView.PAGE);
-		view.apply(view.wholePlan(), read(1_000, ELECTIONS), "a");
+		view.take(view.wholePlan(), read(1_000, ELECTIONS), "a");
 		assertThat(view.needsWhole(read(1_500, List.of()), "a")).isFalse();
 		assertThat(view.needsWhole(read(999, List.of()), "a")).as("clock went back").isTrue();
 		LeaseView.Read otherServer = read(1_500, List.of());
@@ -124,9 +123,9 @@ class LeaseViewTests {
 	}
 
 	@Test
-	void aSightingIsTheLeaseAsTheLastReadLeftItAndTheRowsReadSinceKeepTheirValues() {
+	void aLeaseIsComposedFromItsRowAsLastReadAndTheSessionsOfTheLastReadAndTheRowsReadSinceKeepTheirValues() {
 		LeaseView view = new LeaseView(0, 2, LeaseView.PAGE);
-		assertThat(view.lastRead("e5")).as("nothing read yet").isNull();
+		assertThat(view.lease("e5")).as("nothing read yet").isNull();
 		LeaseView.Read first = view.newRead();
 		first.clock(1_000, first.shared(new String("server")));
 		first.sessions().put("a", new LeaseView.Session(first.shared(new String("a-1")), 4, 4_000, 1_000, null, 0, 0));
@@ -135,22 +134,21 @@ class LeaseViewTests {
 				Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, first.shared(new String("server")),
 				first.shared(new String("a-1")));
 		first.rows().add(row);
-		view.apply(view.wholePlan(), first, "a");
+		view.take(view.wholePlan(), first, "a");
 
 		LeaseView.Read second = view.newRead();
 		second.clock(1_500, second.shared(new String("server")));
 		second.sessions().put("a", new LeaseView.Session(second.shared(new String("a-1")), 5, 4_500, 1_500, null, 0, 0));
 		// A partial read: the slice (e0, e1) and what changed, which is nothing.
-		view.apply(view.plan(), second, "a");
-		LeaseSighting sighting = view.lastRead("e5");
-		assertThat(sighting).isNotNull();
-		assertThat(sighting.lease()).as("the row as read first, the session as read last")
+		view.take(view.plan(), second, "a");
+		LeaseState lease = view.lease("e5");
+		assertThat(lease).as("the row as read first, the session as read last")
 			.isEqualTo(LeaseView.state(row, second));
-		assertThat(sighting.lease().holderVersion()).isEqualTo(5);
-		assertThat(sighting.lease().expiresAt().toEpochMilli()).isEqualTo(4_500);
-		assertThat(sighting.lease().expired()).isFalse();
-		assertThat(sighting.age().isNegative()).as("age").isFalse();
-		assertThat(view.lastRead("e2")).as("no row").isNull();
+		assertThat(lease.holderVersion()).isEqualTo(5);
+		assertThat(lease.expiresAt().toEpochMilli()).isEqualTo(4_500);
+		assertThat(lease.expired()).isFalse();
+		assertThat(view.leases()).as("every lease, composed alike").containsExactly(lease);
+		assertThat(view.lease("e2")).as("no row").isNull();
 		assertThat(second.shared(new String("a-1"))).as("one instance for every read of the view")
 			.isSameAs(row.leaderInstance());
 	}

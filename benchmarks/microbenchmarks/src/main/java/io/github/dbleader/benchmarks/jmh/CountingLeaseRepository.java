@@ -11,6 +11,7 @@ import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseObservation;
+import io.github.dbleader.election.LeaseReads;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
 import org.jspecify.annotations.Nullable;
@@ -70,6 +71,12 @@ final class CountingLeaseRepository implements LeaseRepository {
 	public List<LeaseState> findAll(String nodeId, String instanceId) {
 		count();
 		return this.delegate.findAll(nodeId, instanceId);
+	}
+
+	@Override
+	public LeaseReads readAll(String nodeId, String instanceId) {
+		count();
+		return this.delegate.readAll(nodeId, instanceId);
 	}
 
 	@Override
