@@ -3,7 +3,6 @@ package io.github.dbleader.election;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
@@ -69,7 +68,7 @@ final class ElectionLoop {
 	private final Object beliefMonitor = new Object();
 
 	/** The node's elections with an announced belief; this one while {@link #announced} is set. */
-	private final Set<ElectionLoop> believing;
+	private final AnnouncedBeliefs believing;
 
 	/** Term this node holds at the database as far as it knows, or -1. */
 	private long heldTerm = -1;
@@ -141,7 +140,7 @@ final class ElectionLoop {
 	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
 			LeadershipListener listener, Executor notifier, DatabaseStatus database, TakeOverPolicy takeOverPolicy) {
 		this(election, nodeId, settings, clock, listener, notifier, database, takeOverPolicy,
-				ConcurrentHashMap.newKeySet());
+				new AnnouncedBeliefs(clock.nanoTime()));
 	}
 
 	/**
@@ -150,7 +149,7 @@ final class ElectionLoop {
 	 */
 	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
 			LeadershipListener listener, Executor notifier, DatabaseStatus database, TakeOverPolicy takeOverPolicy,
-			Set<ElectionLoop> believing) {
+			AnnouncedBeliefs believing) {
 		this.believing = believing;
 		this.election = election;
 		this.takeOverPolicy = takeOverPolicy;
@@ -480,22 +479,33 @@ final class ElectionLoop {
 	/**
 	 * Watchdog, for many elections at once: the same, with the clock read once for all.
 	 * @param nowNanos the monotonic clock, read before this call
+	 * @return how long the announced belief still lasts, or {@link Long#MAX_VALUE} if none does
 	 */
-	void checkDeadline(long nowNanos) {
-		// No monitor while the belief lasts: a node with thousands of elections checks them
-		// all every quarter renew interval.
+	long checkDeadline(long nowNanos) {
+		// No monitor while the belief lasts: a node with thousands of elections may lead
+		// all of them.
 		Belief unlocked = this.announced;
-		if (unlocked == null || nowNanos - unlocked.deadlineNanos < 0) {
-			return;
+		if (unlocked == null) {
+			return Long.MAX_VALUE;
+		}
+		if (nowNanos - unlocked.deadlineNanos < 0) {
+			return unlocked.deadlineNanos - nowNanos;
 		}
 		synchronized (this.beliefMonitor) {
 			Belief current = this.announced;
-			if (current != null && this.clock.nanoTime() - current.deadlineNanos >= 0) {
-				this.belief = null;
-				announce(null);
-				revoked(current.term,
-						this.database.failing() ? RevocationReason.DATABASE_UNREACHABLE : RevocationReason.EXPIRED);
+			if (current == null) {
+				return Long.MAX_VALUE;
 			}
+			long now = this.clock.nanoTime();
+			if (now - current.deadlineNanos < 0) {
+				// Extended meanwhile.
+				return current.deadlineNanos - now;
+			}
+			this.belief = null;
+			announce(null);
+			revoked(current.term,
+					this.database.failing() ? RevocationReason.DATABASE_UNREACHABLE : RevocationReason.EXPIRED);
+			return Long.MAX_VALUE;
 		}
 	}
 
@@ -599,10 +609,10 @@ final class ElectionLoop {
 		this.announced = announced;
 		// Joined at a grant and left at a revocation, not touched by every extension.
 		if (previous == null && announced != null) {
-			this.believing.add(this);
+			this.believing.granted(this, announced.deadlineNanos);
 		}
 		else if (previous != null && announced == null) {
-			this.believing.remove(this);
+			this.believing.ended(this);
 		}
 	}
 

@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -79,7 +78,7 @@ public final class ElectionService implements AutoCloseable {
 	private @Nullable Members members;
 
 	/** The elections whose belief was announced and not revoked yet: what the watchdog checks. */
-	private final Set<ElectionLoop> believing = ConcurrentHashMap.newKeySet();
+	private final AnnouncedBeliefs believing;
 
 	private final DatabaseStatus database;
 
@@ -148,6 +147,7 @@ public final class ElectionService implements AutoCloseable {
 		this.nodeId = validateId("node id", nodeId, MAX_NODE_ID_LENGTH);
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 		this.clock = Objects.requireNonNull(clock, "clock must not be null");
+		this.believing = new AnnouncedBeliefs(this.clock.nanoTime());
 		this.database = new DatabaseStatus(this.nodeId, settings, clock);
 		this.heartbeat = new Heartbeat(this.nodeId, this.instanceId, repository, settings, clock, this.database,
 				listener, this.notifications, new Random());
@@ -497,11 +497,9 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	private void checkDeadlines() {
-		// The led elections only: a node with thousands of elections follows most of them.
-		long now = this.clock.nanoTime();
-		for (ElectionLoop loop : this.believing) {
-			loop.checkDeadline(now);
-		}
+		// The led elections only (a node with thousands of elections follows most of them),
+		// and only once the earliest of their beliefs may end.
+		this.believing.check(this.clock.nanoTime());
 	}
 
 	private void notifyListener(Runnable callback) {

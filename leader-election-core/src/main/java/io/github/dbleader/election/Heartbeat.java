@@ -204,11 +204,10 @@ final class Heartbeat {
 		}
 		this.refreshSent = false;
 		this.refreshed = false;
-		List<ElectionLoop> taking;
 		try {
 			yieldPending();
 			removePendingCandidacies();
-			taking = candidacies(loops, holding);
+			candidacies(loops, holding);
 		}
 		catch (RuntimeException ex) {
 			renewalsUnconfirmed(loops);
@@ -231,7 +230,7 @@ final class Heartbeat {
 		long readAt = this.clock.nanoTime();
 		this.database.answered();
 		this.lastRead = new LastRead(leases, readAt);
-		boolean succeeded = decide(taking, sent, leases, readAt, budgetEnd);
+		boolean succeeded = decide(loops, sent, leases, readAt, budgetEnd);
 		purgeWhenDue();
 		return succeeded;
 	}
@@ -296,12 +295,16 @@ final class Heartbeat {
 		return false;
 	}
 
-	private boolean decide(List<ElectionLoop> taking, long sent, LeaseReads leases, long readAt, long budgetEnd) {
+	private boolean decide(List<ElectionLoop> loops, long sent, LeaseReads leases, long readAt, long budgetEnd) {
 		boolean succeeded = true;
 		Map<Batch, List<PendingChange>> leaders = new LinkedHashMap<>();
 		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();
-		for (ElectionLoop loop : taking) {
+		for (ElectionLoop loop : loops) {
+			if (!loop.candidate()) {
+				// Takes no part this round (its candidacy, just now).
+				continue;
+			}
 			// Each lease as the read answered it, composed now by a repository that keeps a
 			// view of them: no round holds all of them at once.
 			LeaseState state = leases.lease(loop.election());
@@ -458,12 +461,11 @@ final class Heartbeat {
 	 * round in one statement. When the node's row was created or taken over, every
 	 * election is joined again (its candidates rows may have been purged meanwhile), and the
 	 * candidacies that came with the row in elections this instance does not run are left
-	 * (an earlier process with this node id ran them).
-	 * @return the elections this instance takes part in this round
+	 * (an earlier process with this node id ran them). Each election learns whether it
+	 * takes part this round ({@link ElectionLoop#candidacy}, then {@link ElectionLoop#candidate}).
 	 */
-	private List<ElectionLoop> candidacies(List<ElectionLoop> loops, boolean holding) {
+	private void candidacies(List<ElectionLoop> loops, boolean holding) {
 		Candidacy candidacy = refreshRow(holding);
-		List<ElectionLoop> taking = new ArrayList<>(loops.size());
 		if (candidacy != Candidacy.IN_USE) {
 			List<String> joining = new ArrayList<>();
 			for (ElectionLoop loop : loops) {
@@ -489,12 +491,11 @@ final class Heartbeat {
 			}
 		}
 		for (ElectionLoop loop : loops) {
-			if (!loop.stopped() && loop.candidacy(candidacy)) {
-				taking.add(loop);
+			if (!loop.stopped()) {
+				loop.candidacy(candidacy);
 			}
 		}
 		logNodeIdInUse(candidacy == Candidacy.IN_USE);
-		return taking;
 	}
 
 	/**

@@ -20,6 +20,9 @@ final class FakeNode {
 
 	final Heartbeat heartbeat;
 
+	/** The elections with an announced belief, which the watchdog checks ({@link #checkDeadlines}). */
+	final AnnouncedBeliefs beliefs = new AnnouncedBeliefs(this.clock.nanoTime());
+
 	private final ListenerExecutor notifications = new ListenerExecutor(Runnable::run);
 
 	private final LeaseRepository repository;
@@ -54,7 +57,7 @@ final class FakeNode {
 	Election join(String name, TakeOverPolicy policy) {
 		return this.elections.computeIfAbsent(name,
 				(key) -> new Election(new ElectionLoop(key, this.id, this.settings, this.clock, this.listener,
-						this.notifications, this.heartbeat.database(), policy), this.id, this.repository,
+						this.notifications, this.heartbeat.database(), policy, this.beliefs), this.id, this.repository,
 						this.settings, this.heartbeat));
 	}
 
@@ -84,8 +87,12 @@ final class FakeNode {
 		this.heartbeat.releaseAll(loops());
 	}
 
-	void checkDeadlines() {
-		loops().forEach(ElectionLoop::checkDeadline);
+	/**
+	 * One pass of the watchdog, as the service runs it every quarter renew interval.
+	 * @return whether it looked at the beliefs
+	 */
+	boolean checkDeadlines() {
+		return this.beliefs.check(this.clock.nanoTime());
 	}
 
 	private List<ElectionLoop> loops() {

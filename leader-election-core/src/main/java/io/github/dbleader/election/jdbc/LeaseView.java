@@ -212,17 +212,26 @@ final class LeaseView implements LeaseReads {
 			this.rescanFrom = "";
 		}
 		else {
-			// Rows read by key that did not come back have none (never created, or purged).
-			for (String key : plan.keys()) {
-				this.rows.remove(key);
-				this.due.remove(key);
-			}
+			Set<String> returned = new HashSet<>();
 			for (Row row : read.rows()) {
 				// The view's own instance of the name: rows read again every few hundred rounds
 				// would otherwise each bring a copy of it.
 				String election = this.elections.ceiling(row.election());
 				if (row.election().equals(election)) {
-					this.rows.put(election, row.named(election));
+					returned.add(election);
+					// A row read again unchanged (most of a slice) stays the one kept: replacing
+					// it would move a thousand rows a round into the old generation.
+					Row kept = this.rows.get(election);
+					if (kept == null || !kept.equals(row)) {
+						this.rows.put(election, row.named(election));
+					}
+				}
+			}
+			// Rows read by key that did not come back have none (never created, or purged).
+			for (String key : plan.keys()) {
+				this.due.remove(key);
+				if (!returned.contains(key)) {
+					this.rows.remove(key);
 				}
 			}
 			this.rescanFrom = plan.rescanNext();
