@@ -60,6 +60,16 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 @Endpoint(id = "leader", defaultAccess = Access.READ_ONLY)
 public class LeaderEndpoint implements AutoCloseable {
 
+	/**
+	 * Most elections the listing shows, the first in name order: each is read from the
+	 * database (its lease and its candidates) within one statement timeout, and a node may
+	 * run a hundred thousand. {@code GET /actuator/leader/{election}} shows any one of them.
+	 */
+	public static final int LISTED_ELECTIONS = 100;
+
+	/** Most names an error message lists. */
+	private static final int NAMES_IN_MESSAGES = 20;
+
 	private final ElectionService electionService;
 
 	private final LeaseReader reader;
@@ -87,16 +97,18 @@ public class LeaderEndpoint implements AutoCloseable {
 	}
 
 	/**
-	 * Describe every election this node runs.
-	 * @return this node's id and its elections by name
+	 * Describe the elections this node runs, up to {@value #LISTED_ELECTIONS}, the first in
+	 * name order.
+	 * @return this node's id, how many elections it runs and the first of them by name
 	 */
 	@ReadOperation
 	public LeaderDescriptor leader() {
 		Map<String, ElectionDescriptor> elections = new LinkedHashMap<>();
-		List<String> names = List.copyOf(listedElections());
+		TreeSet<String> all = listedElections();
+		List<String> names = all.stream().limit(LISTED_ELECTIONS).toList();
 		this.reader.read(names).forEach((name, outcome) -> elections.put(name, describe(name, outcome)));
 		return new LeaderDescriptor(this.electionService.nodeId(), this.electionService.isWaitingForDatabase(),
-				elections);
+				all.size(), elections);
 	}
 
 	/**
@@ -199,9 +211,18 @@ public class LeaderEndpoint implements AutoCloseable {
 		if (found == null) {
 			throw new InvalidEndpointRequestException("Election '" + election + "' is not run by this node",
 					"Election '" + election + "' is not run by this node; elections run here are "
-							+ listedElections());
+							+ someOf(listedElections()));
 		}
 		return found;
+	}
+
+	/** The first names, and how many more there are: a node may run a hundred thousand. */
+	private static String someOf(TreeSet<String> names) {
+		if (names.size() <= NAMES_IN_MESSAGES) {
+			return names.toString();
+		}
+		List<String> first = names.stream().limit(NAMES_IN_MESSAGES).toList();
+		return "[" + String.join(", ", first) + ", and " + (names.size() - NAMES_IN_MESSAGES) + " more]";
 	}
 
 	private static void requireValidElectionName(String election) {
@@ -291,9 +312,11 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * @param waitingForDatabase whether this node waits for its database before it joins
 	 * any election (the database has not answered since the node started), so that it
 	 * leads none
-	 * @param elections the elections this node runs, by name
+	 * @param electionCount how many elections this node runs, partitions not counted
+	 * @param elections the elections this node runs, by name: the first
+	 * {@value LeaderEndpoint#LISTED_ELECTIONS} in name order where it runs more
 	 */
-	public record LeaderDescriptor(String nodeId, boolean waitingForDatabase,
+	public record LeaderDescriptor(String nodeId, boolean waitingForDatabase, int electionCount,
 			Map<String, ElectionDescriptor> elections)
 			implements OperationResponseBody {
 

@@ -108,6 +108,7 @@ class LeaderEndpointIntegrationTests {
 		assertThat(response.statusCode()).isEqualTo(200);
 		String body = response.body();
 		assertThat((String) JsonPath.read(body, "$.nodeId")).isEqualTo("endpoint-a");
+		assertThat((Integer) JsonPath.read(body, "$.electionCount")).isEqualTo(1);
 		assertThat((String) JsonPath.read(body, "$.elections.default.leader")).isEqualTo("endpoint-a");
 		assertThat((Boolean) JsonPath.read(body, "$.elections.default.thisNodeLeads")).isTrue();
 		assertThat(((Number) JsonPath.read(body, "$.elections.default.term")).longValue())

@@ -1,23 +1,29 @@
 package io.github.dbleader.autoconfigure.endpoint;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import javax.sql.DataSource;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.ElectionDescriptor;
+import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.LeaderDescriptor;
 import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.partition.PartitionGroup;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -63,6 +69,27 @@ class LeaderEndpointTests {
 				assertThat(endpoint.leader().elections()).containsOnlyKeys("default");
 				await().atMost(Duration.ofSeconds(20)).until(() -> endpoint.election(partition).thisNodeLeads());
 			});
+	}
+
+	@Test
+	void listsTheFirstElectionsInNameOrderAndCountsThemAll() {
+		this.contextRunner.run((context) -> {
+			ElectionService service = context.getBean(ElectionService.class);
+			LeaderEndpoint endpoint = context.getBean(LeaderEndpoint.class);
+			List<String> joined = IntStream.range(0, LeaderEndpoint.LISTED_ELECTIONS + 5)
+				.mapToObj((i) -> String.format("e%03d", LeaderEndpoint.LISTED_ELECTIONS + 5 - i))
+				.toList();
+			joined.forEach(service::election);
+			List<String> all = Stream.concat(Stream.of("default"), joined.stream()).sorted().toList();
+			LeaderDescriptor listing = endpoint.leader();
+			assertThat(listing.electionCount()).isEqualTo(all.size());
+			assertThat(listing.elections().keySet())
+				.containsExactlyElementsOf(all.subList(0, LeaderEndpoint.LISTED_ELECTIONS));
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.forceLeader("not-run-here", null))
+				.satisfies((ex) -> assertThat(ex.getReason()).contains("[default, e001, e002")
+					.endsWith(", and " + (all.size() - 20) + " more]"));
+		});
 	}
 
 }
