@@ -203,11 +203,21 @@ final class LeaseView implements LeaseReads {
 	 */
 	synchronized void take(Plan plan, Read read, String nodeId) {
 		if (plan.whole()) {
+			// The names as the node joined them, where it did: the heartbeat asks for each
+			// lease by its election's own name, and the same instance is found without
+			// comparing the characters (100,000 comparisons a round otherwise).
+			List<String> members = new ArrayList<>(read.members().size());
+			for (String member : read.members()) {
+				members.add(known(member));
+			}
 			this.elections.clear();
 			this.rows.clear();
 			this.due.clear();
-			this.elections.addAll(read.members());
-			read.rows().forEach((row) -> this.rows.put(row.election(), row));
+			this.elections.addAll(members);
+			for (Row row : read.rows()) {
+				String election = known(row.election());
+				this.rows.put(election, row.named(election));
+			}
 			this.whole = true;
 			this.rescanFrom = "";
 		}
@@ -241,6 +251,12 @@ final class LeaseView implements LeaseReads {
 		this.server = read.server();
 		this.lastReadMillis = read.now();
 		this.sessionsRead = read.sessionsOnly();
+	}
+
+	/** The view's own instance of an election's name, if it knows the election, else the name given. */
+	private String known(String name) {
+		String known = this.elections.ceiling(name);
+		return name.equals(known) ? known : name;
 	}
 
 	/**

@@ -153,6 +153,19 @@ class LeaseViewTests {
 			.isSameAs(row.leaderInstance());
 	}
 
+	@Test
+	void aWholeReadKeepsTheNamesAsTheNodeJoinedThem() {
+		LeaseView view = new LeaseView(0, 2, LeaseView.PAGE);
+		String joined = new String("e5");
+		view.joined(List.of(joined));
+		LeaseView.Read read = read(1_000, List.of(new String("e5"), "e6"));
+		read.rows().add(new LeaseView.Row(new String("e5"), "a", 7, 3, Instant.ofEpochMilli(100),
+				Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, "server", "a-1"));
+		view.take(view.wholePlan(), read, "a");
+		assertThat(view.leases()).singleElement()
+			.satisfies((lease) -> assertThat(lease.election()).as("the joined instance").isSameAs(joined));
+	}
+
 	/** A read at a database time on "server", of the node's elections where it is whole. */
 	private static LeaseView.Read read(long now, List<String> members) {
 		LeaseView.Read read = new LeaseView.Read();
