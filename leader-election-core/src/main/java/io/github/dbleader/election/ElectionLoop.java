@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
  * The state machine of one election on one node. It sends no statement itself: the node's
  * {@link Heartbeat} sends the statements of all elections at once, hands each state
  * machine what the database answered, and carries out the one change of holder it may ask
- * for ({@link LeaseChange}). The watchdog ({@link #checkDeadline()}) announces the end of a
+ * for ({@link LeaseChange}). The watchdog ({@link AnnouncedBeliefs#check}) announces the end of a
  * belief even when the heartbeat is stuck.
  *
  * <p>Safety rests on three rules (see DESIGN.md I2, I3, I6):
