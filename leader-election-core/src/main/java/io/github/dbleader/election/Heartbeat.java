@@ -638,7 +638,9 @@ final class Heartbeat {
 	 * Make the given leases vacant, a batch at a time. The batch skips a lease whose fence
 	 * row fenced work holds (a job still running as the node stops); each of those is then
 	 * released on its own, which waits for that work to commit, as a change of holder must
-	 * (I5), so that its successor need not wait for the lease to run out.
+	 * (I5), so that its successor need not wait for the lease to run out. A fenced run that
+	 * outlasts that wait leaves its lease, and the other busy ones of its batch, to expire
+	 * on their own; the next batches are still released.
 	 * @param held the terms held, by election
 	 * @return {@code false} if the database did not answer
 	 */
@@ -648,30 +650,43 @@ final class Heartbeat {
 			Map<String, Long> batch = new LinkedHashMap<>();
 			entries.subList(from, Math.min(entries.size(), from + CHANGES_PER_BATCH))
 				.forEach((entry) -> batch.put(entry.getKey(), entry.getValue()));
-			String releasing = null;
 			try {
 				for (LeaseState released : this.repository.yieldAll(this.nodeId, batch)) {
 					logger.info("Election '{}': released leadership of term {}", released.election(),
 							batch.remove(released.election()));
 				}
-				for (Map.Entry<String, Long> busy : batch.entrySet()) {
-					releasing = busy.getKey();
-					if (this.repository.yield(busy.getKey(), this.nodeId, busy.getValue())) {
-						logger.info("Election '{}': released leadership of term {}", busy.getKey(), busy.getValue());
-					}
+			}
+			catch (RuntimeException ex) {
+				// Once the database fails to answer, the other leases are left to expire: a
+				// timeout per batch would hold the shutdown up for as many timeouts.
+				logger.warn("Node '{}': could not release a batch of leases; the leases not released yet expire on "
+						+ "their own: {}", this.nodeId, ex.toString());
+				return false;
+			}
+			yieldBusy(batch);
+		}
+		return true;
+	}
+
+	/**
+	 * Release one at a time the leases a batch skipped, whose fenced work was still running.
+	 * The first that fails (its work outlasted the statement timeout) leaves the others of
+	 * the batch to expire: each would wait as long.
+	 */
+	private void yieldBusy(Map<String, Long> busy) {
+		for (Map.Entry<String, Long> lease : busy.entrySet()) {
+			try {
+				if (this.repository.yield(lease.getKey(), this.nodeId, lease.getValue())) {
+					logger.info("Election '{}': released leadership of term {}", lease.getKey(), lease.getValue());
 				}
 			}
 			catch (RuntimeException ex) {
-				// Once the database fails to answer (or a fenced run outlasts the statement
-				// timeout), the other leases are left to expire: a timeout per lease would
-				// hold the shutdown up for as many timeouts.
-				logger.warn("Node '{}': could not release {}; the leases not released yet expire on their own: {}",
-						this.nodeId, (releasing != null) ? "election '" + releasing + "'" : "a batch of leases",
-						ex.toString());
-				return false;
+				logger.warn("Node '{}': could not release election '{}' while its fenced work runs; it and the {} "
+						+ "other leases of its batch with fenced work under way expire on their own: {}", this.nodeId,
+						lease.getKey(), busy.size() - 1, ex.toString());
+				return;
 			}
 		}
-		return true;
 	}
 
 	/**

@@ -194,7 +194,7 @@ class HeartbeatTests {
 		// The fenced work ends: a hands over at its next round, not reacquiring meanwhile.
 		this.repository.setFencesBusy();
 		elapse(R);
-		assertThat(statementsOfRound(this.a)).contains("handOver").doesNotContain("reacquire");
+		assertThat(statementsOfRound(this.a)).contains("handOverAll").doesNotContain("reacquireAll");
 		assertThat(this.a.leads("y")).isFalse();
 		this.b.tick();
 		assertThat(this.b.leads("y")).isTrue();

@@ -51,6 +51,9 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	private Set<String> busyFences = Set.of();
 
+	/** Fenced transactions open on each election's fence row (share locks), by election. */
+	private final Map<String, Integer> fenceHolds = new HashMap<>();
+
 	private final List<String> statements = new ArrayList<>();
 
 	private Runnable duringStatement = () -> {
@@ -61,6 +64,49 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	void advanceDatabaseClock(Duration duration) {
 		this.databaseMillis += duration.toMillis();
+	}
+
+	/** Set the database clock (epoch milliseconds), as a simulation does before each statement. */
+	void setDatabaseMillis(long databaseMillis) {
+		this.databaseMillis = databaseMillis;
+	}
+
+	long databaseMillis() {
+		return this.databaseMillis;
+	}
+
+	String serverIdentity() {
+		return this.serverIdentity;
+	}
+
+	/**
+	 * Whether a change of holder of the election would wait for its fence row: fenced work
+	 * holds it, or a test said so.
+	 * @param election the election
+	 * @return {@code true} if busy
+	 */
+	boolean fenceBusy(String election) {
+		return this.busyFences.contains(election) || this.fenceHolds.getOrDefault(election, 0) > 0;
+	}
+
+	/**
+	 * A copy of every row, as a replica that applied the writes up to now holds them: what a
+	 * failover to it finds. Open fenced transactions and injected failures are not copied.
+	 * @return the copy
+	 */
+	InMemoryLeaseRepository copy() {
+		InMemoryLeaseRepository copy = new InMemoryLeaseRepository();
+		this.rows.forEach((election, row) -> copy.rows.put(election, row.copy()));
+		this.candidates.forEach((election, rows) -> {
+			Map<String, CandidateRow> copied = new HashMap<>();
+			rows.forEach((node, row) -> copied.put(node, row.copy()));
+			copy.candidates.put(election, copied);
+		});
+		this.nodes.forEach((node, row) -> copy.nodes.put(node, row.copy()));
+		copy.sessions.putAll(this.sessions);
+		copy.databaseMillis = this.databaseMillis;
+		copy.serverIdentity = this.serverIdentity;
+		return copy;
 	}
 
 	void setUnreachable(boolean unreachable) {
@@ -89,8 +135,9 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	}
 
 	/**
-	 * Leave hand-overs and yields of these elections unapplied, as a batch leaves a lease
-	 * whose fence row fenced work holds.
+	 * Hold the fence rows of these elections as fenced work does: batched changes of holder
+	 * leave those leases unapplied, single-row ones wait for the fence and fail with a
+	 * timeout, as the JDBC statements do.
 	 */
 	void setFencesBusy(String... elections) {
 		this.busyFences = Set.of(elections);
@@ -175,7 +222,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	@Override
 	public boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease) {
-		return write("takeOver", () -> takeOverRow(election, nodeId, observed, lease));
+		return write("takeOver", () -> waitForFence(election) && takeOverRow(election, nodeId, observed, lease));
 	}
 
 	/** One statement for the whole batch, each row under the single-row conditions. */
@@ -184,7 +231,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		return write("takeOverAll", () -> {
 			List<LeaseState> taken = new ArrayList<>();
 			observed.forEach((election, observation) -> {
-				if (takeOverRow(election, nodeId, observation, lease)) {
+				if (!fenceBusy(election) && takeOverRow(election, nodeId, observation, lease)) {
 					taken.add(state(election, this.rows.get(election)));
 				}
 			});
@@ -230,20 +277,36 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	@Override
 	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
-		return write("handOver", () -> {
-			Row row = this.rows.get(election);
-			if (row == null || !fromNodeId.equals(row.leaderId) || row.term != term || this.busyFences.contains(election)) {
-				return false;
-			}
-			row.leaderId = toNodeId;
-			newTerm(row, lease, null);
-			return true;
+		return write("handOver", () -> waitForFence(election) && handOverRow(election, fromNodeId, term, toNodeId, lease));
+	}
+
+	/** One statement for the whole batch, each row under the single-row conditions; busy fences are skipped. */
+	@Override
+	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease) {
+		return write("handOverAll", () -> {
+			List<LeaseState> handed = new ArrayList<>();
+			terms.forEach((election, term) -> {
+				if (!fenceBusy(election) && handOverRow(election, fromNodeId, term, toNodeId, lease)) {
+					handed.add(state(election, this.rows.get(election)));
+				}
+			});
+			return handed;
 		});
+	}
+
+	private boolean handOverRow(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
+		Row row = this.rows.get(election);
+		if (row == null || !fromNodeId.equals(row.leaderId) || row.term != term) {
+			return false;
+		}
+		row.leaderId = toNodeId;
+		newTerm(row, lease, null);
+		return true;
 	}
 
 	@Override
 	public boolean yield(String election, String nodeId, long term) {
-		return write("yield", () -> yieldRow(election, nodeId, term));
+		return write("yield", () -> waitForFence(election) && yieldRow(election, nodeId, term));
 	}
 
 	/** One statement for the whole batch, each row under the single-row conditions. */
@@ -252,7 +315,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		return write("yieldAll", () -> {
 			List<LeaseState> yielded = new ArrayList<>();
 			terms.forEach((election, term) -> {
-				if (yieldRow(election, nodeId, term)) {
+				if (!fenceBusy(election) && yieldRow(election, nodeId, term)) {
 					yielded.add(state(election, this.rows.get(election)));
 				}
 			});
@@ -262,7 +325,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	private boolean yieldRow(String election, String nodeId, long term) {
 		Row row = this.rows.get(election);
-		if (row == null || !nodeId.equals(row.leaderId) || row.term != term || this.busyFences.contains(election)) {
+		if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
 			return false;
 		}
 		row.leaderId = null;
@@ -277,14 +340,44 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	@Override
 	public boolean reacquire(String election, String nodeId, long term, Duration lease) {
-		return write("reacquire", () -> {
-			Row row = this.rows.get(election);
-			if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
-				return false;
-			}
-			newTerm(row, lease, this.sessions.get(nodeId));
-			return true;
+		return write("reacquire", () -> waitForFence(election) && reacquireRow(election, nodeId, term, lease));
+	}
+
+	/** One statement for the whole batch, each row under the single-row conditions; busy fences are skipped. */
+	@Override
+	public List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
+		return write("reacquireAll", () -> {
+			List<LeaseState> reacquired = new ArrayList<>();
+			terms.forEach((election, term) -> {
+				if (!fenceBusy(election) && reacquireRow(election, nodeId, term, lease)) {
+					reacquired.add(state(election, this.rows.get(election)));
+				}
+			});
+			return reacquired;
 		});
+	}
+
+	private boolean reacquireRow(String election, String nodeId, long term, Duration lease) {
+		Row row = this.rows.get(election);
+		if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
+			return false;
+		}
+		newTerm(row, lease, this.sessions.get(nodeId));
+		return true;
+	}
+
+	/**
+	 * A single-row change of holder waits for the fenced work that holds the election's fence
+	 * row, as the JDBC statement does: here the wait outlasts the statement timeout, so the
+	 * statement fails with the timeout and changes nothing (a simulation waits for the fence
+	 * in simulated time first, and only a fence still busy at the timeout reaches this).
+	 */
+	private boolean waitForFence(String election) {
+		if (fenceBusy(election)) {
+			throw new IllegalStateException("lock wait on the fence row of '" + election + "' timed out",
+					new SQLTimeoutException("statement timed out"));
+		}
+		return true;
 	}
 
 	@Override
@@ -449,7 +542,14 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			if (row == null || !nodeId.equals(row.leaderId) || row.term != term || expiry(row) <= this.databaseMillis) {
 				throw new NotLeaderException(election, nodeId, "fence check failed");
 			}
-			return callback.doInFence(term);
+			// The share lock on the fence row is held until the transaction ends.
+			this.fenceHolds.merge(election, 1, Integer::sum);
+			try {
+				return callback.doInFence(term);
+			}
+			finally {
+				this.fenceHolds.computeIfPresent(election, (key, holds) -> (holds > 1) ? holds - 1 : null);
+			}
 		});
 	}
 
@@ -544,6 +644,13 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			this.expiresAt = expiresAt;
 		}
 
+		NodeRow copy() {
+			NodeRow copy = new NodeRow(this.instanceId, this.lastSeen, this.version, this.expiresAt);
+			copy.previousInstance = this.previousInstance;
+			copy.previousVersion = this.previousVersion;
+			return copy;
+		}
+
 	}
 
 	private static final class CandidateRow {
@@ -558,6 +665,12 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			this.instanceId = instanceId;
 			this.firstSeen = seen;
 			this.lastSeen = seen;
+		}
+
+		CandidateRow copy() {
+			CandidateRow copy = new CandidateRow(this.instanceId, this.firstSeen);
+			copy.lastSeen = this.lastSeen;
+			return copy;
 		}
 
 	}
@@ -586,6 +699,22 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 		/** The instance whose session keeps the lease alive, or {@code null}. */
 		@Nullable String leaderInstance;
+
+		Row copy() {
+			Row copy = new Row();
+			copy.leaderId = this.leaderId;
+			copy.term = this.term;
+			copy.version = this.version;
+			copy.acquiredAt = this.acquiredAt;
+			copy.renewedAt = this.renewedAt;
+			copy.expiresAt = this.expiresAt;
+			copy.handoverTo = this.handoverTo;
+			copy.reelectionRequested = this.reelectionRequested;
+			copy.yieldedBy = this.yieldedBy;
+			copy.serverIdentity = this.serverIdentity;
+			copy.leaderInstance = this.leaderInstance;
+			return copy;
+		}
 
 	}
 
