@@ -99,7 +99,21 @@ final class ElectionLoop {
 
 	private long watchedHolderVersion;
 
+	/**
+	 * Whether the watched row was last acquired on the server that answered the read: a
+	 * read from another server (a failover) starts the watch again.
+	 */
+	private boolean watchedOnSameServer;
+
 	private long observedSinceNanos;
+
+	/**
+	 * Whether the last read showed the row acquired on another server than the one that
+	 * answered (the database failed over since), and since when this node has read it so.
+	 */
+	private boolean onOtherServer;
+
+	private long otherServerSinceNanos;
 
 	private @Nullable String seenLeader;
 
@@ -290,11 +304,28 @@ final class ElectionLoop {
 		if (this.stopped) {
 			return null;
 		}
-		return (this.heldTerm >= 0) ? leaderDecision(renewedTerm, renewSentNanos, state)
+		boolean otherServer = state != null && !state.sameServer();
+		if (otherServer && !this.onOtherServer) {
+			this.otherServerSinceNanos = readAtNanos;
+		}
+		this.onOtherServer = otherServer;
+		return (this.heldTerm >= 0) ? leaderDecision(renewedTerm, renewSentNanos, state, readAtNanos)
 				: followerDecision(state, readAtNanos);
 	}
 
-	private @Nullable LeaseChange leaderDecision(long renewedTerm, long sentNanos, @Nullable LeaseState state) {
+	/**
+	 * Whether a row acquired on another server (the database failed over since) must not be
+	 * acquired yet: the old server may have granted a newer lease that the new one lost (an
+	 * asynchronous replica promoted without the newest writes), whose holder believes until
+	 * a lease after its last renewal there at most. That renewal came before this node's
+	 * first read of the new server, so a lease after that read its belief has ended (I3).
+	 */
+	private boolean acquiredElsewhereTooRecently(LeaseState state, long readAtNanos) {
+		return !state.sameServer() && readAtNanos - this.otherServerSinceNanos < this.leaseNanos;
+	}
+
+	private @Nullable LeaseChange leaderDecision(long renewedTerm, long sentNanos, @Nullable LeaseState state,
+			long readAtNanos) {
 		if (state == null || !this.nodeId.equals(state.leaderId()) || state.term() != this.heldTerm) {
 			endBelief(RevocationReason.EXPIRED);
 			dropHold();
@@ -322,11 +353,16 @@ final class ElectionLoop {
 			return LeaseChange.yield(term);
 		}
 		if (!state.sameServer()) {
-			// The database failed over: the old server's leases mean nothing for fencing (I4).
+			// The database failed over: the old server's leases mean nothing for fencing (I4),
+			// and the new server may have lost a newer holder's: a new term, after a lease.
+			if (this.announced != null) {
+				logger.warn("Election '{}': database server changed, re-acquiring leadership with a new term once a "
+						+ "lease has passed", this.election);
+			}
 			endBelief(RevocationReason.SERVER_CHANGED);
-			logger.warn("Election '{}': database server changed, re-acquiring leadership with a new term",
-					this.election);
-			return LeaseChange.reacquire(this.heldTerm);
+			this.heldVersion = -1;
+			this.unconfirmedRenewals = 0;
+			return acquiredElsewhereTooRecently(state, readAtNanos) ? null : LeaseChange.reacquire(this.heldTerm);
 		}
 		// Held, nothing pending, same server. Only this node's refreshes move its session on:
 		// the one sent at sentNanos, and the unconfirmed ones before it. A session that did
@@ -349,7 +385,8 @@ final class ElectionLoop {
 			return LeaseChange.create();
 		}
 		observe(state);
-		if (this.nodeId.equals(state.leaderId()) && !mayBeAnotherInstancesLease(readAt)) {
+		boolean tooRecent = acquiredElsewhereTooRecently(state, readAt);
+		if (this.nodeId.equals(state.leaderId()) && !mayBeAnotherInstancesLease(readAt) && !tooRecent) {
 			// The lease names this node (a hand-over to it, or a restart with the same id):
 			// believe only once a statement of its own succeeds, and under a new term, so
 			// that fenced work of an earlier process with this id can no longer commit.
@@ -357,7 +394,7 @@ final class ElectionLoop {
 		}
 		watch(state, readAt);
 		if (state.vacant()) {
-			return mayTakeOver(state) ? LeaseChange.takeOver(LeaseObservation.vacant()) : null;
+			return (!tooRecent && mayTakeOver(state)) ? LeaseChange.takeOver(LeaseObservation.vacant()) : null;
 		}
 		// Both the database and this node's own clock must agree that the lease ran out (I3).
 		if (state.expired() && readAt - this.observedSinceNanos >= this.leaseNanos && mayTakeOver(state)) {
@@ -379,14 +416,19 @@ final class ElectionLoop {
 		}
 		// Versions only grow: a view that was stale here and is current at the deciding
 		// read shows a row and a session that stayed unchanged all along, and otherwise the
-		// deciding read shows another version, which starts the observation again.
+		// deciding read shows another version, which starts the observation again. Not across
+		// a failover: a promoted replica that lost the newest writes may show exactly the
+		// versions watched before an outage, while the holder went on renewing on the old
+		// server meanwhile; the watch starts again with the first read of the new server.
 		if (!this.watching || this.watchedVersion != state.version()
 				|| !Objects.equals(this.watchedHolder, state.leaderId())
-				|| this.watchedHolderVersion != state.holderVersion()) {
+				|| this.watchedHolderVersion != state.holderVersion()
+				|| this.watchedOnSameServer != state.sameServer()) {
 			this.watching = true;
 			this.watchedVersion = state.version();
 			this.watchedHolder = state.leaderId();
 			this.watchedHolderVersion = state.holderVersion();
+			this.watchedOnSameServer = state.sameServer();
 			this.observedSinceNanos = readAtNanos;
 		}
 	}

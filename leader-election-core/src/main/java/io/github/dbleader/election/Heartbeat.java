@@ -176,7 +176,8 @@ final class Heartbeat {
 		this.database.roundStarted(started);
 		boolean succeeded;
 		try {
-			succeeded = round(loops, started);
+			// The budget on the injected clock, so that a simulation in simulated time replays exactly.
+			succeeded = round(loops, this.clock.nanoTime());
 			// A round that failed makes the next one refresh the row first: while the database
 			// stalls writes, the refresh's timeout is what lets followers keep watching.
 			this.rowHeld &= succeeded;
@@ -355,7 +356,7 @@ final class Heartbeat {
 	private boolean carryOutWithinBudget(Batch batch, List<PendingChange> changes, long budgetEnd) {
 		boolean succeeded = true;
 		for (int from = 0; from < changes.size(); from += CHANGES_PER_BATCH) {
-			if (System.nanoTime() - budgetEnd > 0) {
+			if (this.clock.nanoTime() - budgetEnd > 0) {
 				break;
 			}
 			succeeded &= carryOut(batch, changes.subList(from, Math.min(changes.size(), from + CHANGES_PER_BATCH)));

@@ -379,7 +379,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 					.until(() -> events.revocationsOf("a")
 						.stream()
 						.anyMatch((event) -> event.reason() == RevocationReason.SERVER_CHANGED));
-				await("a leads again with a new term").atMost(AFTER_FORCING.plus(Duration.ofSeconds(5)))
+				// A lease after its first read of the other server, which may have lost a newer lease.
+				await("a leads again with a new term").atMost(AFTER_FORCING.plus(LEASE).plus(Duration.ofSeconds(5)))
 					.until(() -> a.isLeader() && a.election().term() > term);
 				assertThat(replica.queryForObject("SELECT term FROM " + RACE_TABLES.leaseTable()
 						+ " WHERE election_name = ?", Long.class, this.election))

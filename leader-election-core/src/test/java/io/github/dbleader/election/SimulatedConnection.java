@@ -1,0 +1,280 @@
+package io.github.dbleader.election;
+
+import java.net.ConnectException;
+import java.sql.SQLTimeoutException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One node's path to the {@link SimulatedDatabase}, as its {@link LeaseRepository}: each
+ * statement travels for a while (the other nodes act meanwhile), waits at the server for a
+ * stall or for a fence row that fenced work holds, runs there on the database clock, and
+ * its answer travels back. As a JDBC driver with a statement timeout does, it fails with a
+ * timeout once the answer is later than the timeout (the statement may or may not have
+ * been applied), fails at once when the node is cut off, and loses the answer when the
+ * connection breaks after the statement ran. A process that paused meanwhile sees the
+ * answer when it resumes; one that crashed never returns ({@link Simulation.ProcessEnded}).
+ */
+final class SimulatedConnection implements LeaseRepository {
+
+	private final Simulation simulation;
+
+	private final SimulatedDatabase database;
+
+	private final SimulatedNode node;
+
+	private final long timeoutNanos;
+
+	SimulatedConnection(Simulation simulation, SimulatedDatabase database, SimulatedNode node,
+			ElectionSettings settings) {
+		this.simulation = simulation;
+		this.database = database;
+		this.node = node;
+		this.timeoutNanos = settings.statementTimeout().toNanos();
+	}
+
+	/**
+	 * Send one statement and wait for its answer.
+	 * @param statement the statement's name, for the trace
+	 * @param fenced the election whose fence row a single-row change of holder waits for, or
+	 * {@code null}
+	 * @param action what the statement does at the server
+	 */
+	private <T> T send(String statement, @Nullable String fenced, Function<InMemoryLeaseRepository, T> action) {
+		try {
+			return attempt(statement, fenced, action);
+		}
+		catch (RuntimeException ex) {
+			this.simulation.trace(this.node.id(), statement + " failed: " + ex.getMessage());
+			throw ex;
+		}
+	}
+
+	private <T> T attempt(String statement, @Nullable String fenced, Function<InMemoryLeaseRepository, T> action) {
+		int generation = this.node.generation();
+		long sent = this.simulation.now();
+		long deadline = sent + this.timeoutNanos;
+		InMemoryLeaseRepository server = this.database.server();
+		if (!this.database.reachable(this.node.id())) {
+			// Refused at once, or lost on the way until the timeout.
+			if (this.simulation.random().nextBoolean()) {
+				this.simulation.advanceTo(deadline);
+				this.node.resume(generation);
+				throw timedOut(statement, "no answer from the database");
+			}
+			this.simulation.advanceTo(sent + this.simulation.latency());
+			this.node.resume(generation);
+			throw new IllegalStateException("database unreachable: " + statement, new ConnectException("refused"));
+		}
+		this.simulation.advanceTo(sent + this.simulation.latency());
+		// At the server: wait for a stall, and a single-row change of holder for its fence row.
+		this.simulation.advanceTo(Math.min(this.database.stalledUntil(), deadline + this.timeoutNanos));
+		while (fenced != null && server.fenceBusy(fenced) && this.simulation.now() < deadline) {
+			this.simulation.step(deadline);
+		}
+		if (server != this.database.server() || !this.database.reachable(this.node.id())) {
+			this.node.resume(generation);
+			throw new IllegalStateException("connection lost before " + statement + " ran");
+		}
+		boolean late = this.simulation.now() >= deadline;
+		if (late && this.simulation.random().nextBoolean()) {
+			// The client gave up and the server cancelled the statement before it ran.
+			this.node.resume(generation);
+			throw timedOut(statement, "cancelled");
+		}
+		this.database.tick();
+		this.simulation.trace(this.node.id(), statement);
+		T answer = action.apply(server);
+		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
+		this.node.resume(generation);
+		if (late || this.simulation.now() >= deadline) {
+			throw timedOut(statement, "applied, answer too late");
+		}
+		if (server != this.database.server() || !this.database.reachable(this.node.id())
+				|| this.simulation.loseAnswer()) {
+			throw new IllegalStateException("connection lost after " + statement + " was sent");
+		}
+		return answer;
+	}
+
+	private static RuntimeException timedOut(String statement, String what) {
+		return new IllegalStateException(statement + " timed out (" + what + ")",
+				new SQLTimeoutException("statement timed out"));
+	}
+
+	@Override
+	public Optional<LeaseState> find(String election) {
+		return send("find", null, (server) -> server.find(election));
+	}
+
+	@Override
+	public boolean create(String election, String nodeId, Duration lease) {
+		return send("create", null, (server) -> server.create(election, nodeId, lease));
+	}
+
+	@Override
+	public List<LeaseState> createAll(String nodeId, List<String> elections, Duration lease) {
+		return send("createAll", null, (server) -> server.createAll(nodeId, elections, lease));
+	}
+
+	@Override
+	public List<LeaseState> findAll(String nodeId, String instanceId) {
+		return send("findAll", null, (server) -> server.findAll(nodeId, instanceId));
+	}
+
+	@Override
+	public boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease) {
+		return send("takeOver", election, (server) -> server.takeOver(election, nodeId, observed, lease));
+	}
+
+	@Override
+	public List<LeaseState> takeOverAll(String nodeId, Map<String, LeaseObservation> observed, Duration lease) {
+		return send("takeOverAll", null, (server) -> server.takeOverAll(nodeId, observed, lease));
+	}
+
+	@Override
+	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId,
+			Duration lease) {
+		return send("handOverAll", null, (server) -> server.handOverAll(fromNodeId, terms, toNodeId, lease));
+	}
+
+	@Override
+	public List<LeaseState> yieldAll(String nodeId, Map<String, Long> terms) {
+		return send("yieldAll", null, (server) -> server.yieldAll(nodeId, terms));
+	}
+
+	@Override
+	public List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
+		return send("reacquireAll", null, (server) -> server.reacquireAll(nodeId, terms, lease));
+	}
+
+	@Override
+	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
+		return send("handOver", election, (server) -> server.handOver(election, fromNodeId, term, toNodeId, lease));
+	}
+
+	@Override
+	public boolean yield(String election, String nodeId, long term) {
+		return send("yield", election, (server) -> server.yield(election, nodeId, term));
+	}
+
+	@Override
+	public boolean reacquire(String election, String nodeId, long term, Duration lease) {
+		return send("reacquire", election, (server) -> server.reacquire(election, nodeId, term, lease));
+	}
+
+	@Override
+	public boolean requestHandover(String election, String nodeId) {
+		return send("requestHandover", null, (server) -> server.requestHandover(election, nodeId));
+	}
+
+	@Override
+	public int requestHandoverAll(String holderId, Map<String, String> targets) {
+		return send("requestHandoverAll", null, (server) -> server.requestHandoverAll(holderId, targets));
+	}
+
+	@Override
+	public boolean requestReelection(String election) {
+		return send("requestReelection", null, (server) -> server.requestReelection(election));
+	}
+
+	@Override
+	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
+		return send("heartbeat", null, (server) -> server.heartbeat(nodeId, instanceId, staleAfter));
+	}
+
+	@Override
+	public void join(String nodeId, String instanceId, Collection<String> elections) {
+		send("join", null, (server) -> {
+			server.join(nodeId, instanceId, elections);
+			return null;
+		});
+	}
+
+	@Override
+	public void removeCandidate(String election, String nodeId, String instanceId) {
+		send("removeCandidate", null, (server) -> {
+			server.removeCandidate(election, nodeId, instanceId);
+			return null;
+		});
+	}
+
+	@Override
+	public void leaveOtherElections(String nodeId, String instanceId, Collection<String> elections) {
+		send("leaveOtherElections", null, (server) -> {
+			server.leaveOtherElections(nodeId, instanceId, elections);
+			return null;
+		});
+	}
+
+	@Override
+	public void removeCandidacies(String nodeId, String instanceId) {
+		send("removeCandidacies", null, (server) -> {
+			server.removeCandidacies(nodeId, instanceId);
+			return null;
+		});
+	}
+
+	@Override
+	public void purge(Duration maxAge) {
+		send("purge", null, (server) -> {
+			server.purge(maxAge);
+			return null;
+		});
+	}
+
+	@Override
+	public List<Candidate> liveCandidates(String election, Duration maxAge) {
+		return send("liveCandidates", null, (server) -> server.liveCandidates(election, maxAge));
+	}
+
+	/**
+	 * The fence check runs at the server, then the work runs in the node while the
+	 * transaction holds the fence row (no statement timeout: the transaction is as long as
+	 * the work), then the commit travels to the server: it fails if the connection broke,
+	 * the server failed over, or the server dropped the session for holding the transaction
+	 * open longer than {@code maxHoldTime}. The simulation's checker sees every commit that
+	 * succeeded, and its answer may still be lost on the way back.
+	 */
+	@Override
+	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
+			FencedCallback<T> callback) {
+		int generation = this.node.generation();
+		InMemoryLeaseRepository server = this.database.server();
+		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
+		this.node.resume(generation);
+		if (server != this.database.server() || !this.database.reachable(this.node.id())) {
+			throw new IllegalStateException("database unreachable: runFenced");
+		}
+		this.database.tick();
+		this.simulation.trace(this.node.id(), "runFenced " + election + " term " + term);
+		long opened = this.simulation.now();
+		T result = server.runFenced(election, nodeId, term, maxHoldTime, (fencedTerm) -> {
+			T done = callback.doInFence(fencedTerm);
+			this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
+			this.node.resume(generation);
+			if (server != this.database.server() || !this.database.reachable(this.node.id())) {
+				throw new IllegalStateException("commit of fenced work failed: connection lost");
+			}
+			if (this.simulation.now() - opened > maxHoldTime.toNanos()) {
+				throw new IllegalStateException("commit of fenced work failed: the server dropped the session");
+			}
+			this.database.tick();
+			this.simulation.checker().fencedCommit(server, election, nodeId, fencedTerm);
+			return done;
+		});
+		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
+		this.node.resume(generation);
+		if (this.simulation.loseAnswer()) {
+			throw new IllegalStateException("connection lost after the commit of fenced work was sent");
+		}
+		return result;
+	}
+
+}

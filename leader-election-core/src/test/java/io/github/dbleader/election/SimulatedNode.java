@@ -1,0 +1,325 @@
+package io.github.dbleader.election;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One process of a {@link Simulation}, running the election core's own classes as the
+ * {@link ElectionService} wires them: its {@link Heartbeat} every renew interval, the
+ * watchdog ({@link AnnouncedBeliefs#check}) every quarter renew interval, its
+ * {@link Election}s, and the application's fenced work and operator calls, each as events in
+ * simulated time on the simulation's one thread. Its monotonic clock drifts from simulated
+ * time by a rate of its own. It can pause (every event and every answer waits), crash (it
+ * never returns from what it was doing), stop gracefully, and start again with the same node
+ * id as a new instance.
+ */
+final class SimulatedNode {
+
+	private final String id;
+
+	private final Simulation simulation;
+
+	private final ElectionSettings settings;
+
+	private final SimulatedConnection connection;
+
+	/** Moved on by every start and end of the process: events and calls of an older one are void. */
+	private int generation;
+
+	private boolean running;
+
+	private long pausedUntil;
+
+	private boolean inRound;
+
+	private @Nullable Heartbeat heartbeat;
+
+	private @Nullable AnnouncedBeliefs beliefs;
+
+	private @Nullable MonotonicClock clock;
+
+	private final Map<String, Election> elections = new LinkedHashMap<>();
+
+	private final List<String> electionNames;
+
+	/** Tells the checker of every grant, as it is announced. */
+	private final LeadershipListener listener = new LeadershipListener() {
+		@Override
+		public void granted(String election, String nodeId, long term) {
+			SimulatedNode.this.simulation.checker().granted(election, nodeId, term);
+		}
+	};
+
+	SimulatedNode(String id, Simulation simulation, SimulatedDatabase database, ElectionSettings settings,
+			List<String> electionNames) {
+		this.id = id;
+		this.simulation = simulation;
+		this.settings = settings;
+		this.electionNames = new ArrayList<>(electionNames);
+		this.connection = new SimulatedConnection(simulation, database, this, settings);
+	}
+
+	String id() {
+		return this.id;
+	}
+
+	int generation() {
+		return this.generation;
+	}
+
+	boolean running() {
+		return this.running;
+	}
+
+	boolean paused() {
+		return this.pausedUntil > this.simulation.now();
+	}
+
+	long pausedUntil() {
+		return this.pausedUntil;
+	}
+
+	/** @return the elections this process runs now, by name */
+	Map<String, Election> elections() {
+		return this.elections;
+	}
+
+	/**
+	 * Start a new process with this node id: a new instance, a new clock, every configured
+	 * election joined; its first heartbeat comes within a renew interval.
+	 */
+	void start() {
+		this.generation++;
+		this.running = true;
+		this.inRound = false;
+		String instanceId = this.id + "#" + this.generation;
+		Random random = this.simulation.random();
+		long base = random.nextLong() >>> 8;
+		// Within what the guard allows: a tenth of a percent either way, now and then a percent.
+		double drift = (random.nextInt(10) == 0 ? 0.01 : 0.001) * (2 * random.nextDouble() - 1);
+		long startedAt = this.simulation.now();
+		MonotonicClock processClock = () -> base + (long) ((this.simulation.now() - startedAt) * (1 + drift));
+		this.clock = processClock;
+		this.beliefs = new AnnouncedBeliefs(processClock.nanoTime());
+		ListenerExecutor notifications = new ListenerExecutor(Runnable::run);
+		this.heartbeat = new Heartbeat(this.id, instanceId, this.connection, this.settings, processClock,
+				new DatabaseStatus(this.id, this.settings, processClock), this.listener, notifications,
+				new Random(random.nextLong()));
+		this.elections.clear();
+		for (String name : this.electionNames) {
+			join(name);
+		}
+		this.simulation.trace(this.id, "started as " + instanceId + " (drift " + String.format("%.4f", drift) + ")");
+		long renew = this.settings.renewInterval().toNanos();
+		int generation = this.generation;
+		this.simulation.schedule(this.simulation.now() + (long) (random.nextDouble() * renew), this, generation,
+				this::round);
+		this.simulation.schedule(this.simulation.now() + renew / 4, this, generation, this::watchdog);
+	}
+
+	/** Join an election, as {@link ElectionService#election} does; it takes part from the next round. */
+	void join(String name) {
+		if (!this.running || this.elections.containsKey(name)) {
+			return;
+		}
+		Heartbeat current = this.heartbeat;
+		ElectionLoop loop = new ElectionLoop(name, this.id, this.settings, this.clock, this.listener, Runnable::run,
+				current.database(), TakeOverPolicy.ALWAYS, this.beliefs);
+		this.elections.put(name, new Election(loop, this.id, this.connection, this.settings, current));
+	}
+
+	/** Leave an election, as {@link ElectionService#leave} does. */
+	void leave(String name) {
+		Election left = this.elections.get(name);
+		if (left == null || monitorHeld(left)) {
+			return;
+		}
+		this.elections.remove(name);
+		this.heartbeat.release(left.loop(), RevocationReason.LEFT, false);
+	}
+
+	/** One heartbeat round, then the next a renew interval after this one started. */
+	private void round() {
+		for (Election election : this.elections.values()) {
+			if (monitorHeld(election)) {
+				// A release of that election holds its monitor further up: the round waits for it.
+				this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, this::round);
+				return;
+			}
+		}
+		int generation = this.generation;
+		long started = this.simulation.now();
+		this.inRound = true;
+		try {
+			this.heartbeat.run(List.copyOf(loops()));
+		}
+		finally {
+			if (this.generation == generation) {
+				this.inRound = false;
+			}
+		}
+		long next = Math.max(this.simulation.now(), started + this.settings.renewInterval().toNanos());
+		this.simulation.schedule(next, this, generation, this::round);
+	}
+
+	private void watchdog() {
+		this.beliefs.check(this.clock.nanoTime());
+		this.simulation.schedule(this.simulation.now() + this.settings.renewInterval().toNanos() / 4, this,
+				this.generation, this::watchdog);
+	}
+
+	private List<ElectionLoop> loops() {
+		return this.elections.values().stream().map(Election::loop).toList();
+	}
+
+	/**
+	 * Whether a caller further up the simulation's one thread holds the election's monitor:
+	 * in a process, this caller would wait for it.
+	 */
+	private static boolean monitorHeld(Election election) {
+		return Thread.holdsLock(election.loop());
+	}
+
+	/**
+	 * The application's fenced work on an election this node leads.
+	 * @param name the election
+	 * @param workNanos how long the work keeps the transaction open
+	 */
+	void fencedWork(String name, long workNanos) {
+		Election election = this.elections.get(name);
+		if (election == null || !election.isLeader()) {
+			return;
+		}
+		int generation = this.generation;
+		try {
+			election.runFenced((term) -> {
+				this.simulation.advanceTo(this.simulation.now() + workNanos);
+				resume(generation);
+				return null;
+			});
+		}
+		catch (RuntimeException ex) {
+			// Not the leader any more, or the commit failed: nothing committed.
+			this.simulation.trace(this.id, "fenced work on " + name + " not committed: " + ex.getMessage());
+		}
+	}
+
+	/** An operator forces leadership of an election to a node, through this node's endpoint. */
+	void forceLeader(String name, String target) {
+		Election election = this.elections.get(name);
+		if (election == null) {
+			return;
+		}
+		try {
+			election.forceLeader(target);
+			this.simulation.trace(this.id, "forced leader of " + name + " to " + target);
+		}
+		catch (RuntimeException ex) {
+			this.simulation.trace(this.id, "force leader of " + name + " refused: " + ex.getMessage());
+		}
+	}
+
+	/** An operator asks for a re-election, through this node's endpoint. */
+	void forceReelection(String name) {
+		Election election = this.elections.get(name);
+		if (election == null) {
+			return;
+		}
+		try {
+			election.forceReelection();
+		}
+		catch (RuntimeException ex) {
+			this.simulation.trace(this.id, "re-election of " + name + " refused: " + ex.getMessage());
+		}
+	}
+
+	/** The application releases an election this node may lead. */
+	void release(String name) {
+		Election election = this.elections.get(name);
+		if (election == null || monitorHeld(election)) {
+			return;
+		}
+		election.release();
+	}
+
+	/** Stop the process: nothing more it does reaches the database. */
+	void crash() {
+		if (!this.running) {
+			return;
+		}
+		this.simulation.trace(this.id, "crashed");
+		end();
+	}
+
+	/**
+	 * Stop gracefully, as {@link ElectionService#stop} does: after the round under way,
+	 * release every lease and leave every election, then end.
+	 */
+	void stop() {
+		if (!this.running) {
+			return;
+		}
+		if (this.inRound || this.elections.values().stream().anyMatch(SimulatedNode::monitorHeld)) {
+			this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, this::stop);
+			return;
+		}
+		this.simulation.trace(this.id, "stopping");
+		this.heartbeat.releaseAll(loops());
+		end();
+	}
+
+	private void end() {
+		for (Election election : this.elections.values()) {
+			election.loop().halt();
+		}
+		this.running = false;
+		this.generation++;
+	}
+
+	/**
+	 * Pause every thread of the process for a while (a long GC pause, SIGSTOP).
+	 * @param nanos how long
+	 */
+	void pause(long nanos) {
+		this.pausedUntil = Math.max(this.pausedUntil, this.simulation.now() + nanos);
+		this.simulation.trace(this.id, "paused for " + nanos / 1_000_000 + " ms");
+	}
+
+	/**
+	 * A call of this process returns: after its pause, if it paused meanwhile; never, if it
+	 * ended.
+	 * @param generation the process that made the call
+	 */
+	void resume(int generation) {
+		while (true) {
+			if (this.generation != generation) {
+				throw new Simulation.ProcessEnded();
+			}
+			if (this.pausedUntil <= this.simulation.now()) {
+				return;
+			}
+			this.simulation.advanceTo(this.pausedUntil);
+		}
+	}
+
+	/**
+	 * Whether this process believes it leads an election now, on its own clock.
+	 * @param name the election
+	 * @return {@code true} if so
+	 */
+	boolean believes(String name) {
+		Election election = this.running ? this.elections.get(name) : null;
+		return election != null && election.isLeader();
+	}
+
+	long term(String name) {
+		Election election = this.elections.get(name);
+		return (election != null) ? election.term() : -1;
+	}
+
+}

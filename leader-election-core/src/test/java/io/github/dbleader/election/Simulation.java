@@ -1,0 +1,479 @@
+package io.github.dbleader.election;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.PriorityQueue;
+import java.util.Random;
+import java.util.stream.IntStream;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A deterministic simulation of a cluster running the election core's own classes
+ * ({@link Heartbeat}, {@link ElectionLoop}, {@link Election}, the watchdog) over a
+ * {@link SimulatedDatabase}, in simulated time on one thread: every source of
+ * nondeterminism (clocks, latencies, faults, the order of events) comes from one generator
+ * seeded by the schedule's seed, so a seed replays exactly.
+ *
+ * <p>Events run in time order. A statement takes time: while one node waits for its answer,
+ * the events due meanwhile run (other nodes' rounds, its own watchdog, faults), nested on the
+ * same thread, so that every interleaving of statements the real threads allow can happen.
+ * After every event the {@link SimulationChecker} checks the invariants over the whole
+ * cluster.
+ *
+ * <p>A schedule ({@link #run}) has a fault phase, in which a nemesis composes process
+ * pauses, crashes and restarts with the same node id, graceful stops, network cuts per node,
+ * database stalls, database clock steps, failovers to a replica that lost the newest writes
+ * (with cuts around them), forced hand-overs, re-elections, releases, leaves and joins, and
+ * fenced work that holds fences for long; then a quiet phase without faults, at whose end
+ * every election must have exactly one leader and no forced request may be pending.
+ */
+final class Simulation {
+
+	/** Lease of the simulated elections. */
+	static final Duration LEASE = Duration.ofSeconds(3);
+
+	static final Duration RENEW = Duration.ofMillis(500);
+
+	static final Duration GUARD = Duration.ofMillis(600);
+
+	static final Duration STATEMENT_TIMEOUT = Duration.ofMillis(250);
+
+	static final ElectionSettings SETTINGS = new ElectionSettings(LEASE, RENEW, GUARD, STATEMENT_TIMEOUT);
+
+	private static final long MS = 1_000_000L;
+
+	private static final long SECOND = 1_000 * MS;
+
+	/** How many events of the past the trace keeps for a failure's report. */
+	private static final int TRACE_LINES = 400;
+
+	private final long seed;
+
+	private final Random random;
+
+	private final PriorityQueue<Event> events = new PriorityQueue<>();
+
+	private long sequence;
+
+	private long now;
+
+	private final SimulatedDatabase database;
+
+	private final List<SimulatedNode> nodes = new ArrayList<>();
+
+	private final List<String> electionNames;
+
+	private final SimulationChecker checker;
+
+	private final Deque<String> trace = new ArrayDeque<>();
+
+	private long eventsRun;
+
+	/** Probability that an answer is lost after its statement ran. */
+	private double lostAnswers;
+
+	/**
+	 * A simulation of the given size.
+	 * @param seed the seed of everything random
+	 * @param nodeCount how many processes, with node ids {@code a}, {@code b}, ...
+	 * @param electionCount how many elections each runs, {@code e0}, {@code e1}, ...
+	 */
+	Simulation(long seed, int nodeCount, int electionCount) {
+		this.seed = seed;
+		this.random = new Random(seed);
+		this.electionNames = IntStream.range(0, electionCount).mapToObj((i) -> "e" + i).toList();
+		this.database = new SimulatedDatabase(this);
+		this.checker = new SimulationChecker(this);
+		for (int i = 0; i < nodeCount; i++) {
+			this.nodes.add(new SimulatedNode(String.valueOf((char) ('a' + i)), this, this.database, SETTINGS,
+					this.electionNames));
+		}
+	}
+
+	/**
+	 * A random schedule of this seed: its size from the seed, a fault phase and a quiet phase.
+	 * @param seed the seed
+	 * @param length simulated time of the whole schedule
+	 * @return the outcome
+	 */
+	static Outcome run(long seed, Duration length) {
+		Random sizes = new Random(seed ^ 0x5DEECE66DL);
+		Simulation simulation = new Simulation(seed, 3 + sizes.nextInt(3), 4 + sizes.nextInt(5));
+		return simulation.runSchedule(length.toNanos());
+	}
+
+	private Outcome runSchedule(long length) {
+		long quiet = 4 * LEASE.toNanos() + 2 * RENEW.toNanos();
+		long faultsEnd = length - quiet;
+		this.lostAnswers = this.random.nextInt(4) * 0.01;
+		start();
+		for (SimulatedNode node : this.nodes) {
+			scheduleFencedWork(node, faultsEnd);
+		}
+		scheduleFault(faultsEnd);
+		at(faultsEnd, "faults end: heal, restart, rejoin", this::heal);
+		at(length, "end", () -> {
+		});
+		advanceTo(length);
+		this.checker.checkLive(length);
+		return new Outcome(this.seed, this.nodes.size(), this.electionNames.size(), this.eventsRun,
+				this.checker.grants(), this.checker.commits());
+	}
+
+	/** Start every node and the replica: what a scripted scenario does first. */
+	void start() {
+		this.nodes.forEach(SimulatedNode::start);
+		everyApply();
+	}
+
+	/**
+	 * The node of that id.
+	 * @param id the node id
+	 * @return the node
+	 */
+	SimulatedNode node(String id) {
+		return this.nodes.stream().filter((node) -> node.id().equals(id)).findFirst().orElseThrow();
+	}
+
+	/**
+	 * Which nodes believe they lead an election now.
+	 * @param election the election
+	 * @return their ids
+	 */
+	List<String> believers(String election) {
+		return this.nodes.stream().filter((node) -> node.believes(election)).map(SimulatedNode::id).toList();
+	}
+
+	private void everyApply() {
+		this.database.replicate();
+		schedule(this.now + SimulatedDatabase.REPLICA_APPLY_INTERVAL_NANOS, null, 0, this::everyApply);
+	}
+
+	private void scheduleFencedWork(SimulatedNode node, long until) {
+		long next = this.now + (100 + this.random.nextInt(600)) * MS;
+		if (next >= until) {
+			return;
+		}
+		at(next, null, () -> {
+			if (node.running()) {
+				String election = randomElection();
+				long work = (this.random.nextInt(20) == 0) ? (2_000 + this.random.nextInt(3_000)) * MS
+						: (1 + this.random.nextInt(400)) * MS;
+				int generation = node.generation();
+				// The application's own thread: the work runs while the heartbeat goes on.
+				schedule(this.now, node, generation, () -> node.fencedWork(election, work));
+			}
+			scheduleFencedWork(node, until);
+		});
+	}
+
+	/** The next fault, and the one after it, until the fault phase ends. */
+	private void scheduleFault(long until) {
+		long next = this.now + (long) (-Math.log(1 - this.random.nextDouble()) * 1_200 * MS);
+		if (next >= until) {
+			return;
+		}
+		at(next, null, () -> {
+			fault(until);
+			scheduleFault(until);
+		});
+	}
+
+	private void fault(long until) {
+		SimulatedNode node = randomNode();
+		int kind = this.random.nextInt(100);
+		if (kind < 12) {
+			long pause = (this.random.nextBoolean() ? RENEW.toNanos() : (100 + this.random.nextInt(6_000)) * MS);
+			node.pause(pause);
+		}
+		else if (kind < 20) {
+			node.crash();
+			at(Math.min(until, this.now + (500 + this.random.nextInt(8_000)) * MS), "restart " + node.id(), () -> {
+				if (!node.running()) {
+					node.start();
+				}
+			});
+		}
+		else if (kind < 26) {
+			int generation = node.generation();
+			schedule(this.now, node, generation, node::stop);
+			at(Math.min(until, this.now + (500 + this.random.nextInt(5_000)) * MS), "restart " + node.id(), () -> {
+				if (!node.running()) {
+					node.start();
+				}
+			});
+		}
+		else if (kind < 40) {
+			long cut = (100 + this.random.nextInt(6_000)) * MS;
+			trace(node.id(), "cut off for " + cut / MS + " ms");
+			this.database.cut(node.id(), this.now + cut);
+		}
+		else if (kind < 45) {
+			long stall = (50 + this.random.nextInt(2_000)) * MS;
+			trace("db", "stalls for " + stall / MS + " ms");
+			this.database.stall(this.now + stall);
+		}
+		else if (kind < 50) {
+			long step = this.random.nextBoolean() ? (1 + this.random.nextInt(60_000))
+					: -(1 + this.random.nextInt((int) LEASE.toMillis()));
+			trace("db", "clock steps " + step + " ms");
+			this.database.stepClock(step);
+		}
+		else if (kind < 58) {
+			lossyFailover();
+		}
+		else if (kind < 68) {
+			String election = randomElection();
+			String target = randomNode().id();
+			operator(node, () -> node.forceLeader(election, target));
+		}
+		else if (kind < 74) {
+			String election = randomElection();
+			operator(node, () -> node.forceReelection(election));
+		}
+		else if (kind < 86) {
+			String election = randomElection();
+			operator(node, () -> node.release(election));
+		}
+		else if (kind < 94) {
+			String election = randomElection();
+			operator(node, () -> node.leave(election));
+			at(this.now + (200 + this.random.nextInt(3_000)) * MS, null,
+					() -> schedule(this.now, node, node.generation(), () -> node.join(election)));
+		}
+		else {
+			// Several at once: composed nemeses.
+			fault(until);
+			fault(until);
+		}
+	}
+
+	/**
+	 * The replica stops applying writes; some nodes lose their path to the primary meanwhile;
+	 * the primary dies and the replica, lagging, is promoted; the others are cut off from it
+	 * for a while (the leader among them, or not).
+	 */
+	private void lossyFailover() {
+		long lag = (this.random.nextInt(3) == 0) ? 0 : (50 + this.random.nextInt(3_000)) * MS;
+		List<SimulatedNode> early = new ArrayList<>();
+		List<SimulatedNode> late = new ArrayList<>();
+		for (SimulatedNode node : this.nodes) {
+			(this.random.nextBoolean() ? early : late).add(node);
+		}
+		trace("db", "replica stops applying; failover in " + lag / MS + " ms");
+		this.database.stopReplica();
+		for (SimulatedNode node : early) {
+			trace(node.id(), "cut off the primary until the failover");
+			this.database.cut(node.id(), this.now + lag);
+		}
+		at(this.now + lag, "db fails over to the replica", () -> {
+			this.database.failOver();
+			if (this.random.nextBoolean()) {
+				long cut = (this.random.nextInt(4_000)) * MS;
+				for (SimulatedNode node : late) {
+					trace(node.id(), "cut off the new primary for " + cut / MS + " ms");
+					this.database.cut(node.id(), this.now + cut);
+				}
+			}
+		});
+	}
+
+	/** An operator's call through a node's endpoint: on one of its threads, while it runs. */
+	private void operator(SimulatedNode node, Runnable call) {
+		if (node.running()) {
+			schedule(this.now, node, node.generation(), call);
+		}
+	}
+
+	/** Faults end: every cut heals, every process that is down starts again and rejoins. */
+	private void heal() {
+		this.database.healAll();
+		for (SimulatedNode node : this.nodes) {
+			if (!node.running()) {
+				node.start();
+			}
+			else {
+				this.electionNames.forEach((name) -> schedule(this.now, node, node.generation(), () -> node.join(name)));
+			}
+		}
+	}
+
+	private SimulatedNode randomNode() {
+		return this.nodes.get(this.random.nextInt(this.nodes.size()));
+	}
+
+	private String randomElection() {
+		return this.electionNames.get(this.random.nextInt(this.electionNames.size()));
+	}
+
+	/**
+	 * Run an action at a time, for no node in particular.
+	 * @param at simulated time
+	 * @param what for the trace, or {@code null}
+	 * @param action the action
+	 */
+	void at(long at, @Nullable String what, Runnable action) {
+		schedule(at, null, 0, () -> {
+			if (what != null) {
+				trace("sim", what);
+			}
+			action.run();
+		});
+	}
+
+	/**
+	 * Run an action of a process at a time: dropped if the process ended meanwhile, delayed
+	 * while it is paused.
+	 */
+	void schedule(long at, @Nullable SimulatedNode node, int generation, Runnable action) {
+		this.events.add(new Event(Math.max(at, this.now), this.sequence++, node, generation, action));
+	}
+
+	/** Run every event due until the given time, then let the time be that. */
+	void advanceTo(long time) {
+		while (!this.events.isEmpty() && this.events.peek().at() <= time) {
+			runNext();
+		}
+		this.now = Math.max(this.now, time);
+	}
+
+	/**
+	 * Run the next event if it is due by the given time; otherwise let the time be that.
+	 * @param until simulated time
+	 */
+	void step(long until) {
+		if (!this.events.isEmpty() && this.events.peek().at() <= until) {
+			runNext();
+		}
+		else {
+			this.now = Math.max(this.now, until);
+		}
+	}
+
+	private void runNext() {
+		Event event = this.events.poll();
+		this.now = Math.max(this.now, event.at());
+		SimulatedNode node = event.node();
+		if (node != null) {
+			if (node.generation() != event.generation()) {
+				return;
+			}
+			if (node.paused()) {
+				schedule(node.pausedUntil(), node, event.generation(), event.action());
+				return;
+			}
+		}
+		this.eventsRun++;
+		try {
+			event.action().run();
+		}
+		catch (ProcessEnded ended) {
+			// The process crashed while this call of it was under way.
+		}
+		this.checker.check();
+	}
+
+	/** @return simulated time, nanoseconds since the start */
+	long now() {
+		return this.now;
+	}
+
+	Random random() {
+		return this.random;
+	}
+
+	SimulationChecker checker() {
+		return this.checker;
+	}
+
+	SimulatedDatabase database() {
+		return this.database;
+	}
+
+	List<SimulatedNode> nodes() {
+		return this.nodes;
+	}
+
+	List<String> electionNames() {
+		return this.electionNames;
+	}
+
+	long seed() {
+		return this.seed;
+	}
+
+	/** @return how long a statement or its answer travels: mostly a few milliseconds, now and then far longer */
+	long latency() {
+		int dice = this.random.nextInt(100);
+		if (dice < 90) {
+			return (200 + this.random.nextInt(2_000)) * 1_000L;
+		}
+		if (dice < 98) {
+			return (2 + this.random.nextInt(60)) * MS;
+		}
+		return (50 + this.random.nextInt(400)) * MS;
+	}
+
+	/** @return whether the answer of a statement that ran is lost on the way back */
+	boolean loseAnswer() {
+		return this.lostAnswers > 0 && this.random.nextDouble() < this.lostAnswers;
+	}
+
+	/**
+	 * Note what happened, for the report of a failure.
+	 * @param who the node, {@code db} or {@code sim}
+	 * @param what what happened
+	 */
+	void trace(String who, String what) {
+		if (this.trace.size() == TRACE_LINES) {
+			this.trace.removeFirst();
+		}
+		this.trace.addLast(String.format("%10.3f s %-3s %s", this.now / 1e9, who, what));
+	}
+
+	/** @return the trace's last lines and how to replay the schedule */
+	String report() {
+		return "seed " + this.seed + " (" + this.nodes.size() + " nodes, " + this.electionNames.size()
+				+ " elections); replay: ./mvnw -pl leader-election-core -am test -Dtest=SimulationTests#replay"
+				+ " -Dsimulation.seed=" + this.seed + " -Dsurefire.failIfNoSpecifiedTests=false\n"
+				+ String.join("\n", this.trace);
+	}
+
+	/** Thrown into a call of a process that crashed or stopped while the call was under way. */
+	static final class ProcessEnded extends Error {
+
+		ProcessEnded() {
+			super(null, null, false, false);
+		}
+
+	}
+
+	/** One event: when, in which order among those at the same time, whose, and what. */
+	private record Event(long at, long sequence, @Nullable SimulatedNode node, int generation,
+			Runnable action) implements Comparable<Event> {
+
+		@Override
+		public int compareTo(Event other) {
+			int byTime = Long.compare(this.at, other.at);
+			return (byTime != 0) ? byTime : Long.compare(this.sequence, other.sequence);
+		}
+
+	}
+
+	/**
+	 * What a schedule did.
+	 * @param seed its seed
+	 * @param nodes how many nodes
+	 * @param elections how many elections
+	 * @param events how many events ran
+	 * @param grants how many grants of leadership
+	 * @param commits how many fenced commits
+	 */
+	record Outcome(long seed, int nodes, int elections, long events, int grants, int commits) {
+	}
+
+}

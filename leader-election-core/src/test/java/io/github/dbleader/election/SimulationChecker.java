@@ -1,0 +1,134 @@
+package io.github.dbleader.election;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The invariants of a {@link Simulation}, checked after every event in simulated (global)
+ * time, and over the history of grants and fenced commits:
+ * <ul>
+ * <li>at most one process believes it leads each election (on its own clock, I2);
+ * <li>a term is granted to one node only, and a grant's term is greater than every term
+ * granted to another node before (I4);
+ * <li>a fenced commit commits under the term the lease row holds at that moment, and never
+ * under a term lower than one committed before (I5);
+ * <li>at the end of the quiet phase, every election has exactly one leader and no forced
+ * request is still pending (liveness, I6).
+ * </ul>
+ * A violation fails with the simulation's report: the seed, how to replay it, and the trace.
+ */
+final class SimulationChecker {
+
+	private final Simulation simulation;
+
+	/** By election, then by term: the node it was granted to. */
+	private final Map<String, Map<Long, String>> granted = new HashMap<>();
+
+	/** By election, then by node: the highest term granted to it. */
+	private final Map<String, Map<String, Long>> highestByNode = new HashMap<>();
+
+	/** By election: the highest term of a fenced commit. */
+	private final Map<String, Long> highestCommitted = new HashMap<>();
+
+	private int grants;
+
+	private int commits;
+
+	SimulationChecker(Simulation simulation) {
+		this.simulation = simulation;
+	}
+
+	/** At most one believer per election, now. */
+	void check() {
+		for (String election : this.simulation.electionNames()) {
+			SimulatedNode believer = null;
+			for (SimulatedNode node : this.simulation.nodes()) {
+				if (node.believes(election)) {
+					if (believer != null) {
+						fail("two nodes believe they lead " + election + ": " + believer.id() + " (term "
+								+ believer.term(election) + ") and " + node.id() + " (term " + node.term(election) + ")");
+					}
+					believer = node;
+				}
+			}
+		}
+	}
+
+	/** A grant was announced. */
+	void granted(String election, String nodeId, long term) {
+		this.grants++;
+		this.simulation.trace(nodeId, "granted " + election + " term " + term);
+		String holder = this.granted.computeIfAbsent(election, (key) -> new HashMap<>()).putIfAbsent(term, nodeId);
+		if (holder != null && !holder.equals(nodeId)) {
+			fail("term " + term + " of " + election + " granted to " + holder + " and to " + nodeId);
+		}
+		Map<String, Long> highest = this.highestByNode.computeIfAbsent(election, (key) -> new HashMap<>());
+		highest.forEach((other, otherTerm) -> {
+			if (!other.equals(nodeId) && otherTerm >= term) {
+				fail("term " + term + " of " + election + " granted to " + nodeId + " after term " + otherTerm
+						+ " was granted to " + other);
+			}
+		});
+		highest.merge(nodeId, term, Math::max);
+	}
+
+	/** Fenced work committed, at this moment, on that server. */
+	void fencedCommit(InMemoryLeaseRepository server, String election, String nodeId, long term) {
+		this.commits++;
+		InMemoryLeaseRepository.Row row = server.row(election);
+		if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
+			fail("stale fenced commit on " + election + " by " + nodeId + " under term " + term + "; the lease names "
+					+ ((row != null) ? row.leaderId + " with term " + row.term : "nobody"));
+		}
+		Long before = this.highestCommitted.put(election, Math.max(term,
+				this.highestCommitted.getOrDefault(election, Long.MIN_VALUE)));
+		if (before != null && before > term) {
+			fail("fenced commit on " + election + " under term " + term + " after one under term " + before);
+		}
+		this.simulation.trace(nodeId, "committed fenced work on " + election + " term " + term);
+	}
+
+	/** Liveness at the end of the quiet phase. */
+	void checkLive(long at) {
+		List<String> problems = new ArrayList<>();
+		InMemoryLeaseRepository server = this.simulation.database().server();
+		for (String election : this.simulation.electionNames()) {
+			long believers = this.simulation.nodes().stream().filter((node) -> node.believes(election)).count();
+			if (believers != 1) {
+				problems.add(election + " has " + believers + " leaders");
+			}
+			InMemoryLeaseRepository.Row row = server.row(election);
+			if (row != null && (row.handoverTo != null || row.reelectionRequested)) {
+				problems.add(election + " still has a forced request pending (hand-over to " + row.handoverTo
+						+ ", re-election " + row.reelectionRequested + ")");
+			}
+		}
+		if (!problems.isEmpty()) {
+			fail("after the quiet phase, at " + at / 1e9 + " s: " + String.join("; ", problems));
+		}
+	}
+
+	int grants() {
+		return this.grants;
+	}
+
+	int commits() {
+		return this.commits;
+	}
+
+	private void fail(String violation) {
+		throw new Violation(violation + "\n" + this.simulation.report());
+	}
+
+	/** An invariant does not hold. */
+	static final class Violation extends AssertionError {
+
+		Violation(String message) {
+			super(message);
+		}
+
+	}
+
+}
