@@ -15,7 +15,7 @@ import org.springframework.boot.jdbc.DataSourceUnwrapper;
 import org.springframework.util.ClassUtils;
 
 /**
- * The connections the election's own statements use (DESIGN I8): a tiny HikariCP pool of
+ * The connections the election's own statements use (invariants.md I8): a tiny HikariCP pool of
  * their own, built from the settings of the election's HikariCP {@code DataSource}
  * ({@link ElectionDataSource}), so that renewals still get a connection when business load
  * exhausts the application's pool; or that {@code DataSource} itself when it is not a

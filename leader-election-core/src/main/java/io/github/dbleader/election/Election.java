@@ -167,7 +167,7 @@ public final class Election {
 	}
 
 	/**
-	 * Run work that must only be committed by the current leader (DESIGN I5). The work runs
+	 * Run work that must only be committed by the current leader (docs/explanation/invariants.md, I5). The work runs
 	 * in a transaction that first locks the lease's fence row in share mode and checks that
 	 * this node holds its term and the lease has not expired; a take-over has to wait for the
 	 * transaction to end, so a paused old leader cannot commit after a new one took over.

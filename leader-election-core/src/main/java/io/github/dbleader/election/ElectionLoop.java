@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * for ({@link LeaseChange}). The watchdog ({@link AnnouncedBeliefs#check}) announces the end of a
  * belief even when the heartbeat is stuck.
  *
- * <p>Safety rests on three rules (see DESIGN.md I2, I3, I6):
+ * <p>Safety rests on three rules (see docs/explanation/invariants.md, I2, I3, I6):
  * <ul>
  * <li>belief ends at {@code t_sent + lease - guard}, where {@code t_sent} is read from the
  * monotonic clock before the successful statement was sent; {@link #isLeader()} compares

@@ -25,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * One node's heartbeat: every renew interval, one round sends the statements of all of the
  * node's elections at once and hands each election's state machine ({@link ElectionLoop})
  * what the database answered. In steady state a round is two statements whatever the
- * number of elections (DESIGN I9), and fewer:
+ * number of elections (docs/explanation/invariants.md, I9), and fewer:
  * <ol>
  * <li>refresh this node's one row ({@link LeaseRepository#heartbeat}), its session: every
  * round while it holds a lease, as the refresh is what keeps all of its leases alive, and

@@ -5,7 +5,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * What a follower watched of a lease for a whole lease before it takes the lease over (DESIGN
+ * What a follower watched of a lease for a whole lease before it takes the lease over (invariants.md
  * I3): the lease row's version, and the version of its holder's session, the node row that
  * the holder's heartbeat refreshes and that keeps the lease alive. A take-over is applied
  * only if both are still what was watched.

@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * statement whatever the number of leases held.
  *
  * <p>A node's heartbeat costs a fixed number of statements whatever the number of its
- * elections (DESIGN I9): {@link #heartbeat} and {@link #readAll}. Changes of holder are batched too
+ * elections (invariants.md I9): {@link #heartbeat} and {@link #readAll}. Changes of holder are batched too
  * ({@link #createAll}, {@link #takeOverAll}, {@link #handOverAll}, {@link #yieldAll},
  * {@link #reacquireAll}), each row under the conditions of its single-row statement; giving
  * a lease up on request stays single-row.

@@ -86,7 +86,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>Proves on each database:
  * <ul>
  * <li>contenders elect exactly one leader, which keeps leading;
- * <li>a crashed leader is replaced after its lease and not before (DESIGN I2, I3), a
+ * <li>a crashed leader is replaced after its lease and not before (invariants.md I2, I3), a
  * stopped one within about a renew interval (I10);
  * <li>the term strictly increases on every change of leader (I4);
  * <li>fenced work of a stale leader is rejected and writes nothing, a take-over waits for

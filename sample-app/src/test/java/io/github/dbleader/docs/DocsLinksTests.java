@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DocsLinksTests {
 
-	private static final Pattern LINK = Pattern.compile("!?\\[(?:[^\\[\\]]|\\[[^\\]]*])*]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
+	static final Pattern LINK = Pattern.compile("!?\\[(?:[^\\[\\]]|\\[[^\\]]*])*]\\(([^)\\s]+)(?:\\s+\"[^\"]*\")?\\)");
 
 	private static final Pattern HEADING = Pattern.compile("^#{1,6}\\s+(.+?)\\s*#*$", Pattern.MULTILINE);
 
@@ -80,7 +80,7 @@ class DocsLinksTests {
 		return null;
 	}
 
-	private static Set<String> anchorsOf(Path page) {
+	static Set<String> anchorsOf(Path page) {
 		String text = withoutCode(MarkdownPages.read(page));
 		Set<String> anchors = new HashSet<>();
 		Map<String, Integer> seen = new HashMap<>();

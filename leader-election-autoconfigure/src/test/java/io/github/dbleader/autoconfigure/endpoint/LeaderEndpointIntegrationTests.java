@@ -47,7 +47,7 @@ class LeaderEndpointIntegrationTests {
 
 	private static final ElectionSettings SETTINGS = ElectionSettings.of(Duration.ofSeconds(6), RENEW);
 
-	/** A forced change takes about two renew intervals (DESIGN I6); the rest is slack for a loaded CI. */
+	/** A forced change takes about two renew intervals (invariants.md I6); the rest is slack for a loaded CI. */
 	private static final Duration HANDOVER_BOUND = RENEW.multipliedBy(2).plusMillis(1500);
 
 	private static HikariDataSource dataSource;

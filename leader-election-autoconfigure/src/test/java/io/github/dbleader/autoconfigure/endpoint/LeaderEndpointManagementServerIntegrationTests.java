@@ -49,7 +49,7 @@ class LeaderEndpointManagementServerIntegrationTests {
 
 	private static final ElectionSettings SETTINGS = ElectionSettings.of(Duration.ofSeconds(3), RENEW);
 
-	/** A forced change takes about two renew intervals (DESIGN I6); the rest is slack for a loaded CI. */
+	/** A forced change takes about two renew intervals (invariants.md I6); the rest is slack for a loaded CI. */
 	private static final Duration HANDOVER_BOUND = RENEW.multipliedBy(2).plusMillis(2500);
 
 	private static final String MANAGEMENT_PORT = "local.management.port";

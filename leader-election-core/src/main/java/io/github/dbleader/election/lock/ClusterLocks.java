@@ -30,7 +30,7 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code atMostFor} bounds how long a crashed holder keeps the lock (database clock).
  * The holder itself believes it holds the lock only until {@code atMostFor} minus a guard
  * of a fifth of it, from the moment before it sent the statement that took the lock, on
- * its own monotonic clock (DESIGN I2). A run that needs longer {@link HeldLock#extend
+ * its own monotonic clock (docs/explanation/invariants.md, I2). A run that needs longer {@link HeldLock#extend
  * extends} its lock, one conditional statement, and its belief with it.</li>
  * <li>{@code atLeastFor} keeps a released lock taken until that long after its
  * acquisition (database clock), so that a fast run is not repeated by a node whose

@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
  * <p>The holder believes it holds the lock until {@code atMostFor} less a guard of a fifth
  * of it has passed on its own monotonic clock since just before it sent the statement that
  * took the lock, or, after an {@link #extend extension}, the last statement that extended
- * it (DESIGN I2); a slow, hung or failed statement never lengthens the belief.
+ * it (docs/explanation/invariants.md, I2); a slow, hung or failed statement never lengthens the belief.
  */
 public final class HeldLock {
 

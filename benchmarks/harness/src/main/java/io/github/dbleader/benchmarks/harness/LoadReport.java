@@ -55,7 +55,7 @@ final class LoadReport {
 				+ " initiator's events in those words), as a revoked Spring Integration leader leaves its `INT_LOCK` row"
 				+ " behind. ShedLock has no standing holder, each run takes the lock anew, so its line is the runs' moves"
 				+ " between nodes. This starter's election"
-				+ " renews on connections of its own (DESIGN I8); ShedLock and Spring Integration take and renew"
+				+ " renews on connections of its own ([I8](../docs/explanation/invariants.md#i8)); ShedLock and Spring Integration take and renew"
 				+ " their locks on the application's pool. The job itself needs the application's pool in every"
 				+ " system, so it fails under the load everywhere.");
 		this.out.line();
