@@ -115,6 +115,11 @@ final class ElectionLoop {
 
 	private long otherServerSinceNanos;
 
+	/** The server that answered the last read that named one, and since when it answers. */
+	private @Nullable String readFrom;
+
+	private long readFromSinceNanos;
+
 	private @Nullable String seenLeader;
 
 	private long seenTerm = -1;
@@ -309,6 +314,9 @@ final class ElectionLoop {
 			this.otherServerSinceNanos = readAtNanos;
 		}
 		this.onOtherServer = otherServer;
+		if (state != null) {
+			noteServer(state, readAtNanos);
+		}
 		return (this.heldTerm >= 0) ? leaderDecision(renewedTerm, renewSentNanos, state, readAtNanos)
 				: followerDecision(state, readAtNanos);
 	}
@@ -321,7 +329,28 @@ final class ElectionLoop {
 	 * first read of the new server, so a lease after that read its belief has ended (I3).
 	 */
 	private boolean acquiredElsewhereTooRecently(LeaseState state, long readAtNanos) {
-		return !state.sameServer() && readAtNanos - this.otherServerSinceNanos < this.leaseNanos;
+		if (state.sameServer()) {
+			return false;
+		}
+		// Two failovers in a row show rows acquired on another server before and after the
+		// second: where the repository names the answering server, its change counts too.
+		long since = (this.readFrom != null && this.readFromSinceNanos - this.otherServerSinceNanos > 0)
+				? this.readFromSinceNanos : this.otherServerSinceNanos;
+		return readAtNanos - since < this.leaseNanos;
+	}
+
+	/**
+	 * Note which server answered a read: a read from another server than the last one starts
+	 * the whole-lease watch again (the new server may show what was watched before the old one
+	 * went on without this node), and holds acquisitions of rows acquired elsewhere back.
+	 */
+	private void noteServer(LeaseState state, long readAtNanos) {
+		String server = state.server();
+		if (server != null && !server.equals(this.readFrom)) {
+			this.readFrom = server;
+			this.readFromSinceNanos = readAtNanos;
+			this.watching = false;
+		}
 	}
 
 	private @Nullable LeaseChange leaderDecision(long renewedTerm, long sentNanos, @Nullable LeaseState state,
@@ -411,6 +440,7 @@ final class ElectionLoop {
 	 * @param readAtNanos when the read returned (monotonic clock)
 	 */
 	void watch(LeaseState state, long readAtNanos) {
+		noteServer(state, readAtNanos);
 		if (this.stopped || this.heldTerm >= 0) {
 			return;
 		}
@@ -508,6 +538,18 @@ final class ElectionLoop {
 	 */
 	void notAcquired() {
 		dropHold();
+	}
+
+	/**
+	 * The lease this node's read did not show could not be created: it exists, and the read
+	 * missed it because this instance's candidates row is gone (a failover to a replica that
+	 * had not applied the join, or another node created it first). Join again at the next
+	 * round, which costs nothing where the row is there. Call while holding this object's
+	 * monitor.
+	 */
+	void creationRefused() {
+		dropHold();
+		this.candidate = false;
 	}
 
 	/**

@@ -433,7 +433,10 @@ final class Heartbeat {
 			}
 			return;
 		}
-		if (state == null) {
+		if (state == null && change.kind() == LeaseChange.Kind.CREATE) {
+			loop.creationRefused();
+		}
+		else if (state == null) {
 			loop.notAcquired();
 		}
 		else if (relinquished) {

@@ -636,6 +636,31 @@ class HeartbeatTests {
 			.containsExactly("m7");
 	}
 
+	@Test
+	void nodeWhoseCandidacyWasLostJoinsAgainWhenItsCreationOfTheExistingLeaseFails() {
+		this.a.join("x");
+		this.b.join("x");
+		this.a.tick();
+		this.b.tick();
+		assertThat(this.a.leads("x")).isTrue();
+		// A failover to a replica that had not applied b's join: b's read no longer shows the
+		// lease, and b's creation of it fails on the row that exists.
+		this.repository.removeCandidate("x", "b", "b-instance");
+		elapse(R);
+		this.a.tick();
+		assertThat(statementsOfRound(this.b)).contains("createAll");
+		elapse(R);
+		this.a.tick();
+		assertThat(statementsOfRound(this.b)).contains("join");
+		assertThat(this.repository.liveCandidates("x", L)).extracting(Candidate::nodeId).containsExactly("a", "b");
+		// b follows the lease again, and takes it over once a is gone.
+		for (int i = 0; i < 10 && !this.b.leads("x"); i++) {
+			elapse(R);
+			this.b.tick();
+		}
+		assertThat(this.b.leads("x")).isTrue();
+	}
+
 	/** Run one round of a node and return the statements it sent. */
 	private List<String> statementsOfRound(FakeNode node) {
 		int before = this.repository.statements().size();

@@ -578,7 +578,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 				Instant.ofEpochMilli(renewedAt), Instant.ofEpochMilli(expiry),
 				row.handoverTo, row.reelectionRequested, row.yieldedBy, expiry <= now,
 				Objects.equals(this.serverIdentity, row.serverIdentity), Instant.ofEpochMilli(now),
-				(session != null) ? session.version : ended ? node.previousVersion : -1, ended);
+				(session != null) ? session.version : ended ? node.previousVersion : -1, ended, this.serverIdentity);
 	}
 
 	private void newTerm(Row row, Duration lease, @Nullable String instanceId) {

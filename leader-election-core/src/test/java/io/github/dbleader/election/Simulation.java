@@ -76,6 +76,9 @@ final class Simulation {
 	/** Probability that an answer is lost after its statement ran. */
 	private double lostAnswers;
 
+	/** Whether the network is slow now and then and loses answers: in the fault phase only. */
+	private boolean faulty;
+
 	/**
 	 * A simulation of the given size.
 	 * @param seed the seed of everything random
@@ -110,6 +113,7 @@ final class Simulation {
 		long quiet = 4 * LEASE.toNanos() + 2 * RENEW.toNanos();
 		long faultsEnd = length - quiet;
 		this.lostAnswers = this.random.nextInt(4) * 0.01;
+		this.faulty = true;
 		start();
 		for (SimulatedNode node : this.nodes) {
 			scheduleFencedWork(node, faultsEnd);
@@ -291,6 +295,7 @@ final class Simulation {
 
 	/** Faults end: every cut heals, every process that is down starts again and rejoins. */
 	private void heal() {
+		this.faulty = false;
 		this.database.healAll();
 		for (SimulatedNode node : this.nodes) {
 			if (!node.running()) {
@@ -409,7 +414,7 @@ final class Simulation {
 	/** @return how long a statement or its answer travels: mostly a few milliseconds, now and then far longer */
 	long latency() {
 		int dice = this.random.nextInt(100);
-		if (dice < 90) {
+		if (dice < 90 || !this.faulty) {
 			return (200 + this.random.nextInt(2_000)) * 1_000L;
 		}
 		if (dice < 98) {
@@ -420,7 +425,7 @@ final class Simulation {
 
 	/** @return whether the answer of a statement that ran is lost on the way back */
 	boolean loseAnswer() {
-		return this.lostAnswers > 0 && this.random.nextDouble() < this.lostAnswers;
+		return this.faulty && this.lostAnswers > 0 && this.random.nextDouble() < this.lostAnswers;
 	}
 
 	/**

@@ -326,7 +326,7 @@ final class LeaseView implements LeaseReads {
 				longer ? session.lastSeenInstant() : row.renewedAt(), longer ? session.expiresAtInstant() : row.expiresAt(),
 				row.handoverTo(), row.reelectionRequested(), row.yieldedBy(), expired,
 				row.serverIdentity() != null && row.serverIdentity().equals(read.server()), read.time(), holderVersion,
-				!current && ended);
+				!current && ended, read.server());
 	}
 
 	/**
