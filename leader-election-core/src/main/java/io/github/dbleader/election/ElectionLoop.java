@@ -363,6 +363,18 @@ final class ElectionLoop {
 			}
 			return null;
 		}
+		if (acquiredElsewhereTooRecently(state, readAtNanos)) {
+			// Not even a forced change yet: the new server may have lost a newer holder's
+			// lease (see below), and the node this one hands over to would believe at once.
+			if (this.announced != null) {
+				logger.warn("Election '{}': database server changed, re-acquiring leadership with a new term once a "
+						+ "lease has passed", this.election);
+			}
+			endBelief(RevocationReason.SERVER_CHANGED);
+			this.heldVersion = -1;
+			this.unconfirmedRenewals = 0;
+			return null;
+		}
 		String handoverTo = state.handoverTo();
 		if (handoverTo != null) {
 			// Stop believing before the statement is sent, so the two never overlap (I6).
@@ -382,16 +394,9 @@ final class ElectionLoop {
 			return LeaseChange.yield(term);
 		}
 		if (!state.sameServer()) {
-			// The database failed over: the old server's leases mean nothing for fencing (I4),
-			// and the new server may have lost a newer holder's: a new term, after a lease.
-			if (this.announced != null) {
-				logger.warn("Election '{}': database server changed, re-acquiring leadership with a new term once a "
-						+ "lease has passed", this.election);
-			}
-			endBelief(RevocationReason.SERVER_CHANGED);
-			this.heldVersion = -1;
-			this.unconfirmedRenewals = 0;
-			return acquiredElsewhereTooRecently(state, readAtNanos) ? null : LeaseChange.reacquire(this.heldTerm);
+			// The database failed over a lease ago or more: the old server's leases mean
+			// nothing for fencing (I4), so a new term.
+			return LeaseChange.reacquire(this.heldTerm);
 		}
 		// Held, nothing pending, same server. Only this node's refreshes move its session on:
 		// the one sent at sentNanos, and the unconfirmed ones before it. A session that did

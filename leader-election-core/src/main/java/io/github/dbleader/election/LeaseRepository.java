@@ -314,7 +314,12 @@ public interface LeaseRepository {
 	 * Delete what nobody uses any more: the rows of nodes whose last heartbeat is older than
 	 * {@code maxAge} (a crashed node's) and their candidates rows, then the lease and fence
 	 * rows of elections that have no candidate left and whose lease expired more than
-	 * {@code maxAge} ago. Each
+	 * {@code maxAge} ago. A node's row goes only once two calls of this repository found it
+	 * stale at the same version: a forward step of the database clock makes every row look
+	 * stale at once, and the row of a live node, whose candidacy keeps its leases, must stay
+	 * (a lease deleted and created again is believed at once, while its holder still
+	 * believes). The heartbeat calls this every ten leases, and a live node refreshes its
+	 * row at least every half lease. Each
 	 * election's term stays unique: a lease created again later starts from the database
 	 * clock, far past any term of the deleted row.
 	 * @param maxAge how long a row must have been unused

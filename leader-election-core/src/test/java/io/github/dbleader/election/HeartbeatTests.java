@@ -448,7 +448,7 @@ class HeartbeatTests {
 	}
 
 	@Test
-	void crashedNodesCandidaciesAndTheLeasesNobodyRunsArePurgedAfterTenLeases() {
+	void crashedNodesCandidaciesAndTheLeasesNobodyRunsArePurgedAfterTwentyLeases() {
 		FakeNode crashed = node("crashed");
 		List.of("x", "gone").forEach(crashed::join);
 		crashed.tick();
@@ -459,8 +459,15 @@ class HeartbeatTests {
 			this.a.tick();
 		}
 		// 220s of rounds at R = 2s: each node purges at its first round, then once every 10
-		// leases (100s); rows unseen for 100s go at the purge at 200s.
-		assertThat(this.repository.statements()).filteredOn("purge"::equals).hasSize(4);
+		// leases (100s); rows unseen for 100s are found stale at the purge at 200s, and go at
+		// the next one that finds them unchanged.
+		assertThat(this.repository.liveCandidates("x", Duration.ofDays(1))).extracting(Candidate::nodeId)
+			.containsExactly("a", "crashed");
+		for (int i = 0; i < 50; i++) {
+			elapse(R);
+			this.a.tick();
+		}
+		assertThat(this.repository.statements()).filteredOn("purge"::equals).hasSize(5);
 		assertThat(this.repository.liveCandidates("x", Duration.ofDays(1))).extracting(Candidate::nodeId)
 			.containsExactly("a");
 		assertThat(this.repository.find("gone")).isEmpty();

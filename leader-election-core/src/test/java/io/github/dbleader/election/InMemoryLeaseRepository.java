@@ -51,7 +51,10 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	private Set<String> busyFences = Set.of();
 
-	/** Fenced transactions open on each election's fence row (share locks), by election. */
+	/** The node rows the last purge found stale, with their versions (one purger's memory). */
+	private Map<String, Long> staleAtLastPurge = Map.of();
+
+		/** Fenced transactions open on each election's fence row (share locks), by election. */
 	private final Map<String, Integer> fenceHolds = new HashMap<>();
 
 	private final List<String> statements = new ArrayList<>();
@@ -504,17 +507,38 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	@Override
 	public void purge(Duration maxAge) {
-		write("purge", () -> {
+		this.staleAtLastPurge = purge(maxAge, this.staleAtLastPurge);
+	}
+
+	/**
+	 * Purge as one node's repository does, with that node's memory of its last purge.
+	 * @param maxAge how long a row must have been unused
+	 * @param staleBefore the node rows that node's last purge found stale, with their versions
+	 * @return the node rows this purge found stale, for that node's next purge
+	 */
+	Map<String, Long> purge(Duration maxAge, Map<String, Long> staleBefore) {
+		return write("purge", () -> {
 			long before = this.databaseMillis - maxAge.toMillis();
-			this.nodes.values().removeIf((node) -> node.lastSeen < before);
+			// At the second purge that finds a node's row stale at the same version, as the JDBC purge does.
+			Map<String, Long> stale = new HashMap<>();
+			this.nodes.forEach((id, node) -> {
+				if (node.lastSeen < before) {
+					stale.put(id, node.version);
+				}
+			});
+			this.nodes.entrySet()
+				.removeIf((node) -> Long.valueOf(node.getValue().version).equals(staleBefore.get(node.getKey()))
+						&& node.getValue().lastSeen < before);
 			this.candidates.values().forEach((rows) -> rows.entrySet().removeIf((candidate) -> {
 				NodeRow node = this.nodes.get(candidate.getKey());
 				return node == null || !node.instanceId.equals(candidate.getValue().instanceId);
 			}));
+			// The delete of a lease's fence row waits for fenced work, as any change of its
+			// holder does, and times out: that lease stays for a later purge.
 			this.rows.entrySet()
 				.removeIf((entry) -> expiry(entry.getValue()) < before
-						&& this.candidates.getOrDefault(entry.getKey(), Map.of()).isEmpty());
-			return true;
+						&& this.candidates.getOrDefault(entry.getKey(), Map.of()).isEmpty() && !fenceBusy(entry.getKey()));
+			return stale;
 		});
 	}
 

@@ -31,6 +31,9 @@ final class SimulatedConnection implements LeaseRepository {
 
 	private final long timeoutNanos;
 
+	/** The node rows this node's last purge found stale, as its JDBC repository remembers them. */
+	private Map<String, Long> staleAtLastPurge = Map.of();
+
 	SimulatedConnection(Simulation simulation, SimulatedDatabase database, SimulatedNode node,
 			ElectionSettings settings) {
 		this.simulation = simulation;
@@ -223,10 +226,12 @@ final class SimulatedConnection implements LeaseRepository {
 
 	@Override
 	public void purge(Duration maxAge) {
-		send("purge", null, (server) -> {
-			server.purge(maxAge);
-			return null;
-		});
+		this.staleAtLastPurge = send("purge", null, (server) -> server.purge(maxAge, this.staleAtLastPurge));
+	}
+
+	/** A new process: its repository remembers no purge. */
+	void restarted() {
+		this.staleAtLastPurge = Map.of();
 	}
 
 	@Override

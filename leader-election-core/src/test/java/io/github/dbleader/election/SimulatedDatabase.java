@@ -1,22 +1,20 @@
 package io.github.dbleader.election;
 
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * The database of a {@link Simulation}: a primary server (the rows and statements of
  * {@link InMemoryLeaseRepository}, which runs the repository contract tests as the JDBC
  * repositories do), an asynchronous replica that a failover promotes with whatever it had
  * applied (the newest writes lost), a clock that can step forward and back, and the network
- * path of each node, which can be cut. Statements reach it through each node's
+ * path of each node, which can be cut. The replica applies every write as it commits until it
+ * is stopped ({@link #stopReplica}). Statements reach it through each node's
  * {@link SimulatedConnection}, which adds latency, timeouts and lost replies.
  */
 final class SimulatedDatabase {
-
-	/** How often the replica applies what the primary wrote (simulated nanoseconds). */
-	static final long REPLICA_APPLY_INTERVAL_NANOS = 50_000_000L;
 
 	/** The epoch milliseconds of the database clock at simulated time zero. */
 	private static final long EPOCH_MILLIS = 1_800_000_000_000L;
@@ -25,11 +23,11 @@ final class SimulatedDatabase {
 
 	private InMemoryLeaseRepository primary;
 
-	/** What the replica applied, oldest first, with the simulated time of each copy. */
-	private final Deque<Applied> replica = new ArrayDeque<>();
-
-	/** While set, the replica stops applying the primary's writes: it lags from then on. */
-	private boolean replicaStopped;
+	/**
+	 * What the replica applied before it stopped applying the primary's writes, or
+	 * {@code null} while it applies every write as it commits.
+	 */
+	private @Nullable InMemoryLeaseRepository replica;
 
 	private long clockOffsetMillis;
 
@@ -72,21 +70,15 @@ final class SimulatedDatabase {
 		this.clockOffsetMillis += millis;
 	}
 
-	/** The replica applies the primary's writes: called every {@link #REPLICA_APPLY_INTERVAL_NANOS}. */
-	void replicate() {
-		if (this.replicaStopped) {
-			return;
-		}
-		tick();
-		this.replica.addLast(new Applied(this.simulation.now(), this.primary.copy()));
-		while (this.replica.size() > 2) {
-			this.replica.removeFirst();
-		}
-	}
-
-	/** The replica stops applying writes, as a replica whose link to the primary broke. */
+	/**
+	 * The replica stops applying writes, as a replica whose link to the primary broke: a
+	 * failover from now on loses every write the primary commits meanwhile.
+	 */
 	void stopReplica() {
-		this.replicaStopped = true;
+		if (this.replica == null) {
+			tick();
+			this.replica = this.primary.copy();
+		}
 	}
 
 	/**
@@ -94,14 +86,11 @@ final class SimulatedDatabase {
 	 * had not applied is lost. The promoted server has an identity of its own.
 	 */
 	void failOver() {
-		InMemoryLeaseRepository promoted = this.replica.isEmpty() ? this.primary.copy()
-				: this.replica.getLast().rows().copy();
+		InMemoryLeaseRepository promoted = (this.replica != null) ? this.replica : this.primary.copy();
 		this.failovers++;
 		promoted.failOver("server-" + (this.failovers + 1));
 		this.primary = promoted;
-		this.replica.clear();
-		this.replicaStopped = false;
-		replicate();
+		this.replica = null;
 	}
 
 	/**
@@ -135,10 +124,6 @@ final class SimulatedDatabase {
 
 	long stalledUntil() {
 		return this.stalledUntil;
-	}
-
-	/** The replica's copy and when it was taken. */
-	private record Applied(long at, InMemoryLeaseRepository rows) {
 	}
 
 }

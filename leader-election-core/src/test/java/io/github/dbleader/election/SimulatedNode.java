@@ -1,6 +1,7 @@
 package io.github.dbleader.election;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,9 @@ final class SimulatedNode {
 
 	private final List<String> electionNames;
 
+	/** The elections this process runs, at the index of their name in {@link #electionNames}: what the checker reads after every event. */
+	private final Election[] byIndex;
+
 	/** Tells the checker of every grant, as it is announced. */
 	private final LeadershipListener listener = new LeadershipListener() {
 		@Override
@@ -61,6 +65,7 @@ final class SimulatedNode {
 		this.simulation = simulation;
 		this.settings = settings;
 		this.electionNames = new ArrayList<>(electionNames);
+		this.byIndex = new Election[electionNames.size()];
 		this.connection = new SimulatedConnection(simulation, database, this, settings);
 	}
 
@@ -96,6 +101,7 @@ final class SimulatedNode {
 	void start() {
 		this.generation++;
 		this.running = true;
+		this.connection.restarted();
 		this.inRound = false;
 		String instanceId = this.id + "#" + this.generation;
 		Random random = this.simulation.random();
@@ -111,6 +117,7 @@ final class SimulatedNode {
 				new DatabaseStatus(this.id, this.settings, processClock), this.listener, notifications,
 				new Random(random.nextLong()));
 		this.elections.clear();
+		Arrays.fill(this.byIndex, null);
 		for (String name : this.electionNames) {
 			join(name);
 		}
@@ -130,7 +137,9 @@ final class SimulatedNode {
 		Heartbeat current = this.heartbeat;
 		ElectionLoop loop = new ElectionLoop(name, this.id, this.settings, this.clock, this.listener, Runnable::run,
 				current.database(), TakeOverPolicy.ALWAYS, this.beliefs);
-		this.elections.put(name, new Election(loop, this.id, this.connection, this.settings, current));
+		Election election = new Election(loop, this.id, this.connection, this.settings, current);
+		this.elections.put(name, election);
+		this.byIndex[this.electionNames.indexOf(name)] = election;
 	}
 
 	/** Leave an election, as {@link ElectionService#leave} does. */
@@ -140,6 +149,7 @@ final class SimulatedNode {
 			return;
 		}
 		this.elections.remove(name);
+		this.byIndex[this.electionNames.indexOf(name)] = null;
 		this.heartbeat.release(left.loop(), RevocationReason.LEFT, false);
 	}
 
@@ -315,6 +325,16 @@ final class SimulatedNode {
 	boolean believes(String name) {
 		Election election = this.running ? this.elections.get(name) : null;
 		return election != null && election.isLeader();
+	}
+
+	/**
+	 * Whether this process believes it leads an election now, on its own clock.
+	 * @param index the election's index among the simulation's election names
+	 * @return {@code true} if so
+	 */
+	boolean believes(int index) {
+		Election election = this.byIndex[index];
+		return this.running && election != null && election.isLeader();
 	}
 
 	long term(String name) {

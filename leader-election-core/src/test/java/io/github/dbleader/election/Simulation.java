@@ -69,12 +69,15 @@ final class Simulation {
 
 	private final SimulationChecker checker;
 
-	private final Deque<String> trace = new ArrayDeque<>();
+	private final Deque<TraceLine> trace = new ArrayDeque<>();
 
 	private long eventsRun;
 
 	/** Probability that an answer is lost after its statement ran. */
 	private double lostAnswers;
+
+	/** When the last failover that may lose writes happens (simulated time). */
+	private long lastLossyFailover = Long.MIN_VALUE / 2;
 
 	/** Whether the network is slow now and then and loses answers: in the fault phase only. */
 	private boolean faulty;
@@ -114,7 +117,7 @@ final class Simulation {
 		long faultsEnd = length - quiet;
 		this.lostAnswers = this.random.nextInt(4) * 0.01;
 		this.faulty = true;
-		start();
+		this.nodes.forEach(SimulatedNode::start);
 		for (SimulatedNode node : this.nodes) {
 			scheduleFencedWork(node, faultsEnd);
 		}
@@ -128,10 +131,9 @@ final class Simulation {
 				this.checker.grants(), this.checker.commits());
 	}
 
-	/** Start every node and the replica: what a scripted scenario does first. */
+	/** Start every node: what a scripted scenario does first. */
 	void start() {
 		this.nodes.forEach(SimulatedNode::start);
-		everyApply();
 	}
 
 	/**
@@ -150,11 +152,6 @@ final class Simulation {
 	 */
 	List<String> believers(String election) {
 		return this.nodes.stream().filter((node) -> node.believes(election)).map(SimulatedNode::id).toList();
-	}
-
-	private void everyApply() {
-		this.database.replicate();
-		schedule(this.now + SimulatedDatabase.REPLICA_APPLY_INTERVAL_NANOS, null, 0, this::everyApply);
 	}
 
 	private void scheduleFencedWork(SimulatedNode node, long until) {
@@ -222,8 +219,10 @@ final class Simulation {
 			this.database.stall(this.now + stall);
 		}
 		else if (kind < 50) {
-			long step = this.random.nextBoolean() ? (1 + this.random.nextInt(60_000))
-					: -(1 + this.random.nextInt((int) LEASE.toMillis()));
+			// Back only where no term the last failover lost may be handed out again: terms come
+			// from the database clock, which must not go back past them (I4's assumption).
+			boolean back = this.random.nextBoolean() && this.now - this.lastLossyFailover > 2 * LEASE.toNanos();
+			long step = back ? -(1 + this.random.nextInt((int) LEASE.toMillis())) : (1 + this.random.nextInt(60_000));
 			trace("db", "clock steps " + step + " ms");
 			this.database.stepClock(step);
 		}
@@ -262,6 +261,13 @@ final class Simulation {
 	 * for a while (the leader among them, or not).
 	 */
 	private void lossyFailover() {
+		if (this.electionNames.stream().anyMatch((name) -> this.database.server().row(name) == null)) {
+			// A replica that lost the creation of a lease row looks like a new database: a node
+			// creates the lease at once while the old server's first holder may still believe
+			// (a known gap, docs/explanation/invariants.md). Lease rows outlive their holders, so
+			// this happens only in the first moments of a new election.
+			return;
+		}
 		long lag = (this.random.nextInt(3) == 0) ? 0 : (50 + this.random.nextInt(3_000)) * MS;
 		List<SimulatedNode> early = new ArrayList<>();
 		List<SimulatedNode> late = new ArrayList<>();
@@ -269,6 +275,7 @@ final class Simulation {
 			(this.random.nextBoolean() ? early : late).add(node);
 		}
 		trace("db", "replica stops applying; failover in " + lag / MS + " ms");
+		this.lastLossyFailover = this.now + lag;
 		this.database.stopReplica();
 		for (SimulatedNode node : early) {
 			trace(node.id(), "cut off the primary until the failover");
@@ -437,7 +444,7 @@ final class Simulation {
 		if (this.trace.size() == TRACE_LINES) {
 			this.trace.removeFirst();
 		}
-		this.trace.addLast(String.format("%10.3f s %-3s %s", this.now / 1e9, who, what));
+		this.trace.addLast(new TraceLine(this.now, who, what));
 	}
 
 	/** @return the trace's last lines and how to replay the schedule */
@@ -445,7 +452,17 @@ final class Simulation {
 		return "seed " + this.seed + " (" + this.nodes.size() + " nodes, " + this.electionNames.size()
 				+ " elections); replay: ./mvnw -pl leader-election-core -am test -Dtest=SimulationTests#replay"
 				+ " -Dsimulation.seed=" + this.seed + " -Dsurefire.failIfNoSpecifiedTests=false\n"
-				+ String.join("\n", this.trace);
+				+ String.join("\n", this.trace.stream().map(TraceLine::toString).toList());
+	}
+
+	/** One line of the trace, formatted only for a report. */
+	private record TraceLine(long at, String who, String what) {
+
+		@Override
+		public String toString() {
+			return String.format("%10.3f s %-3s %s", this.at / 1e9, this.who, this.what);
+		}
+
 	}
 
 	/** Thrown into a call of a process that crashed or stopped while the call was under way. */

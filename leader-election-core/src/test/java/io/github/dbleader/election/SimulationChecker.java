@@ -42,10 +42,14 @@ final class SimulationChecker {
 
 	/** At most one believer per election, now. */
 	void check() {
-		for (String election : this.simulation.electionNames()) {
+		List<SimulatedNode> nodes = this.simulation.nodes();
+		List<String> elections = this.simulation.electionNames();
+		for (int index = 0; index < elections.size(); index++) {
 			SimulatedNode believer = null;
-			for (SimulatedNode node : this.simulation.nodes()) {
-				if (node.believes(election)) {
+			for (int i = 0; i < nodes.size(); i++) {
+				SimulatedNode node = nodes.get(i);
+				if (node.believes(index)) {
+					String election = elections.get(index);
 					if (believer != null) {
 						fail("two nodes believe they lead " + election + ": " + believer.id() + " (term "
 								+ believer.term(election) + ") and " + node.id() + " (term " + node.term(election) + ")");

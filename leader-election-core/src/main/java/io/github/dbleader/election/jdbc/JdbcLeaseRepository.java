@@ -237,6 +237,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	/** Where the next purge's slice of lease rows starts, after this key. */
 	private volatile String purgeFrom = "";
 
+	/**
+	 * The node rows the last purge found stale, with their versions: the next purge deletes
+	 * those still at the same version. Only the heartbeat thread purges.
+	 */
+	private volatile Map<String, Long> staleAtLastPurge = Map.of();
+
 	/** Deletes one lease if it is still unused. */
 	private final String purgeLease;
 
@@ -357,8 +363,11 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		// creates the lease anew, waits for the purge and then writes its rows again.
 		String stale = " < " + now + " - ?";
 		String limit = " ORDER BY 1 LIMIT " + PURGED_PER_ROUND;
-		this.staleNodes = "SELECT node_id FROM " + nodes + " WHERE last_seen" + stale + limit;
-		this.purgeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND last_seen" + stale;
+		// A node row is deleted at the second purge that finds it stale at the same version:
+		// a live node moves its version on at least every half lease, however far the
+		// database clock jumped forward (which makes every row look stale at once).
+		this.staleNodes = "SELECT node_id, version FROM " + nodes + " WHERE last_seen" + stale + limit;
+		this.purgeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND version = ? AND last_seen" + stale;
 		this.purgeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ?";
 		// Lock rows are never purged: a node takes a lock by updating the row it knows exists.
 		// With sessions, almost every lease row's own expiry is old: a search by it alone would
@@ -1013,9 +1022,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public void purge(Duration maxAge) {
 		long millis = maxAge.toMillis();
-		for (String node : this.jdbc.queryForList(this.staleNodes, String.class, millis)) {
-			deleteWithDependants(this.purgeNode, this.purgeCandidacies, node, millis);
-		}
+		Map<String, Long> stale = new HashMap<>();
+		this.jdbc.query(this.staleNodes, (rs) -> {
+			stale.put(rs.getString(1), rs.getLong(2));
+		}, millis);
+		stale.forEach((node, version) -> {
+			if (version.equals(this.staleAtLastPurge.get(node))) {
+				inTransaction(this.holderChanges, () -> (this.jdbc.update(this.purgeNode, node, version, millis) == 1)
+						&& this.jdbc.update(this.purgeCandidacies, node) >= 0);
+			}
+		});
+		this.staleAtLastPurge = stale;
 		// A fenced transaction of a deleted lease could only fail its check; nothing else
 		// reads a fence row without its lease.
 		String from = this.purgeFrom;
