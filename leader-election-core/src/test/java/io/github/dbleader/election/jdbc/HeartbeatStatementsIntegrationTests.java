@@ -142,6 +142,8 @@ class HeartbeatStatementsIntegrationTests {
 			assertThat(a.requestHandover("e1", "b")).isTrue();
 			// Leaving the elections this instance does not run, after it took the node id over.
 			a.leaveOtherElections("a", "a-1", elections.subList(0, ELECTIONS - 1));
+			// The first purge finds the gone node's row stale, the second deletes it, unchanged.
+			a.purge(Duration.ofMinutes(1));
 			a.purge(Duration.ofMinutes(1));
 		}
 		finally {

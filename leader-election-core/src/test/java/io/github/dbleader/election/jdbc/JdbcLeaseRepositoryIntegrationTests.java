@@ -282,6 +282,33 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
+	void purgeKeepsALiveNodeWhoseRowLooksStaleByTheDatabaseClock(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		joinAs(repository, "live", "kept");
+		assertThat(repository.create("kept", "live", LEASE)).isTrue();
+		// A purge age shorter than the time between two refreshes, as after a forward step of
+		// the database clock longer than the purge age: every row looks stale.
+		Duration maxAge = Duration.ofMillis(1);
+		await().pollDelay(Duration.ofMillis(20)).until(() -> true);
+		repository.purge(maxAge);
+		// The live node refreshes its row between two purges, as it does every renew interval.
+		assertThat(repository.heartbeat("live", "live-1", LEASE)).isEqualTo(Candidacy.HELD);
+		await().pollDelay(Duration.ofMillis(20)).until(() -> true);
+		repository.purge(maxAge);
+		assertThat(repository.heartbeat("live", "live-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.liveCandidates("kept", Duration.ofHours(1))).extracting(Candidate::nodeId)
+			.containsExactly("live");
+		assertThat(repository.find("kept")).hasValueSatisfying((lease) -> assertThat(lease.leaderId()).isEqualTo("live"));
+		// A node that stopped refreshing goes at the second purge that finds its row unchanged.
+		await().pollDelay(Duration.ofMillis(20)).until(() -> true);
+		repository.purge(maxAge);
+		assertThat(repository.liveCandidates("kept", Duration.ofHours(1))).hasSize(1);
+		repository.purge(maxAge);
+		assertThat(repository.liveCandidates("kept", Duration.ofHours(1))).isEmpty();
+	}
+
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
 	void purgeLooksThroughTheLeasesASliceAtATimeAndGoesRound(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		// 2,500 leases that a node runs, and one nobody runs any more, last in key order. Set up
