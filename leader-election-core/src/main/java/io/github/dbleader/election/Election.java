@@ -64,8 +64,9 @@ public final class Election {
 
 	/**
 	 * Whether the election's database answered recently enough for leadership to be held.
-	 * @return {@code false} once the database has been unreachable for longer than
-	 * {@code lease - guard}
+	 * @return {@code false} once no statement of the heartbeat has succeeded for longer than
+	 * {@code lease - guard}, because the database did not answer or because it refused them
+	 * (see {@link #heartbeatFailure()} for which)
 	 */
 	public boolean isDatabaseReachable() {
 		return this.loop.databaseReachable();
@@ -102,13 +103,25 @@ public final class Election {
 	}
 
 	/**
-	 * How long this node's heartbeat has been failing to reach the database, without
-	 * touching the database.
-	 * @return the time since the first failed statement of the current outage, or empty if
-	 * the heartbeat's last statement succeeded
+	 * How long this node's heartbeat has been failing, without touching the database: for
+	 * whatever reason, see {@link #heartbeatFailure()} for which.
+	 * @return the time since the first failed round after the last round that succeeded, or
+	 * empty if the heartbeat's last round succeeded
 	 */
 	public Optional<Duration> databaseUnreachableFor() {
 		return Optional.ofNullable(this.heartbeat.database().unreachableFor());
+	}
+
+	/**
+	 * Why this node's heartbeat fails, without touching the database: the database did not
+	 * answer, or answered with an error (a deadlock, a missing privilege or table...), also
+	 * while the node waits for the database at start-up. The heartbeat is the node's, so all
+	 * of its elections answer alike.
+	 * @return the kind and cause of the last failure and how long the heartbeat has failed,
+	 * or empty if its last round succeeded
+	 */
+	public Optional<HeartbeatFailure> heartbeatFailure() {
+		return Optional.ofNullable(this.heartbeat.database().failure());
 	}
 
 	/**

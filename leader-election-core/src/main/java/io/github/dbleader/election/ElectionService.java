@@ -349,6 +349,18 @@ public final class ElectionService implements AutoCloseable {
 		return this.database.waiting();
 	}
 
+	/**
+	 * How many heartbeat rounds of this node failed with a failure of the given kind (the
+	 * kind of the round's first failed statement), since the service was created; the
+	 * attempts to prepare the database before the first round are not counted. The meters
+	 * read it.
+	 * @param kind the kind of failure
+	 * @return the number of rounds
+	 */
+	public long failedHeartbeatRounds(DatabaseFailureKind kind) {
+		return this.database.failedRounds(kind);
+	}
+
 	/** @return whether the service runs */
 	public boolean isRunning() {
 		return this.running;

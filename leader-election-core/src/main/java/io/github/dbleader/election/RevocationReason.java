@@ -11,7 +11,10 @@ public enum RevocationReason {
 	/** The lease ran out before it could be renewed, or another node took it over. */
 	EXPIRED,
 
-	/** Renewals failed because the database could not be reached in time. */
+	/**
+	 * Renewals failed: the database could not be reached in time, or it refused them (a
+	 * missing privilege or table: see {@link Election#heartbeatFailure()} for which).
+	 */
 	DATABASE_UNREACHABLE,
 
 	/** Leadership was handed over to another node on request. */

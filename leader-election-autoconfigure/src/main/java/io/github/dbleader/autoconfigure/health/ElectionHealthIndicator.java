@@ -1,9 +1,11 @@
 package io.github.dbleader.autoconfigure.health;
 
-import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.Locale;
 
+import io.github.dbleader.election.DatabaseFailureKind;
 import io.github.dbleader.election.Election;
+import io.github.dbleader.election.HeartbeatFailure;
 import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 
@@ -15,14 +17,19 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * once whatever the database does: it shows this node's belief and the lease as this node's
  * heartbeat last read it ({@link Election#lastSeenLease()}).
  * <p>
- * Being a follower is healthy: the indicator is UP while the election's database answers
- * the heartbeat, and DOWN once it has been unreachable for longer than
- * {@code lease - guard} ({@link Election#isDatabaseReachable()}), and also DOWN while
- * another running instance uses this node's id ({@link Election#isNodeIdInUseElsewhere()}):
- * this instance then takes no part, and DOWN while the node waits for its database to
- * answer for the first time ({@link Election#isWaitingForDatabase()}). Details: this node's {@code role} (leader or follower,
- * at this instant), the {@code leader} and the {@code term} of the lease as last read, how
- * long ago ({@code leaseAge}), and {@code databaseUnreachableFor} while the heartbeat fails.
+ * Being a follower is healthy: the indicator is UP while the node's heartbeat succeeds, and
+ * also while it has failed for less than {@code lease - guard}; DOWN once the database has
+ * not answered for longer than that ({@link Election#isDatabaseReachable()}, {@code error:
+ * database unreachable}) or the heartbeat has failed for longer than that whatever the
+ * reason ({@link Election#heartbeatFailure()}, e.g. {@code error: heartbeat failing
+ * (permission denied)}); also DOWN while another running instance uses this node's id
+ * ({@link Election#isNodeIdInUseElsewhere()}): this instance then takes no part, and while
+ * the node waits for its database to answer for the first time
+ * ({@link Election#isWaitingForDatabase()}). Details: this node's {@code role} (leader or
+ * follower, at this instant), the {@code leader} and the {@code term} of the lease as last
+ * read, how long ago ({@code leaseAge}), and while the heartbeat fails, for how long
+ * ({@code databaseUnreachableFor}), the {@code heartbeatFailure} (its
+ * {@link DatabaseFailureKind} in lower case) and the {@code heartbeatFailureCause}.
  */
 public class ElectionHealthIndicator implements HealthIndicator {
 
@@ -49,12 +56,12 @@ public class ElectionHealthIndicator implements HealthIndicator {
 				.withDetail("term", lease.term())
 				.withDetail("leaseAge", sighting.age().truncatedTo(ChronoUnit.MILLIS));
 		}
-		return withUnreachableFor(health, this.election).build();
+		return withHeartbeatFailure(health, this.election).build();
 	}
 
 	/**
 	 * The status that this node's state decides for all of its elections alike (the database
-	 * reachability and the node id are the node's, not an election's).
+	 * reachability, the heartbeat and the node id are the node's, not an election's).
 	 * @param election any election of the node
 	 * @return UP, or DOWN with an {@code error} detail
 	 */
@@ -62,8 +69,12 @@ public class ElectionHealthIndicator implements HealthIndicator {
 		if (election.isWaitingForDatabase()) {
 			return Health.down().withDetail("error", "waiting for the database: the election has not started");
 		}
-		if (!election.isDatabaseReachable()) {
-			return Health.down().withDetail("error", "database unreachable");
+		HeartbeatFailure failure = election.heartbeatFailure().orElse(null);
+		if (!election.isDatabaseReachable() || (failure != null && failure.persistent())) {
+			// Without a failure: the heartbeat is stuck in a statement.
+			return Health.down()
+				.withDetail("error", (failure == null || failure.kind().databaseUnreachable()) ? "database unreachable"
+						: "heartbeat failing (" + failure.kind().description() + ")");
 		}
 		if (election.isNodeIdInUseElsewhere()) {
 			return Health.down()
@@ -72,10 +83,18 @@ public class ElectionHealthIndicator implements HealthIndicator {
 		return Health.up();
 	}
 
-	static Health.Builder withUnreachableFor(Health.Builder health, Election election) {
-		election.databaseUnreachableFor()
-			.ifPresent((unreachableFor) -> health.withDetail("databaseUnreachableFor",
-					unreachableFor.truncatedTo(ChronoUnit.MILLIS)));
+	/**
+	 * Add how long and why the node's heartbeat fails, if it does.
+	 * @param health the health so far
+	 * @param election any election of the node
+	 * @return the health
+	 */
+	static Health.Builder withHeartbeatFailure(Health.Builder health, Election election) {
+		election.heartbeatFailure()
+			.ifPresent((failure) -> health
+				.withDetail("databaseUnreachableFor", failure.failingFor().truncatedTo(ChronoUnit.MILLIS))
+				.withDetail("heartbeatFailure", failure.kind().name().toLowerCase(Locale.ROOT))
+				.withDetail("heartbeatFailureCause", failure.cause()));
 		return health;
 	}
 

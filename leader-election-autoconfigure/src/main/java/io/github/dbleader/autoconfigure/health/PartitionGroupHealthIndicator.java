@@ -12,10 +12,11 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * {@link HealthIndicator} of one partition group on this node: one entry for all of the
  * group's partition elections, so that a group of hundreds of partitions does not add
  * hundreds of entries. Like {@link ElectionHealthIndicator} it never touches the
- * database. Owning no partition is healthy: DOWN only while the database has been
- * unreachable for longer than {@code lease - guard}, or while another running instance
- * uses this node's id. Details: the {@code partitions} in the group and those this node
- * {@code owns}, and {@code databaseUnreachableFor} while the heartbeat fails.
+ * database. Owning no partition is healthy: DOWN only when {@link ElectionHealthIndicator}
+ * is (the heartbeat has failed for longer than {@code lease - guard}, another running
+ * instance uses this node's id...). Details: the {@code partitions} in the group and those
+ * this node {@code owns}, and while the heartbeat fails the same details of the failure as
+ * {@link ElectionHealthIndicator}'s.
  */
 public class PartitionGroupHealthIndicator implements HealthIndicator {
 
@@ -41,7 +42,7 @@ public class PartitionGroupHealthIndicator implements HealthIndicator {
 		Health.Builder health = ElectionHealthIndicator.nodeHealth(any)
 			.withDetail("partitions", this.partitions.size())
 			.withDetail("owns", owned);
-		return ElectionHealthIndicator.withUnreachableFor(health, any).build();
+		return ElectionHealthIndicator.withHeartbeatFailure(health, any).build();
 	}
 
 }

@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
+import io.github.dbleader.election.DatabaseFailureKind;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.LeadershipListener;
@@ -16,6 +17,7 @@ import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.aop.SkippedInvocationListener;
 import io.github.dbleader.election.partition.PartitionGroup;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -39,6 +41,9 @@ import org.slf4j.LoggerFactory;
  * <li>{@code leader.election.heartbeat.slow}: counter of the rounds that succeeded but took
  * longer than half the statement timeout (the database answers slowly; a little slower
  * would fail rounds);
+ * <li>{@code leader.election.heartbeat.failures}: counter of the rounds that failed,
+ * tagged {@code kind}, the {@link DatabaseFailureKind} of the round's first failed
+ * statement in lower case (every kind from the start, at 0 until it happens);
  * <li>{@code leader.election.leader.only.skipped}: counter of {@code @LeaderOnly} calls
  * skipped because this node did not lead;
  * <li>{@code leader.election.partitions.owned}: gauge, tagged {@code group} instead of
@@ -121,6 +126,14 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 			.description("How many elections this node leads now (partitions not counted)")
 			.strongReference(true)
 			.register(registry);
+		for (DatabaseFailureKind kind : DatabaseFailureKind.values()) {
+			FunctionCounter
+				.builder(PREFIX + "heartbeat.failures", this,
+						(metrics) -> metrics.electionService.get().failedHeartbeatRounds(kind))
+				.description("Heartbeat rounds that failed, by the kind of their first failure")
+				.tag("kind", kind.name().toLowerCase(Locale.ROOT))
+				.register(registry);
+		}
 		this.electionService.get().elections().forEach((election) -> registerGauges(registry, election.name()));
 	}
 

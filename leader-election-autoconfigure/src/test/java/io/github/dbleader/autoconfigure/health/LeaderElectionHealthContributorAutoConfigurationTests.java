@@ -129,9 +129,79 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(health.getDetails()).containsEntry("role", "follower")
 				.containsEntry("error", "database unreachable")
-				.containsEntry("leader", "me");
+				.containsEntry("leader", "me")
+				.containsEntry("heartbeatFailure", "unreachable");
 			assertThat((Duration) health.getDetails().get("databaseUnreachableFor")).isPositive();
+			assertThat((String) health.getDetails().get("heartbeatFailureCause"))
+				.contains("database unreachable (simulated)");
 		});
+	}
+
+	@Test
+	void downWithWhatFailedWhenTheDatabaseRefusesTheHeartbeat() {
+		this.contextRunner.run((context) -> {
+			ElectionService service = context.getBean(ElectionService.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+			HealthIndicator indicator = indicator(context.getBean(ElectionsHealthContributor.class), "default");
+			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+			// The tables of another version, or dropped by hand: the database answers every
+			// refresh with an error.
+			jdbc.execute("ALTER TABLE leader_election_lease_nodes RENAME TO leader_election_lease_nodes_away");
+			try {
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> service.election("default").heartbeatFailure().isPresent());
+				Health failing = indicator.health();
+				assertThat(failing.getDetails()).containsEntry("heartbeatFailure", "schema")
+					.containsKey("databaseUnreachableFor");
+				assertThat((String) failing.getDetails().get("heartbeatFailureCause"))
+					.containsIgnoringCase("leader_election_lease_nodes");
+				// DOWN after lease - guard (800ms), with what failed rather than "unreachable".
+				await().atMost(Duration.ofSeconds(5)).until(() -> indicator.health().getStatus() == Status.DOWN);
+				assertThat(indicator.health().getDetails())
+					.containsEntry("error", "heartbeat failing (missing table or column, or bad SQL)")
+					.containsEntry("heartbeatFailure", "schema")
+					.containsEntry("role", "follower");
+			}
+			finally {
+				jdbc.execute("ALTER TABLE leader_election_lease_nodes_away RENAME TO leader_election_lease_nodes");
+			}
+			await().atMost(Duration.ofSeconds(5)).until(() -> indicator.health().getStatus() == Status.UP);
+			assertThat(indicator.health().getDetails()).doesNotContainKeys("heartbeatFailure", "heartbeatFailureCause",
+					"databaseUnreachableFor");
+		});
+	}
+
+	@Test
+	void downWhenEveryRoundFailsAChangeForLeaseMinusGuardThoughTheDatabaseAnswers() {
+		this.contextRunner.withConfiguration(AutoConfigurations.of(PartitionAutoConfiguration.class))
+			.withPropertyValues("leader-election.partitions.orders.count=2")
+			.run((context) -> {
+				ElectionService service = context.getBean(ElectionService.class);
+				await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+				CompositeHealthContributor contributor = context.getBean(ElectionsHealthContributor.class);
+				HealthIndicator indicator = indicator(contributor, "default");
+				// A lease that no round can create: the refresh and the read succeed, the
+				// creation fails every round.
+				new JdbcTemplate(context.getBean(DataSource.class)).execute("ALTER TABLE leader_election_lease "
+						+ "ADD CONSTRAINT no_blocked CHECK (election_name <> 'blocked')");
+				service.election("blocked");
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> service.election("default").heartbeatFailure().isPresent());
+				assertThat(indicator.health().getDetails()).containsEntry("heartbeatFailure", "constraint_violated");
+				await().atMost(Duration.ofSeconds(5)).until(() -> indicator.health().getStatus() == Status.DOWN);
+				assertThat(service.election("default").isDatabaseReachable()).isTrue();
+				assertThat(service.election("default").isLeader()).as("the refresh renews the lease").isTrue();
+				Health health = indicator.health();
+				assertThat(health.getDetails()).containsEntry("error", "heartbeat failing (constraint violated)")
+					.containsEntry("role", "leader");
+				assertThat((String) health.getDetails().get("heartbeatFailureCause")).containsIgnoringCase("no_blocked");
+				Health group = indicator(contributor, "partitions-orders").health();
+				assertThat(group.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(group.getDetails()).containsEntry("error", "heartbeat failing (constraint violated)")
+					.containsEntry("heartbeatFailure", "constraint_violated");
+				service.leave("blocked");
+				await().atMost(Duration.ofSeconds(5)).until(() -> indicator.health().getStatus() == Status.UP);
+			});
 	}
 
 	@Test

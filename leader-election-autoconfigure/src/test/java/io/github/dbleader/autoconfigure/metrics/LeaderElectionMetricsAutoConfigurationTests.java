@@ -5,6 +5,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 
+import javax.sql.DataSource;
+
 import io.github.dbleader.autoconfigure.InvalidLeaderElectionPropertyException;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
@@ -18,6 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -74,6 +77,38 @@ class LeaderElectionMetricsAutoConfigurationTests {
 			assertThat(registry.get("leader.election.heartbeat").tags("outcome", "success").timer().max(
 					java.util.concurrent.TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(80);
 		});
+	}
+
+	@Test
+	void countsFailedRoundsByKindOfFailure() {
+		this.contextRunner.run((context) -> {
+			ElectionService service = context.getBean(ElectionService.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+			assertThat(registry.find("leader.election.heartbeat.failures").functionCounters())
+				.extracting((counter) -> counter.getId().getTag("kind"))
+				.containsExactlyInAnyOrder("unreachable", "timed_out", "conflict", "constraint_violated", "schema",
+						"permission_denied", "other");
+			assertThat(registry.find("leader.election.heartbeat.failures").functionCounters())
+				.allMatch((counter) -> counter.count() == 0);
+			// A lease that no round can create: every round fails its creation.
+			new JdbcTemplate(context.getBean(DataSource.class)).execute(
+					"ALTER TABLE leader_election_lease ADD CONSTRAINT no_blocked CHECK (election_name <> 'blocked')");
+			service.election("blocked");
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> failures(registry, "constraint_violated") >= 2);
+			assertThat(failures(registry, "unreachable")).isZero();
+			service.leave("blocked");
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").heartbeatFailure().isEmpty());
+			// The same rounds as the heartbeat timer's failures (timed on the notification thread).
+			long failed = (long) failures(registry, "constraint_violated");
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> registry.get("leader.election.heartbeat").tags("outcome", "failure").timer().count() == failed);
+		});
+	}
+
+	private static double failures(MeterRegistry registry, String kind) {
+		return registry.get("leader.election.heartbeat.failures").tag("kind", kind).functionCounter().count();
 	}
 
 	@Test

@@ -34,8 +34,12 @@ import io.github.dbleader.benchmarks.harness.Database.StatementCounters;
  */
 final class ScaleBenchmark {
 
-	/** What this starter's node logs when a statement of its heartbeat fails. */
-	private static final String UNREACHABLE = "database unreachable, leadership ends";
+	/**
+	 * What this starter's node logs when a statement of its heartbeat fails: the database
+	 * did not answer (also "database unreachable (statement timed out)"), or answered with an
+	 * error ("heartbeat failing (deadlock or lock wait)" and the like).
+	 */
+	private static final List<String> FAILED = List.of("database unreachable", "heartbeat failing (");
 
 	private static final Pattern VALUE = Pattern.compile("\"statistic\":\"(\\w+)\",\"value\":([-0-9.Ee]+)");
 
@@ -112,7 +116,7 @@ final class ScaleBenchmark {
 			Map<String, Integer> failedStatements = new TreeMap<>();
 			for (int i = 0; i < nodes.length; i++) {
 				for (String line : nodes[i].logLinesSince(logPositions[i])) {
-					if (line.contains(UNREACHABLE)) {
+					if (FAILED.stream().anyMatch(line::contains)) {
 						failedStatements.merge(statementOf(line), 1, Integer::sum);
 					}
 				}
@@ -303,7 +307,7 @@ final class ScaleBenchmark {
 	}
 
 	/**
-	 * Name the heartbeat statement a "database unreachable" line reports, by its SQL.
+	 * Name the heartbeat statement a line of a failure reports, by its SQL.
 	 * @param line the log line
 	 * @return a short name
 	 */
