@@ -1,6 +1,14 @@
 package io.github.dbleader.election;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
@@ -9,6 +17,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.slf4j.LoggerFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Seeded schedules of faults over the election core's own classes ({@link Simulation}), every
@@ -42,24 +52,53 @@ class SimulationTests {
 	}
 
 	@Test
-	void schedules() {
+	void schedules() throws Exception {
 		long first = Long.getLong("simulation.first", 1);
 		int count = Integer.getInteger("simulation.schedules", DEFAULT_SCHEDULES);
+		int threads = Integer.getInteger("simulation.threads", Runtime.getRuntime().availableProcessors());
 		long started = System.nanoTime();
-		long events = 0;
-		long grants = 0;
-		long commits = 0;
-		for (long seed = first; seed < first + count; seed++) {
-			Simulation.Outcome outcome = Simulation.run(seed, SCHEDULE_LENGTH);
-			events += outcome.events();
-			grants += outcome.grants();
-			commits += outcome.commits();
+		// Each schedule runs on one thread from its seed alone; threads only share the seeds out.
+		AtomicLong next = new AtomicLong(first);
+		List<Simulation.Outcome> outcomes = new ArrayList<>();
+		Map<Long, AssertionError> violations = new ConcurrentSkipListMap<>();
+		ExecutorService executor = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<List<Simulation.Outcome>>> runs = new ArrayList<>();
+			for (int i = 0; i < threads; i++) {
+				runs.add(executor.submit(() -> {
+					List<Simulation.Outcome> ran = new ArrayList<>();
+					for (long seed = next.getAndIncrement(); seed < first + count
+							&& violations.isEmpty(); seed = next.getAndIncrement()) {
+						try {
+							ran.add(Simulation.run(seed, SCHEDULE_LENGTH));
+						}
+						catch (AssertionError violation) {
+							violations.put(seed, violation);
+						}
+					}
+					return ran;
+				}));
+			}
+			for (Future<List<Simulation.Outcome>> run : runs) {
+				outcomes.addAll(run.get());
+			}
+		}
+		finally {
+			executor.shutdownNow();
+		}
+		if (!violations.isEmpty()) {
+			// The lowest failing seed among those run, which replays alone.
+			throw violations.values().iterator().next();
 		}
 		Duration took = Duration.ofNanos(System.nanoTime() - started);
-		System.out.printf("[simulation] %d schedules (seeds %d to %d), %s of simulated time each: 0 violations, "
-				+ "%d events, %d grants, %d fenced commits, in %.1f s (%.2f ms a schedule)%n", count, first,
-				first + count - 1, SCHEDULE_LENGTH, events, grants, commits, took.toMillis() / 1e3,
-				took.toNanos() / 1e6 / count);
+		long events = outcomes.stream().mapToLong(Simulation.Outcome::events).sum();
+		long grants = outcomes.stream().mapToLong(Simulation.Outcome::grants).sum();
+		long commits = outcomes.stream().mapToLong(Simulation.Outcome::commits).sum();
+		assertThat(outcomes).hasSize(count);
+		System.out.printf("[simulation] %d schedules (seeds %d to %d), %s of simulated time each, on %d threads: "
+				+ "0 violations, %d events, %d grants, %d fenced commits, in %.1f s (%.2f ms a schedule per thread)%n",
+				count, first, first + count - 1, SCHEDULE_LENGTH, threads, events, grants, commits,
+				took.toMillis() / 1e3, took.toNanos() / 1e6 * threads / count);
 	}
 
 	@Test
