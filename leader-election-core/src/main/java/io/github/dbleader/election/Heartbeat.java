@@ -206,9 +206,9 @@ final class Heartbeat {
 		this.refreshSent = false;
 		this.refreshed = false;
 		try {
-			yieldPending();
-			removePendingCandidacies();
+			// The refresh first: nothing that may wait for application work comes before it (I9).
 			candidacies(loops, holding);
+			removePendingCandidacies();
 		}
 		catch (RuntimeException ex) {
 			renewalsUnconfirmed(loops);
@@ -218,6 +218,7 @@ final class Heartbeat {
 			}
 			return false;
 		}
+		yieldPending();
 		long sent = this.rowRefreshedNanos;
 		LeaseReads leases;
 		try {
@@ -231,6 +232,7 @@ final class Heartbeat {
 		long readAt = this.clock.nanoTime();
 		this.database.answered();
 		this.lastRead = new LastRead(leases, readAt);
+		forgetYieldsNoLongerPending(leases);
 		boolean succeeded = decide(loops, sent, leases, readAt, budgetEnd);
 		purgeWhenDue();
 		return succeeded;
@@ -302,8 +304,9 @@ final class Heartbeat {
 		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();
 		for (ElectionLoop loop : loops) {
-			if (!loop.candidate()) {
-				// Takes no part this round (its candidacy, just now).
+			if (!loop.candidate() || this.pendingYields.containsKey(loop.election())) {
+				// Takes no part this round (its candidacy, just now), or gave its lease up and
+				// waits for the release to go through: it must not take it back.
 				continue;
 			}
 			// Each lease as the read answered it, composed now by a repository that keeps a
@@ -543,18 +546,38 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Send again the releases that failed: before this round reads the leases, so that a
-	 * node that stays a candidate does not take back what it gave up.
+	 * Send again the releases that failed, in one batch after the refresh: the batch skips a
+	 * lease whose fenced work still runs rather than wait for it, so that a release that
+	 * waits for application work never holds up the refresh that renews every other lease
+	 * (I9). A release that fails again is tried at the next round; until it goes through, or
+	 * the lease is no longer this node's with that term, the election decides nothing, so
+	 * that a node that stays a candidate does not take back what it gave up.
 	 */
 	private void yieldPending() {
-		for (Map.Entry<String, Long> pending : this.pendingYields.entrySet()) {
-			String election = pending.getKey();
-			long term = pending.getValue();
-			if (this.repository.yield(election, this.nodeId, term)) {
-				logger.info("Election '{}': released leadership of term {}", election, term);
+		if (this.pendingYields.isEmpty()) {
+			return;
+		}
+		Map<String, Long> batch = new LinkedHashMap<>(this.pendingYields);
+		try {
+			for (LeaseState released : this.repository.yieldAll(this.nodeId, batch)) {
+				Long term = batch.get(released.election());
+				logger.info("Election '{}': released leadership of term {}", released.election(), term);
+				this.pendingYields.remove(released.election(), term);
 			}
-			// Released now, or no longer this node's with that term: done either way.
-			this.pendingYields.remove(election, term);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Node '{}': could not release {} yet; trying again at the next heartbeat", this.nodeId,
+					batch.keySet(), ex);
+		}
+	}
+
+	/** Forget the releases whose leases this read shows no longer this node's with the term given up. */
+	private void forgetYieldsNoLongerPending(LeaseReads leases) {
+		for (Map.Entry<String, Long> pending : this.pendingYields.entrySet()) {
+			LeaseState lease = leases.lease(pending.getKey());
+			if (lease == null || !this.nodeId.equals(lease.leaderId()) || lease.term() != pending.getValue()) {
+				this.pendingYields.remove(pending.getKey(), pending.getValue());
+			}
 		}
 	}
 

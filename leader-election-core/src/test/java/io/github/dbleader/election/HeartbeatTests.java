@@ -384,14 +384,14 @@ class HeartbeatTests {
 		assertThat(this.repository.find("x").orElseThrow().leaderId()).isEqualTo("a");
 
 		elapse(R);
-		assertThat(statementsOfRound(this.a)).startsWith("yield");
+		assertThat(statementsOfRound(this.a)).startsWith("yieldAll");
 
 		assertThat(this.repository.find("x").orElseThrow().vacant()).isTrue();
 		assertThat(this.a.leads("x")).isFalse();
 		this.b.tick();
 		assertThat(this.b.leads("x")).isTrue();
 		elapse(R);
-		assertThat(statementsOfRound(this.a)).doesNotContain("yield");
+		assertThat(statementsOfRound(this.a)).doesNotContain("yield", "yieldAll");
 	}
 
 	@Test
@@ -666,6 +666,37 @@ class HeartbeatTests {
 			this.b.tick();
 		}
 		assertThat(this.b.leads("x")).isTrue();
+	}
+
+	@Test
+	void aReleaseWaitingForFencedWorkNeverStopsTheRoundsThatRenewTheOtherLeases() {
+		List.of("x", "y").forEach(this.a::join);
+		this.b.join("x");
+		this.a.tick();
+		assertThat(this.a.leads("x")).isTrue();
+		assertThat(this.a.leads("y")).isTrue();
+		// Fenced work on x outlasts the release's wait for x's fence row: the release is retried.
+		this.repository.setFencesBusy("x");
+		this.a.release("x", RevocationReason.RELEASED, true);
+		assertThat(this.a.leads("x")).isFalse();
+		for (int i = 0; i < 10; i++) {
+			elapse(R);
+			this.a.tick();
+			this.b.tick();
+		}
+		// Twenty seconds later, two leases: y is still renewed, and a took x back meanwhile neither.
+		assertThat(this.a.leads("y")).isTrue();
+		assertThat(this.a.leads("x")).isFalse();
+		assertThat(this.b.leads("x")).isFalse();
+		// The work ends: the release goes through, and b takes x over.
+		this.repository.setFencesBusy();
+		elapse(R);
+		this.a.tick();
+		assertThat(this.repository.row("x").leaderId).isNull();
+		elapse(R);
+		this.b.tick();
+		assertThat(this.b.leads("x")).isTrue();
+		assertThat(this.a.leads("y")).isTrue();
 	}
 
 	/** Run one round of a node and return the statements it sent. */
