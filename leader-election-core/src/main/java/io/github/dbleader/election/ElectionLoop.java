@@ -423,7 +423,15 @@ final class ElectionLoop {
 		if (this.nodeId.equals(state.leaderId()) && !mayBeAnotherInstancesLease(readAt) && !tooRecent) {
 			// The lease names this node (a hand-over to it, or a restart with the same id):
 			// believe only once a statement of its own succeeds, and under a new term, so
-			// that fenced work of an earlier process with this id can no longer commit.
+			// that fenced work of an earlier process with this id can no longer commit. An
+			// operator's request on it is carried out, not cleared by the re-acquire (I6).
+			String handoverTo = state.handoverTo();
+			if (handoverTo != null && !handoverTo.equals(this.nodeId)) {
+				return LeaseChange.handOver(state.term(), handoverTo);
+			}
+			if (state.reelectionRequested()) {
+				return LeaseChange.yield(state.term());
+			}
 			return LeaseChange.reacquire(state.term());
 		}
 		watch(state, readAt);

@@ -400,11 +400,17 @@ final class Heartbeat {
 		}
 		catch (RuntimeException ex) {
 			// Outcome unknown (I3): none is believed; a lease the batch did take names this
-			// node at the next read, and is re-acquired under a new term before it is.
+			// node at the next read, and is re-acquired under a new term before it is. A
+			// hand-over or yield that may not have been applied is held again, without belief,
+			// so that the next read carries the request out (I6) instead of re-acquiring the
+			// lease, which would clear it.
 			for (PendingChange pending : changes) {
 				synchronized (pending.loop()) {
 					if (pending.change().acquires()) {
 						pending.loop().notAcquired();
+					}
+					else if (pending.loop().relinquishments() == pending.relinquishments()) {
+						pending.loop().changeNotApplied(pending.change().term());
 					}
 				}
 			}

@@ -699,6 +699,46 @@ class HeartbeatTests {
 		assertThat(this.a.leads("y")).isTrue();
 	}
 
+	@Test
+	void forcedHandOverWhoseBatchFailedIsCarriedOutAtTheNextRound() {
+		this.a.join("x");
+		this.a.tick();
+		this.b.join("x");
+		this.b.tick();
+		this.a.join("x").forceLeader("b");
+		this.repository.failNext("handOverAll");
+		elapse(R);
+		this.a.tick();
+		assertThat(this.a.leads("x")).isFalse();
+		assertThat(this.repository.row("x").handoverTo).isEqualTo("b");
+		// The request stands: the next round hands over, instead of re-acquiring the lease that
+		// names this node (which would clear the request an operator was answered 200 for).
+		elapse(R);
+		assertThat(statementsOfRound(this.a)).contains("handOverAll").doesNotContain("reacquireAll");
+		this.b.tick();
+		assertThat(this.b.leads("x")).isTrue();
+		assertThat(this.a.leads("x")).isFalse();
+	}
+
+	@Test
+	void reelectionWhoseYieldFailedIsCarriedOutAtTheNextRound() {
+		this.a.join("x");
+		this.a.tick();
+		this.b.join("x");
+		this.b.tick();
+		this.a.join("x").forceReelection();
+		this.repository.failNext("yieldAll");
+		elapse(R);
+		this.a.tick();
+		assertThat(this.a.leads("x")).isFalse();
+		assertThat(this.repository.row("x").reelectionRequested).isTrue();
+		elapse(R);
+		assertThat(statementsOfRound(this.a)).contains("yieldAll").doesNotContain("reacquireAll");
+		assertThat(this.repository.row("x").leaderId).isNull();
+		this.b.tick();
+		assertThat(this.b.leads("x")).isTrue();
+	}
+
 	/** Run one round of a node and return the statements it sent. */
 	private List<String> statementsOfRound(FakeNode node) {
 		int before = this.repository.statements().size();

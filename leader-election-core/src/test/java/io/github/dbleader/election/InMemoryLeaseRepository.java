@@ -365,7 +365,12 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
 			return false;
 		}
+		// A request recorded after the holder decided stays, as the SQL keeps it.
+		String handoverTo = nodeId.equals(row.handoverTo) ? null : row.handoverTo;
+		boolean reelection = row.reelectionRequested;
 		newTerm(row, lease, this.sessions.get(nodeId));
+		row.handoverTo = handoverTo;
+		row.reelectionRequested = reelection;
 		return true;
 	}
 

@@ -154,7 +154,12 @@ final class SimulatedConnection implements LeaseRepository {
 
 	@Override
 	public List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
-		return send("reacquireAll", null, (server) -> server.reacquireAll(nodeId, terms, lease));
+		return send("reacquireAll", null, (server) -> {
+			Runnable requestsStand = this.simulation.checker().reacquiring(server, nodeId, terms);
+			List<LeaseState> reacquired = server.reacquireAll(nodeId, terms, lease);
+			requestsStand.run();
+			return reacquired;
+		});
 	}
 
 	@Override
@@ -169,7 +174,12 @@ final class SimulatedConnection implements LeaseRepository {
 
 	@Override
 	public boolean reacquire(String election, String nodeId, long term, Duration lease) {
-		return send("reacquire", election, (server) -> server.reacquire(election, nodeId, term, lease));
+		return send("reacquire", election, (server) -> {
+			Runnable requestStands = this.simulation.checker().reacquiring(server, nodeId, Map.of(election, term));
+			boolean reacquired = server.reacquire(election, nodeId, term, lease);
+			requestStands.run();
+			return reacquired;
+		});
 	}
 
 	@Override

@@ -94,6 +94,28 @@ final class SimulationChecker {
 		this.simulation.trace(nodeId, "committed fenced work on " + election + " term " + term);
 	}
 
+	/**
+	 * A holder re-acquires leases: it must not clear an operator's request on one of them
+	 * (a hand-over to another node, a re-election), which it carries out instead (I6).
+	 * @return what checks, once the re-acquire ran, that every such request still stands
+	 */
+	Runnable reacquiring(InMemoryLeaseRepository server, String nodeId, Map<String, Long> terms) {
+		Map<String, String> requests = new HashMap<>();
+		terms.forEach((election, term) -> {
+			InMemoryLeaseRepository.Row row = server.row(election);
+			if (row != null && nodeId.equals(row.leaderId) && row.term == term
+					&& ((row.handoverTo != null && !row.handoverTo.equals(nodeId)) || row.reelectionRequested)) {
+				requests.put(election, "hand-over to " + row.handoverTo + ", re-election " + row.reelectionRequested);
+			}
+		});
+		return () -> requests.forEach((election, request) -> {
+			InMemoryLeaseRepository.Row row = server.row(election);
+			if (row == null || (row.handoverTo == null && !row.reelectionRequested)) {
+				fail(nodeId + " re-acquired " + election + " and so dropped the forced request on it (" + request + ")");
+			}
+		});
+	}
+
 	/** Liveness at the end of the quiet phase. */
 	void checkLive(long at) {
 		List<String> problems = new ArrayList<>();

@@ -789,7 +789,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	/** Reacquire the listed leases as {@link #takeOverAll} takes them, each with its own term. */
 	@Override
 	public List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
-		return changeAll(terms, new BatchedHolderChange.Change(statements().newTerm(),
+		return changeAll(terms, new BatchedHolderChange.Change(statements().reacquiredTerm(),
 				Arrays.asList(lease.toMillis(), this.sessions.get(nodeId)), this.heldWithTerm, List.of(nodeId), List.of()),
 				(chunk) -> {
 				});
@@ -1126,7 +1126,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	private record ServerStatements(String find, String readPrefix, String viewWhole, String viewChanged,
 			String viewSessionsOnly, String viewPage, String create,
 			String takeOver, String takeOverWithoutSession, String takeOverFromEndedSession, BatchedHolderChange batch,
-			String newTerm, String handOver, String reacquire, String liveCandidates) {
+			String newTerm, String reacquiredTerm, String handOver, String reacquire, String liveCandidates) {
 
 		/**
 		 * Build the statements.
@@ -1144,6 +1144,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			String candidates = tables.candidateTable();
 			String nodes = tables.nodesTable();
 			String newTerm = LeaseRows.newTerm(now, server) + ", leader_instance = ?";
+			String reacquiredTerm = LeaseRows.reacquiredTerm(now, server) + ", leader_instance = ?";
 			String plainSelect = LeaseRows.selectElections(dialect, lease, nodes, server);
 			String select = read + plainSelect;
 			String viewSessions = LeaseRows.viewSessions(dialect, nodes, server);
@@ -1161,10 +1162,11 @@ public class JdbcLeaseRepository implements LeaseRepository {
 					takeOver + " AND " + LeaseRows.noSession(sessions),
 					takeOver + " AND " + LeaseRows.noSession(sessions) + " AND " + LeaseRows.sessionEndedAt(sessions),
 					new BatchedHolderChange(dialect, tables, server),
-					newTerm,
+					newTerm, reacquiredTerm,
 					"UPDATE " + lease + " SET leader_id = ?, " + newTerm
 							+ " WHERE election_name = ? AND leader_id = ? AND term = ?",
-					"UPDATE " + lease + " SET " + newTerm + " WHERE election_name = ? AND leader_id = ? AND term = ?",
+					"UPDATE " + lease + " SET " + reacquiredTerm
+							+ " WHERE election_name = ? AND leader_id = ? AND term = ?",
 					liveCandidates);
 		}
 

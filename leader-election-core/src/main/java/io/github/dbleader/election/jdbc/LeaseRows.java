@@ -271,6 +271,22 @@ final class LeaseRows {
 	}
 
 	/**
+	 * The assignments of a holder's re-acquire: a new term as {@link #newTerm}, but an
+	 * operator's request recorded after the holder's decision stays, for its next round to
+	 * carry out (I6): only a hand-over to the holder itself, which the re-acquire carries out,
+	 * is cleared. One parameter, the lease in milliseconds.
+	 * @param now SQL expression of the database clock
+	 * @param serverIdentity SQL expression of the answering server's identity
+	 * @return the assignments
+	 */
+	static String reacquiredTerm(String now, String serverIdentity) {
+		return "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
+				+ ", renewed_at = " + now + ", expires_at = " + now + " + ?, handover_to = CASE WHEN handover_to = "
+				+ "leader_id THEN NULL ELSE handover_to END, yielded_by = NULL, server_identity = " + serverIdentity
+				+ ", " + changed(now);
+	}
+
+	/**
 	 * The assignment that marks a row as changed now, in every write of an election's lease
 	 * row other than a lock's extension: the heartbeat reads the rows changed since its
 	 * last read ({@link LeaseView}).

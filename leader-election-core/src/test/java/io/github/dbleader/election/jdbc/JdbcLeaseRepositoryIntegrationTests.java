@@ -422,7 +422,18 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(repository.requestReelection("e")).isTrue();
 		assertThat(repository.find("e").orElseThrow().reelectionRequested()).isTrue();
 		assertThat(repository.reacquire("e", "b", handed.term(), LEASE)).isTrue();
-		assertThat(repository.find("e").orElseThrow().term()).isGreaterThan(handed.term());
+		LeaseState reacquired = repository.find("e").orElseThrow();
+		assertThat(reacquired.term()).isGreaterThan(handed.term());
+		// A request recorded after the holder decided to re-acquire stays for it to carry out.
+		assertThat(reacquired.reelectionRequested()).isTrue();
+		assertThat(repository.requestHandover("e", "a")).isTrue();
+		assertThat(repository.reacquireAll("b", Map.of("e", reacquired.term()), LEASE)).singleElement()
+			.satisfies((state) -> assertThat(state.handoverTo()).isEqualTo("a"));
+		// Asked to lead while leading, the holder takes a new term, which carries the request out.
+		assertThat(repository.requestHandover("e", "b")).isTrue();
+		long term2 = repository.find("e").orElseThrow().term();
+		assertThat(repository.reacquire("e", "b", term2, LEASE)).isTrue();
+		assertThat(repository.find("e").orElseThrow().handoverTo()).isNull();
 	}
 
 	@ParameterizedTest
