@@ -101,6 +101,12 @@ final class Heartbeat {
 	/** Whether this instance holds the node's row, as of its last refresh. */
 	private boolean rowHeld;
 
+	/**
+	 * Whether this instance learned from an answer how it came to hold the node's row
+	 * (created, taken over or refreshed), since it started or last found the id in use.
+	 */
+	private boolean rowAnswered;
+
 	/** When the last refresh that found the row this instance's was sent. */
 	private long rowRefreshedNanos;
 
@@ -531,6 +537,12 @@ final class Heartbeat {
 		this.rowHeld = false;
 		this.refreshSent = true;
 		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration());
+		if (candidacy == Candidacy.HELD && !this.rowAnswered) {
+			// The row is this instance's, and the answer that said how was lost: it may have
+			// taken the id over from another instance, which may only be paused (I3).
+			candidacy = Candidacy.INHERITED;
+		}
+		this.rowAnswered = candidacy != Candidacy.IN_USE;
 		if (candidacy != Candidacy.IN_USE) {
 			this.rowHeld = true;
 			this.rowRefreshedNanos = now;

@@ -739,6 +739,35 @@ class HeartbeatTests {
 		assertThat(this.b.leads("x")).isTrue();
 	}
 
+	@Test
+	void instanceThatTookTheNodeIdOverWithoutLearningSoAdoptsNoLeaseOfTheIdForALease() {
+		FakeNode first = new FakeNode("d", "d-1", this.repository, this.settings);
+		this.nodes.add(first);
+		first.join("x");
+		first.tick();
+		assertThat(first.leads("x")).isTrue();
+		// The first instance stops for longer than a lease (paused or crashed: nobody knows);
+		// a second one with the same id takes the id over, and the answer saying so is lost.
+		elapse(L.plus(R));
+		FakeNode second = new FakeNode("d", "d-2", this.repository, this.settings);
+		this.nodes.add(second);
+		second.join("x");
+		this.repository.loseAnswersOf("heartbeat");
+		second.tick();
+		this.repository.loseAnswersOf();
+		// Its next refresh finds the row its own: it must still count the id as taken over.
+		for (int i = 0; i < 4; i++) {
+			elapse(R);
+			second.tick();
+			assertThat(second.leads("x")).as("round %d after taking the id over", i + 1).isFalse();
+		}
+		for (int i = 0; i < 2; i++) {
+			elapse(R);
+			second.tick();
+		}
+		assertThat(second.leads("x")).isTrue();
+	}
+
 	/** Run one round of a node and return the statements it sent. */
 	private List<String> statementsOfRound(FakeNode node) {
 		int before = this.repository.statements().size();

@@ -93,6 +93,36 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	}
 
 	/**
+	 * Run a statement as one process's repository does, which remembers the instance whose
+	 * heartbeat last held the node's row through it and writes that instance into the leases it
+	 * acquires (not the instance that last refreshed the row through any repository).
+	 * @param nodeId the node
+	 * @param instanceId the caller's remembered instance, or {@code null}
+	 * @param statement the statement
+	 * @return its answer
+	 */
+	<T> T asSession(String nodeId, @Nullable String instanceId, Supplier<T> statement) {
+		String shared = this.sessions.get(nodeId);
+		if (instanceId != null) {
+			this.sessions.put(nodeId, instanceId);
+		}
+		else {
+			this.sessions.remove(nodeId);
+		}
+		try {
+			return statement.get();
+		}
+		finally {
+			if (shared != null) {
+				this.sessions.put(nodeId, shared);
+			}
+			else {
+				this.sessions.remove(nodeId);
+			}
+		}
+	}
+
+	/**
 	 * A copy of every row, as a replica that applied the writes up to now holds them: what a
 	 * failover to it finds. Open fenced transactions and injected failures are not copied.
 	 * @return the copy

@@ -31,6 +31,12 @@ final class SimulatedConnection implements LeaseRepository {
 
 	private final long timeoutNanos;
 
+	/**
+	 * The instance whose heartbeat last held the node's row through this connection, as the
+	 * JDBC repository of a process remembers it and writes it into the leases it acquires.
+	 */
+	private @Nullable String session;
+
 	/** The node rows this node's last purge found stale, as its JDBC repository remembers them. */
 	private Map<String, Long> staleAtLastPurge = Map.of();
 
@@ -54,7 +60,7 @@ final class SimulatedConnection implements LeaseRepository {
 			return attempt(statement, fenced, action);
 		}
 		catch (RuntimeException ex) {
-			this.simulation.trace(this.node.id(), statement + " failed: " + ex.getMessage());
+			this.simulation.trace(this.node.label(), statement + " failed: " + ex.getMessage());
 			throw ex;
 		}
 	}
@@ -92,7 +98,7 @@ final class SimulatedConnection implements LeaseRepository {
 			throw timedOut(statement, "cancelled");
 		}
 		this.database.tick();
-		this.simulation.trace(this.node.id(), statement);
+		this.simulation.trace(this.node.label(), statement);
 		T answer = action.apply(server);
 		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
 		this.node.resume(generation);
@@ -118,12 +124,12 @@ final class SimulatedConnection implements LeaseRepository {
 
 	@Override
 	public boolean create(String election, String nodeId, Duration lease) {
-		return send("create", null, (server) -> server.create(election, nodeId, lease));
+		return send("create", null, (server) -> server.asSession(nodeId, this.session, () -> server.create(election, nodeId, lease)));
 	}
 
 	@Override
 	public List<LeaseState> createAll(String nodeId, List<String> elections, Duration lease) {
-		return send("createAll", null, (server) -> server.createAll(nodeId, elections, lease));
+		return send("createAll", null, (server) -> server.asSession(nodeId, this.session, () -> server.createAll(nodeId, elections, lease)));
 	}
 
 	@Override
@@ -133,12 +139,12 @@ final class SimulatedConnection implements LeaseRepository {
 
 	@Override
 	public boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease) {
-		return send("takeOver", election, (server) -> server.takeOver(election, nodeId, observed, lease));
+		return send("takeOver", election, (server) -> server.asSession(nodeId, this.session, () -> server.takeOver(election, nodeId, observed, lease)));
 	}
 
 	@Override
 	public List<LeaseState> takeOverAll(String nodeId, Map<String, LeaseObservation> observed, Duration lease) {
-		return send("takeOverAll", null, (server) -> server.takeOverAll(nodeId, observed, lease));
+		return send("takeOverAll", null, (server) -> server.asSession(nodeId, this.session, () -> server.takeOverAll(nodeId, observed, lease)));
 	}
 
 	@Override
@@ -156,7 +162,8 @@ final class SimulatedConnection implements LeaseRepository {
 	public List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
 		return send("reacquireAll", null, (server) -> {
 			Runnable requestsStand = this.simulation.checker().reacquiring(server, nodeId, terms);
-			List<LeaseState> reacquired = server.reacquireAll(nodeId, terms, lease);
+			List<LeaseState> reacquired = server.asSession(nodeId, this.session,
+					() -> server.reacquireAll(nodeId, terms, lease));
 			requestsStand.run();
 			return reacquired;
 		});
@@ -176,7 +183,8 @@ final class SimulatedConnection implements LeaseRepository {
 	public boolean reacquire(String election, String nodeId, long term, Duration lease) {
 		return send("reacquire", election, (server) -> {
 			Runnable requestStands = this.simulation.checker().reacquiring(server, nodeId, Map.of(election, term));
-			boolean reacquired = server.reacquire(election, nodeId, term, lease);
+			boolean reacquired = server.asSession(nodeId, this.session,
+					() -> server.reacquire(election, nodeId, term, lease));
 			requestStands.run();
 			return reacquired;
 		});
@@ -199,7 +207,9 @@ final class SimulatedConnection implements LeaseRepository {
 
 	@Override
 	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
-		return send("heartbeat", null, (server) -> server.heartbeat(nodeId, instanceId, staleAfter));
+		Candidacy candidacy = send("heartbeat", null, (server) -> server.heartbeat(nodeId, instanceId, staleAfter));
+		this.session = (candidacy != Candidacy.IN_USE) ? instanceId : null;
+		return candidacy;
 	}
 
 	@Override
@@ -232,6 +242,9 @@ final class SimulatedConnection implements LeaseRepository {
 			server.removeCandidacies(nodeId, instanceId);
 			return null;
 		});
+		if (instanceId.equals(this.session)) {
+			this.session = null;
+		}
 	}
 
 	@Override
@@ -242,6 +255,7 @@ final class SimulatedConnection implements LeaseRepository {
 	/** A new process: its repository remembers no purge. */
 	void restarted() {
 		this.staleAtLastPurge = Map.of();
+		this.session = null;
 	}
 
 	@Override
@@ -268,7 +282,7 @@ final class SimulatedConnection implements LeaseRepository {
 			throw new IllegalStateException("database unreachable: runFenced");
 		}
 		this.database.tick();
-		this.simulation.trace(this.node.id(), "runFenced " + election + " term " + term);
+		this.simulation.trace(this.node.label(), "runFenced " + election + " term " + term);
 		long opened = this.simulation.now();
 		T result = server.runFenced(election, nodeId, term, maxHoldTime, (fencedTerm) -> {
 			T done = callback.doInFence(fencedTerm);

@@ -34,6 +34,9 @@ final class SimulatedNode {
 
 	private boolean running;
 
+	/** The running process's instance id, as its heartbeat writes it into the node's row. */
+	private String instanceId;
+
 	private long pausedUntil;
 
 	private boolean inRound;
@@ -62,6 +65,7 @@ final class SimulatedNode {
 	SimulatedNode(String id, Simulation simulation, SimulatedDatabase database, ElectionSettings settings,
 			List<String> electionNames) {
 		this.id = id;
+		this.instanceId = id;
 		this.simulation = simulation;
 		this.settings = settings;
 		this.electionNames = new ArrayList<>(electionNames);
@@ -71,6 +75,11 @@ final class SimulatedNode {
 
 	String id() {
 		return this.id;
+	}
+
+	/** @return the instance id of the process, for the trace */
+	String label() {
+		return this.instanceId;
 	}
 
 	int generation() {
@@ -103,7 +112,8 @@ final class SimulatedNode {
 		this.running = true;
 		this.connection.restarted();
 		this.inRound = false;
-		String instanceId = this.id + "#" + this.generation;
+		String instanceId = this.id + "#" + this.simulation.nextInstance();
+		this.instanceId = instanceId;
 		Random random = this.simulation.random();
 		long base = random.nextLong() >>> 8;
 		// Within what the guard allows: a tenth of a percent either way, now and then a percent.
@@ -121,7 +131,7 @@ final class SimulatedNode {
 		for (String name : this.electionNames) {
 			join(name);
 		}
-		this.simulation.trace(this.id, "started as " + instanceId + " (drift " + String.format("%.4f", drift) + ")");
+		this.simulation.trace(this.instanceId, "started as " + instanceId + " (drift " + String.format("%.4f", drift) + ")");
 		long renew = this.settings.renewInterval().toNanos();
 		int generation = this.generation;
 		this.simulation.schedule(this.simulation.now() + (long) (random.nextDouble() * renew), this, generation,
@@ -215,7 +225,7 @@ final class SimulatedNode {
 		}
 		catch (RuntimeException ex) {
 			// Not the leader any more, or the commit failed: nothing committed.
-			this.simulation.trace(this.id, "fenced work on " + name + " not committed: " + ex.getMessage());
+			this.simulation.trace(this.instanceId, "fenced work on " + name + " not committed: " + ex.getMessage());
 		}
 	}
 
@@ -227,10 +237,10 @@ final class SimulatedNode {
 		}
 		try {
 			election.forceLeader(target);
-			this.simulation.trace(this.id, "forced leader of " + name + " to " + target);
+			this.simulation.trace(this.instanceId, "forced leader of " + name + " to " + target);
 		}
 		catch (RuntimeException ex) {
-			this.simulation.trace(this.id, "force leader of " + name + " refused: " + ex.getMessage());
+			this.simulation.trace(this.instanceId, "force leader of " + name + " refused: " + ex.getMessage());
 		}
 	}
 
@@ -244,7 +254,7 @@ final class SimulatedNode {
 			election.forceReelection();
 		}
 		catch (RuntimeException ex) {
-			this.simulation.trace(this.id, "re-election of " + name + " refused: " + ex.getMessage());
+			this.simulation.trace(this.instanceId, "re-election of " + name + " refused: " + ex.getMessage());
 		}
 	}
 
@@ -262,7 +272,7 @@ final class SimulatedNode {
 		if (!this.running) {
 			return;
 		}
-		this.simulation.trace(this.id, "crashed");
+		this.simulation.trace(this.instanceId, "crashed");
 		end();
 	}
 
@@ -278,7 +288,7 @@ final class SimulatedNode {
 			this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, this::stop);
 			return;
 		}
-		this.simulation.trace(this.id, "stopping");
+		this.simulation.trace(this.instanceId, "stopping");
 		this.heartbeat.releaseAll(loops());
 		end();
 	}
@@ -297,7 +307,7 @@ final class SimulatedNode {
 	 */
 	void pause(long nanos) {
 		this.pausedUntil = Math.max(this.pausedUntil, this.simulation.now() + nanos);
-		this.simulation.trace(this.id, "paused for " + nanos / 1_000_000 + " ms");
+		this.simulation.trace(this.instanceId, "paused for " + nanos / 1_000_000 + " ms");
 	}
 
 	/**

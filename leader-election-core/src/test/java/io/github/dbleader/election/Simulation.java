@@ -65,6 +65,10 @@ final class Simulation {
 
 	private final List<SimulatedNode> nodes = new ArrayList<>();
 
+	private final int originalNodes;
+
+	private int instances;
+
 	private final List<String> electionNames;
 
 	private final SimulationChecker checker;
@@ -94,6 +98,7 @@ final class Simulation {
 		this.electionNames = IntStream.range(0, electionCount).mapToObj((i) -> "e" + i).toList();
 		this.database = new SimulatedDatabase(this);
 		this.checker = new SimulationChecker(this);
+		this.originalNodes = nodeCount;
 		for (int i = 0; i < nodeCount; i++) {
 			this.nodes.add(new SimulatedNode(String.valueOf((char) ('a' + i)), this, this.database, SETTINGS,
 					this.electionNames));
@@ -210,7 +215,7 @@ final class Simulation {
 		}
 		else if (kind < 40) {
 			long cut = (100 + this.random.nextInt(6_000)) * MS;
-			trace(node.id(), "cut off for " + cut / MS + " ms");
+			trace(node.label(), "cut off for " + cut / MS + " ms");
 			this.database.cut(node.id(), this.now + cut);
 		}
 		else if (kind < 45) {
@@ -242,11 +247,14 @@ final class Simulation {
 			String election = randomElection();
 			operator(node, () -> node.release(election));
 		}
-		else if (kind < 94) {
+		else if (kind < 92) {
 			String election = randomElection();
 			operator(node, () -> node.leave(election));
 			at(this.now + (200 + this.random.nextInt(3_000)) * MS, null,
 					() -> schedule(this.now, node, node.generation(), () -> node.join(election)));
+		}
+		else if (kind < 95) {
+			secondInstance(node);
 		}
 		else {
 			// Several at once: composed nemeses.
@@ -278,7 +286,7 @@ final class Simulation {
 		this.lastLossyFailover = this.now + lag;
 		this.database.stopReplica();
 		for (SimulatedNode node : early) {
-			trace(node.id(), "cut off the primary until the failover");
+			trace(node.label(), "cut off the primary until the failover");
 			this.database.cut(node.id(), this.now + lag);
 		}
 		at(this.now + lag, "db fails over to the replica", () -> {
@@ -286,10 +294,29 @@ final class Simulation {
 			if (this.random.nextBoolean()) {
 				long cut = (this.random.nextInt(4_000)) * MS;
 				for (SimulatedNode node : late) {
-					trace(node.id(), "cut off the new primary for " + cut / MS + " ms");
+					trace(node.label(), "cut off the new primary for " + cut / MS + " ms");
 					this.database.cut(node.id(), this.now + cut);
 				}
 			}
+		});
+	}
+
+	/**
+	 * A process pauses for longer than a lease, and meanwhile a second process starts with
+	 * the same node id (an orchestrator that took the first for dead) and inherits the id; then
+	 * the first resumes. Once per schedule: the second stays, as a node of its own.
+	 */
+	private void secondInstance(SimulatedNode node) {
+		if (!node.running() || this.nodes.stream().filter((other) -> other.id().equals(node.id())).count() > 1
+				|| this.nodes.size() > this.originalNodes) {
+			return;
+		}
+		long pause = LEASE.toNanos() + (500 + this.random.nextInt(6_000)) * MS;
+		node.pause(pause);
+		at(this.now + LEASE.toNanos() + this.random.nextInt(1_000) * MS, "second instance of " + node.id(), () -> {
+			SimulatedNode second = new SimulatedNode(node.id(), this, this.database, SETTINGS, this.electionNames);
+			this.nodes.add(second);
+			second.start();
 		});
 	}
 
@@ -387,6 +414,11 @@ final class Simulation {
 			// The process crashed while this call of it was under way.
 		}
 		this.checker.check();
+	}
+
+	/** @return a number for a new process's instance id, unique in the simulation */
+	int nextInstance() {
+		return ++this.instances;
 	}
 
 	/** @return simulated time, nanoseconds since the start */

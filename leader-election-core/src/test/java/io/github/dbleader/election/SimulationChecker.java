@@ -51,8 +51,8 @@ final class SimulationChecker {
 				if (node.believes(index)) {
 					String election = elections.get(index);
 					if (believer != null) {
-						fail("two nodes believe they lead " + election + ": " + believer.id() + " (term "
-								+ believer.term(election) + ") and " + node.id() + " (term " + node.term(election) + ")");
+						fail("two nodes believe they lead " + election + ": " + believer.label() + " (term "
+								+ believer.term(election) + ") and " + node.label() + " (term " + node.term(election) + ")");
 					}
 					believer = node;
 				}
