@@ -514,7 +514,7 @@ final class ElectionLoop {
 		if (state != null) {
 			this.lastSeen = new Sighting(state, this.clock.nanoTime());
 		}
-		if (state != null && this.nodeId.equals(state.leaderId()) && !this.stopped) {
+		if (state != null && this.nodeId.equals(state.leaderId()) && !this.stopped && !livesOnAnotherSession(state)) {
 			this.heldTerm = state.term();
 			this.heldVersion = state.holderVersion();
 			this.unconfirmedRenewals = 0;
@@ -524,6 +524,17 @@ final class ElectionLoop {
 		else {
 			dropHold();
 		}
+	}
+
+	/**
+	 * Whether a lease that names this node id, just acquired, lives on no session of this
+	 * running instance: its decision was made before another instance took the node id over
+	 * (a pause between the read and the statement), and the row matched because it names the
+	 * same id. That instance adopts the lease a lease after taking the id over; this one must
+	 * not believe meanwhile (I3).
+	 */
+	private static boolean livesOnAnotherSession(LeaseState state) {
+		return state.holderVersion() < 0 || state.sessionEnded();
 	}
 
 	/**

@@ -67,6 +67,9 @@ final class SimulatedConnection implements LeaseRepository {
 
 	private <T> T attempt(String statement, @Nullable String fenced, Function<InMemoryLeaseRepository, T> action) {
 		int generation = this.node.generation();
+		this.node.beforeSending(statement);
+		// A paused process sends nothing until it resumes: what it decided before waits too.
+		this.node.resume(generation);
 		long sent = this.simulation.now();
 		long deadline = sent + this.timeoutNanos;
 		InMemoryLeaseRepository server = this.database.server();
@@ -101,8 +104,11 @@ final class SimulatedConnection implements LeaseRepository {
 		this.simulation.trace(this.node.label(), statement);
 		T answer = action.apply(server);
 		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
+		// An answer that arrived in time waits in the socket for a process that paused meanwhile.
+		long arrived = this.simulation.now();
+		this.node.onAnswer(statement);
 		this.node.resume(generation);
-		if (late || this.simulation.now() >= deadline) {
+		if (late || arrived >= deadline) {
 			throw timedOut(statement, "applied, answer too late");
 		}
 		if (server != this.database.server() || !this.database.reachable(this.node.id())
@@ -275,6 +281,7 @@ final class SimulatedConnection implements LeaseRepository {
 	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
 			FencedCallback<T> callback) {
 		int generation = this.node.generation();
+		this.node.resume(generation);
 		InMemoryLeaseRepository server = this.database.server();
 		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
 		this.node.resume(generation);

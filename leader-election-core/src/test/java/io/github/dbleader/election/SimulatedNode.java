@@ -39,6 +39,14 @@ final class SimulatedNode {
 
 	private long pausedUntil;
 
+	private @Nullable String pauseBefore;
+
+	private long pauseBeforeNanos;
+
+	private @Nullable String pauseOnAnswer;
+
+	private long pauseOnAnswerNanos;
+
 	private boolean inRound;
 
 	private @Nullable Heartbeat heartbeat;
@@ -299,6 +307,41 @@ final class SimulatedNode {
 		}
 		this.running = false;
 		this.generation++;
+	}
+
+	/**
+	 * For a scripted scenario: pause the process when it is about to send a statement.
+	 * @param statement the statement's name
+	 * @param nanos how long
+	 */
+	void pauseBeforeSending(String statement, long nanos) {
+		this.pauseBefore = statement;
+		this.pauseBeforeNanos = nanos;
+	}
+
+	/**
+	 * For a scripted scenario: pause the process as the answer to a statement arrives, so that
+	 * it acts on that answer only when it resumes.
+	 * @param statement the statement's name
+	 * @param nanos how long
+	 */
+	void pauseOnAnswer(String statement, long nanos) {
+		this.pauseOnAnswer = statement;
+		this.pauseOnAnswerNanos = nanos;
+	}
+
+	void beforeSending(String statement) {
+		if (statement.equals(this.pauseBefore)) {
+			this.pauseBefore = null;
+			pause(this.pauseBeforeNanos);
+		}
+	}
+
+	void onAnswer(String statement) {
+		if (statement.equals(this.pauseOnAnswer)) {
+			this.pauseOnAnswer = null;
+			pause(this.pauseOnAnswerNanos);
+		}
 	}
 
 	/**

@@ -142,12 +142,24 @@ final class Simulation {
 	}
 
 	/**
-	 * The node of that id.
+	 * The first node of that id.
 	 * @param id the node id
 	 * @return the node
 	 */
 	SimulatedNode node(String id) {
 		return this.nodes.stream().filter((node) -> node.id().equals(id)).findFirst().orElseThrow();
+	}
+
+	/**
+	 * Start another process with a node id, beside those that have it already.
+	 * @param id the node id
+	 * @return the new process
+	 */
+	SimulatedNode startInstance(String id) {
+		SimulatedNode instance = new SimulatedNode(id, this, this.database, SETTINGS, this.electionNames);
+		this.nodes.add(instance);
+		instance.start();
+		return instance;
 	}
 
 	/**
@@ -313,11 +325,8 @@ final class Simulation {
 		}
 		long pause = LEASE.toNanos() + (500 + this.random.nextInt(6_000)) * MS;
 		node.pause(pause);
-		at(this.now + LEASE.toNanos() + this.random.nextInt(1_000) * MS, "second instance of " + node.id(), () -> {
-			SimulatedNode second = new SimulatedNode(node.id(), this, this.database, SETTINGS, this.electionNames);
-			this.nodes.add(second);
-			second.start();
-		});
+		at(this.now + LEASE.toNanos() + this.random.nextInt(1_000) * MS, "second instance of " + node.id(),
+				() -> startInstance(node.id()));
 	}
 
 	/** An operator's call through a node's endpoint: on one of its threads, while it runs. */
