@@ -515,7 +515,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * read: a row that existed before this call is never taken for one it created. A chunk
 	 * that fails for a row the database refuses otherwise (a name that the table cannot
 	 * hold, or takes for another's) is halved until that row is alone: the others are
-	 * created, and the refused one is reported once ({@link #refused}) and sent on its own
+	 * created, and the refused one is reported once at WARN and sent on its own
 	 * from then on.
 	 */
 	@Override
