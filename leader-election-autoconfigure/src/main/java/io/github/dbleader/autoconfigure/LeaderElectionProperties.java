@@ -37,9 +37,10 @@ public class LeaderElectionProperties {
 	private boolean enabled = true;
 
 	/**
-	 * Id of this node in every election: unique among running instances and human
-	 * readable, at most 255 characters. Defaults to "hostname:port:pid", with the port of
-	 * the web server when it is known at start-up ("hostname:pid" otherwise).
+	 * Id of this node in every election: unique among running instances (ids that differ
+	 * only in case are different nodes) and human readable, at most 255 characters, not
+	 * ending with a space. Defaults to "hostname:port:pid", with the port of the web server
+	 * when it is known at start-up ("hostname:pid" otherwise).
 	 */
 	private @Nullable String nodeId;
 
@@ -75,7 +76,8 @@ public class LeaderElectionProperties {
 	private boolean releaseOnShutdown = true;
 
 	/**
-	 * Names of the elections this node joins at start-up (1 to 128 characters each), besides
+	 * Names of the elections this node joins at start-up (1 to 128 characters each, not
+	 * ending with a space; names that differ only in case are different elections), besides
 	 * those that @LeaderOnly beans name, which are joined at start-up too. Others are joined
 	 * on first use. Empty for none: a node that only takes cluster locks then sends no
 	 * heartbeat statement at all.

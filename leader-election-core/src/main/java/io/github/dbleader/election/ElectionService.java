@@ -117,10 +117,11 @@ public final class ElectionService implements AutoCloseable {
 	 * Create a service. No thread starts and nothing is written until {@link #start()}.
 	 * @param repository the lease statements
 	 * @param settings timing
-	 * @param nodeId this node's id: unique among running instances, human readable
+	 * @param nodeId this node's id: unique among running instances (ids that differ only in
+	 * case are different nodes), human readable
 	 * @param listener callback for leadership changes
 	 * @param clock monotonic clock
-	 * @throws IllegalArgumentException if the node id is blank or too long
+	 * @throws IllegalArgumentException if the node id is blank, too long or ends with a space
 	 */
 	public ElectionService(LeaseRepository repository, ElectionSettings settings, String nodeId,
 			LeadershipListener listener, MonotonicClock clock) {
@@ -132,12 +133,13 @@ public final class ElectionService implements AutoCloseable {
 	 * starts and nothing is written until {@link #start()}.
 	 * @param repository the lease statements
 	 * @param settings timing
-	 * @param nodeId this node's id: unique among running instances, human readable
+	 * @param nodeId this node's id: unique among running instances (ids that differ only in
+	 * case are different nodes), human readable
 	 * @param listener callback for leadership changes
 	 * @param clock monotonic clock
 	 * @param preparation what the database needs first; retried every renew interval until
 	 * it succeeds, and no election takes part before
-	 * @throws IllegalArgumentException if the node id is blank or too long
+	 * @throws IllegalArgumentException if the node id is blank, too long or ends with a space
 	 */
 	public ElectionService(LeaseRepository repository, ElectionSettings settings, String nodeId,
 			LeadershipListener listener, MonotonicClock clock, DatabasePreparation preparation) {
@@ -192,10 +194,11 @@ public final class ElectionService implements AutoCloseable {
 	/**
 	 * Return the election of that name, joining it on first use. Once the service runs, a
 	 * new election starts competing at the next heartbeat, which comes at once.
-	 * @param name election name: 1 to 128 characters
+	 * @param name election name: 1 to 128 characters, not ending with a space; names that
+	 * differ only in case or accents are different elections
 	 * @return the election
-	 * @throws IllegalArgumentException if the name is blank, too long, or starts with
-	 * {@value #LOCK_NAME_PREFIX} or {@value #PARTITION_NAME_PREFIX}
+	 * @throws IllegalArgumentException if the name is blank, too long, ends with a space, or
+	 * starts with {@value #LOCK_NAME_PREFIX} or {@value #PARTITION_NAME_PREFIX}
 	 */
 	public Election election(String name) {
 		Election existing = this.elections.get(name);
@@ -222,8 +225,8 @@ public final class ElectionService implements AutoCloseable {
 	 * @param name election name, starting with {@value #PARTITION_NAME_PREFIX}
 	 * @param takeOverPolicy whether this node may take a free lease of the partition
 	 * @return the election
-	 * @throws IllegalArgumentException if the name is too long or does not start with
-	 * {@value #PARTITION_NAME_PREFIX}
+	 * @throws IllegalArgumentException if the name is too long, ends with a space, or does
+	 * not start with {@value #PARTITION_NAME_PREFIX}
 	 */
 	public Election partitionElection(String name, TakeOverPolicy takeOverPolicy) {
 		Objects.requireNonNull(takeOverPolicy, "takeOverPolicy must not be null");
@@ -531,6 +534,11 @@ public final class ElectionService implements AutoCloseable {
 		if (value.length() > maxLength) {
 			throw new IllegalArgumentException(what + " '" + value + "' is " + value.length()
 					+ " characters long; at most " + maxLength + " are allowed");
+		}
+		if (value.endsWith(" ")) {
+			// MySQL's and MariaDB's collations pad with spaces: 'a' and 'a ' would share a row.
+			throw new IllegalArgumentException(what + " '" + value + "' must not end with a space, which MySQL and"
+					+ " MariaDB ignore when they compare names");
 		}
 		return value;
 	}

@@ -922,6 +922,8 @@ abstract class AbstractElectionIntegrationTests {
 				"node id '" + tooLongNodeId + "' is 256 characters long; at most 255");
 		assertRejected(() -> new ElectionService(repository, SETTINGS, " ", LeadershipListener.NONE),
 				"node id must not be blank");
+		assertRejected(() -> new ElectionService(repository, SETTINGS, "valid ", LeadershipListener.NONE),
+				"node id 'valid ' must not end with a space");
 		ElectionService service = new ElectionService(repository, SETTINGS, "valid", LeadershipListener.NONE);
 		closeAfterTest(pool);
 		closeAfterTest((AutoCloseable) service::halt);
@@ -930,6 +932,8 @@ abstract class AbstractElectionIntegrationTests {
 		assertRejected(() -> service.election(tooLongName),
 				"election name '" + tooLongName + "' is 129 characters long; at most 128");
 		assertRejected(() -> service.election(""), "election name must not be blank");
+		assertRejected(() -> service.election(this.electionName + " "),
+				"election name '" + this.electionName + " ' must not end with a space");
 		assertThat(service.elections()).isEmpty();
 		service.stop();
 		assertThat(rowCount()).isEqualTo(rowsBefore);
@@ -951,6 +955,50 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(lease.election()).isEqualTo(name);
 		assertThat(lease.leaderId()).isEqualTo(nodeId);
 		assertThat(this.observer.liveCandidates(name, LEASE)).extracting(Candidate::nodeId).containsExactly(nodeId);
+	}
+
+	/**
+	 * Names that differ only in case or accents are elections of their own, as Java tells
+	 * them apart, whatever the database's default collation (MariaDB's and MySQL's are case-
+	 * and accent-insensitive), and the node leads the others of the same batch as well.
+	 */
+	@Test
+	void electionsWhoseNamesDifferOnlyInCaseOrAccentsAreElectionsOfTheirOwn() {
+		List<String> names = List.of("t-A", "t-a", "t-á", "t-b", "default")
+			.stream()
+			.map((name) -> this.electionName + "-" + name)
+			.toList();
+		ElectionService a = service("a", new ConcurrentHashMap<>());
+		names.forEach(a::election);
+		a.start();
+		await("a leads " + names).atMost(LEASE.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> names.stream().allMatch((name) -> a.election(name).isLeader()));
+		for (String name : names) {
+			LeaseState lease = this.observer.find(name).orElseThrow();
+			assertThat(lease.election()).isEqualTo(name);
+			assertThat(lease.leaderId()).isEqualTo("a");
+			assertThat(this.observer.liveCandidates(name, LEASE)).extracting(Candidate::nodeId).containsExactly("a");
+		}
+	}
+
+	/**
+	 * Node ids that differ only in case are nodes of their own: neither finds its id in use,
+	 * both take part, and the one that does not lead takes over when the other stops.
+	 */
+	@Test
+	void nodeIdsThatDifferOnlyInCaseAreNodesOfTheirOwn() {
+		ElectionNode lower = node("n");
+		ElectionNode upper = node("N");
+		long term = startWithLeader(lower, upper);
+		assertThat(liveCandidates()).containsExactlyInAnyOrder("n", "N");
+		assertThat(upper.election().isNodeIdInUseElsewhere()).isFalse();
+		awaitUnchangedLeadership(lower, term);
+		long stopping = System.nanoTime();
+		lower.stop();
+		awaitNewLeaderWithin(AFTER_RELEASE, stopping, "take-over by the node whose id differs only in case", upper);
+		assertThat(lease().leaderId()).isEqualTo("N");
+		this.beliefs.assertNeverTwoBelievers();
 	}
 
 	/**

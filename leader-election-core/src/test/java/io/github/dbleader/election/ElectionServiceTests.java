@@ -88,6 +88,25 @@ class ElectionServiceTests {
 		assertThat(this.repository.statements()).isEmpty();
 	}
 
+	/** MySQL's and MariaDB's collations take 'a' and 'a ' for the same name. */
+	@Test
+	void namesAndNodeIdsEndingWithASpaceAreRefused() {
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> new ElectionService(this.repository, ElectionSettings.defaults(), "a ", LeadershipListener.NONE))
+			.withMessage("node id 'a ' must not end with a space, which MySQL and MariaDB ignore when they compare names");
+		ElectionService service = new ElectionService(this.repository, ElectionSettings.defaults(), " a",
+				LeadershipListener.NONE);
+		assertThatIllegalArgumentException().isThrownBy(() -> service.election("orders "))
+			.withMessage("election name 'orders ' must not end with a space, which MySQL and MariaDB ignore when they"
+					+ " compare names");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> service.partitionElection("partition:orders:0 ", TakeOverPolicy.ALWAYS))
+			.withMessageContaining("must not end with a space");
+		assertThat(service.election(" orders").name()).isEqualTo(" orders");
+		assertThat(service.elections()).extracting(Election::name).containsExactly(" orders");
+		assertThat(this.repository.statements()).isEmpty();
+	}
+
 	@Test
 	void electionNamesOfClusterLocksAreRefused() {
 		ElectionService service = new ElectionService(this.repository, ElectionSettings.defaults(), "a",

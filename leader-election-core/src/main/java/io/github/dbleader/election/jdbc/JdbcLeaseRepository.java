@@ -41,6 +41,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -264,6 +265,24 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	/** Runs fenced work in the application's transactions. */
 	private final FencedTransactionTemplate fencedTransactions;
 
+	private final LeaseTables tables;
+
+	/**
+	 * Whether the tables may take names that differ only in case or accents for one (MySQL
+	 * tables of an earlier snapshot): then a duplicate key in a creation may be such a name
+	 * rather than a lease another node created first.
+	 */
+	private volatile boolean namesCompareInexactly;
+
+	/** Reads the stored names that the database takes for the listed ones, up to the list. */
+	private final String storedNames;
+
+	/**
+	 * The rows the database refused, each with why, as last reported: they go to the
+	 * database on their own, so that they fail no statement of the others.
+	 */
+	private final Map<Row, String> refusedRows = new ConcurrentHashMap<>();
+
 	/**
 	 * Create a repository.
 	 * @param electionDataSource data source for the election's statements
@@ -289,10 +308,12 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.fencedTransactions = new FencedTransactionTemplate(
 				Objects.requireNonNull(transactionManager, "transactionManager must not be null"),
 				applicationDataSource, dialect, tables);
+		this.tables = tables;
 		String lease = tables.leaseTable();
 		String candidates = tables.candidateTable();
 		String fence = tables.fenceTable();
 		String now = dialect.now();
+		this.storedNames = "SELECT election_name FROM " + lease + " WHERE election_name IN (";
 		this.singleServer = ServerStatements.of(dialect, tables, dialect.serverIdentity(), "");
 		String clusterIdentity = dialect.galeraIdentity();
 		String causalRead = dialect.causalRead();
@@ -424,9 +445,43 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				logger.info("Election statements on a MariaDB Galera cluster: the server identity is the cluster's"
 						+ " state UUID, and the reads that decide wait for the cluster's earlier commits");
 			}
+			if (this.dialect == SqlDialect.MYSQL) {
+				checkNamesCompareExactly();
+			}
 			this.statements = statements;
 		}
 		return statements;
+	}
+
+	/**
+	 * Warn, once, where tables created before the script made names compare exactly take
+	 * names that differ only in case or accents for one.
+	 */
+	private void checkNamesCompareExactly() {
+		Map<String, List<String>> inexact;
+		try {
+			inexact = LeaseSchema.inexactNameColumns(this.jdbc, this.tables);
+		}
+		catch (DataAccessException ex) {
+			this.namesCompareInexactly = true;
+			logger.warn("Could not check that the leader election tables compare names exactly: {}", ex.toString());
+			return;
+		}
+		if (!inexact.isEmpty()) {
+			this.namesCompareInexactly = true;
+			List<String> columns = new ArrayList<>();
+			inexact.forEach((table, inexactColumns) -> inexactColumns
+				.forEach((column) -> columns.add(table + "." + column)));
+			logger.warn("The leader election tables take names that differ only in case or accents for one ({}):"
+					+ " such elections share one lease row, and all but one of them get no leader; such node ids"
+					+ " are taken for one node. Make them compare exactly (the script creates them so): {}",
+					String.join(", ", columns), exactNamesStatements(inexact.keySet()));
+		}
+	}
+
+	/** The statements that make the tables compare names exactly, for a message. */
+	private static String exactNamesStatements(Collection<String> tables) {
+		return String.join("; ", tables.stream().map(LeaseSchema::exactNames).toList());
 	}
 
 	@Override
@@ -457,27 +512,146 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * {@value LeaseRows#MAX_ROWS_PER_UPDATE}, in key order, with their fence rows
 	 * ({@link BatchedHolderChange#create}). A chunk of which another node created a lease
 	 * first is rolled back whole, as the single-row create is, and left for the next round's
-	 * read: a row that existed before this call is never taken for one it created.
+	 * read: a row that existed before this call is never taken for one it created. A chunk
+	 * that fails for a row the database refuses otherwise (a name that the table cannot
+	 * hold, or takes for another's) is halved until that row is alone: the others are
+	 * created, and the refused one is reported once at WARN and sent on its own
+	 * from then on.
 	 */
 	@Override
 	public List<LeaseState> createAll(String nodeId, List<String> elections, Duration lease) {
 		List<String> sorted = elections.stream().sorted().distinct().toList();
 		changing(sorted);
+		List<String> batched = new ArrayList<>(sorted.size());
+		List<String> alone = new ArrayList<>();
+		sorted.forEach((election) -> (this.refusedRows.containsKey(new Row(this.tables.leaseTable(), election)) ? alone
+				: batched).add(election));
 		List<LeaseState> created = new ArrayList<>();
-		for (int from = 0; from < sorted.size(); from += LeaseRows.MAX_ROWS_PER_UPDATE) {
-			List<String> chunk = sorted.subList(from, Math.min(sorted.size(), from + LeaseRows.MAX_ROWS_PER_UPDATE));
-			try {
-				created.addAll(inTransaction(this.holderChanges,
-						() -> statements().batch().create(this.jdbc, nodeId, this.sessions.get(nodeId), chunk,
-								lease.toMillis())));
+		for (int from = 0; from < batched.size(); from += LeaseRows.MAX_ROWS_PER_UPDATE) {
+			created.addAll(create(nodeId,
+					batched.subList(from, Math.min(batched.size(), from + LeaseRows.MAX_ROWS_PER_UPDATE)),
+					lease.toMillis()));
+		}
+		alone.forEach((election) -> created.addAll(create(nodeId, List.of(election), lease.toMillis())));
+		return created;
+	}
+
+	/** Create one chunk of leases, or the part of it that the database does not refuse. */
+	private List<LeaseState> create(String nodeId, List<String> chunk, long leaseMillis) {
+		try {
+			List<LeaseState> created = inTransaction(this.holderChanges, () -> statements().batch()
+				.create(this.jdbc, nodeId, this.sessions.get(nodeId), chunk, leaseMillis));
+			accepted(this.tables.leaseTable(), chunk);
+			return created;
+		}
+		catch (PessimisticLockingFailureException ex) {
+			// Rolled back: none of the chunk's leases created. A deadlock, or a certification
+			// conflict on Galera: two other nodes raced for a lease that a third one's
+			// rolled-back batch had inserted.
+			return List.of();
+		}
+		catch (DataAccessException ex) {
+			if (!refusesRow(ex)) {
+				throw ex;
 			}
-			catch (DuplicateKeyException | PessimisticLockingFailureException ex) {
-				// Rolled back: none of the chunk's leases created. Another node created one
-				// first, or (a deadlock, or a certification conflict on Galera) two other nodes
-				// raced for a lease that a third one's rolled-back batch had inserted.
+			if (ex instanceof DuplicateKeyException) {
+				if (!this.namesCompareInexactly) {
+					// Another node created one of them first (or, on H2, is creating it).
+					return List.of();
+				}
+				// Tables that take names differing only in case for one: a creation first, or such
+				// a name, of this chunk or of one created before?
+				List<String> stored = storedNames(chunk);
+				if (chunk.stream().anyMatch(stored::contains)) {
+					return List.of();
+				}
+				if (chunk.size() == 1) {
+					refused(new Row(this.tables.leaseTable(), chunk.get(0)), ex, stored);
+					return List.of();
+				}
+			}
+			else if (chunk.size() == 1) {
+				refused(new Row(this.tables.leaseTable(), chunk.get(0)), ex, List.of());
+				return List.of();
+			}
+			List<LeaseState> created = new ArrayList<>(create(nodeId, chunk.subList(0, chunk.size() / 2), leaseMillis));
+			created.addAll(create(nodeId, chunk.subList(chunk.size() / 2, chunk.size()), leaseMillis));
+			return created;
+		}
+	}
+
+	/**
+	 * The names stored for the listed ones, as the database finds them: the same, or
+	 * another that its collation takes for one of them.
+	 */
+	private List<String> storedNames(List<String> elections) {
+		return this.jdbc.queryForList(this.storedNames + "?" + ", ?".repeat(elections.size() - 1) + ")", String.class,
+				elections.toArray());
+	}
+
+	/**
+	 * Whether a statement failed for what one of its rows holds rather than for the state of
+	 * the database: a duplicate key, a value the column cannot hold (SQLSTATE classes 22 and
+	 * 23, or MySQL's 1366, an incorrect string value).
+	 */
+	static boolean refusesRow(Throwable ex) {
+		if (ex instanceof DataIntegrityViolationException) {
+			return true;
+		}
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLException sqlException) {
+				String state = sqlException.getSQLState();
+				if ((state != null && (state.startsWith("22") || state.startsWith("23")))
+						|| sqlException.getErrorCode() == 1366) {
+					return true;
+				}
 			}
 		}
-		return created;
+		return false;
+	}
+
+	/**
+	 * Report, once per cause, that the database refused an election's row: the election has
+	 * no leader until it accepts it, and the others go on.
+	 * @param row the row
+	 * @param ex why
+	 * @param stored the names stored that the database takes for the election's, none of
+	 * them the same: read after a duplicate key
+	 */
+	private void refused(Row row, DataAccessException ex, List<String> stored) {
+		boolean duplicate = ex instanceof DuplicateKeyException;
+		if (duplicate && stored.isEmpty()) {
+			// Another node created it, and deleted it since: the next round's read says.
+			return;
+		}
+		String why = !duplicate ? String.valueOf(ex.getMostSpecificCause())
+				: "the table takes it for " + stored.stream().map((name) -> "'" + name + "'").toList()
+						+ ", which differs only in case or accents (its key's collation does not compare exactly; on"
+						+ " MySQL and MariaDB: " + exactNamesStatements(this.tables.allTables()) + ")";
+		if (!why.equals(this.refusedRows.put(row, why))) {
+			logger.warn("Election '{}': the database refuses its row in {}, and the election gets no leader until it"
+					+ " accepts it; the other elections go on: {}", row.election(), row.table(), why);
+		}
+	}
+
+	/** Rows of a table were accepted: report those that had been refused. */
+	private void accepted(String table, List<String> elections) {
+		if (this.refusedRows.isEmpty()) {
+			return;
+		}
+		for (String election : elections) {
+			if (this.refusedRows.remove(new Row(table, election)) != null) {
+				logger.info("Election '{}': the database accepts its row in {} now", election, table);
+			}
+		}
+	}
+
+	/**
+	 * A row of an election in a table.
+	 * @param table the table
+	 * @param election the election
+	 */
+	private record Row(String table, String election) {
 	}
 
 	/**
@@ -981,27 +1155,60 @@ public class JdbcLeaseRepository implements LeaseRepository {
 			for (String election : elections) {
 				try {
 					this.jdbc.update(this.insertCandidate, election, nodeId, instanceId);
+					accepted(this.tables.candidateTable(), List.of(election));
 				}
 				catch (DuplicateKeyException ex) {
 					// Left as it is: this instance's, or another's.
 				}
+				catch (DataAccessException ex) {
+					if (!refusesRow(ex)) {
+						throw ex;
+					}
+					refused(new Row(this.tables.candidateTable(), election), ex, List.of());
+				}
 			}
 			return;
 		}
-		String row = "(?, ?, ?, " + this.dialect.now() + ", " + this.dialect.now() + ")";
-		List<Object[]> rows = new ArrayList<>(elections.size());
-		elections.forEach((election) -> rows.add(new Object[] { election, nodeId, instanceId }));
+		List<String> batched = new ArrayList<>(elections.size());
+		List<String> alone = new ArrayList<>();
+		elections.forEach((election) -> (this.refusedRows.containsKey(new Row(this.tables.candidateTable(), election))
+				? alone : batched).add(election));
 		// Chunks of a thousand rows: each row repeats the clock expression.
-		forEachChunk(rows, JOINS_PER_STATEMENT, (chunk) -> {
-			StringBuilder sql = new StringBuilder(this.joinAll.length() + chunk.size() * (row.length() + 2))
-				.append(this.joinAll);
-			List<Object> args = new ArrayList<>(chunk.size() * 3);
-			for (Object[] values : chunk) {
-				sql.append(args.isEmpty() ? "" : ", ").append(row);
-				args.addAll(List.of(values));
+		for (int from = 0; from < batched.size(); from += JOINS_PER_STATEMENT) {
+			join(nodeId, instanceId, batched.subList(from, Math.min(batched.size(), from + JOINS_PER_STATEMENT)),
+					ignoreDuplicates);
+		}
+		alone.forEach((election) -> join(nodeId, instanceId, List.of(election), ignoreDuplicates));
+	}
+
+	/**
+	 * Insert one chunk of candidates rows in one statement; a chunk that fails for a row the
+	 * database refuses is halved until that row is alone, as {@link #createAll} does.
+	 */
+	private void join(String nodeId, String instanceId, List<String> chunk, String ignoreDuplicates) {
+		String row = "(?, ?, ?, " + this.dialect.now() + ", " + this.dialect.now() + ")";
+		StringBuilder sql = new StringBuilder(this.joinAll.length() + chunk.size() * (row.length() + 2))
+			.append(this.joinAll);
+		List<Object> args = new ArrayList<>(chunk.size() * 3);
+		for (String election : chunk) {
+			sql.append(args.isEmpty() ? "" : ", ").append(row);
+			args.addAll(List.of(election, nodeId, instanceId));
+		}
+		try {
+			this.jdbc.update(sql.append(ignoreDuplicates).toString(), args.toArray());
+			accepted(this.tables.candidateTable(), chunk);
+		}
+		catch (DataAccessException ex) {
+			if (!refusesRow(ex)) {
+				throw ex;
 			}
-			return this.jdbc.update(sql.append(ignoreDuplicates).toString(), args.toArray());
-		});
+			if (chunk.size() == 1) {
+				refused(new Row(this.tables.candidateTable(), chunk.get(0)), ex, List.of());
+				return;
+			}
+			join(nodeId, instanceId, chunk.subList(0, chunk.size() / 2), ignoreDuplicates);
+			join(nodeId, instanceId, chunk.subList(chunk.size() / 2, chunk.size()), ignoreDuplicates);
+		}
 	}
 
 	@Override

@@ -11,6 +11,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -18,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -27,6 +30,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.io.ByteArrayResource;
 import org.springframework.dao.DataAccessResourceFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 
 /**
@@ -45,6 +49,13 @@ public final class LeaseSchema {
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODE_INDEX_SUFFIX
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.DELTA_INDEX_SUFFIX
 			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + "|" + LeaseTables.DEFAULT_CANDIDATE_TABLE + ")\\b");
+
+	/**
+	 * The columns that hold election names, node ids and partition group names, which must
+	 * compare exactly, as Java compares them.
+	 */
+	private static final List<String> NAME_COLUMNS = List.of("election_name", "node_id", "leader_id", "handover_to",
+			"yielded_by", "group_name");
 
 	/** Longest wait for another session's schema lock on MySQL and MariaDB. */
 	private static final Duration LOCK_WAIT = Duration.ofSeconds(60);
@@ -248,6 +259,54 @@ public final class LeaseSchema {
 					new AddedColumn(tables.nodesTable(), "previous_version", counter));
 		}
 
+	}
+
+	/**
+	 * On MySQL and MariaDB, the columns of names (election names, node ids, group names) of
+	 * these tables that do not compare exactly: tables created before the script gave them a
+	 * binary collation ({@code CREATE TABLE IF NOT EXISTS} leaves an existing table as it is)
+	 * compare with the server's default, which takes names that differ only in case or
+	 * accents for the same.
+	 * @param jdbc statements on the tables' database
+	 * @param tables the tables
+	 * @return by table, in the order of {@link LeaseTables#allTables()}, its columns of names
+	 * that compare inexactly, as {@code column (collation)}; empty where every one compares
+	 * exactly
+	 */
+	static Map<String, List<String>> inexactNameColumns(JdbcTemplate jdbc, LeaseTables tables) {
+		Map<String, List<String>> inexact = new TreeMap<>(
+				Comparator.comparingInt((String table) -> tables.allTables().indexOf(table)));
+		List<Object> args = new ArrayList<>();
+		tables.allTables().forEach((table) -> args.add(table.toLowerCase(Locale.ROOT)));
+		args.addAll(NAME_COLUMNS);
+		String list = "?" + ", ?".repeat(tables.allTables().size() - 1);
+		jdbc.query("SELECT table_name, column_name, collation_name FROM information_schema.columns"
+				+ " WHERE table_schema = DATABASE() AND LOWER(table_name) IN (" + list + ") AND LOWER(column_name) IN (?"
+				+ ", ?".repeat(NAME_COLUMNS.size() - 1) + ") ORDER BY column_name", (rs) -> {
+					String found = rs.getString(1);
+					String collation = rs.getString(3);
+					String table = tables.allTables()
+						.stream()
+						.filter((name) -> name.equalsIgnoreCase(found))
+						.findFirst()
+						.orElse(null);
+					// No collation: a binary type, which compares exactly.
+					if (table != null && collation != null && !collation.toLowerCase(Locale.ROOT).endsWith("_bin")) {
+						inexact.computeIfAbsent(table, (key) -> new ArrayList<>())
+							.add(rs.getString(2).toLowerCase(Locale.ROOT) + " (" + collation + ")");
+					}
+				}, args.toArray());
+		return inexact;
+	}
+
+	/**
+	 * The statement that makes every text column of a table compare exactly on MySQL and
+	 * MariaDB, as the script creates them.
+	 * @param table the table
+	 * @return the statement
+	 */
+	static String exactNames(String table) {
+		return "ALTER TABLE " + table + " CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin";
 	}
 
 	/**

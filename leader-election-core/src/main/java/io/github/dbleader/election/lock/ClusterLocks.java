@@ -318,7 +318,7 @@ public class ClusterLocks implements AutoCloseable {
 	 * The row of a lock in the lease table.
 	 * @param name the lock's name
 	 * @return {@value #KEY_PREFIX} followed by the name
-	 * @throws IllegalArgumentException if the name is blank or too long
+	 * @throws IllegalArgumentException if the name is blank, too long or ends with a space
 	 */
 	public static String key(String name) {
 		if (name == null || name.isBlank()) {
@@ -327,6 +327,11 @@ public class ClusterLocks implements AutoCloseable {
 		if (name.length() > MAX_NAME_LENGTH) {
 			throw new IllegalArgumentException("lock name '" + name + "' is " + name.length()
 					+ " characters long; at most " + MAX_NAME_LENGTH + " are allowed");
+		}
+		if (name.endsWith(" ")) {
+			// MySQL's and MariaDB's collations pad with spaces: 'a' and 'a ' would share a row.
+			throw new IllegalArgumentException("lock name '" + name + "' must not end with a space, which MySQL and"
+					+ " MariaDB ignore when they compare names");
 		}
 		return KEY_PREFIX + name;
 	}

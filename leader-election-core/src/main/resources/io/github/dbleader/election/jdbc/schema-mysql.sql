@@ -1,5 +1,9 @@
 -- Leader election schema for MySQL 8.0+ and MariaDB 10.6+.
 -- Times are epoch milliseconds (UTC) from the database clock.
+-- Every text column compares exactly (utf8mb4_bin): election names, node ids and group names
+-- that differ only in case or accents are different ones, as in Java. The server's default
+-- collation would take them for one. utf8mb4_bin ignores trailing spaces, so names and node
+-- ids must not end with one.
 CREATE TABLE IF NOT EXISTS leader_election_lease (
   election_name        VARCHAR(128) NOT NULL,
   leader_id            VARCHAR(255) NULL,
@@ -19,7 +23,7 @@ CREATE TABLE IF NOT EXISTS leader_election_lease (
   changed_at           BIGINT       NOT NULL DEFAULT 0,
   PRIMARY KEY (election_name),
   KEY leader_election_lease_delta (changed_at)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE IF NOT EXISTS leader_election_candidate (
   election_name VARCHAR(128) NOT NULL,
@@ -30,7 +34,7 @@ CREATE TABLE IF NOT EXISTS leader_election_candidate (
   PRIMARY KEY (election_name, node_id),
   -- One statement per heartbeat refreshes and reads all of a node's candidacies.
   KEY leader_election_lease_node (node_id, instance_id)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- The holder of each lease, kept apart from the lease row that every renewal writes.
 -- Fenced transactions lock this row in share mode; a change of holder updates it and so
@@ -43,7 +47,7 @@ CREATE TABLE IF NOT EXISTS leader_election_lease_fence (
   term          BIGINT       NOT NULL,
   fenced_runs   BIGINT       NOT NULL DEFAULT 0,
   PRIMARY KEY (election_name)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- One row per node id: the running instance that uses it and when its heartbeat last ran.
 -- A node's heartbeat refreshes this one row, however many elections it takes part in; a
@@ -63,7 +67,7 @@ CREATE TABLE IF NOT EXISTS leader_election_lease_nodes (
   previous_instance VARCHAR(64) NULL,
   previous_version  BIGINT       NOT NULL DEFAULT 0,
   PRIMARY KEY (node_id)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- Partitions of partition groups pinned to a node by an operator: balancing gives a pinned
 -- partition to its node while that node is live. Read once per balancing step of a group.
@@ -72,4 +76,4 @@ CREATE TABLE IF NOT EXISTS leader_election_lease_pins (
   partition_number INT          NOT NULL,
   node_id          VARCHAR(255) NOT NULL,
   PRIMARY KEY (group_name, partition_number)
-) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4;
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;

@@ -1,5 +1,6 @@
 package io.github.dbleader.election.jdbc;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -7,12 +8,19 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.Candidacy;
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.ElectionSettings;
+import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
@@ -21,11 +29,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.slf4j.LoggerFactory;
 
+import org.springframework.core.io.ByteArrayResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.jdbc.support.JdbcTransactionManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -705,6 +716,130 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	private static long questions(JdbcTemplate jdbc) {
 		return jdbc.queryForObject("SHOW SESSION STATUS LIKE 'Questions'", (rs, row) -> rs.getLong(2));
+	}
+
+	/**
+	 * A name that the tables cannot hold (a schema of one's own with shorter names) fails
+	 * its own rows only: the other elections of the same statements join and are created, and
+	 * the refusal is reported once per table, not at every round.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aNameTheTablesCannotHoldHoldsUpNoOtherElectionAndIsReportedOnce(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
+		String narrow = LeaseSchema.script(SqlDialect.forName(database.platform()), TABLES)
+			.replace("VARCHAR(128)", "VARCHAR(24)");
+		new ResourceDatabasePopulator(new ByteArrayResource(narrow.getBytes(StandardCharsets.UTF_8)))
+			.execute(this.dataSource);
+		String tooLong = "e-" + "x".repeat(30);
+		List<String> elections = new ArrayList<>(IntStream.range(0, 40).mapToObj((i) -> "e" + i).toList());
+		elections.add(17, tooLong);
+		List<String> others = elections.stream().filter((election) -> !election.equals(tooLong)).toList();
+		List<ILoggingEvent> warnings = warningsDuring(() -> {
+			joinAs(repository, "a", elections.toArray(String[]::new));
+			assertThat(repository.createAll("a", elections, LEASE)).extracting(LeaseState::election)
+				.containsExactlyInAnyOrderElementsOf(others);
+			assertThat(repository.findAll("a", "a-1")).extracting(LeaseState::election)
+				.containsExactlyInAnyOrderElementsOf(others);
+			// Later rounds try it again and say nothing more.
+			repository.join("a", "a-1", List.of(tooLong, "e-late"));
+			assertThat(repository.createAll("a", List.of("e-late", tooLong), LEASE)).extracting(LeaseState::election)
+				.containsExactly("e-late");
+		});
+		assertThat(repository.liveCandidates("e-late", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
+		assertThat(warnings).extracting(ILoggingEvent::getFormattedMessage)
+			.satisfiesExactlyInAnyOrder(
+					(message) -> assertThat(message).startsWith("Election '" + tooLong + "': the database refuses its row in "
+							+ TABLES.candidateTable() + ", and the election gets no leader until it accepts it"),
+					(message) -> assertThat(message).startsWith("Election '" + tooLong + "': the database refuses its row in "
+							+ TABLES.leaseTable() + ", and the election gets no leader until it accepts it"));
+		assertThat(warnings).allSatisfy((warning) -> assertThat(warning.getFormattedMessage()).containsIgnoringCase("long"));
+	}
+
+	/**
+	 * Tables created before the script made names compare exactly take names that differ
+	 * only in case or accents for one, as the server's default collation does: the first
+	 * statement reports them with the statements that fix them, and a node that runs two
+	 * such elections leads all the others of the same batches, and reports the one it
+	 * cannot create once, naming the other; once the statements ran, it leads that one too.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
+	void tablesThatTakeNamesDifferingInCaseForOneAreReportedWithTheirFixAndHoldUpNoOtherElection(
+			TestDatabase database) {
+		repository(database);
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		for (String table : TABLES.allTables()) {
+			jdbc.execute("ALTER TABLE " + table + " CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci");
+		}
+		ElectionSettings settings = new ElectionSettings(Duration.ofSeconds(2), Duration.ofMillis(400),
+				Duration.ofMillis(400), Duration.ofMillis(300));
+		JdbcLeaseRepository repository = new JdbcLeaseRepository(this.dataSource, SqlDialect.MYSQL, TABLES,
+				settings.statementTimeout());
+		ElectionService service = new ElectionService(repository, settings, "a", LeadershipListener.NONE);
+		List<String> leading = List.of("t-A", "t-b", "default");
+		String fix = TABLES.allTables()
+			.stream()
+			.map((table) -> "ALTER TABLE " + table + " CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
+			.collect(Collectors.joining("; "));
+		try {
+			List<ILoggingEvent> warnings = warningsDuring(() -> {
+				List.of("t-A", "t-a", "t-b", "default").forEach(service::election);
+				service.start();
+				await("a leads " + leading).atMost(Duration.ofSeconds(5))
+					.pollInterval(Duration.ofMillis(20))
+					.until(() -> leading.stream().allMatch((name) -> service.election(name).isLeader()));
+				// Rounds go on, creating t-a again and again: reported once.
+				await("a few more rounds").during(Duration.ofMillis(1200))
+					.atMost(Duration.ofSeconds(5))
+					.until(() -> leading.stream().allMatch((name) -> service.election(name).isLeader())
+							&& !service.election("t-a").isLeader());
+			});
+			assertThat(warnings).extracting(ILoggingEvent::getFormattedMessage)
+				.satisfiesExactly((message) -> assertThat(message)
+					.contains(TABLES.leaseTable() + ".election_name (utf8mb4_general_ci)",
+							TABLES.candidateTable() + ".node_id (utf8mb4_general_ci)",
+							TABLES.pinsTable() + ".group_name (utf8mb4_general_ci)")
+					.endsWith(fix), (message) -> assertThat(message)
+						.startsWith("Election 't-a': the database refuses its row in " + TABLES.leaseTable()
+								+ ", and the election gets no leader until it accepts it; the other elections go on:"
+								+ " the table takes it for ['t-A'], which differs only in case or accents")
+						.endsWith(fix + ")"));
+
+			// The statements given make them compare exactly: t-a gets its leader, with no restart.
+			for (String statement : fix.split("; ")) {
+				jdbc.execute(statement);
+			}
+			await("a leads t-a too").atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> service.election("t-a").isLeader());
+		}
+		finally {
+			service.stop();
+		}
+		assertThat(repository.find("t-a").orElseThrow().election()).isEqualTo("t-a");
+		assertThat(repository.find("t-A").orElseThrow().election()).isEqualTo("t-A");
+		JdbcLeaseRepository fixed = new JdbcLeaseRepository(this.dataSource, SqlDialect.MYSQL, TABLES,
+				settings.statementTimeout());
+		assertThat(warningsDuring(() -> assertThat(fixed.find("t-a")).isPresent())).isEmpty();
+		// Trailing spaces still compare as none (PAD SPACE): why names must not end with one.
+		assertThat(fixed.create("t-b ", "a", LEASE)).isFalse();
+	}
+
+	/** The warnings of the library while something runs. */
+	private static List<ILoggingEvent> warningsDuring(Runnable action) {
+		ListAppender<ILoggingEvent> logged = new ListAppender<>();
+		Logger library = (Logger) LoggerFactory.getLogger("io.github.dbleader");
+		logged.start();
+		library.addAppender(logged);
+		try {
+			action.run();
+		}
+		finally {
+			library.detachAppender(logged);
+		}
+		return logged.list.stream().filter((event) -> event.getLevel().isGreaterOrEqual(Level.WARN)).toList();
 	}
 
 	/**

@@ -557,6 +557,10 @@ class ClusterLocksTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.a.tryLock("x".repeat(ClusterLocks.MAX_NAME_LENGTH + 1), AT_MOST, Duration.ZERO));
 		assertThat(this.a.tryLock("x".repeat(ClusterLocks.MAX_NAME_LENGTH), AT_MOST, Duration.ZERO)).isPresent();
+		// MySQL and MariaDB would take it for 'job'.
+		assertThatIllegalArgumentException().isThrownBy(() -> this.a.tryLock("job ", AT_MOST, Duration.ZERO))
+			.withMessage("lock name 'job ' must not end with a space, which MySQL and MariaDB ignore when they compare"
+					+ " names");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.a.tryLock("job", Duration.ZERO, Duration.ZERO));
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> this.a.tryLock("job", AT_MOST, AT_MOST.plusMillis(1)))
