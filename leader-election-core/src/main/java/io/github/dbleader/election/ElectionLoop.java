@@ -85,6 +85,9 @@ final class ElectionLoop {
 	 */
 	private int unconfirmedRenewals;
 
+	/** When the earliest of the {@link #unconfirmedRenewals} was sent (monotonic clock). */
+	private long firstUnconfirmedSentNanos;
+
 	/**
 	 * What this node has watched of the lease since {@link #observedSinceNanos} (as in a
 	 * {@link LeaseObservation}): the row's version, its holder and the holder's session
@@ -289,10 +292,14 @@ final class ElectionLoop {
 
 	/**
 	 * A refresh of the session was sent but its outcome is unknown (it, or the read after
-	 * it, failed): it never counts, but it may have moved the session one version on.
+	 * it, failed): it may have moved the session one version on, and a later read that shows
+	 * it counts it only from when it was sent.
+	 * @param sentNanos when it was sent (monotonic clock)
 	 */
-	synchronized void renewalOutcomeUnknown() {
-		this.unconfirmedRenewals++;
+	synchronized void renewalOutcomeUnknown(long sentNanos) {
+		if (this.unconfirmedRenewals++ == 0) {
+			this.firstUnconfirmedSentNanos = sentNanos;
+		}
 	}
 
 	/**
@@ -406,10 +413,14 @@ final class ElectionLoop {
 		long moved = state.holderVersion() - this.heldVersion;
 		boolean renewed = renewedTerm == this.heldTerm && this.heldVersion >= 0 && moved >= 1
 				&& moved <= 1 + this.unconfirmedRenewals;
+		// A read that shows fewer moves than refreshes were sent may not include this round's
+		// (a Galera node's own data, answering when the causal read waits too long): what it
+		// shows may be an unconfirmed refresh only, which counts from when it was sent.
+		long from = (moved == 1 + this.unconfirmedRenewals) ? sentNanos : this.firstUnconfirmedSentNanos;
 		this.heldVersion = state.holderVersion();
 		this.unconfirmedRenewals = 0;
 		if (renewed) {
-			believe(this.heldTerm, sentNanos);
+			believe(this.heldTerm, from);
 		}
 		return null;
 	}

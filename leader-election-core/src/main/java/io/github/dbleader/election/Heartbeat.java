@@ -113,6 +113,9 @@ final class Heartbeat {
 	/** Whether this round sent a refresh of the row: it may have moved the session on. */
 	private boolean refreshSent;
 
+	/** When this round's refresh was sent. */
+	private long refreshSentNanos;
+
 	/** The leases as the last read answered them, kept until the next read; {@code null} before the first. */
 	private volatile @Nullable LastRead lastRead;
 
@@ -255,7 +258,7 @@ final class Heartbeat {
 		for (ElectionLoop loop : loops) {
 			synchronized (loop) {
 				if (loop.roundTerm() >= 0) {
-					loop.renewalOutcomeUnknown();
+					loop.renewalOutcomeUnknown(this.refreshSentNanos);
 				}
 			}
 		}
@@ -536,6 +539,7 @@ final class Heartbeat {
 		}
 		this.rowHeld = false;
 		this.refreshSent = true;
+		this.refreshSentNanos = now;
 		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration());
 		if (candidacy == Candidacy.HELD && !this.rowAnswered) {
 			// The row is this instance's, and the answer that said how was lost: it may have

@@ -1,5 +1,7 @@
 package io.github.dbleader.election;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -766,6 +768,46 @@ class HeartbeatTests {
 			second.tick();
 		}
 		assertThat(second.leads("x")).isTrue();
+	}
+
+	@Test
+	void leaderWhoseReadLagsBehindItsRefreshesCountsAnEarlierUnconfirmedRefreshFromWhenThatWasSent() {
+		// Node a reads from a lagging copy of the rows once told to, as a Galera node's own data
+		// answers when the causal read waits too long; its writes reach the cluster.
+		InMemoryLeaseRepository[] lagging = new InMemoryLeaseRepository[1];
+		LeaseRepository reads = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { LeaseRepository.class }, (proxy, method, args) -> {
+					boolean read = method.getName().equals("findAll") || method.getName().equals("readAll");
+					try {
+						return method.invoke((read && lagging[0] != null) ? lagging[0] : this.repository, args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
+		FakeNode a = new FakeNode("a2", "a2-instance", reads, this.settings);
+		this.nodes.add(a);
+		a.join("x");
+		this.b.join("x");
+		a.tick();
+		this.b.tick();
+		assertThat(a.leads("x")).isTrue();
+		// A refresh whose answer is lost: applied, and unconfirmed.
+		elapse(R);
+		this.repository.loseAnswersOf("heartbeat");
+		a.tick();
+		this.repository.loseAnswersOf();
+		lagging[0] = this.repository.copy();
+		// Then a stops for longer than a lease; b watches the session unchanged and takes over.
+		for (int i = 0; i < 7; i++) {
+			elapse(R);
+			this.b.tick();
+		}
+		assertThat(this.b.leads("x")).isTrue();
+		// a resumes: its refresh is applied, its read shows the lagging copy, where the session
+		// moved by the unconfirmed refresh only, sent more than a lease ago.
+		a.tick();
+		assertThat(a.leads("x")).isFalse();
 	}
 
 	/** Run one round of a node and return the statements it sent. */
