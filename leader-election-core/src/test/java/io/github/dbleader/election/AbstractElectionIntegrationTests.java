@@ -41,6 +41,7 @@ import io.github.dbleader.election.it.ElectionDatabase;
 import io.github.dbleader.election.it.ElectionNode;
 import io.github.dbleader.election.it.LeadershipRecorder;
 import io.github.dbleader.election.it.LeadershipRecorder.Event;
+import io.github.dbleader.election.it.SteppedDatabaseClock;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
 import io.github.dbleader.election.lock.ClusterLocks;
@@ -87,7 +88,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <ul>
  * <li>contenders elect exactly one leader, which keeps leading;
  * <li>a crashed leader is replaced after its lease and not before (invariants.md I2, I3), a
- * stopped one within about a renew interval (I10);
+ * stopped one within about a renew interval (I10); after a step of the database clock back
+ * too, and its node id is free for another instance as soon;
  * <li>the term strictly increases on every change of leader (I4);
  * <li>fenced work of a stale leader is rejected and writes nothing, a take-over waits for
  * an open fenced transaction, and the server ends one frozen for longer than the lease so
@@ -129,6 +131,9 @@ abstract class AbstractElectionIntegrationTests {
 
 	/** Longest take-over after a crash: the lease, then a whole lease unchanged, seen a heartbeat late. */
 	static final Duration AFTER_CRASH = LEASE.plus(RENEW.multipliedBy(2)).plus(SLACK);
+
+	/** How far the database clock steps in the clock-step tests: much more than a lease. */
+	static final Duration CLOCK_STEP = Duration.ofSeconds(60);
 
 	/** Extra time an await may take beyond the bound under test, so that a late result is reported with its timing. */
 	private static final Duration REPORTING_MARGIN = Duration.ofSeconds(5);
@@ -367,6 +372,49 @@ abstract class AbstractElectionIntegrationTests {
 		ElectionNode c = node("c");
 		startWithLeader(a, b, c);
 		crashAndAwaitSuccessor(a, b, c);
+		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	/**
+	 * A crash after the database clock stepped back by much more than a lease is failed over
+	 * a lease after the crashed leader's last refresh, as any crash, not once the clock has
+	 * caught up with the step; and its node id is free for another instance as soon. Its
+	 * session began before the step. Neither a step forward nor one back ends the leader's
+	 * lease or changes its term.
+	 */
+	@Test
+	void crashAfterTheDatabaseClockSteppedBackIsFailedOverAfterALease() {
+		SteppedDatabaseClock clock = closeAfterTest(SteppedDatabaseClock.on(dialect(), this.observerPool));
+		ElectionNode a = node("a", clock);
+		ElectionNode b = node("b", clock);
+		ElectionNode c = node("c", clock);
+		long term = startWithLeader(a, b, c);
+		Duration observed = LEASE.plus(RENEW.multipliedBy(2));
+		// Forward by less than the ten leases after which the purge deletes a node's row.
+		clock.step(LEASE.multipliedBy(5));
+		awaitUnchangedLeadership(a, term, observed);
+		clock.step(CLOCK_STEP.negated());
+		awaitUnchangedLeadership(a, term, observed);
+		// Started after the forward step, which would have let it take the id over.
+		ElectionNode duplicate = node("b", clock).start();
+		await(duplicate + " finds its node id in use").atMost(RENEW.plus(REPORTING_MARGIN))
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> duplicate.election().isNodeIdInUseElsewhere());
+		// A lease acquired after the step: the own expiry of one acquired less than the step
+		// before it stays ahead of the clock (the failure model says so).
+		a.election().forceLeader("b");
+		awaitLeader(b);
+		seenLeading(b);
+		JdbcLeaseRepository steppedObserver = new JdbcLeaseRepository(clock.dataSource(this.observerPool), dialect(),
+				this.tables, Duration.ofSeconds(1));
+		long crashing = System.nanoTime();
+		crashAndAwaitSuccessor(steppedObserver, b, a, c, duplicate);
+		await(duplicate + " takes part once the crashed instance's session ran out")
+			.atMost(AFTER_CRASH.plus(REPORTING_MARGIN))
+			.pollInterval(POLL)
+			.until(() -> !duplicate.election().isNodeIdInUseElsewhere());
+		assertThat(Duration.ofNanos(System.nanoTime() - crashing)).as("node id free after the crash")
+			.isLessThanOrEqualTo(AFTER_CRASH);
 		this.beliefs.assertNeverTwoBelievers();
 	}
 
@@ -1011,6 +1059,20 @@ abstract class AbstractElectionIntegrationTests {
 	 * @return the successor
 	 */
 	private ElectionNode crashAndAwaitSuccessor(ElectionNode leader, ElectionNode... followers) {
+		return crashAndAwaitSuccessor(this.observer, leader, followers);
+	}
+
+	/**
+	 * Crash the leader and assert that one of the others takes over after the lease, not
+	 * before, as {@link #crashAndAwaitSuccessor(ElectionNode, ElectionNode...)} does, with
+	 * the lease read through another observer.
+	 * @param observer reads the lease, on the database clock the nodes see
+	 * @param leader the leader
+	 * @param followers the others
+	 * @return the successor
+	 */
+	private ElectionNode crashAndAwaitSuccessor(JdbcLeaseRepository observer, ElectionNode leader,
+			ElectionNode... followers) {
 		long term = leader.election().term();
 		assertThat(term).isNotNegative();
 		long crashing = System.nanoTime();
@@ -1018,7 +1080,7 @@ abstract class AbstractElectionIntegrationTests {
 		// The lease as the crashed leader left it. A renewal still in flight could only make the
 		// real last renewal later than this one, and so the bounds below weaker, never wrong.
 		long reading = System.nanoTime();
-		LeaseState left = lease();
+		LeaseState left = observer.find(this.electionName).orElseThrow();
 		assertThat(left.leaderId()).isEqualTo(leader.nodeId());
 		// The database read its clock after this JVM read 'reading': on this JVM's clock, the
 		// last renewal happened no earlier than this.
@@ -1031,7 +1093,7 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(Duration.ofNanos(reign.beganAfter() - renewedNoEarlierThan))
 			.as("take-over after the crashed leader's last renewal")
 			.isGreaterThanOrEqualTo(LEASE.minus(tolerance));
-		LeaseState taken = lease();
+		LeaseState taken = observer.find(this.electionName).orElseThrow();
 		assertThat(taken.leaderId()).isEqualTo(successor.nodeId());
 		assertThat(taken.acquiredAt()).as("take-over by the database clock").isAfterOrEqualTo(left.expiresAt());
 		assertThat(taken.term()).isGreaterThan(term);
@@ -1084,7 +1146,10 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	private void awaitUnchangedLeadership(ElectionNode leader, long term) {
-		Duration observed = RENEW.multipliedBy(2);
+		awaitUnchangedLeadership(leader, term, RENEW.multipliedBy(2));
+	}
+
+	private void awaitUnchangedLeadership(ElectionNode leader, long term, Duration observed) {
 		await(leader + " keeps leading with term " + term).during(observed)
 			.atMost(observed.plus(REPORTING_MARGIN))
 			.pollInterval(Duration.ofMillis(20))
@@ -1218,6 +1283,18 @@ abstract class AbstractElectionIntegrationTests {
 				new ElectionNode(nodeId, this.electionName, repository, SETTINGS, this.events, owned));
 		this.beliefs.watch(node);
 		return node;
+	}
+
+	/**
+	 * A node of its own on a database clock that the test steps.
+	 * @param nodeId its id
+	 * @param clock the clock
+	 * @return the node
+	 */
+	private ElectionNode node(String nodeId, SteppedDatabaseClock clock) {
+		HikariDataSource pool = pool(nodeId, 2);
+		DataSource stepped = clock.dataSource(pool);
+		return node(nodeId, stepped, stepped, pool);
 	}
 
 	private HikariDataSource pool(String name, int maxPoolSize) {

@@ -466,7 +466,8 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			if (row == null) {
 				candidacy = Candidacy.CREATED;
 			}
-			else if (row.lastSeen <= this.databaseMillis - staleAfter.toMillis()) {
+			else if (row.expiresAt <= this.databaseMillis
+					&& row.lastSeen <= this.databaseMillis - staleAfter.toMillis()) {
 				candidacy = Candidacy.INHERITED;
 			}
 			else {

@@ -340,20 +340,26 @@ public class JdbcLeaseRepository implements LeaseRepository {
 				+ " version = version + 1" + changed + " WHERE election_name = ? AND leader_id IS NOT NULL";
 		// Three portable statements instead of an upsert: the row of another running
 		// instance with the same node id must be left alone, and the caller must learn so.
-		// GREATEST: the row changes even on a second heartbeat within one millisecond, so
-		// drivers that count changed rather than matched rows (useAffectedRows) count it.
-		// Each write of the row moves the session on (version) and keeps it live for a lease.
-		// The session expires a lease after last_seen, as the row counts stale for another
-		// instance (inheritNode): assigned first, from the old last_seen on every database
-		// (MySQL assigns from left to right, the others from the old row).
-		String seen = "GREATEST(" + now + ", last_seen + 1)";
-		this.refreshNode = "UPDATE " + nodes + " SET expires_at = " + seen + " + ?, last_seen = " + seen
+		// Each write of the row moves the session on (version; so the row changes even on a
+		// second heartbeat within one millisecond, and drivers that count changed rather than
+		// matched rows, useAffectedRows, count it) and keeps it live for a lease from the
+		// database's now. Not from the stored last_seen, which the refresh used to carry
+		// forward (GREATEST(now, last_seen + 1)): after the database clock stepped back, that
+		// kept a crashed node's session, its leases and its node id for as long as the step.
+		this.refreshNode = "UPDATE " + nodes + " SET expires_at = " + now + " + ?, last_seen = " + now
 				+ ", version = version + 1 WHERE node_id = ? AND instance_id = ?";
 		// The earlier instance's session ends at its last version, which followers that watched
-		// it keep watching (assigned first: MySQL assigns from left to right).
+		// it keep watching (assigned first: MySQL assigns from left to right). Only once that
+		// session has expired: never from a live one. And once last_seen is a lease old, for a
+		// row that an earlier version refreshed without an expiry; that holds from the
+		// session's expiry on, as a refresh sets the expiry no earlier than a lease after
+		// last_seen (from the statement's now; on PostgreSQL from a later clock_timestamp(),
+		// as it assigns in the columns' order), so the id may be taken over exactly when the
+		// session counts expired.
 		this.inheritNode = "UPDATE " + nodes + " SET previous_instance = instance_id, previous_version = version,"
 				+ " instance_id = ?, first_seen = " + now + ", last_seen = " + now + ", version = version + 1,"
-				+ " expires_at = " + now + " + ? WHERE node_id = ? AND last_seen <= " + now + " - ?";
+				+ " expires_at = " + now + " + ? WHERE node_id = ? AND expires_at <= " + now + " AND last_seen <= "
+				+ now + " - ?";
 		this.insertNode = "INSERT INTO " + nodes + " (node_id, instance_id, first_seen, last_seen, version, expires_at)"
 				+ " VALUES (?, ?, " + now + ", " + now + ", 1, " + now + " + ?)";
 		this.takeSession = "UPDATE " + nodes + " SET takeovers = takeovers + 1 WHERE node_id = ? AND version = ?"

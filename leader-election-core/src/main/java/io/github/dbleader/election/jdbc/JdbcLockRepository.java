@@ -153,8 +153,12 @@ public class JdbcLockRepository implements LockRepository {
 		this.extendLocks = "UPDATE " + dialect.byKey(lease) + " SET expires_at = " + now + " + ?, renewed_at = " + now
 				+ ", version = version + 1 WHERE leader_id = ? AND expires_at > " + now
 				+ " AND yielded_by IS NULL AND election_name IN (";
-		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(acquired_at + ?,"
-				+ " renewed_at + ?, " + now + ")), yielded_by = leader_id, version = version + 1" + heldByTerm;
+		// A time after now counts as now: after the database clock stepped back, the
+		// acquisition and the extension lie in the clock's future, and atLeastFor counted from
+		// them kept the lock taken for as long as the step.
+		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(LEAST(acquired_at, " + now
+				+ ") + ?, LEAST(renewed_at, " + now + ") + ?, " + now + ")), yielded_by = leader_id,"
+				+ " version = version + 1" + heldByTerm;
 		// Fenced runs lock the lock's fence row, as those of an election do: a change of holder
 		// (take, operator's release) writes it and so waits for them (I5), while extensions,
 		// the keep-alive and the holder's release write only the lease row (I9).

@@ -24,6 +24,7 @@ import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
+import io.github.dbleader.election.it.SteppedDatabaseClock;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -114,6 +115,40 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(inherited.sessionEnded()).isTrue();
 		assertThat(inherited.holderVersion()).isEqualTo(lastRefreshed.holderVersion());
 		assertThat(LeaseObservation.of(inherited).unchangedSince(LeaseObservation.of(lastRefreshed))).isTrue();
+	}
+
+	/**
+	 * After the database clock stepped back, a refresh keeps the session live for a lease
+	 * from the database's time, not from when it was refreshed before the step: it runs out
+	 * a lease after its last refresh, and then, not before, another instance may take the
+	 * node id over.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void sessionRefreshedAfterTheDatabaseClockSteppedBackRunsOutALeaseAfterTheRefresh(TestDatabase database) {
+		repository(database);
+		SqlDialect dialect = SqlDialect.forName(database.platform());
+		try (SteppedDatabaseClock clock = SteppedDatabaseClock.on(dialect, this.dataSource)) {
+			JdbcLeaseRepository repository = new JdbcLeaseRepository(clock.dataSource(this.dataSource), dialect, TABLES,
+					Duration.ofSeconds(1));
+			Duration session = Duration.ofMillis(800);
+			assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.CREATED);
+			clock.step(Duration.ofSeconds(-60));
+			assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
+			// Acquired after the step, for a moment: only the session keeps the lease.
+			assertThat(repository.create("e", "a", MOMENT)).isTrue();
+			LeaseState refreshed = repository.find("e").orElseThrow();
+			assertThat(refreshed.expired()).isFalse();
+			assertThat(refreshed.renewedAt()).as("the session's last refresh").isBeforeOrEqualTo(refreshed.databaseTime());
+			assertThat(Duration.between(refreshed.databaseTime(), refreshed.expiresAt())).as("session left")
+				.isLessThanOrEqualTo(session);
+			assertThat(repository.heartbeat("a", "a-2", session)).as("another instance while the session is live")
+				.isEqualTo(Candidacy.IN_USE);
+			await("the session runs out").atMost(session.plus(Duration.ofSeconds(2)))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> repository.find("e").orElseThrow().expired());
+			assertThat(repository.heartbeat("a", "a-2", session)).isEqualTo(Candidacy.INHERITED);
+		}
 	}
 
 	@ParameterizedTest

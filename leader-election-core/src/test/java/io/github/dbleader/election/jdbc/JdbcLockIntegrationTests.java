@@ -20,6 +20,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.it.SteppedDatabaseClock;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.LockNotHeldException;
 import io.github.dbleader.test.TestDatabase;
@@ -93,7 +94,11 @@ class JdbcLockIntegrationTests {
 	}
 
 	private long databaseNow(TestDatabase database) {
-		return this.jdbc.queryForObject("SELECT " + SqlDialect.forName(database.platform()).currentTimeMillis()
+		return databaseNow(this.jdbc, database);
+	}
+
+	private static long databaseNow(JdbcTemplate jdbc, TestDatabase database) {
+		return jdbc.queryForObject("SELECT " + SqlDialect.forName(database.platform()).currentTimeMillis()
 				+ (database == TestDatabase.H2 ? " FROM DUAL" : ""), Long.class);
 	}
 
@@ -181,6 +186,34 @@ class JdbcLockIntegrationTests {
 		assertThat(expiresAt("lock:job")).as("the extension's atLeastFor ends later")
 			.isEqualTo(secondExtendedAt + 10_000);
 		assertThat(a.extendLock("lock:job", "a", second, AT_MOST)).as("after release").isFalse();
+	}
+
+	/**
+	 * A release after the database clock stepped back keeps the lock taken for at most the
+	 * atLeastFor from the release, not from an acquisition and an extension that the step
+	 * put in the database's future: the lock is free again within it.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aReleaseAfterTheDatabaseClockSteppedBackKeepsTheLockAtMostAtLeastForLonger(TestDatabase database) {
+		repository(database);
+		SqlDialect dialect = SqlDialect.forName(database.platform());
+		try (SteppedDatabaseClock clock = SteppedDatabaseClock.on(dialect, this.dataSource)) {
+			DataSource stepped = clock.dataSource(this.dataSource);
+			JdbcLockRepository a = new JdbcLockRepository(stepped, dialect, TABLES, Duration.ofSeconds(1));
+			JdbcLockRepository b = new JdbcLockRepository(stepped, dialect, TABLES, Duration.ofSeconds(1));
+			long term = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+			assertThat(a.extendLock("lock:job", "a", term, AT_MOST)).isTrue();
+			clock.step(Duration.ofSeconds(-60));
+			Duration atLeastFor = Duration.ofSeconds(2);
+			assertThat(a.releaseLock("lock:job", "a", term, atLeastFor, Duration.ofSeconds(1))).isTrue();
+			long releasedNoLaterThan = databaseNow(new JdbcTemplate(stepped), database);
+			assertThat(expiresAt("lock:job") - releasedNoLaterThan).as("taken after the release, in ms")
+				.isLessThanOrEqualTo(atLeastFor.toMillis());
+			await("b takes the released lock").atMost(atLeastFor.plusSeconds(3))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> b.tryLock("lock:job", "b", AT_MOST).isPresent());
+		}
 	}
 
 	@ParameterizedTest

@@ -85,8 +85,9 @@ class InMemoryLockRepository implements LockRepository {
 		if (!heldBy(row, nodeId, term)) {
 			return false;
 		}
-		long atLeastUntil = Math.max(row.acquiredAt + atLeastFor.toMillis(),
-				row.extendedAt + atLeastForAfterExtension.toMillis());
+		// As the database does: a time after now counts as now.
+		long atLeastUntil = Math.max(Math.min(row.acquiredAt, this.databaseMillis) + atLeastFor.toMillis(),
+				Math.min(row.extendedAt, this.databaseMillis) + atLeastForAfterExtension.toMillis());
 		long expiresAt = Math.min(row.expiresAt, Math.max(atLeastUntil, this.databaseMillis));
 		this.rows.put(key, new Row(row.holder, row.term, row.acquiredAt, row.extendedAt, expiresAt, true));
 		return true;

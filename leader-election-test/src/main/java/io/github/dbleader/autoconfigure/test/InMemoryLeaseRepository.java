@@ -398,11 +398,17 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 			return false;
 		}
 		// As the database does: taken until the later of atLeastFor after the acquisition and
-		// the extension's atLeastFor after the last extension, never longer than before.
-		Instant heldUntil = latest(row.acquiredAt.plus(atLeastFor), row.extendedAt.plus(atLeastForAfterExtension), now);
+		// the extension's atLeastFor after the last extension, never longer than before. A time
+		// after now (the clock stepped back) counts as now.
+		Instant heldUntil = latest(earliest(row.acquiredAt, now).plus(atLeastFor),
+				earliest(row.extendedAt, now).plus(atLeastForAfterExtension), now);
 		row.expiresAt = heldUntil.isBefore(row.expiresAt) ? heldUntil : row.expiresAt;
 		row.released = true;
 		return true;
+	}
+
+	private static Instant earliest(Instant first, Instant second) {
+		return first.isBefore(second) ? first : second;
 	}
 
 	private static Instant latest(Instant first, Instant second, Instant third) {
