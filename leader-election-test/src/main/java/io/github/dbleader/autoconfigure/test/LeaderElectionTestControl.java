@@ -139,7 +139,9 @@ public final class LeaderElectionTestControl {
 	 * <li>{@link RevocationReason#REELECTION}: a re-election was requested; this node steps
 	 * down and the lease is vacant;
 	 * <li>{@link RevocationReason#SERVER_CHANGED}: the database failed over; this node steps
-	 * down and leads again at once with the next term.
+	 * down at once and leads again with the next term a lease later, as after a real failover
+	 * (the new server may have lost a newer holder's lease, whose belief lasts that long): this
+	 * call waits that long, so give tests of it a short {@code leader-election.lease-duration}.
 	 * </ul>
 	 * {@link RevocationReason#HANDED_OVER}: see {@link #handOver}. The other reasons come from
 	 * the application itself ({@code Election.release()}, {@code ElectionService.leave},
@@ -163,7 +165,8 @@ public final class LeaderElectionTestControl {
 			}
 			case SERVER_CHANGED -> {
 				this.repository.failOver(election);
-				settle(joined, () -> joined.isLeader() && joined.term() > term, "lead again with a new term");
+				settle(joined, () -> joined.isLeader() && joined.term() > term, "lead again with a new term",
+						electionService().settings().leaseDuration().plus(SETTLE_TIMEOUT));
 			}
 			default -> throw new IllegalArgumentException("Revocation reason " + reason
 					+ " is not brought about by the test control: use EXPIRED, REELECTION or SERVER_CHANGED, "
@@ -301,7 +304,11 @@ public final class LeaderElectionTestControl {
 	 * so that the events of the round that brought it about were delivered.
 	 */
 	private void settle(Election election, BooleanSupplier role, String expected) {
-		long deadline = System.nanoTime() + SETTLE_TIMEOUT.toNanos();
+		settle(election, role, expected, SETTLE_TIMEOUT);
+	}
+
+	private void settle(Election election, BooleanSupplier role, String expected, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
 		// A round that started before the change may not have seen it; the next one has.
 		long next = this.rounds.delivered() + 2;
 		while (this.rounds.awaitDelivered(next, deadline)) {
@@ -315,7 +322,7 @@ public final class LeaderElectionTestControl {
 		}
 		LeaseState lease = election.lastSeenLease().map(LeaseSighting::lease).orElse(null);
 		throw new IllegalStateException("Node '" + nodeId() + "' did not " + expected + " in election '"
-				+ election.name() + "' within " + SETTLE_TIMEOUT + " (leader: " + election.isLeader() + ", term "
+				+ election.name() + "' within " + timeout + " (leader: " + election.isLeader() + ", term "
 				+ election.term() + ", lease last seen: " + lease + ")");
 	}
 

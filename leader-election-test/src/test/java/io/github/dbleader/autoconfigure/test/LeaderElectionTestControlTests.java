@@ -41,7 +41,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
  * lease table traffic and no sleeps.
  */
 @SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:leader-election-test;DB_CLOSE_DELAY=-1",
-		"leader-election.partitions.orders.count=4" })
+		"leader-election.partitions.orders.count=4",
+		// A failover (revoke with SERVER_CHANGED) leads again a lease later.
+		"leader-election.lease-duration=2s" })
 @AutoConfigureLeaderElectionTest
 class LeaderElectionTestControlTests {
 
