@@ -17,6 +17,13 @@ import java.lang.annotation.Target;
  * ({@code null}, {@link java.util.Optional#empty()} or a primitive zero). Inside the
  * method, {@code ClusterLocks.currentLock()} gives the held lock, for fenced work.
  *
+ * <p>The lock expires on the database clock: a forward step of that clock (or a failover
+ * to a database server whose clock is ahead) can free it while the call still runs, and a
+ * call on another node may then run too. Only the call's fenced work
+ * ({@code HeldLock.runFenced}) is then refused; its other work can overlap. With
+ * {@link #maxFor()} the call learns of the loss within a renew interval. Elections
+ * ({@link LeaderOnly @LeaderOnly}) are not affected by such a step.
+ *
  * <p>Like {@code @Transactional}, the annotation works through a Spring proxy: it applies
  * to calls from other beans (including the scheduler calling a {@code @Scheduled}
  * method), not to calls a bean makes on itself.

@@ -38,6 +38,15 @@ import org.jspecify.annotations.Nullable;
  * <li>Every acquisition gets a strictly greater term, a fencing token; work that must not
  * be done twice runs in {@link HeldLock#runFenced}, which commits only while the
  * acquisition holds the lock.</li>
+ * <li>A lock expires on the database clock alone, and the first node that then tries it
+ * takes it: unlike an election's follower, it has not watched the lock for a whole lease on
+ * its own clock, since the first call that finds the lock free must be able to take it. So a
+ * forward step of the database clock, or a failover to a server whose clock is ahead, can
+ * free a held lock early, and another node may take it while the holder still
+ * {@link HeldLock#isHeld believes} it holds it. The holder's {@link HeldLock#runFenced
+ * fenced} work is refused from then on, and its extensions, renewals and release change
+ * nothing (a kept-alive lock's holder is told within a renew interval); its other work
+ * may overlap the new holder's. See docs/reference/failure-model.md.</li>
  * </ul>
  *
  * <p>A lock named {@code n} is the lease table's row {@value #KEY_PREFIX}{@code n}; elections

@@ -19,6 +19,11 @@ import org.jspecify.annotations.Nullable;
  * of it has passed on its own monotonic clock since just before it sent the statement that
  * took the lock, or, after an {@link #extend extension}, the last statement that extended
  * it (docs/explanation/invariants.md, I2); a slow, hung or failed statement never lengthens the belief.
+ * Every statement that sets the lock's expiry (an extension, a renewal of the
+ * {@link #keepAlive keep-alive}) bounds the belief by what it sets from the moment it is
+ * sent, since it may shorten the lock; its answer lengthens the belief only if no other
+ * such statement of this acquisition was under way meanwhile, as the database may have
+ * applied the other one last.
  */
 public final class HeldLock {
 
@@ -35,8 +40,27 @@ public final class HeldLock {
 	/** Monotonic time just before the statement that took the lock was sent. */
 	private final long sentAt;
 
-	/** What this node may believe, from the last statement that took or extended the lock. */
+	/**
+	 * What this node may believe, from the last statement that took or extended the lock;
+	 * written under {@link #expiryChanges}.
+	 */
 	private volatile Belief belief;
+
+	/**
+	 * Guards the belief and the statements that set the lock's expiry, apart from this
+	 * object's monitor, which sends the run's extensions one at a time: the keep-alive's
+	 * renewal never waits for an extension under way.
+	 */
+	private final Object expiryChanges = new Object();
+
+	/** How many statements that set the lock's expiry were sent: the number of the last. */
+	private long changesSent;
+
+	/** How many statements that set the lock's expiry are under way (sent, not answered). */
+	private int changesUnderWay;
+
+	/** The number of the first statement sent while none was under way. */
+	private long firstChangeUnderWay;
 
 	private final Duration atLeastFor;
 
@@ -132,13 +156,17 @@ public final class HeldLock {
 	 * that extends it while it runs): one conditional statement makes the lock expire
 	 * {@code atMostFor} from now on the database clock (earlier than before, if that is
 	 * shorter), if this acquisition still holds it there. The belief is renewed from just
-	 * before that statement was sent, as at the acquisition; the term stays the same.
+	 * before that statement was sent, as at the acquisition; the term stays the same. While
+	 * the statement is under way, the belief already ends no later than it would after it;
+	 * if a renewal of the {@link #keepAlive keep-alive} was under way at the same time, the
+	 * belief ends by the earlier of the two until the next renewal succeeds on its own,
+	 * since the database may have applied either last.
 	 * <p>
 	 * A release then keeps the lock taken until the later of the acquisition's
 	 * {@code atLeastFor} after the acquisition and this {@code atLeastFor} after this
 	 * extension (database clock). Extensions of one lock are sent one at a time, and none
-	 * after a release. The statement waits for a fenced transaction of this lock in flight
-	 * (it holds the row), at most for the statement timeout.
+	 * after a release. The statement does not wait for a fenced transaction of this lock in
+	 * flight, which locks the lock's fence row, not the row this statement writes.
 	 * @param atMostFor how long from now the lock is held at most, also after a crash
 	 * @param atLeastFor how long after this extension a released lock stays taken; at most
 	 * {@code atMostFor}
@@ -147,26 +175,94 @@ public final class HeldLock {
 	 * found that another node took it, or that it expired or an operator released it (then
 	 * {@link #isHeld()} is {@code false} from now on)
 	 * @throws IllegalArgumentException if the durations are invalid
-	 * @throws RuntimeException what the database threw: the outcome is unknown, the belief
-	 * is not renewed, and the lock expires by the earlier {@code atMostFor} unless a later
-	 * extension succeeds
+	 * @throws RuntimeException what the database threw: the outcome is unknown, so the
+	 * belief is not renewed and ends by the earlier of its previous end and this
+	 * extension's (which may have shortened the lock), unless a later extension succeeds
 	 */
 	public synchronized boolean extend(Duration atMostFor, Duration atLeastFor) {
 		ClusterLocks.validate(atMostFor, atLeastFor);
+		if (!setExpiry(atMostFor)) {
+			return false;
+		}
+		this.atLeastForAfterExtension = atLeastFor;
+		return true;
+	}
+
+	/**
+	 * Extend the lock by the keep-alive on its own, after a batch that did not extend every
+	 * lock: as {@link #extend(Duration)}, without changing the {@code atLeastFor} of the
+	 * run's last extension.
+	 * @param keptFor how long from now the lock is held at most
+	 * @return whether the lock was extended
+	 */
+	synchronized boolean renewAlone(Duration keptFor) {
+		return setExpiry(keptFor);
+	}
+
+	/**
+	 * Send one conditional statement that sets the lock's expiry; the caller holds this
+	 * object's monitor, so that this node's own statements are sent one at a time.
+	 */
+	private boolean setExpiry(Duration atMostFor) {
 		if (!isHeld()) {
 			return false;
 		}
 		// Before the statement is sent: a slow answer never extends the belief.
-		long sentAt = this.locks.clock().nanoTime();
-		if (!this.locks.repository().extendLock(this.key, this.locks.getNodeId(), this.term, atMostFor)) {
+		ExpiryChange change = sending(this.locks.clock().nanoTime(), atMostFor);
+		boolean extended = false;
+		try {
+			extended = this.locks.repository().extendLock(this.key, this.locks.getNodeId(), this.term, atMostFor);
+		}
+		finally {
+			answered(change, extended);
+		}
+		if (!extended) {
 			this.lost = true;
 			logger.info("Lock '" + this.name + "' (term " + this.term + ") could not be extended: this node no"
 					+ " longer holds it at the database");
-			return false;
 		}
-		this.belief = Belief.from(sentAt, atMostFor);
-		this.atLeastForAfterExtension = atLeastFor;
-		return true;
+		return extended;
+	}
+
+	/**
+	 * A statement that sets the lock's expiry is about to be sent: from now on the belief
+	 * ends no later than the statement would make it, whatever its answer, since the
+	 * database may apply it (and it may shorten the lock).
+	 * @param sentAt monotonic time just before the statement is sent
+	 * @param atMostFor how long from then the statement makes the database hold the lock
+	 * @return the change, for {@link #answered}
+	 */
+	ExpiryChange sending(long sentAt, Duration atMostFor) {
+		Belief set = Belief.from(sentAt, atMostFor);
+		synchronized (this.expiryChanges) {
+			long number = ++this.changesSent;
+			if (this.changesUnderWay++ == 0) {
+				this.firstChangeUnderWay = number;
+			}
+			if (set.deadline() - this.belief.deadline() < 0) {
+				this.belief = set;
+			}
+			return new ExpiryChange(number, set);
+		}
+	}
+
+	/**
+	 * The answer to a statement from {@link #sending} came back, or it failed. The belief
+	 * follows a statement that the database applied only if no other statement that sets
+	 * the lock's expiry was under way at any time while it was: of two under way together,
+	 * either may be applied last, so neither answer tells the expiry. The belief then stays
+	 * bounded by both until a later statement on its own succeeds.
+	 * @param change the statement
+	 * @param applied whether the database answered that it applied it
+	 */
+	void answered(ExpiryChange change, boolean applied) {
+		synchronized (this.expiryChanges) {
+			boolean alone = change.number() == this.firstChangeUnderWay && change.number() == this.changesSent;
+			this.changesUnderWay--;
+			if (applied && alone && !this.released.get() && !this.lost) {
+				this.belief = change.belief();
+			}
+		}
 	}
 
 	/**
@@ -203,17 +299,6 @@ public final class HeldLock {
 		this.lostCallbacks.add(callback);
 		if (this.lostNotified.get()) {
 			callback.run();
-		}
-	}
-
-	/**
-	 * A renewal by the keep-alive succeeded: believe from just before it was sent.
-	 * @param sentAt monotonic time just before the statement was sent
-	 * @param keptFor how long from then the database holds the lock
-	 */
-	synchronized void renewed(long sentAt, Duration keptFor) {
-		if (!this.released.get() && !this.lost) {
-			this.belief = Belief.from(sentAt, keptFor);
 		}
 	}
 
@@ -317,12 +402,21 @@ public final class HeldLock {
 	}
 
 	/**
+	 * A statement that sets the lock's expiry, sent and not yet answered.
+	 * @param number its place among the statements sent for this acquisition
+	 * @param belief what the holder may believe if it is applied
+	 */
+	record ExpiryChange(long number, Belief belief) {
+
+	}
+
+	/**
 	 * What the holder may believe after a statement that took or extended the lock.
 	 * @param sentAt monotonic time just before the statement was sent
 	 * @param atMostFor how long from then the database holds the lock at most
 	 * @param deadline monotonic time up to which this node may believe it holds the lock (I2)
 	 */
-	private record Belief(long sentAt, Duration atMostFor, long deadline) {
+	record Belief(long sentAt, Duration atMostFor, long deadline) {
 
 		static Belief from(long sentAt, Duration atMostFor) {
 			return new Belief(sentAt, atMostFor,

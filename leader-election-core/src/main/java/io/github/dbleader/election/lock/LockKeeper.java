@@ -105,13 +105,17 @@ final class LockKeeper implements AutoCloseable {
 		if (terms.isEmpty()) {
 			return;
 		}
-		// Before the statement is sent: a slow answer never extends a belief (I2).
+		// Before the statement is sent: a slow answer never extends a belief (I2), and each
+		// belief ends by what the statement sets while it is under way.
 		long sentAt = this.locks.clock().nanoTime();
+		Map<HeldLock, HeldLock.ExpiryChange> changes = new LinkedHashMap<>();
+		extending.forEach((lock) -> changes.put(lock, lock.sending(sentAt, leaseDuration)));
 		int extended;
 		try {
 			extended = this.locks.repository().extendLocks(this.locks.getNodeId(), terms, leaseDuration);
 		}
 		catch (RuntimeException ex) {
+			changes.forEach((lock, change) -> lock.answered(change, false));
 			if (!this.failing) {
 				this.failing = true;
 				logger.warn("Could not keep " + terms.size() + " cluster lock(s) alive; their runs lose them unless a"
@@ -123,13 +127,15 @@ final class LockKeeper implements AutoCloseable {
 			this.failing = false;
 			logger.info("Cluster locks kept alive again");
 		}
-		if (extended == terms.size()) {
-			extending.forEach((lock) -> lock.renewed(sentAt, leaseDuration));
+		boolean all = extended == terms.size();
+		changes.forEach((lock, change) -> lock.answered(change, all));
+		if (all) {
 			return;
 		}
-		// Some were not extended: find which, one by one (rare: a lock lost or released).
+		// Some were not extended, and which is unknown: find out one by one (rare: a lock lost
+		// or released).
 		for (HeldLock lock : extending) {
-			if (!lock.extend(leaseDuration)) {
+			if (!lock.renewAlone(leaseDuration)) {
 				this.kept.remove(lock);
 				lock.notifyLost("the database no longer gives it to this acquisition");
 			}

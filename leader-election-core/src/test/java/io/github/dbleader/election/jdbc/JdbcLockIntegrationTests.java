@@ -22,6 +22,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.it.SteppedDatabaseClock;
 import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.lock.HeldLock;
 import io.github.dbleader.election.lock.LockNotHeldException;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
@@ -269,6 +270,35 @@ class JdbcLockIntegrationTests {
 				"lock:job", "b", current, AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (5)")));
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work ORDER BY id", Integer.class))
 			.containsExactly(1, 4);
+	}
+
+	/**
+	 * A holder whose belief outlasts its lock at the database, as after a forward step of
+	 * the database clock (locks have no whole-lease watch): another node takes the lock, and
+	 * the fenced work that the holder still believes it may do is refused.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aHolderThatStillBelievesAfterTheDatabaseGaveItsLockAwayCommitsNoFencedWork(TestDatabase database) {
+		// The holder's monotonic clock stands still, so the database clock runs ahead of it.
+		ClusterLocks a = new ClusterLocks(repository(database), "a", () -> 0L);
+		ClusterLocks b = new ClusterLocks(node(database), "b");
+		HeldLock stale = a.tryLock("job", Duration.ofSeconds(1), Duration.ZERO).orElseThrow();
+		long expiresAt = expiresAt("lock:job");
+		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) >= expiresAt);
+		HeldLock current = b.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		assertThat(stale.isHeld()).as("believed on the holder's clock").isTrue();
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> stale
+			.runFenced((term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)")));
+		current.runFenced((term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (2)"));
+		assertThat(stale.extend(AT_MOST)).as("the stale holder's extension").isFalse();
+		assertThat(stale.release()).as("the stale holder's release").isFalse();
+		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(2);
+		assertThat(b.findLocks()).singleElement().satisfies((lock) -> {
+			assertThat(lock.holder()).isEqualTo("b");
+			assertThat(lock.term()).isEqualTo(current.term()).isGreaterThan(stale.term());
+			assertThat(lock.held()).isTrue();
+		});
 	}
 
 	/**

@@ -9,6 +9,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.dbleader.election.MonotonicClock;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -143,6 +145,94 @@ class ClusterLocksTests {
 		assertThat(this.repository.statements).isEqualTo(before);
 		assertThat(lost).isEmpty();
 		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	/**
+	 * The keep-alive's renewal and a shorter extension of the run are under way together;
+	 * whichever the database applies last sets the lock's expiry, and neither answer may
+	 * make the holder believe past it. The keeper's thread then stalls (no more rounds).
+	 */
+	@ParameterizedTest(name = "extension applied {0} the renewal")
+	@ValueSource(strings = { "after", "before" })
+	void aRenewalOverlappingAShorterExtensionIsNeverBelievedPastTheDatabaseExpiry(String order) {
+		ClusterLocks kept = keeping("a");
+		HeldLock held = kept.tryLock("job", Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
+		held.keepAlive(Duration.ofHours(1));
+		advance(KEEP.renewInterval());
+		this.repository.interleave(order.equals("before"), () -> {
+			advance(Duration.ofMillis(100));
+			assertThat(held.extend(Duration.ofSeconds(1))).isTrue();
+		});
+		kept.keeper().round();
+		assertBelievedOnlyWhileTheDatabaseHoldsIt(held, KEEP.leaseDuration());
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
+	}
+
+	@Test
+	void afterAnOverlapTheNextRenewalAloneKeepsTheLockBelieved() {
+		ClusterLocks kept = keeping("a");
+		HeldLock held = kept.tryLock("job", Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
+		held.keepAlive(Duration.ofHours(1));
+		advance(KEEP.renewInterval());
+		this.repository.interleave(false, () -> assertThat(held.extend(Duration.ofSeconds(2))).isTrue());
+		kept.keeper().round();
+		keepFor(kept, Duration.ofSeconds(10));
+		assertThat(held.isHeld()).isTrue();
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
+	}
+
+	/** A release while the keep-alive's renewal is under way, applied before it or after. */
+	@ParameterizedTest(name = "release applied {0} the renewal")
+	@ValueSource(strings = { "after", "before" })
+	void aReleaseDuringARenewalEndsTheBeliefAndFreesTheLock(String order) {
+		ClusterLocks kept = keeping("a");
+		List<String> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		HeldLock held = kept.tryLock("job", Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
+		held.onLost(() -> lost.add("lost"));
+		held.keepAlive(Duration.ofHours(1));
+		advance(KEEP.renewInterval());
+		this.repository.interleave(order.equals("before"), () -> assertThat(held.release()).isTrue());
+		kept.keeper().round();
+		assertThat(held.isHeld()).isFalse();
+		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).as("released, no atLeastFor").isPresent();
+		int before = this.repository.statements;
+		keepFor(kept, Duration.ofSeconds(1));
+		assertThat(this.repository.statements).as("no renewal after the release").isEqualTo(before);
+		assertThat(lost).as("a release is no loss").isEmpty();
+	}
+
+	/**
+	 * An extension that shortens the lock and whose answer is lost: the database may have
+	 * applied it, so the belief ends by it.
+	 */
+	@Test
+	void aShorterExtensionWhoseAnswerIsLostBoundsTheBelief() {
+		HeldLock held = this.a.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+		this.repository.interleave(false, () -> {
+			throw new IllegalStateException("connection lost");
+		});
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> held.extend(Duration.ofSeconds(5)));
+		assertBelievedOnlyWhileTheDatabaseHoldsIt(held, Duration.ofSeconds(6));
+	}
+
+	/**
+	 * Move both clocks in steps (no keep-alive round runs) and check at each that the holder
+	 * believes it holds the lock only while the database says it is held.
+	 */
+	private void assertBelievedOnlyWhileTheDatabaseHoldsIt(HeldLock held, Duration during) {
+		Duration step = Duration.ofMillis(50);
+		for (Duration waited = Duration.ZERO; waited.compareTo(during) <= 0; waited = waited.plus(step)) {
+			boolean live = this.repository.findLocks()
+				.stream()
+				.filter((lock) -> lock.name().equals(held.name()))
+				.allMatch(LockState::held);
+			if (held.isHeld()) {
+				assertThat(live).as("held at the database while believed, %s after the statements", waited)
+					.isTrue();
+			}
+			advance(step);
+		}
+		assertThat(held.isHeld()).isFalse();
 	}
 
 	@Test
@@ -348,17 +438,53 @@ class ClusterLocksTests {
 		assertThat(this.repository.statements).as("no statement once the belief has ended").isEqualTo(before);
 	}
 
+	/**
+	 * Locks have no whole-lease watch (docs/explanation/invariants.md, known gaps): a
+	 * forward step of the database clock frees a held lock at once, and another node takes
+	 * it while the holder, on its own clock, still believes it holds it. Its fenced work is
+	 * refused from the step on, and its release at the end of the run changes nothing.
+	 */
 	@Test
-	void fencedWorkOfAStaleHolderIsRefusedByTheDatabase() {
-		HeldLock stale = this.a.tryLock("job", Duration.ofSeconds(60), Duration.ZERO).orElseThrow();
-		// The database clock ran ahead: the lock expired there while the local belief lasts.
-		this.repository.advanceDatabaseClock(Duration.ofSeconds(61));
+	void aForwardStepOfTheDatabaseClockLetsAnotherNodeTakeAHeldLockButRefusesTheHoldersFencedWork()
+			throws Exception {
+		List<String> committed = new ArrayList<>();
+		List<HeldLock> holders = new ArrayList<>();
+		assertThat(this.a.runLocked("job", Duration.ofSeconds(60), Duration.ZERO, true, (stale) -> {
+			holders.add(stale);
+			stale.runFenced((term) -> committed.add("a before the step"));
+			this.repository.advanceDatabaseClock(Duration.ofSeconds(61));
+			assertThatExceptionOfType(LockNotHeldException.class).as("expired at the database, not taken yet")
+				.isThrownBy(() -> stale.runFenced((term) -> committed.add("a after the step")));
+			HeldLock current = this.b.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
+			holders.add(current);
+			assertThat(stale.isHeld()).as("believed on the holder's own clock").isTrue();
+			assertThatExceptionOfType(LockNotHeldException.class)
+				.isThrownBy(() -> stale.runFenced((term) -> committed.add("a after the take")));
+			current.runFenced((term) -> committed.add("b"));
+		})).isTrue();
+		assertThat(committed).containsExactly("a before the step", "b");
+		assertThat(holders.get(1).term()).isGreaterThan(holders.get(0).term());
+		assertThat(this.repository.row("lock:job").holder()).isEqualTo("b");
+		assertThat(this.repository.row("lock:job").released()).as("by the stale holder's release").isFalse();
+		assertThat(holders.get(1).isHeld()).isTrue();
+	}
+
+	@Test
+	void aKeptAliveHolderLearnsWithinARoundThatAForwardStepOfTheDatabaseClockGaveItsLockAway() {
+		ClusterLocks kept = keeping("a");
+		List<String> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+		HeldLock stale = kept.tryLock("job", Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
+		stale.onLost(() -> lost.add("lost"));
+		stale.keepAlive(Duration.ofHours(1));
+		keepFor(kept, Duration.ofSeconds(1));
+		this.repository.advanceDatabaseClock(KEEP.leaseDuration());
 		HeldLock current = this.b.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
 		assertThat(stale.isHeld()).isTrue();
+		keepFor(kept, KEEP.renewInterval());
+		assertThat(stale.isHeld()).isFalse();
+		assertThat(lost).containsExactly("lost");
 		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> stale.runFenced((term) -> term));
 		assertThat(current.<Long>runFenced((term) -> term)).isEqualTo(current.term());
-		assertThat(stale.release()).as("a stale release changes nothing").isFalse();
-		assertThat(this.repository.row("lock:job").holder()).isEqualTo("b");
 	}
 
 	@Test

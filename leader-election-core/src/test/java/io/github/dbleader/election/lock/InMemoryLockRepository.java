@@ -12,7 +12,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * {@link LockRepository} in memory, on a database clock of its own that tests move, and
- * counting the statements a real repository would send.
+ * counting the statements a real repository would send. Each method changes and checks
+ * the row as the statement of {@code JdbcLockRepository} does; a test can
+ * {@link #interleave} another statement with the next write, as another connection's
+ * would be.
  */
 class InMemoryLockRepository implements LockRepository {
 
@@ -24,6 +27,29 @@ class InMemoryLockRepository implements LockRepository {
 
 	@Nullable RuntimeException failure;
 
+	private @Nullable Interleaving interleaving;
+
+	/**
+	 * Run another statement once, inside the next statement that writes a lock's row, as a
+	 * statement on another connection would run meanwhile: before the database applies the
+	 * next one, or after it applied it while its answer is still on its way. What the other
+	 * throws reaches the caller of the next statement instead of its answer (a lost answer:
+	 * the outcome is unknown to the caller).
+	 * @param beforeApplying whether the other runs before the next statement is applied
+	 * @param other the other statement
+	 */
+	synchronized void interleave(boolean beforeApplying, Runnable other) {
+		this.interleaving = new Interleaving(beforeApplying, other);
+	}
+
+	private void interleaved(boolean beforeApplying) {
+		Interleaving next = this.interleaving;
+		if (next != null && next.beforeApplying() == beforeApplying) {
+			this.interleaving = null;
+			next.other().run();
+		}
+	}
+
 	synchronized void advanceDatabaseClock(Duration duration) {
 		this.databaseMillis += duration.toMillis();
 	}
@@ -34,33 +60,33 @@ class InMemoryLockRepository implements LockRepository {
 
 	@Override
 	public synchronized OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
-		statement();
+		write();
 		Row row = this.rows.get(key);
 		if (row != null && row.expiresAt > this.databaseMillis) {
-			return OptionalLong.empty();
+			return answer(OptionalLong.empty());
 		}
 		long term = (row != null) ? Math.max(row.term + 1, this.databaseMillis) : this.databaseMillis;
 		this.rows.put(key, new Row(nodeId, term, this.databaseMillis, this.databaseMillis,
 				this.databaseMillis + atMostFor.toMillis(), false));
-		return OptionalLong.of(term);
+		return answer(OptionalLong.of(term));
 	}
 
 	@Override
 	public synchronized boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
-		statement();
+		write();
 		Row row = this.rows.get(key);
 		if (!heldBy(row, nodeId, term) || row.released) {
-			return false;
+			return answer(false);
 		}
 		this.rows.put(key, new Row(row.holder, row.term, row.acquiredAt, this.databaseMillis,
 				this.databaseMillis + atMostFor.toMillis(), false));
-		return true;
+		return answer(true);
 	}
 
 	/** One statement for all, as the JDBC repository sends. */
 	@Override
 	public synchronized int extendLocks(String nodeId, Map<String, Long> heldTerms, Duration atMostFor) {
-		statement();
+		write();
 		int extended = 0;
 		for (Map.Entry<String, Long> held : heldTerms.entrySet()) {
 			Row row = this.rows.get(held.getKey());
@@ -70,7 +96,7 @@ class InMemoryLockRepository implements LockRepository {
 				extended++;
 			}
 		}
-		return extended;
+		return answer(extended);
 	}
 
 	private boolean heldBy(@Nullable Row row, String nodeId, long term) {
@@ -80,17 +106,17 @@ class InMemoryLockRepository implements LockRepository {
 	@Override
 	public synchronized boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor,
 			Duration atLeastForAfterExtension) {
-		statement();
+		write();
 		Row row = this.rows.get(key);
 		if (!heldBy(row, nodeId, term)) {
-			return false;
+			return answer(false);
 		}
 		// As the database does: a time after now counts as now.
 		long atLeastUntil = Math.max(Math.min(row.acquiredAt, this.databaseMillis) + atLeastFor.toMillis(),
 				Math.min(row.extendedAt, this.databaseMillis) + atLeastForAfterExtension.toMillis());
 		long expiresAt = Math.min(row.expiresAt, Math.max(atLeastUntil, this.databaseMillis));
 		this.rows.put(key, new Row(row.holder, row.term, row.acquiredAt, row.extendedAt, expiresAt, true));
-		return true;
+		return answer(true);
 	}
 
 	@Override
@@ -119,14 +145,26 @@ class InMemoryLockRepository implements LockRepository {
 
 	@Override
 	public synchronized OptionalLong forceRelease(String key) {
-		statement();
+		write();
 		Row row = this.rows.get(key);
 		if (row == null) {
-			return OptionalLong.empty();
+			return answer(OptionalLong.empty());
 		}
 		long term = Math.max(row.term + 1, this.databaseMillis);
 		this.rows.put(key, new Row("", term, row.acquiredAt, row.extendedAt, this.databaseMillis, row.released));
-		return OptionalLong.of(term);
+		return answer(OptionalLong.of(term));
+	}
+
+	/** A statement that writes a lock's row is about to be applied. */
+	private void write() {
+		statement();
+		interleaved(true);
+	}
+
+	/** The answer of a statement that wrote a lock's row, once it was applied. */
+	private <T> T answer(T answer) {
+		interleaved(false);
+		return answer;
 	}
 
 	private void statement() {
@@ -135,6 +173,9 @@ class InMemoryLockRepository implements LockRepository {
 		if (failure != null) {
 			throw failure;
 		}
+	}
+
+	private record Interleaving(boolean beforeApplying, Runnable other) {
 	}
 
 	record Row(String holder, long term, long acquiredAt, long extendedAt, long expiresAt, boolean released) {
