@@ -1,7 +1,5 @@
 package io.github.dbleader.election;
 
-import java.net.SocketTimeoutException;
-import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -298,13 +296,9 @@ final class Heartbeat {
 	 * because it could not be reached.
 	 */
 	static boolean timedOut(Throwable ex) {
-		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			// A driver's query timeout, or its socket timeout (I7), under whatever wrapper.
-			if (cause instanceof SocketTimeoutException || cause instanceof SQLTimeoutException) {
-				return true;
-			}
-		}
-		return false;
+		// A driver's query timeout, its socket timeout (I7), or the server's own cancellation
+		// (PostgreSQL's statement_timeout: SQLState 57014), under whatever wrapper.
+		return DatabaseFailureKind.of(ex) == DatabaseFailureKind.TIMED_OUT;
 	}
 
 	private boolean decide(List<ElectionLoop> loops, long sent, LeaseReads leases, long readAt, long budgetEnd) {

@@ -2,12 +2,15 @@ package io.github.dbleader.election;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
+
+import org.springframework.dao.QueryTimeoutException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -808,6 +811,41 @@ class HeartbeatTests {
 		// moved by the unconfirmed refresh only, sent more than a lease ago.
 		a.tick();
 		assertThat(a.leads("x")).isFalse();
+	}
+
+	@Test
+	void followersKeepWatchingWhenTheRefreshHitsPostgreSqlsStatementTimeout() {
+		// PostgreSQL cancels a statement that outlasts statement_timeout with SQLState 57014,
+		// not with a driver's timeout exception.
+		List<String> reads = new ArrayList<>();
+		boolean[] stalled = { false };
+		LeaseRepository repository = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { LeaseRepository.class }, (proxy, method, args) -> {
+					if (stalled[0] && method.getName().equals("heartbeat")) {
+						throw new QueryTimeoutException("refresh", new SQLException(
+								"ERROR: canceling statement due to statement timeout", "57014"));
+					}
+					if (method.getName().equals("findAll") || method.getName().equals("readAll")) {
+						reads.add(method.getName());
+					}
+					try {
+						return method.invoke(this.repository, args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
+		FakeNode follower = new FakeNode("f", "f-instance", repository, this.settings);
+		this.nodes.add(follower);
+		this.a.join("x");
+		follower.join("x");
+		this.a.tick();
+		follower.tick();
+		stalled[0] = true;
+		reads.clear();
+		elapse(L);
+		follower.tick();
+		assertThat(reads).as("the read after a refresh that timed out").isNotEmpty();
 	}
 
 	/** Run one round of a node and return the statements it sent. */
