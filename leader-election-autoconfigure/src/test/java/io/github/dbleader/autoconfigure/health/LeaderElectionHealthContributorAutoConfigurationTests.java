@@ -9,6 +9,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
+import io.github.dbleader.autoconfigure.BlockedTakeOvers;
 import io.github.dbleader.autoconfigure.FaultyDatabaseConfiguration;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
@@ -181,9 +182,8 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 				CompositeHealthContributor contributor = context.getBean(ElectionsHealthContributor.class);
 				HealthIndicator indicator = indicator(contributor, "default");
 				// A lease that no round can take over: the refresh and the read succeed, the
-				// take-over fails every round. (A lease that cannot be created is refused on its
-				// own, at WARN, and fails no round: the other elections of its batch go on.)
-				blockTakeOvers(context.getBean(DataSource.class));
+				// take-over fails every round.
+				BlockedTakeOvers.block(context.getBean(DataSource.class));
 				service.election("blocked");
 				await().atMost(Duration.ofSeconds(5))
 					.until(() -> service.election("default").heartbeatFailure().isPresent());
@@ -318,18 +318,6 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 			return (LeaseRepository) factory.getProxy();
 		}
 
-	}
-
-	/**
-	 * An expired lease of election {@code blocked}, held by a node that is gone, which a
-	 * constraint keeps from changing holder: a take-over of it fails every round.
-	 */
-	static void blockTakeOvers(DataSource dataSource) {
-		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-		jdbc.update("INSERT INTO leader_election_lease (election_name, leader_id, term, version, acquired_at, "
-				+ "renewed_at, expires_at) VALUES ('blocked', 'gone', 1, 1, 0, 0, 0)");
-		jdbc.execute("ALTER TABLE leader_election_lease ADD CONSTRAINT no_blocked "
-				+ "CHECK (election_name <> 'blocked' OR leader_id = 'gone')");
 	}
 
 }

@@ -7,6 +7,7 @@ import java.util.stream.Collectors;
 
 import javax.sql.DataSource;
 
+import io.github.dbleader.autoconfigure.BlockedTakeOvers;
 import io.github.dbleader.autoconfigure.InvalidLeaderElectionPropertyException;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
@@ -20,7 +21,6 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -93,7 +93,7 @@ class LeaderElectionMetricsAutoConfigurationTests {
 				.allMatch((counter) -> counter.count() == 0);
 			// A lease that no round can take over (once it has watched it for a lease): every
 			// round fails its take-over.
-			blockTakeOvers(context.getBean(DataSource.class));
+			BlockedTakeOvers.block(context.getBean(DataSource.class));
 			service.election("blocked");
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> failures(registry, "constraint_violated") >= 2);
@@ -190,18 +190,6 @@ class LeaderElectionMetricsAutoConfigurationTests {
 					LeaderElectionAutoConfiguration.class, LeaderElectionMetricsAutoConfiguration.class))
 			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(LeaderElectionMetrics.class));
-	}
-
-	/**
-	 * An expired lease of election {@code blocked}, held by a node that is gone, which a
-	 * constraint keeps from changing holder: a take-over of it fails every round.
-	 */
-	static void blockTakeOvers(DataSource dataSource) {
-		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-		jdbc.update("INSERT INTO leader_election_lease (election_name, leader_id, term, version, acquired_at, "
-				+ "renewed_at, expires_at) VALUES ('blocked', 'gone', 1, 1, 0, 0, 0)");
-		jdbc.execute("ALTER TABLE leader_election_lease ADD CONSTRAINT no_blocked "
-				+ "CHECK (election_name <> 'blocked' OR leader_id = 'gone')");
 	}
 
 }
