@@ -508,6 +508,19 @@ final class ElectionLoop {
 	 * @param nowNanos the current monotonic time
 	 * @return {@code true} while such a lease must be treated like any other node's
 	 */
+	/**
+	 * This running instance took the node id over from another one at that time (the
+	 * heartbeat tells every election each round for a lease after, elections joined since as
+	 * well). Call while holding this object's monitor.
+	 * @param atNanos when (monotonic clock)
+	 */
+	void nodeIdTakenOverAt(long atNanos) {
+		if (!this.inherited || atNanos - this.inheritedAtNanos > 0) {
+			this.inherited = true;
+			this.inheritedAtNanos = atNanos;
+		}
+	}
+
 	private boolean mayBeAnotherInstancesLease(long nowNanos) {
 		if (this.inherited && nowNanos - this.inheritedAtNanos >= this.leaseNanos) {
 			this.inherited = false;

@@ -96,7 +96,12 @@ final class Heartbeat {
 	 */
 	private boolean othersToLeave;
 
-	/** Whether this instance holds the node's row, as of its last refresh. */
+	/** Whether, and when, this instance took the node id over from another instance. */
+	private boolean nodeIdTakenOver;
+
+	private long nodeIdTakenOverNanos;
+
+		/** Whether this instance holds the node's row, as of its last refresh. */
 	private boolean rowHeld;
 
 	/**
@@ -506,9 +511,22 @@ final class Heartbeat {
 				this.repository.join(this.nodeId, this.instanceId, joining);
 			}
 		}
+		if (candidacy == Candidacy.INHERITED) {
+			this.nodeIdTakenOverNanos = this.clock.nanoTime();
+			this.nodeIdTakenOver = true;
+		}
+		// For a lease after taking the id over, elections joined since must also treat a
+		// lease naming the id as possibly the earlier instance's.
+		boolean recentlyTakenOver = this.nodeIdTakenOver
+				&& this.clock.nanoTime() - this.nodeIdTakenOverNanos < this.settings.leaseDuration().toNanos();
 		for (ElectionLoop loop : loops) {
 			if (!loop.stopped()) {
-				loop.candidacy(candidacy);
+				synchronized (loop) {
+					loop.candidacy(candidacy);
+					if (recentlyTakenOver) {
+						loop.nodeIdTakenOverAt(this.nodeIdTakenOverNanos);
+					}
+				}
 			}
 		}
 		logNodeIdInUse(candidacy == Candidacy.IN_USE);

@@ -848,6 +848,33 @@ class HeartbeatTests {
 		assertThat(reads).as("the read after a refresh that timed out").isNotEmpty();
 	}
 
+	@Test
+	void electionJoinedAfterTakingTheNodeIdOverAdoptsNoLeaseOfTheIdForALeaseEither() {
+		FakeNode first = new FakeNode("d", "d-1", this.repository, this.settings);
+		this.nodes.add(first);
+		first.join("y");
+		first.tick();
+		assertThat(first.leads("y")).isTrue();
+		elapse(L.plus(R));
+		FakeNode second = new FakeNode("d", "d-2", this.repository, this.settings);
+		this.nodes.add(second);
+		second.join("x");
+		second.tick();
+		// Joined after the take-over of the node id: the lease of y names the id, and may be
+		// the first instance's, only paused.
+		second.join("y");
+		for (int i = 0; i < 4; i++) {
+			elapse(R);
+			second.tick();
+			assertThat(second.leads("y")).as("round %d after taking the id over", i + 1).isFalse();
+		}
+		elapse(R);
+		second.tick();
+		elapse(R);
+		second.tick();
+		assertThat(second.leads("y")).isTrue();
+	}
+
 	/** Run one round of a node and return the statements it sent. */
 	private List<String> statementsOfRound(FakeNode node) {
 		int before = this.repository.statements().size();
