@@ -511,10 +511,6 @@ final class Heartbeat {
 				this.repository.join(this.nodeId, this.instanceId, joining);
 			}
 		}
-		if (candidacy == Candidacy.INHERITED) {
-			this.nodeIdTakenOverNanos = this.clock.nanoTime();
-			this.nodeIdTakenOver = true;
-		}
 		// For a lease after taking the id over, elections joined since must also treat a
 		// lease naming the id as possibly the earlier instance's.
 		boolean recentlyTakenOver = this.nodeIdTakenOver
@@ -559,6 +555,12 @@ final class Heartbeat {
 			candidacy = Candidacy.INHERITED;
 		}
 		this.rowAnswered = candidacy != Candidacy.IN_USE;
+		if (candidacy == Candidacy.INHERITED) {
+			// Noted at once: the statements after the refresh may fail, and the next refresh
+			// finds the row held.
+			this.nodeIdTakenOverNanos = now;
+			this.nodeIdTakenOver = true;
+		}
 		if (candidacy != Candidacy.IN_USE) {
 			this.rowHeld = true;
 			this.rowRefreshedNanos = now;

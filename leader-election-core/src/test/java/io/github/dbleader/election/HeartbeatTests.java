@@ -875,6 +875,31 @@ class HeartbeatTests {
 		assertThat(second.leads("y")).isTrue();
 	}
 
+	@Test
+	void instanceWhoseRoundFailedRightAfterTakingTheNodeIdOverStillAdoptsNoLeaseOfTheIdForALease() {
+		FakeNode first = new FakeNode("d", "d-1", this.repository, this.settings);
+		this.nodes.add(first);
+		first.join("x");
+		first.tick();
+		elapse(L.plus(R));
+		FakeNode second = new FakeNode("d", "d-2", this.repository, this.settings);
+		this.nodes.add(second);
+		second.join("x");
+		// The refresh takes the id over; the join after it fails, and with it the round.
+		this.repository.failNext("join");
+		second.tick();
+		for (int i = 0; i < 4; i++) {
+			elapse(R);
+			second.tick();
+			assertThat(second.leads("x")).as("round %d after taking the id over", i + 1).isFalse();
+		}
+		elapse(R);
+		second.tick();
+		elapse(R);
+		second.tick();
+		assertThat(second.leads("x")).isTrue();
+	}
+
 	/** Run one round of a node and return the statements it sent. */
 	private List<String> statementsOfRound(FakeNode node) {
 		int before = this.repository.statements().size();
