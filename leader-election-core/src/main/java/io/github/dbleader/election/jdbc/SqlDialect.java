@@ -316,10 +316,14 @@ public enum SqlDialect {
 	 * @return the statement, with the parameters of {@code key}
 	 */
 	String writeFences(String fence, String lease, String key) {
-		String select = "SELECT election_name, leader_id, term FROM " + lease + " WHERE election_name " + key;
+		String select = "SELECT l.election_name, l.leader_id, l.term FROM " + lease + " l WHERE l.election_name " + key;
 		return switch (this) {
+			// The update names the selected row's columns, not VALUES(), which MySQL deprecates
+			// (8.0.20); nor the row alias that replaces it (INSERT ... VALUES ... AS new), which
+			// MariaDB lacks. A reference to the SELECT's table in the update is MySQL's and
+			// MariaDB's for INSERT ... SELECT.
 			case MYSQL -> "INSERT INTO " + fence + " (election_name, leader_id, term) " + select
-					+ " ON DUPLICATE KEY UPDATE leader_id = VALUES(leader_id), term = VALUES(term)";
+					+ " ON DUPLICATE KEY UPDATE leader_id = l.leader_id, term = l.term";
 			case POSTGRESQL -> "INSERT INTO " + fence + " (election_name, leader_id, term) " + select
 					+ " ON CONFLICT (election_name) DO UPDATE SET leader_id = EXCLUDED.leader_id, term = EXCLUDED.term";
 			case H2 -> "MERGE INTO " + fence + " (election_name, leader_id, term) KEY (election_name) " + select;
