@@ -792,8 +792,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 	}
 
 	private void assertSessionAsItWas(JdbcTemplate jdbc, boolean autoCommit) {
-		assertThat(jdbc.queryForObject("SELECT @@SESSION.wait_timeout = @@GLOBAL.wait_timeout", Boolean.class))
-			.as("wait_timeout restored")
+		assertThat(jdbc.queryForObject("SELECT @@SESSION.wait_timeout = @@GLOBAL.wait_timeout"
+				+ " AND @@SESSION.net_write_timeout = @@GLOBAL.net_write_timeout", Boolean.class))
+			.as("wait_timeout and net_write_timeout restored")
 			.isTrue();
 		assertThat(jdbc.queryForObject("SELECT @@SESSION.autocommit", Integer.class)).as("autocommit mode")
 			.isEqualTo(autoCommit ? 1 : 0);
