@@ -95,7 +95,8 @@ public final class LeaderElectionAutoConfiguration {
 	@Bean
 	DialectDetector leaderElectionDialectDetector(ElectionDataSource electionDataSource,
 			LeaderElectionProperties properties) {
-		return new DialectDetector(electionDataSource.getDataSource(), properties.getJdbc());
+		return new DialectDetector(electionDataSource.getDataSource(), properties.getJdbc(),
+				properties.determineElectionSettings().renewInterval(), MonotonicClock.SYSTEM);
 	}
 
 	@Bean

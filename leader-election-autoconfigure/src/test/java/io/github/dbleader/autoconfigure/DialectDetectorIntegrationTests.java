@@ -2,10 +2,12 @@ package io.github.dbleader.autoconfigure;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.dbleader.election.MonotonicClock;
 import io.github.dbleader.election.jdbc.SqlDialect;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,7 +43,9 @@ class DialectDetectorIntegrationTests {
 
 			};
 			assertThat(DialectDetector.urlOf(dataSource)).isNull();
-			assertThat(new DialectDetector(dataSource, new LeaderElectionProperties.Jdbc()).getDialect())
+			assertThat(new DialectDetector(dataSource, new LeaderElectionProperties.Jdbc(), Duration.ofSeconds(2),
+					MonotonicClock.SYSTEM)
+				.getDialect())
 				.isEqualTo(SqlDialect.forName(database.platform()));
 		}
 	}

@@ -6,6 +6,7 @@ import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -101,6 +102,23 @@ class LeaderElectionDatabaseAwayAtStartTests {
 	}
 
 	@Test
+	void startUpWithTheDatabaseAwayAsksItForItsPlatformOnce() {
+		// A wrapper whose URL names no platform (p6spy, the AWS wrapper, JNDI): only the
+		// database can tell it. The lease and lock repositories' beans and the election's
+		// start share one attempt, so start-up waits for one connection timeout of the
+		// application's pool, not three.
+		SwitchableDataSource dataSource = UrlKnown.NO
+			.dataSource("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		this.contextRunner.withBean(DataSource.class, () -> dataSource)
+			.withPropertyValues("leader-election.lease-duration=20s", "leader-election.renew-interval=5s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context.getBean(ElectionService.class).isWaitingForDatabase()).isTrue();
+				assertThat(dataSource.connectionRequests()).as("connections asked for at start-up").isEqualTo(1);
+			});
+	}
+
+	@Test
 	void embeddedDatabaseAwayAtStartGetsItsTablesWhenItAnswers() {
 		// The default mode, embedded: whether the database is embedded needs its answer too.
 		SwitchableDataSource dataSource = UrlKnown.NO
@@ -153,6 +171,8 @@ class LeaderElectionDatabaseAwayAtStartTests {
 
 		private volatile boolean up;
 
+		private final AtomicInteger connectionRequests = new AtomicInteger();
+
 		SwitchableDataSource(String url) {
 			this.target = new SimpleDriverDataSource(new org.h2.Driver(), url, "sa", "");
 		}
@@ -165,8 +185,13 @@ class LeaderElectionDatabaseAwayAtStartTests {
 			return this.target.getUrl();
 		}
 
+		int connectionRequests() {
+			return this.connectionRequests.get();
+		}
+
 		@Override
 		public Connection getConnection() throws SQLException {
+			this.connectionRequests.incrementAndGet();
 			if (!this.up) {
 				throw new SQLTransientConnectionException("Connection refused (simulated)");
 			}

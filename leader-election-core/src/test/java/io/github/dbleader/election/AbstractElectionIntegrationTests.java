@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TimeZone;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -39,6 +40,7 @@ import io.github.dbleader.election.it.BeliefSampler;
 import io.github.dbleader.election.it.BeliefSampler.Reign;
 import io.github.dbleader.election.it.ElectionDatabase;
 import io.github.dbleader.election.it.ElectionNode;
+import io.github.dbleader.election.it.FreezingSockets;
 import io.github.dbleader.election.it.LeadershipRecorder;
 import io.github.dbleader.election.it.LeadershipRecorder.Event;
 import io.github.dbleader.election.it.SteppedDatabaseClock;
@@ -767,6 +769,66 @@ abstract class AbstractElectionIntegrationTests {
 		Duration bound = holdLimit.plus(RENEW.multipliedBy(2)).plus(SLACK);
 		awaitNewLeaderWithin(bound, freezing, "take-over while the old leader's fenced transaction is frozen", a, b);
 		thaw.countDown();
+		assertFrozenRunFailedAndCommittedNothing(work, term);
+	}
+
+	/**
+	 * A holder frozen while the server sends it a result (a large one, so that the socket
+	 * buffers fill and the server blocks writing: an active session, not an idle one, which
+	 * PostgreSQL's {@code idle_in_transaction_session_timeout} and MySQL's
+	 * {@code wait_timeout} do not end) is dropped by the server after the hold limit too:
+	 * on PostgreSQL by the fence's {@code tcp_user_timeout}, on MySQL and MariaDB by the
+	 * fenced session's {@code net_write_timeout}. Without them the take-over waited until
+	 * the holder resumed (PostgreSQL) or for {@code net_write_timeout}'s 60 s (MySQL).
+	 */
+	@Test
+	void fencedTransactionFrozenWhileTheServerSendsItAResultIsEndedByTheServer() throws Exception {
+		assumeTrue(dialect() != SqlDialect.H2,
+				"H2 has no server-side limit on a fenced transaction; a frozen holder blocks a take-over until it ends");
+		// Test classes of other drivers may run this test on the same server at the same time.
+		String marker = "frozen_reader_" + UUID.randomUUID().toString().replace("-", "");
+		HikariDataSource direct = pool("a-election", 2);
+		HikariDataSource fenced = this.database.dataSource("a-fenced", 2, (config) -> config
+			.addDataSourceProperty("socketFactory", FreezingSockets.socketFactory(config.getJdbcUrl())));
+		ElectionNode a = node("a", direct, fenced, direct, fenced);
+		ElectionNode b = node("b");
+		long term = startWithLeader(a, b);
+		JdbcTemplate fencedJdbc = new JdbcTemplate(fenced);
+		AtomicReference<Thread> reader = new AtomicReference<>();
+		Future<Long> work = inBackground(() -> a.election().runFenced((fencedTerm) -> {
+			insertWork(fencedJdbc, "before-freeze", fencedTerm);
+			reader.set(Thread.currentThread());
+			FreezingSockets.freezeCurrentThread();
+			// About 200 MB: more than the socket buffers on the way hold.
+			fencedJdbc.query("WITH RECURSIVE d(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM d WHERE n < 99) SELECT '"
+					+ marker + "', REPEAT('x', 200) FROM d d1, d d2, d d3", (rs) -> {
+					});
+			insertWork(fencedJdbc, "after-thaw", fencedTerm);
+			return fencedTerm;
+		}));
+		JdbcTemplate observer = new JdbcTemplate(closeAfterTest(pool("a-observer", 1)));
+		try {
+			await("the server blocks sending the frozen holder its result").atMost(Duration.ofSeconds(10))
+				.pollInterval(Duration.ofMillis(20))
+				.until(() -> blockedSending(observer, marker));
+			long freezing = System.nanoTime();
+			a.halt();
+			Duration holdLimit = Duration.ofSeconds((LEASE.toMillis() + 999) / 1000);
+			Duration bound = holdLimit.plus(RENEW.multipliedBy(2)).plus(SLACK);
+			awaitNewLeaderWithin(bound, freezing, "take-over while the old leader is frozen reading a result", a, b);
+		}
+		finally {
+			// Where the server kept the session, the thawed driver would read the whole result.
+			endSessions(observer, marker);
+			Thread frozen = reader.get();
+			if (frozen != null) {
+				FreezingSockets.thaw(frozen);
+			}
+		}
+		assertFrozenRunFailedAndCommittedNothing(work, term);
+	}
+
+	private void assertFrozenRunFailedAndCommittedNothing(Future<Long> work, long term) {
 		// Where the take-over does not wait (a cluster with node-local locks), it may abort
 		// the frozen transaction before the server's limit does.
 		Class<?>[] failures = takeOverWaitsForFencedWorkOnAnotherNode()
@@ -779,6 +841,38 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(committedWork()).isEmpty();
 		assertThat(lease().term()).isGreaterThan(term);
 		this.beliefs.assertNeverTwoBelievers();
+	}
+
+	/** Whether the server blocks writing a result to the session whose statement names the marker. */
+	private boolean blockedSending(JdbcTemplate observer, String marker) {
+		String pattern = "%" + marker + "%";
+		if (dialect() == SqlDialect.POSTGRESQL) {
+			return observer.queryForObject("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event = 'ClientWrite'"
+					+ " AND query LIKE ? AND pid <> pg_backend_pid()", Integer.class, pattern) == 1;
+		}
+		// MariaDB says "Writing to net", MySQL 8 "Sending to client".
+		return observer.queryForList("SELECT state FROM information_schema.processlist WHERE info LIKE ?"
+				+ " AND id <> CONNECTION_ID()", String.class, pattern)
+			.stream()
+			.anyMatch((state) -> "Writing to net".equals(state) || "Sending to client".equals(state));
+	}
+
+	private void endSessions(JdbcTemplate observer, String marker) {
+		String pattern = "%" + marker + "%";
+		if (dialect() == SqlDialect.POSTGRESQL) {
+			observer.queryForList("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE ?"
+					+ " AND pid <> pg_backend_pid()", Boolean.class, pattern);
+			return;
+		}
+		for (Long id : observer.queryForList("SELECT id FROM information_schema.processlist WHERE info LIKE ?"
+				+ " AND id <> CONNECTION_ID()", Long.class, pattern)) {
+			try {
+				observer.execute("KILL " + id);
+			}
+			catch (DataAccessException ex) {
+				// Ended meanwhile.
+			}
+		}
 	}
 
 	@Test

@@ -36,8 +36,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * <p>Session-limited, on MySQL or MariaDB with a connection in autocommit mode (a pool's
  * default), the transaction's first and last statements also set and undo the session
  * limit that makes the server drop a holder frozen mid-transaction (I5): one {@code SET}
- * switches autocommit off and sets {@code wait_timeout}, and one {@code SET} restores
- * {@code wait_timeout} and switches autocommit on, which commits. With the fence between
+ * switches autocommit off and sets {@code wait_timeout} and {@code net_write_timeout},
+ * and one {@code SET} restores them and switches autocommit on, which commits. With the fence between
  * them, a fenced run sends three statements of its own instead of six (a transaction
  * manager's autocommit off, commit and autocommit on, around a separate limit and
  * restore). The proxy then reports autocommit off (the manager sends nothing to begin),
@@ -82,8 +82,8 @@ final class FencedConnection {
 	 * Run work in a new transaction on a fenced connection, unless a transaction is under
 	 * way on this thread.
 	 * @param <T> the result type
-	 * @param seconds the session's {@code wait_timeout} while a session-limited transaction
-	 * lasts
+	 * @param seconds the session's {@code wait_timeout} and {@code net_write_timeout} while a
+	 * session-limited transaction lasts
 	 * @param work what runs in the transaction (it begins, and ends, transactions of the
 	 * transaction manager; the first joins this one), told whether the transaction's begin
 	 * and commit limit the session
@@ -140,7 +140,7 @@ final class FencedConnection {
 
 		/**
 		 * Whether the session is back to how it began (for a session-limited one: autocommit
-		 * on, its own wait_timeout) with no transaction open, as far as this proxy knows.
+		 * on, its own timeouts) with no transaction open, as far as this proxy knows.
 		 */
 		private boolean restored = true;
 
@@ -154,7 +154,9 @@ final class FencedConnection {
 
 		void limit(long seconds) throws SQLException {
 			this.restored = false;
-			execute("SET SESSION autocommit = 0, wait_timeout = " + seconds + ", " + TOKEN + " = " + this.token);
+			execute("SET SESSION autocommit = 0, "
+					+ SqlDialect.SESSION_LIMITS.replace(":seconds", Long.toString(seconds)) + ", " + TOKEN + " = "
+					+ this.token);
 			this.limited = true;
 		}
 
@@ -221,8 +223,8 @@ final class FencedConnection {
 		private void commit() throws SQLException {
 			try {
 				if (this.limited) {
-					execute("SET SESSION wait_timeout = @@GLOBAL.wait_timeout, autocommit = IF(" + TOKEN + " = "
-							+ this.token + ", 'ON', 'not the session of this fenced transaction'), " + TOKEN
+					execute("SET SESSION " + SqlDialect.SESSION_LIMITS_RESTORED + ", autocommit = IF(" + TOKEN
+							+ " = " + this.token + ", 'ON', 'not the session of this fenced transaction'), " + TOKEN
 							+ " = NULL");
 					this.restored = true;
 				}
@@ -262,7 +264,7 @@ final class FencedConnection {
 				execute("ROLLBACK");
 			}
 			finally {
-				execute("SET SESSION wait_timeout = @@GLOBAL.wait_timeout, autocommit = 1, " + TOKEN + " = NULL");
+				execute("SET SESSION " + SqlDialect.SESSION_LIMITS_RESTORED + ", autocommit = 1, " + TOKEN + " = NULL");
 				this.restored = true;
 			}
 		}

@@ -245,8 +245,9 @@ final class FencedTransactionTemplate {
 	 * The fenced transaction's connection while the fence limits it: a network timeout of
 	 * the hold limit, so that the job's thread does not wait for a half-open connection
 	 * until the operating system gives up (Connector/J's socket timeout is infinite by
-	 * default), and on MySQL the session's {@code wait_timeout} unless a session-limited
-	 * {@link FencedConnection} sets and undoes it in its begin and commit. Both are undone
+	 * default), and on MySQL the session's {@code wait_timeout} and {@code net_write_timeout}
+	 * unless a session-limited {@link FencedConnection} sets and undoes them in its begin and
+	 * commit. Both are undone
 	 * once the transaction has ended, so that a holder frozen between the undo and the
 	 * commit cannot hold the fence without a limit; without transaction synchronization,
 	 * when the callback returns.

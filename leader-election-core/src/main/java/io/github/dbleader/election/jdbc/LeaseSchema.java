@@ -57,7 +57,7 @@ public final class LeaseSchema {
 	private static final List<String> NAME_COLUMNS = List.of("election_name", "node_id", "leader_id", "handover_to",
 			"yielded_by", "group_name");
 
-	/** Longest wait for another session's schema lock on MySQL and MariaDB. */
+	/** Longest wait for another session's schema lock on PostgreSQL. */
 	private static final Duration LOCK_WAIT = Duration.ofSeconds(60);
 
 	/** How often the script runs without a lock before a failure is final. */
@@ -99,15 +99,19 @@ public final class LeaseSchema {
 
 	/**
 	 * Create the tables if they do not exist. Safe when several nodes do it at once on a new
-	 * database: {@code CREATE TABLE IF NOT EXISTS} alone is not (on PostgreSQL two sessions
-	 * both find the table missing and the second fails on the catalogue's unique index), so
-	 * the script runs under a lock of the database that only this script takes: PostgreSQL's
-	 * transaction-level advisory lock, with the script in that transaction, and on MySQL and
-	 * MariaDB a named lock held for the script (a one-off at start-up, as Flyway and
-	 * Liquibase do; the election itself never takes one, I8). H2 has no such lock, nor have
-	 * some MariaDB Galera versions: a script that fails there is run again, up to five
-	 * times, when the tables that another session created meanwhile exist and their
-	 * statements are no-ops.
+	 * database, or on tables of an earlier release that lack columns. On PostgreSQL
+	 * {@code CREATE TABLE IF NOT EXISTS} alone is not (two sessions both find the table
+	 * missing and the second fails on the catalogue's unique index), so the script runs in
+	 * one transaction under a transaction-level advisory lock that only this script takes,
+	 * released with the transaction. Elsewhere the script runs without a lock, and a run that
+	 * fails is run again, up to five times: each failure means that another session created
+	 * a table or added a column meanwhile, which the next run finds and leaves (MySQL's
+	 * {@code CREATE TABLE IF NOT EXISTS} waits for another session's creation of the same
+	 * table and then finds it). No session-bound lock (MySQL's {@code GET_LOCK}), as the
+	 * election takes none (I8): one left on a pooled connection whose release failed would
+	 * hold up every node's start for its wait, a connection pooler that multiplexes sessions
+	 * (ProxySQL, RDS Proxy) would pin or split it, and on Galera it would not serialise across
+	 * cluster nodes anyway.
 	 * @param dataSource where to create them
 	 * @param dialect the dialect
 	 * @param tables the table names
@@ -120,8 +124,7 @@ public final class LeaseSchema {
 		try (Connection connection = dataSource.getConnection()) {
 			switch (dialect) {
 				case POSTGRESQL -> createInTransaction(connection, populator, tables);
-				case MYSQL -> createUnderNamedLock(connection, populator, tables);
-				case H2 -> createOrRetry(connection, populator, tables);
+				case MYSQL, H2 -> createOrRetry(connection, populator, tables);
 			}
 		}
 		catch (SQLException ex) {
@@ -154,30 +157,6 @@ public final class LeaseSchema {
 		}
 	}
 
-	private static void createUnderNamedLock(Connection connection, ResourceDatabasePopulator populator,
-			LeaseTables tables) throws SQLException {
-		// MySQL's DDL commits at once: the lock is the session's, released in any case.
-		String name = lockName(tables);
-		Boolean locked = namedLock(connection, name);
-		if (locked == null) {
-			createOrRetry(connection, populator, tables);
-			return;
-		}
-		if (!locked) {
-			throw new DataAccessResourceFailureException("Another session held the schema lock '" + name
-					+ "' of the leader election tables for longer than " + LOCK_WAIT.toSeconds() + " s");
-		}
-		try {
-			populate(connection, populator, tables);
-		}
-		finally {
-			try (PreparedStatement unlock = connection.prepareStatement("SELECT RELEASE_LOCK(?)")) {
-				unlock.setString(1, name);
-				unlock.execute();
-			}
-		}
-	}
-
 	/**
 	 * Add the columns that tables created by an earlier snapshot lack ({@code CREATE TABLE IF
 	 * NOT EXISTS} leaves an existing table as it is), then run the script: first, as the
@@ -194,13 +173,13 @@ public final class LeaseSchema {
 					existing = columns(metaData, connection, added.table());
 					columns.put(added.table(), existing);
 				}
-				if (!existing.isEmpty() && !existing.contains(added.column())) {
-					try (Statement alter = connection.createStatement()) {
-						alter.execute("ALTER TABLE " + added.table() + " ADD COLUMN " + added.column() + " "
-								+ added.definition());
-						if (added.index() != null) {
-							alter.execute("CREATE INDEX " + added.index() + " ON " + added.table() + " (" + added.column()
-									+ ")");
+				if (!existing.isEmpty() && !existing.contains(added.column())
+						&& addColumn(metaData, connection, added)) {
+					// Its index comes with it, from the session that added it.
+					if (added.index() != null) {
+						try (Statement index = connection.createStatement()) {
+							index.execute("CREATE INDEX " + added.index() + " ON " + added.table() + " ("
+									+ added.column() + ")");
 						}
 					}
 				}
@@ -211,6 +190,26 @@ public final class LeaseSchema {
 					ex);
 		}
 		populator.populate(connection);
+	}
+
+	/**
+	 * Add a column that a table lacks.
+	 * @return whether this session added it; {@code false} if another session added it
+	 * since this one looked (the script runs without a lock except on PostgreSQL), which a
+	 * run with several columns to add would otherwise count as a failure per column
+	 */
+	private static boolean addColumn(DatabaseMetaData metaData, Connection connection, AddedColumn added)
+			throws SQLException {
+		try (Statement alter = connection.createStatement()) {
+			alter.execute("ALTER TABLE " + added.table() + " ADD COLUMN " + added.column() + " " + added.definition());
+			return true;
+		}
+		catch (SQLException ex) {
+			if (connection.getAutoCommit() && columns(metaData, connection, added.table()).contains(added.column())) {
+				return false;
+			}
+			throw ex;
+		}
 	}
 
 	/** The columns of a table, in lower case; none if it does not exist. */
@@ -309,28 +308,6 @@ public final class LeaseSchema {
 		return "ALTER TABLE " + table + " CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin";
 	}
 
-	/**
-	 * Take MySQL's named lock.
-	 * @return whether it was taken in time, or {@code null} where the server has none (some
-	 * MariaDB Galera versions refuse {@code GET_LOCK} while {@code wsrep_on} is set)
-	 */
-	private static @Nullable Boolean namedLock(Connection connection, String name) {
-		try (PreparedStatement lock = connection.prepareStatement("SELECT GET_LOCK(?, ?)")) {
-			lock.setString(1, name);
-			lock.setInt(2, (int) LOCK_WAIT.toSeconds());
-			try (ResultSet result = lock.executeQuery()) {
-				if (!result.next()) {
-					return null;
-				}
-				int taken = result.getInt(1);
-				return result.wasNull() ? null : taken == 1;
-			}
-		}
-		catch (SQLException ex) {
-			return null;
-		}
-	}
-
 	private static void createOrRetry(Connection connection, ResourceDatabasePopulator populator,
 			LeaseTables tables) {
 		for (int attempt = 1;; attempt++) {
@@ -339,8 +316,8 @@ public final class LeaseSchema {
 				return;
 			}
 			catch (RuntimeException ex) {
-				// Another session created a table or index between this one's check and its
-				// create; each failure means another session got further, so a few suffice.
+				// Another session created a table, column or index between this one's check and
+				// its create; each failure means another session got further, so a few suffice.
 				if (attempt == ATTEMPTS) {
 					throw ex;
 				}
@@ -355,16 +332,7 @@ public final class LeaseSchema {
 	 * @return the key
 	 */
 	static long lockKey(LeaseTables tables) {
-		return LOCK_KEY_PREFIX | (lockName(tables).hashCode() & 0xFFFFFFFFL);
-	}
-
-	/**
-	 * Name of MySQL's named lock for the script of these tables, at most 64 characters.
-	 * @param tables the table names
-	 * @return the name
-	 */
-	static String lockName(LeaseTables tables) {
-		return "schema:" + tables.leaseTable();
+		return LOCK_KEY_PREFIX | (("schema:" + tables.leaseTable()).hashCode() & 0xFFFFFFFFL);
 	}
 
 }

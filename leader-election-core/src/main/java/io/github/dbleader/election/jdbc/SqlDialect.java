@@ -31,15 +31,15 @@ public enum SqlDialect {
 
 		@Override
 		String limitFencedSession() {
-			// MySQL has no idle-transaction timeout and no SET LOCAL: the session's wait_timeout
-			// drops a holder frozen mid-transaction, which rolls it back and frees the share
-			// lock. A SELECT cannot set it.
-			return "SET SESSION wait_timeout = :seconds";
+			// MySQL has no idle-transaction timeout and no SET LOCAL: the session's timeouts
+			// drop a holder frozen mid-transaction, which rolls it back and frees the share
+			// lock. A SELECT cannot set them.
+			return "SET SESSION " + SESSION_LIMITS;
 		}
 
 		@Override
 		String restoreFencedSession() {
-			return "SET SESSION wait_timeout = @@GLOBAL.wait_timeout";
+			return "SET SESSION " + SESSION_LIMITS_RESTORED;
 		}
 
 		@Override
@@ -116,16 +116,34 @@ public enum SqlDialect {
 
 	};
 
+	/**
+	 * MySQL's session limits of a fenced transaction, with the hold limit {@code :seconds}:
+	 * {@code wait_timeout} drops a holder frozen between statements, and
+	 * {@code net_write_timeout} one frozen while the server sends it a result (an active
+	 * session that no longer reads: the server blocks writing, for 60 s by default).
+	 */
+	static final String SESSION_LIMITS = "wait_timeout = :seconds, net_write_timeout = :seconds";
+
+	/** MySQL's assignments that restore {@link #SESSION_LIMITS} to the server's defaults. */
+	static final String SESSION_LIMITS_RESTORED = "wait_timeout = @@GLOBAL.wait_timeout,"
+			+ " net_write_timeout = @@GLOBAL.net_write_timeout";
+
 	/** MySQL's node id parameter, compared case-sensitively. */
 	private static final String BINARY_NODE = "CONVERT(:node USING utf8mb4) COLLATE utf8mb4_bin";
 
 	/**
-	 * PostgreSQL's session limit inside the fence: {@code set_config(..., true)} is
+	 * PostgreSQL's session limits inside the fence: {@code set_config(..., true)} is
 	 * {@code SET LOCAL}, which ends with the transaction, so nothing needs restoring, and
-	 * it costs no statement of its own.
+	 * they cost no statement of their own. {@code idle_in_transaction_session_timeout}
+	 * drops a holder frozen between statements; {@code tcp_user_timeout} one frozen while
+	 * the server sends it a result, whose session is active (blocked writing), which no
+	 * statement or idle timeout ends: its socket aborts once its data stays unacknowledged,
+	 * or the client's receive window stays shut, for that long (Linux; ignored on a
+	 * Unix-domain socket, and logged as unsupported where the server's platform lacks it).
 	 */
 	private static final String IDLE_LIMIT = "set_config('idle_in_transaction_session_timeout',"
-			+ " CAST(CAST(:seconds AS bigint) * 1000 AS text), true)";
+			+ " CAST(CAST(:seconds AS bigint) * 1000 AS text), true),"
+			+ " set_config('tcp_user_timeout', CAST(CAST(:seconds AS bigint) * 1000 AS text), true)";
 
 	private final String platform;
 
@@ -316,10 +334,14 @@ public enum SqlDialect {
 	 * @return the statement, with the parameters of {@code key}
 	 */
 	String writeFences(String fence, String lease, String key) {
-		String select = "SELECT election_name, leader_id, term FROM " + lease + " WHERE election_name " + key;
+		String select = "SELECT l.election_name, l.leader_id, l.term FROM " + lease + " l WHERE l.election_name " + key;
 		return switch (this) {
+			// The update names the selected row's columns, not VALUES(), which MySQL deprecates
+			// (8.0.20); nor the row alias that replaces it (INSERT ... VALUES ... AS new), which
+			// MariaDB lacks. A reference to the SELECT's table in the update is MySQL's and
+			// MariaDB's for INSERT ... SELECT.
 			case MYSQL -> "INSERT INTO " + fence + " (election_name, leader_id, term) " + select
-					+ " ON DUPLICATE KEY UPDATE leader_id = VALUES(leader_id), term = VALUES(term)";
+					+ " ON DUPLICATE KEY UPDATE leader_id = l.leader_id, term = l.term";
 			case POSTGRESQL -> "INSERT INTO " + fence + " (election_name, leader_id, term) " + select
 					+ " ON CONFLICT (election_name) DO UPDATE SET leader_id = EXCLUDED.leader_id, term = EXCLUDED.term";
 			case H2 -> "MERGE INTO " + fence + " (election_name, leader_id, term) KEY (election_name) " + select;

@@ -1,7 +1,10 @@
 package io.github.dbleader.election.jdbc;
 
 import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLWarning;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,6 +39,7 @@ import org.springframework.core.io.ByteArrayResource;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.jdbc.support.JdbcTransactionManager;
@@ -417,6 +421,58 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(state.holderVersion()).isEqualTo(-1);
 	}
 
+	/**
+	 * The fence row is copied from the lease row: inserted where it is missing, updated
+	 * where an earlier holder left it. With {@code VALUES(col)} in its
+	 * {@code ON DUPLICATE KEY UPDATE} the statement raised warning 1287 (deprecated) on
+	 * MySQL 8.0.20 and later; the one MySQL-protocol statement must run without a warning
+	 * on MySQL and MariaDB alike.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void fenceRowIsWrittenFromTheLeaseRowWithoutWarnings(TestDatabase database) {
+		JdbcLeaseRepository repository = repository(database);
+		assertThat(repository.create("e", "a", LEASE)).isTrue();
+		long term = repository.find("e").orElseThrow().term();
+		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+		String writeFence = repository.dialect().writeFence(TABLES.fenceTable(), TABLES.leaseTable());
+		String changeHolder = "UPDATE " + TABLES.leaseTable() + " SET leader_id = ?, term = ? WHERE election_name = 'e'";
+		String readFence = "SELECT leader_id, term FROM " + TABLES.fenceTable() + " WHERE election_name = 'e'";
+		RowMapper<String> holderAndTerm = (rs, row) -> rs.getString(1) + ":" + rs.getLong(2);
+
+		jdbc.update(changeHolder, "b", term + 1);
+		assertThat(writeWithWarnings(jdbc, writeFence)).as("update").isEmpty();
+		assertThat(jdbc.query(readFence, holderAndTerm)).containsExactly("b:" + (term + 1));
+
+		jdbc.update("DELETE FROM " + TABLES.fenceTable());
+		jdbc.update(changeHolder, "c", term + 2);
+		assertThat(writeWithWarnings(jdbc, writeFence)).as("insert").isEmpty();
+		assertThat(jdbc.query(readFence, holderAndTerm)).containsExactly("c:" + (term + 2));
+	}
+
+	/** Write election e's fence row and return the warnings the server raised for it. */
+	private static List<String> writeWithWarnings(JdbcTemplate jdbc, String writeFence) {
+		return jdbc.execute((ConnectionCallback<List<String>>) (connection) -> {
+			List<String> warnings = new ArrayList<>();
+			try (PreparedStatement statement = connection.prepareStatement(writeFence)) {
+				statement.setString(1, "e");
+				statement.executeUpdate();
+				for (SQLWarning warning = statement.getWarnings(); warning != null; warning = warning.getNextWarning()) {
+					warnings.add(warning.getErrorCode() + " " + warning.getMessage());
+				}
+			}
+			if (connection.getMetaData().getDatabaseProductName().matches("(?i)mysql|mariadb")) {
+				// Not every driver fetches the server's warnings of a statement.
+				try (Statement show = connection.createStatement(); ResultSet rs = show.executeQuery("SHOW WARNINGS")) {
+					while (rs.next()) {
+						warnings.add(rs.getInt("Code") + " " + rs.getString("Message"));
+					}
+				}
+			}
+			return warnings;
+		});
+	}
+
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void takeOverOnlyExpiredObservedVersionWithGreaterTerm(TestDatabase database) throws Exception {
@@ -736,8 +792,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 	}
 
 	private void assertSessionAsItWas(JdbcTemplate jdbc, boolean autoCommit) {
-		assertThat(jdbc.queryForObject("SELECT @@SESSION.wait_timeout = @@GLOBAL.wait_timeout", Boolean.class))
-			.as("wait_timeout restored")
+		assertThat(jdbc.queryForObject("SELECT @@SESSION.wait_timeout = @@GLOBAL.wait_timeout"
+				+ " AND @@SESSION.net_write_timeout = @@GLOBAL.net_write_timeout", Boolean.class))
+			.as("wait_timeout and net_write_timeout restored")
 			.isTrue();
 		assertThat(jdbc.queryForObject("SELECT @@SESSION.autocommit", Integer.class)).as("autocommit mode")
 			.isEqualTo(autoCommit ? 1 : 0);
