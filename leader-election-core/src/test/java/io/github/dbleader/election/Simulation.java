@@ -217,6 +217,12 @@ final class Simulation {
 			});
 		}
 		else if (kind < 26) {
+			if (this.nodes.stream().filter((other) -> other.id().equals(node.id())).count() > 1) {
+				// A graceful stop deletes the node's row: with a second process of the id about, a
+				// third that creates the row anew may adopt the second's lease while the second,
+				// paused, still believes (a known gap, docs/explanation/invariants.md).
+				return;
+			}
 			int generation = node.generation();
 			schedule(this.now, node, generation, node::stop);
 			at(Math.min(until, this.now + (500 + this.random.nextInt(5_000)) * MS), "restart " + node.id(), () -> {
