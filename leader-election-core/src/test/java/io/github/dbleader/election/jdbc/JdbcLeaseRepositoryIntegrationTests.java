@@ -7,10 +7,8 @@ import java.sql.SQLWarning;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -24,10 +22,8 @@ import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.LeadershipListener;
-import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.NotLeaderException;
-import io.github.dbleader.election.it.SteppedDatabaseClock;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -51,7 +47,11 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Every statement of {@link JdbcLeaseRepository} against each real database.
+ * What {@link JdbcLeaseRepository} does on each real database beyond the repository
+ * contract, which {@code JdbcLeaseRepositoryContract} runs on each (and the test double
+ * passes too): its tables and their earlier snapshots, the rows its statements write and
+ * delete, what they cost, the fenced transaction's commit and session, the names the
+ * tables cannot hold, and the drivers' quirks.
  */
 class JdbcLeaseRepositoryIntegrationTests {
 
@@ -79,104 +79,6 @@ class JdbcLeaseRepositoryIntegrationTests {
 		database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
 		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
 		return new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void leasesLiveOnTheSessionOfTheInstanceThatAcquiredThemWhichTheRefreshAloneRenews(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		Duration session = Duration.ofMillis(800);
-		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.CREATED);
-		// Their own expiry is over at once: only the session keeps them.
-		assertThat(repository.create("e1", "a", MOMENT)).isTrue();
-		assertThat(repository.createAll("a", List.of("e2"), MOMENT)).singleElement()
-			.satisfies((lease) -> assertThat(lease.expired()).isFalse());
-		LeaseState before = repository.find("e1").orElseThrow();
-		assertThat(before.expired()).isFalse();
-		assertThat(before.holderVersion()).isNotNegative();
-		assertThat(before.expiresAt()).isAfter(before.databaseTime());
-
-		for (int refresh = 1; refresh <= 3; refresh++) {
-			assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
-			LeaseState after = repository.find("e1").orElseThrow();
-			assertThat(after.holderVersion()).isEqualTo(before.holderVersion() + refresh);
-			assertThat(List.of(after.version(), after.term())).containsExactly(before.version(), before.term());
-		}
-		// A hand-over leaves the lease without a session until its new holder re-acquires it.
-		assertThat(repository.handOver("e2", "a", repository.find("e2").orElseThrow().term(), "b", LEASE)).isTrue();
-		assertThat(repository.find("e2").orElseThrow().holderVersion()).isEqualTo(-1);
-
-		await("the session runs out without its refresh").atMost(Duration.ofSeconds(5))
-			.pollInterval(Duration.ofMillis(20))
-			.until(() -> repository.find("e1").orElseThrow().expired());
-		// Another instance with the node id does not keep the earlier one's leases alive: their
-		// session ended at its last version, which a follower's watch goes on with.
-		LeaseState lastRefreshed = repository.find("e1").orElseThrow();
-		assertThat(repository.heartbeat("a", "a-2", session)).isEqualTo(Candidacy.INHERITED);
-		assertThat(repository.heartbeat("a", "a-2", session)).isEqualTo(Candidacy.HELD);
-		LeaseState inherited = repository.find("e1").orElseThrow();
-		assertThat(inherited.expired()).isTrue();
-		assertThat(inherited.sessionEnded()).isTrue();
-		assertThat(inherited.holderVersion()).isEqualTo(lastRefreshed.holderVersion());
-		assertThat(LeaseObservation.of(inherited).unchangedSince(LeaseObservation.of(lastRefreshed))).isTrue();
-	}
-
-	/**
-	 * After the database clock stepped back, a refresh keeps the session live for a lease
-	 * from the database's time, not from when it was refreshed before the step: it runs out
-	 * a lease after its last refresh, and then, not before, another instance may take the
-	 * node id over.
-	 */
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void sessionRefreshedAfterTheDatabaseClockSteppedBackRunsOutALeaseAfterTheRefresh(TestDatabase database) {
-		repository(database);
-		SqlDialect dialect = SqlDialect.forName(database.platform());
-		try (SteppedDatabaseClock clock = SteppedDatabaseClock.on(dialect, this.dataSource)) {
-			JdbcLeaseRepository repository = new JdbcLeaseRepository(clock.dataSource(this.dataSource), dialect, TABLES,
-					Duration.ofSeconds(1));
-			Duration session = Duration.ofMillis(800);
-			assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.CREATED);
-			clock.step(Duration.ofSeconds(-60));
-			assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
-			// Acquired after the step, for a moment: only the session keeps the lease.
-			assertThat(repository.create("e", "a", MOMENT)).isTrue();
-			LeaseState refreshed = repository.find("e").orElseThrow();
-			assertThat(refreshed.expired()).isFalse();
-			assertThat(refreshed.renewedAt()).as("the session's last refresh").isBeforeOrEqualTo(refreshed.databaseTime());
-			assertThat(Duration.between(refreshed.databaseTime(), refreshed.expiresAt())).as("session left")
-				.isLessThanOrEqualTo(session);
-			assertThat(repository.heartbeat("a", "a-2", session)).as("another instance while the session is live")
-				.isEqualTo(Candidacy.IN_USE);
-			await("the session runs out").atMost(session.plus(Duration.ofSeconds(2)))
-				.pollInterval(Duration.ofMillis(20))
-				.until(() -> repository.find("e").orElseThrow().expired());
-			assertThat(repository.heartbeat("a", "a-2", session)).isEqualTo(Candidacy.INHERITED);
-		}
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void leaseWhoseSessionEndedIsTakenOnlyAtTheVersionItEndedAt(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		Duration session = Duration.ofMillis(300);
-		repository.heartbeat("a", "a-1", session);
-		assertThat(repository.create("e", "a", MOMENT)).isTrue();
-		LeaseObservation watched = LeaseObservation.of(repository.find("e").orElseThrow());
-		await("the node id goes stale").atMost(Duration.ofSeconds(5))
-			.pollInterval(Duration.ofMillis(20))
-			.until(() -> repository.heartbeat("a", "a-2", session) == Candidacy.INHERITED);
-		LeaseObservation ended = LeaseObservation.of(repository.find("e").orElseThrow());
-		assertThat(ended.sessionEnded()).isTrue();
-		assertThat(ended.unchangedSince(watched)).isTrue();
-
-		assertThat(repository.takeOver("e", "b", watched, LEASE)).as("as if the session still ran").isFalse();
-		assertThat(repository.takeOverAll("b",
-				Map.of("e", new LeaseObservation(ended.version(), "a", ended.holderVersion() - 1, true)), LEASE))
-			.as("at another version than the one it ended at")
-			.isEmpty();
-		assertThat(repository.takeOverAll("b", Map.of("e", ended), LEASE)).singleElement()
-			.satisfies((taken) -> assertThat(taken.leaderId()).isEqualTo("b"));
 	}
 
 	@ParameterizedTest
@@ -224,36 +126,6 @@ class JdbcLeaseRepositoryIntegrationTests {
 		});
 	}
 
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void leaseIsTakenFromItsSessionOnlyOnceTheSessionRanOutAtTheVersionWatched(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		Duration session = Duration.ofMillis(500);
-		repository.heartbeat("a", "a-1", session);
-		assertThat(repository.create("e", "a", MOMENT)).isTrue();
-		LeaseObservation watched = LeaseObservation.of(repository.find("e").orElseThrow());
-		assertThat(repository.takeOver("e", "b", watched, LEASE)).as("while the session lives").isFalse();
-		// The holder refreshes once more, then stops: the follower's watch must start again.
-		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
-		await("the session runs out").atMost(Duration.ofSeconds(5))
-			.pollInterval(Duration.ofMillis(20))
-			.until(() -> repository.find("e").orElseThrow().expired());
-		LeaseObservation now = LeaseObservation.of(repository.find("e").orElseThrow());
-		assertThat(now.holderVersion()).isEqualTo(watched.holderVersion() + 1);
-		assertThat(repository.takeOver("e", "b", watched, LEASE)).as("at a session version since moved on").isFalse();
-		assertThat(repository.takeOverAll("b", Map.of("e", watched), LEASE)).isEmpty();
-		assertThat(repository.takeOver("e", "b", new LeaseObservation(now.version(), now.holder(), -1, false), LEASE))
-			.as("as if it had no session").isFalse();
-
-		assertThat(repository.takeOverAll("b", Map.of("e", now), LEASE)).singleElement().satisfies((taken) -> {
-			assertThat(taken.leaderId()).isEqualTo("b");
-			assertThat(taken.version()).isGreaterThan(now.version());
-		});
-		// The old holder's refresh works again, but the lease is no longer its own.
-		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.find("e").orElseThrow().leaderId()).isEqualTo("b");
-	}
-
 	/**
 	 * A node joins and checks in as a whole.
 	 * @param repository the repository
@@ -267,31 +139,6 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void aNodesElectionsAreJoinedReadAndLeftAtOnce(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		joinAs(repository, "a", "e1", "e2");
-		joinAs(repository, "a", "e2", "e3");
-		joinAs(repository, "b", "e1");
-		assertThat(repository.create("e1", "b", LEASE)).isTrue();
-		assertThat(repository.create("e2", "a", LEASE)).isTrue();
-		assertThat(repository.create("e9", "a", LEASE)).isTrue();
-		// The leases of a's elections that exist; not e9, where a is no candidate.
-		assertThat(repository.findAll("a", "a-1")).extracting(LeaseState::election)
-			.containsExactlyInAnyOrder("e1", "e2");
-		assertThat(repository.findAll("a", "a-1")).filteredOn((state) -> state.election().equals("e1"))
-			.singleElement()
-			.satisfies((state) -> assertThat(state.leaderId()).isEqualTo("b"));
-		assertThat(repository.findAll("a", "another-instance")).isEmpty();
-		assertThat(repository.liveCandidates("e1", LEASE)).extracting(Candidate::nodeId).containsExactly("a", "b");
-		assertThat(repository.liveCandidates("e3", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
-		repository.removeCandidacies("a", "a-1");
-		assertThat(repository.findAll("a", "a-1")).isEmpty();
-		assertThat(repository.liveCandidates("e1", LEASE)).extracting(Candidate::nodeId).containsExactly("b");
-		assertThat(repository.liveCandidates("e3", LEASE)).isEmpty();
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
 	void joiningTenThousandElectionsTakesAFewStatements(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		List<String> elections = IntStream.range(0, 10_000).mapToObj((i) -> "e" + i).toList();
@@ -301,9 +148,14 @@ class JdbcLeaseRepositoryIntegrationTests {
 			.isEqualTo(10_000);
 	}
 
+	/**
+	 * What the purge deletes from the tables with a crashed node and a lease nobody runs any
+	 * more: every candidates row of the node, and the lease's fence row with it.
+	 * {@code LeaseRepositoryContract} checks what the repository answers after it.
+	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
-	void purgeDeletesCrashedNodesAndTheLeasesNobodyRunsAnyMore(TestDatabase database) {
+	void purgeDeletesTheCandidatesRowsOfACrashedNodeAndTheFenceRowOfALeaseNobodyRuns(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		Duration maxAge = Duration.ofMillis(300);
 		// "crashed" joined "orphan" and "shared" and stopped sending heartbeats; "live" goes on.
@@ -316,45 +168,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 			repository.purge(maxAge);
 			return repository.find("orphan").isEmpty();
 		});
-		assertThat(repository.liveCandidates("orphan", Duration.ofHours(1))).isEmpty();
-		assertThat(repository.liveCandidates("shared", Duration.ofHours(1))).extracting(Candidate::nodeId)
-			.containsExactly("live");
 		assertThat(new JdbcTemplate(this.dataSource).queryForList("SELECT node_id FROM " + TABLES.candidateTable(),
 				String.class)).containsExactly("live");
-		// A lease that a live node still runs stays, expired or not.
-		assertThat(repository.find("shared")).isPresent();
-		assertThat(fenceRows(database)).containsExactly("shared");
-		// Created again later, a purged election's term is still greater than any before.
-		assertThat(repository.create("orphan", "live", LEASE)).isTrue();
-		// The crashed node, back, creates its row again and joins afresh.
-		assertThat(repository.heartbeat("crashed", "c-2", LEASE)).isEqualTo(Candidacy.CREATED);
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void purgeKeepsALiveNodeWhoseRowLooksStaleByTheDatabaseClock(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		joinAs(repository, "live", "kept");
-		assertThat(repository.create("kept", "live", LEASE)).isTrue();
-		// A purge age shorter than the time between two refreshes, as after a forward step of
-		// the database clock longer than the purge age: every row looks stale.
-		Duration maxAge = Duration.ofMillis(1);
-		await().pollDelay(Duration.ofMillis(20)).until(() -> true);
-		repository.purge(maxAge);
-		// The live node refreshes its row between two purges, as it does every renew interval.
-		assertThat(repository.heartbeat("live", "live-1", LEASE)).isEqualTo(Candidacy.HELD);
-		await().pollDelay(Duration.ofMillis(20)).until(() -> true);
-		repository.purge(maxAge);
-		assertThat(repository.heartbeat("live", "live-1", LEASE)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.liveCandidates("kept", Duration.ofHours(1))).extracting(Candidate::nodeId)
-			.containsExactly("live");
-		assertThat(repository.find("kept")).hasValueSatisfying((lease) -> assertThat(lease.leaderId()).isEqualTo("live"));
-		// A node that stopped refreshing goes at the second purge that finds its row unchanged.
-		await().pollDelay(Duration.ofMillis(20)).until(() -> true);
-		repository.purge(maxAge);
-		assertThat(repository.liveCandidates("kept", Duration.ofHours(1))).hasSize(1);
-		repository.purge(maxAge);
-		assertThat(repository.liveCandidates("kept", Duration.ofHours(1))).isEmpty();
+		assertThat(fenceRows()).containsExactly("shared");
 	}
 
 	@ParameterizedTest
@@ -391,34 +207,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(repository.find("e2499")).as("a lease a node runs stays").isPresent();
 	}
 
-	private List<String> fenceRows(TestDatabase database) {
+	private List<String> fenceRows() {
 		return new JdbcTemplate(this.dataSource)
 			.queryForList("SELECT election_name FROM " + TABLES.fenceTable() + " ORDER BY election_name", String.class);
-	}
-
-	private static Map<String, LeaseState> leases(JdbcLeaseRepository repository, String... elections) {
-		Map<String, LeaseState> leases = new HashMap<>();
-		for (String election : elections) {
-			leases.put(election, repository.find(election).orElseThrow());
-		}
-		return leases;
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void createAndRead(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		assertThat(repository.find("e")).isEmpty();
-		assertThat(repository.create("e", "a", LEASE)).isTrue();
-		assertThat(repository.create("e", "b", LEASE)).isFalse();
-		LeaseState state = repository.find("e").orElseThrow();
-		assertThat(state.leaderId()).isEqualTo("a");
-		assertThat(state.expired()).isFalse();
-		assertThat(state.sameServer()).isTrue();
-		assertThat(state.expiresAt()).isAfter(state.databaseTime());
-		assertThat(Duration.between(state.databaseTime(), state.expiresAt())).isLessThanOrEqualTo(LEASE);
-		// Created without a session of its node: the lease lives on its own expiry.
-		assertThat(state.holderVersion()).isEqualTo(-1);
 	}
 
 	/**
@@ -471,132 +262,6 @@ class JdbcLeaseRepositoryIntegrationTests {
 			}
 			return warnings;
 		});
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void takeOverOnlyExpiredObservedVersionWithGreaterTerm(TestDatabase database) throws Exception {
-		JdbcLeaseRepository repository = repository(database);
-		repository.create("e", "a", Duration.ofSeconds(1));
-		LeaseState state = repository.find("e").orElseThrow();
-		LeaseObservation observed = LeaseObservation.of(state);
-		assertThat(repository.takeOver("e", "b", observed, LEASE)).isFalse();
-		await("the lease runs out at the database clock").atMost(Duration.ofSeconds(5))
-			.pollInterval(Duration.ofMillis(20))
-			.until(() -> repository.find("e").orElseThrow().expired());
-		assertThat(repository.takeOver("e", "b", new LeaseObservation(state.version() - 1, "a", -1, false), LEASE)).isFalse();
-		assertThat(repository.takeOver("e", "b", LeaseObservation.vacant(), LEASE)).isFalse();
-		assertThat(repository.takeOver("e", "b", observed, LEASE)).isTrue();
-		LeaseState taken = repository.find("e").orElseThrow();
-		assertThat(taken.leaderId()).isEqualTo("b");
-		assertThat(taken.term()).isGreaterThan(state.term());
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void yieldMakesVacantButKeepsYielderOut(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		repository.create("e", "a", LEASE);
-		LeaseState state = repository.find("e").orElseThrow();
-		assertThat(repository.yield("e", "b", state.term())).isFalse();
-		assertThat(repository.yield("e", "a", state.term())).isTrue();
-		LeaseState vacant = repository.find("e").orElseThrow();
-		assertThat(vacant.vacant()).isTrue();
-		assertThat(vacant.yieldedBy()).isEqualTo("a");
-		assertThat(repository.takeOver("e", "a", LeaseObservation.vacant(), LEASE)).isFalse();
-		assertThat(repository.takeOver("e", "b", LeaseObservation.vacant(), LEASE)).isTrue();
-		assertThat(repository.find("e").orElseThrow().term()).isGreaterThan(state.term());
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void handoverAndReelectionRequestsAreRecordedForTheHolderToCarryOut(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		repository.create("e", "a", LEASE);
-		long term = repository.find("e").orElseThrow().term();
-		assertThat(repository.requestHandover("e", "b")).isTrue();
-		assertThat(repository.find("e").orElseThrow().handoverTo()).isEqualTo("b");
-		assertThat(repository.handOver("e", "a", term, "b", LEASE)).isTrue();
-		LeaseState handed = repository.find("e").orElseThrow();
-		assertThat(handed.leaderId()).isEqualTo("b");
-		assertThat(handed.handoverTo()).isNull();
-		assertThat(handed.term()).isGreaterThan(term);
-		assertThat(repository.requestReelection("e")).isTrue();
-		assertThat(repository.find("e").orElseThrow().reelectionRequested()).isTrue();
-		assertThat(repository.reacquire("e", "b", handed.term(), LEASE)).isTrue();
-		LeaseState reacquired = repository.find("e").orElseThrow();
-		assertThat(reacquired.term()).isGreaterThan(handed.term());
-		// A request recorded after the holder decided to re-acquire stays for it to carry out.
-		assertThat(reacquired.reelectionRequested()).isTrue();
-		assertThat(repository.requestHandover("e", "a")).isTrue();
-		assertThat(repository.reacquireAll("b", Map.of("e", reacquired.term()), LEASE)).singleElement()
-			.satisfies((state) -> assertThat(state.handoverTo()).isEqualTo("a"));
-		// Asked to lead while leading, the holder takes a new term, which carries the request out.
-		assertThat(repository.requestHandover("e", "b")).isTrue();
-		long term2 = repository.find("e").orElseThrow().term();
-		assertThat(repository.reacquire("e", "b", term2, LEASE)).isTrue();
-		assertThat(repository.find("e").orElseThrow().handoverTo()).isNull();
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void candidates(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		joinAs(repository, "b", "e");
-		joinAs(repository, "a", "e");
-		joinAs(repository, "a", "e");
-		joinAs(repository, "c", "other");
-		List<Candidate> candidates = repository.liveCandidates("e", LEASE);
-		assertThat(candidates).extracting(Candidate::nodeId).containsExactly("a", "b");
-		assertThat(candidates.get(0).lastSeen()).isAfterOrEqualTo(candidates.get(0).firstSeen());
-		repository.removeCandidate("e", "a", "a-1");
-		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("b");
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void instanceLeavesOnlyItsOwnCandidaciesInTheElectionsItDoesNotList(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		repository.heartbeat("a", "first", LEASE);
-		repository.join("a", "first", List.of("kept", "left", "also-left"));
-		repository.heartbeat("b", "b-1", LEASE);
-		repository.join("b", "b-1", List.of("kept", "left"));
-		repository.heartbeat("c", "c-1", LEASE);
-		repository.join("c", "c-1", List.of("left"));
-
-		repository.leaveOtherElections("a", "first", List.of("kept", "not-joined"));
-		repository.leaveOtherElections("b", "another-instance", List.of());
-
-		assertThat(repository.liveCandidates("kept", LEASE)).extracting(Candidate::nodeId).containsExactly("a", "b");
-		assertThat(repository.liveCandidates("left", LEASE)).extracting(Candidate::nodeId).containsExactly("b", "c");
-		assertThat(repository.liveCandidates("also-left", LEASE)).isEmpty();
-		assertThat(repository.liveCandidates("not-joined", LEASE)).isEmpty();
-	}
-
-	@ParameterizedTest
-	@EnumSource(TestDatabase.class)
-	void nodeIdOfALiveInstanceIsNotTakenByAnother(TestDatabase database) {
-		JdbcLeaseRepository repository = repository(database);
-		Duration staleAfter = Duration.ofMillis(300);
-		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.CREATED);
-		repository.join("a", "first", List.of("e"));
-		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("a", "second", staleAfter)).isEqualTo(Candidacy.IN_USE);
-		// The second instance stopping leaves the first one's rows alone.
-		repository.removeCandidacies("a", "second");
-		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
-		// Once the first instance's heartbeats have stopped for that long, the second takes the
-		// id over, and with it the first one's candidacies.
-		Candidacy later = await("the first instance's row goes stale").atMost(Duration.ofSeconds(5))
-			.pollInterval(Duration.ofMillis(50))
-			.until(() -> repository.heartbeat("a", "second", staleAfter), (candidacy) -> candidacy != Candidacy.IN_USE);
-		assertThat(later).isEqualTo(Candidacy.INHERITED);
-		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
-		assertThat(repository.heartbeat("a", "second", staleAfter)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.IN_USE);
-		repository.removeCandidacies("a", "second");
-		assertThat(repository.liveCandidates("e", LEASE)).isEmpty();
-		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.CREATED);
 	}
 
 	@ParameterizedTest
