@@ -313,8 +313,9 @@ public interface LeaseRepository {
 	/**
 	 * Delete what nobody uses any more: the rows of nodes whose last heartbeat is older than
 	 * {@code maxAge} (a crashed node's) and their candidates rows, then the lease and fence
-	 * rows of elections that have no candidate left and whose lease expired more than
-	 * {@code maxAge} ago. A node's row goes only once two calls of this repository found it
+	 * rows of elections that have no candidate left and whose lease row's own expiry (not
+	 * its holder's session: a holder that left the election reads the lease no more) is more
+	 * than {@code maxAge} ago. A node's row goes only once two calls of this repository found it
 	 * stale at the same version: a forward step of the database clock makes every row look
 	 * stale at once, and the row of a live node, whose candidacy keeps its leases, must stay
 	 * (a lease deleted and created again is believed at once, while its holder still

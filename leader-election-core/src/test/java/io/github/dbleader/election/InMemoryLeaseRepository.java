@@ -432,6 +432,24 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		});
 	}
 
+	/** Only where the node still holds the lease, as the JDBC statement records them. */
+	@Override
+	public int requestHandoverAll(String holderId, Map<String, String> targets) {
+		return write("requestHandoverAll", () -> {
+			int recorded = 0;
+			for (Map.Entry<String, String> target : targets.entrySet()) {
+				Row row = this.rows.get(target.getKey());
+				if (row != null && holderId.equals(row.leaderId)) {
+					row.handoverTo = target.getValue();
+					row.reelectionRequested = false;
+					row.version++;
+					recorded++;
+				}
+			}
+			return recorded;
+		});
+	}
+
 	@Override
 	public boolean requestReelection(String election) {
 		return write("requestReelection", () -> {
@@ -481,8 +499,11 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			}
 			this.nodes.put(nodeId, taken);
 			this.sessions.put(nodeId, instanceId);
+			// Earlier instances' candidacies become this one's, counted from now: a restarted
+			// process is a new member, as the JDBC claim sets first_seen.
 			this.candidates.values().forEach((rows) -> rows.computeIfPresent(nodeId,
-					(key, candidate) -> new CandidateRow(instanceId, candidate.firstSeen)));
+					(key, candidate) -> candidate.instanceId.equals(instanceId) ? candidate
+							: new CandidateRow(instanceId, this.databaseMillis)));
 			return candidacy;
 		});
 	}
@@ -562,17 +583,18 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 					stale.put(id, node.version);
 				}
 			});
+			Set<String> purged = new TreeSet<>();
 			this.nodes.entrySet()
 				.removeIf((node) -> Long.valueOf(node.getValue().version).equals(staleBefore.get(node.getKey()))
-						&& node.getValue().lastSeen < before);
-			this.candidates.values().forEach((rows) -> rows.entrySet().removeIf((candidate) -> {
-				NodeRow node = this.nodes.get(candidate.getKey());
-				return node == null || !node.instanceId.equals(candidate.getValue().instanceId);
-			}));
-			// The delete of a lease's fence row waits for fenced work, as any change of its
-			// holder does, and times out: that lease stays for a later purge.
+						&& node.getValue().lastSeen < before && purged.add(node.getKey()));
+			// Every candidacy of the node ids deleted, and only those, as the JDBC purge does.
+			this.candidates.values().forEach((rows) -> rows.keySet().removeAll(purged));
+			// By the lease row's own expiry, as the JDBC purge searches for them: a lease that no
+			// candidate runs goes even while its holder's session lives. The delete of its fence
+			// row waits for fenced work, as any change of its holder does, and times out: that
+			// lease stays for a later purge.
 			this.rows.entrySet()
-				.removeIf((entry) -> expiry(entry.getValue()) < before
+				.removeIf((entry) -> entry.getValue().expiresAt < before
 						&& this.candidates.getOrDefault(entry.getKey(), Map.of()).isEmpty() && !fenceBusy(entry.getKey()));
 			return stale;
 		});
