@@ -123,6 +123,11 @@ final class ElectionLoop {
 
 	private long readFromSinceNanos;
 
+	/** Whether, and when, this node saw another server answer than the one before (a failover). */
+	private boolean serverChanged;
+
+	private long serverChangedAtNanos;
+
 	private @Nullable String seenLeader;
 
 	private long seenTerm = -1;
@@ -336,6 +341,11 @@ final class ElectionLoop {
 	 * first read of the new server, so a lease after that read its belief has ended (I3).
 	 */
 	private boolean acquiredElsewhereTooRecently(LeaseState state, long readAtNanos) {
+		if (this.serverChanged && readAtNanos - this.serverChangedAtNanos < this.leaseNanos) {
+			// Within a lease of a failover seen, also a row this node changed on the new
+			// server itself, deciding on the old one's read.
+			return true;
+		}
 		if (state.sameServer()) {
 			return false;
 		}
@@ -354,6 +364,10 @@ final class ElectionLoop {
 	private void noteServer(LeaseState state, long readAtNanos) {
 		String server = state.server();
 		if (server != null && !server.equals(this.readFrom)) {
+			if (this.readFrom != null) {
+				this.serverChanged = true;
+				this.serverChangedAtNanos = readAtNanos;
+			}
 			this.readFrom = server;
 			this.readFromSinceNanos = readAtNanos;
 			this.watching = false;
@@ -537,6 +551,14 @@ final class ElectionLoop {
 	void acquired(long sentNanos, @Nullable LeaseState state) {
 		if (state != null) {
 			this.lastSeen = new Sighting(state, this.clock.nanoTime());
+			String server = state.server();
+			if (server != null && this.readFrom != null && !server.equals(this.readFrom)) {
+				// Decided on one server's read, applied on another (the database failed over
+				// between them): that one may have lost a newer holder's lease (I3).
+				noteServer(state, this.clock.nanoTime());
+				dropHold();
+				return;
+			}
 		}
 		if (state != null && this.nodeId.equals(state.leaderId()) && !this.stopped && !livesOnAnotherSession(state)) {
 			this.heldTerm = state.term();

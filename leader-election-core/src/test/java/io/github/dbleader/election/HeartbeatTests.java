@@ -900,6 +900,49 @@ class HeartbeatTests {
 		assertThat(second.leads("x")).isTrue();
 	}
 
+	@Test
+	void takeOverDecidedOnTheOldServersReadAndAppliedOnThePromotedReplicaIsNotBelieved() {
+		// d's statements go to whichever server is primary when they are sent.
+		InMemoryLeaseRepository[] primary = { this.repository };
+		Runnable[] beforeTakeOver = { () -> {
+		} };
+		LeaseRepository connection = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { LeaseRepository.class }, (proxy, method, args) -> {
+					if (method.getName().equals("takeOverAll")) {
+						beforeTakeOver[0].run();
+					}
+					try {
+						return method.invoke(primary[0], args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
+		FakeNode d = new FakeNode("d", "d-instance", connection, this.settings);
+		this.nodes.add(d);
+		this.b.join("x");
+		this.b.tick();
+		this.a.join("x");
+		d.join("x");
+		this.a.tick();
+		d.tick();
+		this.b.leave("x");
+		assertThat(this.repository.find("x").orElseThrow().vacant()).isTrue();
+		elapse(R);
+		// The replica has applied everything so far; from now on it lags.
+		InMemoryLeaseRepository lagging = this.repository.copy();
+		beforeTakeOver[0] = () -> {
+			// Between d's read and its take-over: a takes the vacant lease on the primary, which
+			// then dies; the replica, without a's take-over, is promoted; d's take-over goes to it.
+			this.a.tick();
+			lagging.failOver("server-2");
+			primary[0] = lagging;
+		};
+		d.tick();
+		assertThat(this.a.leads("x")).isTrue();
+		assertThat(d.leads("x")).as("d believes while a does").isFalse();
+	}
+
 	/** Run one round of a node and return the statements it sent. */
 	private List<String> statementsOfRound(FakeNode node) {
 		int before = this.repository.statements().size();

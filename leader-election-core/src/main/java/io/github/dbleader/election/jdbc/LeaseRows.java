@@ -68,7 +68,8 @@ final class LeaseRows {
 				+ " CASE WHEN l.server_identity = " + server + " THEN 1 ELSE 0 END AS same_server, " + now
 				+ " AS db_now, CASE WHEN " + current + " THEN n.version WHEN " + ended
 				+ " THEN n.previous_version ELSE -1 END AS holder_version, CASE WHEN " + current
-				+ " THEN 0 WHEN " + ended + " THEN 1 ELSE 0 END AS session_ended FROM " + lease + " l LEFT JOIN "
+				+ " THEN 0 WHEN " + ended + " THEN 1 ELSE 0 END AS session_ended, " + server
+				+ " AS answering_server FROM " + lease + " l LEFT JOIN "
 				+ sessions(dialect, nodes) + " ON n.node_id = l.leader_id";
 	}
 
@@ -335,15 +336,22 @@ final class LeaseRows {
 	 * @throws SQLException if a column cannot be read
 	 */
 	static LeaseState mapElection(ResultSet rs) throws SQLException {
-		return map(rs, rs.getLong(14), rs.getInt(15) == 1);
+		// The answering server too: a change decided on one server's read and applied on
+		// another's (a failover between them) is not believed.
+		return map(rs, rs.getLong(14), rs.getInt(15) == 1, rs.getString(16));
 	}
 
 	private static LeaseState map(ResultSet rs, long holderVersion, boolean sessionEnded) throws SQLException {
+		return map(rs, holderVersion, sessionEnded, null);
+	}
+
+	private static LeaseState map(ResultSet rs, long holderVersion, boolean sessionEnded, @Nullable String server)
+			throws SQLException {
 		// In the order of COLUMNS, then expired, same_server and db_now.
 		return new LeaseState(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4), instant(rs, 5),
 				instant(rs, 6), Instant.ofEpochMilli(rs.getLong(7)), rs.getString(8), rs.getBoolean(9),
 				rs.getString(10), rs.getInt(11) == 1, rs.getInt(12) == 1, Instant.ofEpochMilli(rs.getLong(13)),
-				holderVersion, sessionEnded);
+				holderVersion, sessionEnded, server);
 	}
 
 	private static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {
