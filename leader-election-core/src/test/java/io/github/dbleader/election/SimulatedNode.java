@@ -289,7 +289,9 @@ final class SimulatedNode {
 	 * release every lease and leave every election, then end.
 	 */
 	void stop() {
-		if (!this.running) {
+		// A stop that waited for a round past the fault phase is dropped: the quiet phase
+		// starts with every process up.
+		if (!this.running || !this.simulation.faultPhase()) {
 			return;
 		}
 		if (this.inRound || this.elections.values().stream().anyMatch(SimulatedNode::monitorHeld)) {

@@ -435,6 +435,11 @@ final class Simulation {
 		this.checker.check();
 	}
 
+	/** @return whether the schedule is in its fault phase */
+	boolean faultPhase() {
+		return this.faulty;
+	}
+
 	/** @return a number for a new process's instance id, unique in the simulation */
 	int nextInstance() {
 		return ++this.instances;
