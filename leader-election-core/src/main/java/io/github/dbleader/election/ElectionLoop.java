@@ -270,10 +270,8 @@ final class ElectionLoop {
 			endBelief(RevocationReason.EXPIRED);
 			dropHold();
 		}
-		if (candidacy == Candidacy.INHERITED) {
-			this.inherited = true;
-			this.inheritedAtNanos = this.clock.nanoTime();
-		}
+		// A take-over of the node id is the node's: the heartbeat tells every election
+		// (nodeIdTakenOverAt), those joined since as well.
 		return true;
 	}
 
