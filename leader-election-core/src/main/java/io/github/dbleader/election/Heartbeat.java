@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -244,7 +245,7 @@ final class Heartbeat {
 		long readAt = this.clock.nanoTime();
 		this.database.answered();
 		this.lastRead = new LastRead(leases, readAt);
-		forgetYieldsNoLongerPending(leases);
+		forgetYieldsNoLongerPending(loops, leases);
 		boolean succeeded = decide(loops, sent, leases, readAt, budgetEnd);
 		purgeWhenDue();
 		return succeeded;
@@ -607,12 +608,29 @@ final class Heartbeat {
 		}
 	}
 
-	/** Forget the releases whose leases this read shows no longer this node's with the term given up. */
-	private void forgetYieldsNoLongerPending(LeaseReads leases) {
+	/**
+	 * Forget the releases whose leases are no longer this node's with the term given up.
+	 * The read shows only the leases of the elections this node runs; the lease of an
+	 * election left is read on its own: forgetting its release while this node's session
+	 * keeps the lease alive would leave the election without a leader for as long as this
+	 * node runs.
+	 */
+	private void forgetYieldsNoLongerPending(List<ElectionLoop> loops, LeaseReads leases) {
+		Set<String> running = new HashSet<>();
+		loops.forEach((loop) -> running.add(loop.election()));
 		for (Map.Entry<String, Long> pending : this.pendingYields.entrySet()) {
-			LeaseState lease = leases.lease(pending.getKey());
+			String election = pending.getKey();
+			LeaseState lease;
+			try {
+				lease = running.contains(election) ? leases.lease(election)
+						: this.repository.find(election).orElse(null);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Node '{}': could not read the lease of '{}' it gave up", this.nodeId, election, ex);
+				continue;
+			}
 			if (lease == null || !this.nodeId.equals(lease.leaderId()) || lease.term() != pending.getValue()) {
-				this.pendingYields.remove(pending.getKey(), pending.getValue());
+				this.pendingYields.remove(election, pending.getValue());
 			}
 		}
 	}

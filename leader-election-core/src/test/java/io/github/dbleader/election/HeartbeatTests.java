@@ -705,6 +705,36 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void leavingAnElectionWhileItsFencedWorkRunsReleasesTheLeaseOnceTheWorkEnds() {
+		// Simulator seed 2350976: the candidacy was removed at once, so the reads no longer
+		// showed the lease, the release was forgotten, and the node's live session kept the
+		// lease held for as long as the process ran.
+		List.of("x", "y").forEach(this.a::join);
+		this.b.join("x");
+		this.a.tick();
+		this.b.tick();
+		assertThat(this.a.leads("x")).isTrue();
+		this.repository.setFencesBusy("x");
+		this.a.leave("x");
+		for (int i = 0; i < 3; i++) {
+			elapse(R);
+			this.a.tick();
+			this.b.tick();
+		}
+		assertThat(this.b.leads("x")).isFalse();
+		// The work ends: the release goes through, the candidacy goes after it, and b takes x over.
+		this.repository.setFencesBusy();
+		for (int i = 0; i < 2; i++) {
+			elapse(R);
+			this.a.tick();
+			this.b.tick();
+		}
+		assertThat(this.b.leads("x")).isTrue();
+		assertThat(this.repository.liveCandidates("x", L)).extracting(Candidate::nodeId).containsExactly("b");
+		assertThat(this.a.leads("y")).isTrue();
+	}
+
+	@Test
 	void forcedHandOverWhoseBatchFailedIsCarriedOutAtTheNextRound() {
 		this.a.join("x");
 		this.a.tick();

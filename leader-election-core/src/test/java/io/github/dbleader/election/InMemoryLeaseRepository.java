@@ -757,6 +757,22 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 	}
 
+	/**
+	 * The lease row, its candidates and its holder's session as this server holds them, for
+	 * a simulator's report of a violation.
+	 */
+	synchronized String describe(String election) {
+		Row row = this.rows.get(election);
+		StringBuilder text = new StringBuilder((row != null) ? row.toString() : "no row");
+		text.append(", candidates ").append(this.candidates.getOrDefault(election, Map.of()).keySet());
+		NodeRow session = (row != null && row.leaderId != null) ? this.nodes.get(row.leaderId) : null;
+		if (session != null) {
+			text.append(", holder's session: instance ").append(session.instanceId).append(" expires at ")
+				.append(session.expiresAt);
+		}
+		return text.toString();
+	}
+
 	static final class Row {
 
 		@Nullable String leaderId;
@@ -781,6 +797,13 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 
 		/** The instance whose session keeps the lease alive, or {@code null}. */
 		@Nullable String leaderInstance;
+
+		@Override
+		public String toString() {
+			return "leader " + this.leaderId + " (instance " + this.leaderInstance + ") term " + this.term + " version "
+					+ this.version + " expires at " + this.expiresAt + ", hand-over to " + this.handoverTo
+					+ ", re-election " + this.reelectionRequested;
+		}
 
 		Row copy() {
 			Row copy = new Row();

@@ -123,7 +123,7 @@ final class SimulationChecker {
 		for (String election : this.simulation.electionNames()) {
 			long believers = this.simulation.nodes().stream().filter((node) -> node.believes(election)).count();
 			if (believers != 1) {
-				problems.add(election + " has " + believers + " leaders");
+				problems.add(election + " has " + believers + " leaders (row: " + server.describe(election) + ")");
 			}
 			InMemoryLeaseRepository.Row row = server.row(election);
 			if (row != null && (row.handoverTo != null || row.reelectionRequested)) {
