@@ -122,8 +122,17 @@ public class ClusterLocks implements AutoCloseable {
 	 */
 	public ClusterLocks(LockRepository repository, String nodeId, MonotonicClock clock, Clock wallClock,
 			LockRunListener listener, KeepAliveSettings keepAlive) {
+		this(repository, nodeId, clock, wallClock, listener, keepAlive, LockKeeper.THREAD);
+	}
+
+	/**
+	 * Create cluster locks whose keep-alive rounds run where the given rounds start them:
+	 * a simulation runs them in simulated time, without a thread.
+	 */
+	ClusterLocks(LockRepository repository, String nodeId, MonotonicClock clock, Clock wallClock,
+			LockRunListener listener, KeepAliveSettings keepAlive, LockKeeper.Rounds rounds) {
 		this.repository = Objects.requireNonNull(repository, "repository must not be null");
-		this.keeper = new LockKeeper(this, Objects.requireNonNull(keepAlive, "keepAlive must not be null"));
+		this.keeper = new LockKeeper(this, Objects.requireNonNull(keepAlive, "keepAlive must not be null"), rounds);
 		this.nodeId = Objects.requireNonNull(nodeId, "nodeId must not be null");
 		this.clock = Objects.requireNonNull(clock, "clock must not be null");
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");

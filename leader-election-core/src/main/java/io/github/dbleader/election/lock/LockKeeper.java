@@ -37,13 +37,28 @@ final class LockKeeper implements AutoCloseable {
 	/** The kept locks and the monotonic time after which they are no longer extended. */
 	private final Map<HeldLock, Long> kept = new ConcurrentHashMap<>();
 
-	private @Nullable ScheduledExecutorService scheduler;
+	/** Starts the rounds on a thread of this keeper's own. */
+	static final Rounds THREAD = (round, interval) -> {
+		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "cluster-lock-keeper");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long nanos = interval.toNanos();
+		scheduler.scheduleWithFixedDelay(round, nanos, nanos, TimeUnit.NANOSECONDS);
+		return scheduler::shutdownNow;
+	};
+
+	private final Rounds rounds;
+
+	private @Nullable Runnable stop;
 
 	private boolean failing;
 
-	LockKeeper(ClusterLocks locks, KeepAliveSettings settings) {
+	LockKeeper(ClusterLocks locks, KeepAliveSettings settings, Rounds rounds) {
 		this.locks = locks;
 		this.settings = settings;
+		this.rounds = rounds;
 	}
 
 	KeepAliveSettings settings() {
@@ -61,15 +76,8 @@ final class LockKeeper implements AutoCloseable {
 	}
 
 	private synchronized void start() {
-		if (this.scheduler == null) {
-			ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
-				Thread thread = new Thread(task, "cluster-lock-keeper");
-				thread.setDaemon(true);
-				return thread;
-			});
-			long interval = this.settings.renewInterval().toNanos();
-			scheduler.scheduleWithFixedDelay(this::roundQuietly, interval, interval, TimeUnit.NANOSECONDS);
-			this.scheduler = scheduler;
+		if (this.stop == null) {
+			this.stop = this.rounds.start(this::roundQuietly, this.settings.renewInterval());
 		}
 	}
 
@@ -144,10 +152,28 @@ final class LockKeeper implements AutoCloseable {
 
 	@Override
 	public synchronized void close() {
-		if (this.scheduler != null) {
-			this.scheduler.shutdownNow();
-			this.scheduler = null;
+		if (this.stop != null) {
+			this.stop.run();
+			this.stop = null;
 		}
+	}
+
+	/**
+	 * Starts the rounds: on a thread of the keeper's own ({@link #THREAD}), or, for a
+	 * simulation, in simulated time.
+	 */
+	@FunctionalInterface
+	interface Rounds {
+
+		/**
+		 * Run a round every interval, the first an interval from now, each an interval after
+		 * the previous one ended.
+		 * @param round the round
+		 * @param interval the renew interval
+		 * @return what stops the rounds
+		 */
+		Runnable start(Runnable round, Duration interval);
+
 	}
 
 }

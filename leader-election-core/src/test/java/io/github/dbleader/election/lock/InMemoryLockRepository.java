@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * {@link #interleave} another statement with the next write, as another connection's
  * would be.
  */
-class InMemoryLockRepository implements LockRepository {
+public class InMemoryLockRepository implements LockRepository {
 
 	private final Map<String, Row> rows = new HashMap<>();
 
@@ -54,7 +54,26 @@ class InMemoryLockRepository implements LockRepository {
 		this.databaseMillis += duration.toMillis();
 	}
 
-	synchronized @Nullable Row row(String key) {
+	/**
+	 * Set the database clock, for a simulation whose database clock runs on its own.
+	 * @param databaseMillis epoch milliseconds
+	 */
+	public synchronized void setDatabaseMillis(long databaseMillis) {
+		this.databaseMillis = databaseMillis;
+	}
+
+	/**
+	 * A copy of the rows and the clock, for a simulation's replica.
+	 * @return the copy
+	 */
+	public synchronized InMemoryLockRepository copy() {
+		InMemoryLockRepository copy = new InMemoryLockRepository();
+		copy.rows.putAll(this.rows);
+		copy.databaseMillis = this.databaseMillis;
+		return copy;
+	}
+
+	public synchronized @Nullable Row row(String key) {
 		return this.rows.get(key);
 	}
 
@@ -178,7 +197,16 @@ class InMemoryLockRepository implements LockRepository {
 	private record Interleaving(boolean beforeApplying, Runnable other) {
 	}
 
-	record Row(String holder, long term, long acquiredAt, long extendedAt, long expiresAt, boolean released) {
+	/**
+	 * A lock's row.
+	 * @param holder the holder's node id, empty after an operator's release
+	 * @param term the term of the acquisition
+	 * @param acquiredAt database time of the acquisition
+	 * @param extendedAt database time of the last extension
+	 * @param expiresAt database time the lock expires at
+	 * @param released whether its holder released it
+	 */
+	public record Row(String holder, long term, long acquiredAt, long extendedAt, long expiresAt, boolean released) {
 	}
 
 }
