@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 
@@ -49,15 +50,29 @@ final class SimulatedConnection implements LeaseRepository {
 	}
 
 	/**
-	 * Send one statement and wait for its answer.
+	 * Send one statement of the running process and wait for its answer.
 	 * @param statement the statement's name, for the trace
 	 * @param fenced the election whose fence row a single-row change of holder waits for, or
 	 * {@code null}
 	 * @param action what the statement does at the server
 	 */
 	private <T> T send(String statement, @Nullable String fenced, Function<InMemoryLeaseRepository, T> action) {
+		return send(statement, this.node.generation(),
+				(fenced != null) ? (server) -> server.fenceBusy(fenced) : null, action);
+	}
+
+	/**
+	 * Send one statement and wait for its answer.
+	 * @param statement the statement's name, for the trace
+	 * @param generation the process that sends it: one that ended sends nothing
+	 * @param waitsWhile while what the statement waits at the server (a busy fence row),
+	 * until its timeout, or {@code null}
+	 * @param action what the statement does at the server
+	 */
+	<T> T send(String statement, int generation, @Nullable Predicate<InMemoryLeaseRepository> waitsWhile,
+			Function<InMemoryLeaseRepository, T> action) {
 		try {
-			return attempt(statement, fenced, action);
+			return attempt(statement, generation, waitsWhile, action);
 		}
 		catch (RuntimeException ex) {
 			this.simulation.trace(this.node.label(), statement + " failed: " + ex.getMessage());
@@ -65,8 +80,11 @@ final class SimulatedConnection implements LeaseRepository {
 		}
 	}
 
-	private <T> T attempt(String statement, @Nullable String fenced, Function<InMemoryLeaseRepository, T> action) {
-		int generation = this.node.generation();
+	private <T> T attempt(String statement, int generation, @Nullable Predicate<InMemoryLeaseRepository> waitsWhile,
+			Function<InMemoryLeaseRepository, T> action) {
+		if (this.node.generation() != generation) {
+			throw new Simulation.ProcessEnded();
+		}
 		this.node.beforeSending(statement);
 		// A paused process sends nothing until it resumes: what it decided before waits too.
 		this.node.resume(generation);
@@ -87,7 +105,7 @@ final class SimulatedConnection implements LeaseRepository {
 		this.simulation.advanceTo(sent + this.simulation.latency());
 		// At the server: wait for a stall, and a single-row change of holder for its fence row.
 		this.simulation.advanceTo(Math.min(this.database.stalledUntil(), deadline + this.timeoutNanos));
-		while (fenced != null && server.fenceBusy(fenced) && this.simulation.now() < deadline) {
+		while (waitsWhile != null && waitsWhile.test(server) && this.simulation.now() < deadline) {
 			this.simulation.step(deadline);
 		}
 		if (server != this.database.server() || !this.database.reachable(this.node.id())) {
@@ -281,36 +299,68 @@ final class SimulatedConnection implements LeaseRepository {
 	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
 			FencedCallback<T> callback) {
 		int generation = this.node.generation();
+		return fenced("runFenced " + election + " term " + term, generation, (server, opened) -> server
+			.runFenced(election, nodeId, term, maxHoldTime, (fencedTerm) -> {
+				T done = callback.doInFence(fencedTerm);
+				commit(server, generation, opened, maxHoldTime);
+				this.simulation.checker().fencedCommit(server, election, nodeId, fencedTerm);
+				return done;
+			}));
+	}
+
+	/**
+	 * A fenced transaction: it opens at the server (where the fence check runs), runs the
+	 * work in the node meanwhile, and its answer may be lost on the way back.
+	 * @param what for the trace
+	 * @param generation the process that runs it
+	 * @param transaction the transaction at the server, given the server and the time it opened
+	 */
+	<T> T fenced(String what, int generation, FencedTransaction<T> transaction) {
 		this.node.resume(generation);
 		InMemoryLeaseRepository server = this.database.server();
 		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
 		this.node.resume(generation);
 		if (server != this.database.server() || !this.database.reachable(this.node.id())) {
-			throw new IllegalStateException("database unreachable: runFenced");
+			throw new IllegalStateException("database unreachable: " + what);
 		}
 		this.database.tick();
-		this.simulation.trace(this.node.label(), "runFenced " + election + " term " + term);
-		long opened = this.simulation.now();
-		T result = server.runFenced(election, nodeId, term, maxHoldTime, (fencedTerm) -> {
-			T done = callback.doInFence(fencedTerm);
-			this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
-			this.node.resume(generation);
-			if (server != this.database.server() || !this.database.reachable(this.node.id())) {
-				throw new IllegalStateException("commit of fenced work failed: connection lost");
-			}
-			if (this.simulation.now() - opened > maxHoldTime.toNanos()) {
-				throw new IllegalStateException("commit of fenced work failed: the server dropped the session");
-			}
-			this.database.tick();
-			this.simulation.checker().fencedCommit(server, election, nodeId, fencedTerm);
-			return done;
-		});
+		this.simulation.trace(this.node.label(), what);
+		T result = transaction.run(server, this.simulation.now());
 		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
 		this.node.resume(generation);
 		if (this.simulation.loseAnswer()) {
 			throw new IllegalStateException("connection lost after the commit of fenced work was sent");
 		}
 		return result;
+	}
+
+	/**
+	 * The commit of a fenced transaction travels to the server: it fails if the connection
+	 * broke, the server failed over, or the server dropped the session for holding the
+	 * transaction open longer than {@code maxHoldTime}.
+	 * @param server the server the transaction opened on
+	 * @param generation the process that runs it
+	 * @param opened when it opened
+	 * @param maxHoldTime how long the server keeps it open
+	 */
+	void commit(InMemoryLeaseRepository server, int generation, long opened, Duration maxHoldTime) {
+		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
+		this.node.resume(generation);
+		if (server != this.database.server() || !this.database.reachable(this.node.id())) {
+			throw new IllegalStateException("commit of fenced work failed: connection lost");
+		}
+		if (this.simulation.now() - opened > maxHoldTime.toNanos()) {
+			throw new IllegalStateException("commit of fenced work failed: the server dropped the session");
+		}
+		this.database.tick();
+	}
+
+	/** A fenced transaction at the server. */
+	@FunctionalInterface
+	interface FencedTransaction<T> {
+
+		T run(InMemoryLeaseRepository server, long opened);
+
 	}
 
 }

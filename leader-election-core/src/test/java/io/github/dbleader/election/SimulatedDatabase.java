@@ -3,12 +3,14 @@ package io.github.dbleader.election;
 import java.util.HashMap;
 import java.util.Map;
 
+import io.github.dbleader.election.lock.InMemoryLockRepository;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The database of a {@link Simulation}: a primary server (the rows and statements of
  * {@link InMemoryLeaseRepository}, which runs the repository contract tests as the JDBC
- * repositories do), an asynchronous replica that a failover promotes with whatever it had
+ * repositories do, and the cluster locks' rows of {@link InMemoryLockRepository}, in the same
+ * database: one clock, one replica, one failover), an asynchronous replica that a failover promotes with whatever it had
  * applied (the newest writes lost), a clock that can step forward and back, and the network
  * path of each node, which can be cut. The replica applies every write as it commits until it
  * is stopped ({@link #stopReplica}). Statements reach it through each node's
@@ -23,11 +25,23 @@ final class SimulatedDatabase {
 
 	private InMemoryLeaseRepository primary;
 
+	/** The lock rows of the primary. */
+	private InMemoryLockRepository primaryLocks;
+
 	/**
 	 * What the replica applied before it stopped applying the primary's writes, or
 	 * {@code null} while it applies every write as it commits.
 	 */
 	private @Nullable InMemoryLeaseRepository replica;
+
+	/** The lock rows the replica applied, alongside {@link #replica}. */
+	private @Nullable InMemoryLockRepository replicaLocks;
+
+	/**
+	 * By server, the lock fence rows that fenced runs hold there, and how many runs hold
+	 * each: a change of a lock's holder on that server waits for them.
+	 */
+	private final Map<InMemoryLockRepository, Map<String, Integer>> lockFences = new HashMap<>();
 
 	private long clockOffsetMillis;
 
@@ -42,11 +56,39 @@ final class SimulatedDatabase {
 		this.simulation = simulation;
 		this.primary = new InMemoryLeaseRepository();
 		this.primary.setDatabaseMillis(EPOCH_MILLIS);
+		this.primaryLocks = new InMemoryLockRepository();
+		this.primaryLocks.setDatabaseMillis(EPOCH_MILLIS);
 	}
 
 	/** @return the server that answers now */
 	InMemoryLeaseRepository server() {
 		return this.primary;
+	}
+
+	/** @return the lock rows of the server that answers now */
+	InMemoryLockRepository locks() {
+		return this.primaryLocks;
+	}
+
+	/**
+	 * A fenced run of a lock holds the lock's fence row on a server.
+	 * @param server the server its transaction runs on
+	 * @param key the lock's row
+	 * @return what ends the hold, as the transaction ends
+	 */
+	Runnable holdLockFence(InMemoryLockRepository server, String key) {
+		Map<String, Integer> held = this.lockFences.computeIfAbsent(server, (any) -> new HashMap<>());
+		held.merge(key, 1, Integer::sum);
+		return () -> held.computeIfPresent(key, (any, count) -> (count > 1) ? count - 1 : null);
+	}
+
+	/**
+	 * Whether a fenced run holds a lock's fence row on the server that answers now.
+	 * @param key the lock's row
+	 * @return {@code true} if so
+	 */
+	boolean lockFenceBusy(String key) {
+		return this.lockFences.getOrDefault(this.primaryLocks, Map.of()).containsKey(key);
 	}
 
 	/**
@@ -60,6 +102,7 @@ final class SimulatedDatabase {
 	/** Make the server's clock read the database clock, before it runs a statement. */
 	void tick() {
 		this.primary.setDatabaseMillis(millis());
+		this.primaryLocks.setDatabaseMillis(millis());
 	}
 
 	/**
@@ -78,6 +121,7 @@ final class SimulatedDatabase {
 		if (this.replica == null) {
 			tick();
 			this.replica = this.primary.copy();
+			this.replicaLocks = this.primaryLocks.copy();
 		}
 	}
 
@@ -87,10 +131,14 @@ final class SimulatedDatabase {
 	 */
 	void failOver() {
 		InMemoryLeaseRepository promoted = (this.replica != null) ? this.replica : this.primary.copy();
+		InMemoryLockRepository promotedLocks = (this.replicaLocks != null) ? this.replicaLocks
+				: this.primaryLocks.copy();
 		this.failovers++;
 		promoted.failOver("server-" + (this.failovers + 1));
 		this.primary = promoted;
+		this.primaryLocks = promotedLocks;
 		this.replica = null;
+		this.replicaLocks = null;
 	}
 
 	/**

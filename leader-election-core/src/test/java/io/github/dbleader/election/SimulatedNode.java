@@ -6,15 +6,21 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.time.Duration;
 
+import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.lock.ClusterLocksWithoutThreads;
+import io.github.dbleader.election.lock.HeldLock;
+import io.github.dbleader.election.lock.KeepAliveSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
  * One process of a {@link Simulation}, running the election core's own classes as the
  * {@link ElectionService} wires them: its {@link Heartbeat} every renew interval, the
  * watchdog ({@link AnnouncedBeliefs#check}) every quarter renew interval, its
- * {@link Election}s, and the application's fenced work and operator calls, each as events in
- * simulated time on the simulation's one thread. Its monotonic clock drifts from simulated
+ * {@link Election}s, its {@link ClusterLocks} (their keep-alive's rounds every renew
+ * interval), and the application's fenced work, lock runs and operator calls, each as
+ * events in simulated time on the simulation's one thread. Its monotonic clock drifts from simulated
  * time by a rate of its own. It can pause (every event and every answer waits), crash (it
  * never returns from what it was doing), stop gracefully, and start again with the same node
  * id as a new instance.
@@ -28,6 +34,14 @@ final class SimulatedNode {
 	private final ElectionSettings settings;
 
 	private final SimulatedConnection connection;
+
+	private final SimulatedDatabase database;
+
+	/** The running process's cluster locks, on its own lock statements. */
+	private @Nullable ClusterLocks locks;
+
+	/** The lock runs under way in the running process, as their task sees them. */
+	private final List<LockHolding> holdings = new ArrayList<>();
 
 	/** Moved on by every start and end of the process: events and calls of an older one are void. */
 	private int generation;
@@ -79,6 +93,7 @@ final class SimulatedNode {
 		this.electionNames = new ArrayList<>(electionNames);
 		this.byIndex = new Election[electionNames.size()];
 		this.connection = new SimulatedConnection(simulation, database, this, settings);
+		this.database = database;
 	}
 
 	String id() {
@@ -134,6 +149,10 @@ final class SimulatedNode {
 		this.heartbeat = new Heartbeat(this.id, instanceId, this.connection, this.settings, processClock,
 				new DatabaseStatus(this.id, this.settings, processClock), this.listener, notifications,
 				new Random(random.nextLong()));
+		this.holdings.clear();
+		this.locks = ClusterLocksWithoutThreads.create(
+				new SimulatedLockConnection(this.simulation, this.database, this.connection, this.generation), this.id,
+				processClock, KeepAliveSettings.of(this.settings), this::keepAliveRounds);
 		this.elections.clear();
 		Arrays.fill(this.byIndex, null);
 		for (String name : this.electionNames) {
@@ -275,6 +294,127 @@ final class SimulatedNode {
 		election.release();
 	}
 
+	/**
+	 * Start the keep-alive's rounds of the running process in simulated time, each a renew
+	 * interval after the previous one ended, as the keeper's thread runs them.
+	 * @return what stops them
+	 */
+	private Runnable keepAliveRounds(Runnable round, Duration interval) {
+		boolean[] stopped = { false };
+		int generation = this.generation;
+		Runnable[] next = new Runnable[1];
+		next[0] = () -> {
+			if (stopped[0]) {
+				return;
+			}
+			if (this.holdings.stream().anyMatch((holding) -> Thread.holdsLock(holding.lock()))) {
+				// A statement of a run's own on one of the kept locks is under way further up the
+				// simulation's one thread: in a process, the keeper would wait for it (here a little
+				// longer, which only delays the renewal).
+				this.simulation.schedule(this.simulation.now() + 20_000_000L, this, generation, next[0]);
+				return;
+			}
+			round.run();
+			this.simulation.schedule(this.simulation.now() + interval.toNanos(), this, generation, next[0]);
+		};
+		this.simulation.schedule(this.simulation.now() + interval.toNanos(), this, generation, next[0]);
+		return () -> stopped[0] = true;
+	}
+
+	/**
+	 * The application runs a task under a cluster lock, if it gets it: the task takes
+	 * simulated time, may keep the lock alive or extend it, and does fenced work.
+	 * @param name the lock's name
+	 * @param work what the run does
+	 */
+	void lockRun(String name, LockWork work) {
+		if (!this.running) {
+			return;
+		}
+		int generation = this.generation;
+		long startedAt = this.simulation.now();
+		LockHolding[] holding = new LockHolding[1];
+		try {
+			boolean ran = this.locks.runLocked(name, work.atMostFor(), work.atLeastFor(), work.release(), (lock) -> {
+				holding[0] = new LockHolding(name, lock, startedAt, this.simulation.now());
+				this.holdings.add(holding[0]);
+				this.simulation.trace(this.instanceId, "runs under lock " + name + " term " + lock.term() + " for "
+						+ work.steps().length + " steps");
+				if (work.keepAliveFor() != null) {
+					lock.keepAlive(work.keepAliveFor());
+				}
+				for (LockStep step : work.steps()) {
+					this.simulation.advanceTo(this.simulation.now() + step.nanos());
+					resume(generation);
+					if (step.extendFor() != null) {
+						lock.extend(step.extendFor());
+					}
+					if (step.fencedNanos() > 0) {
+						try {
+							lock.runFenced((term) -> {
+								this.simulation.advanceTo(this.simulation.now() + step.fencedNanos());
+								resume(generation);
+								return null;
+							});
+						}
+						catch (RuntimeException ex) {
+							// Not held any more, or the commit failed: nothing committed.
+							this.simulation.trace(this.instanceId,
+									"fenced run under lock " + name + " not committed: " + ex.getMessage());
+						}
+					}
+				}
+			});
+			if (!ran) {
+				this.simulation.trace(this.instanceId, "lock " + name + " not taken");
+			}
+		}
+		catch (RuntimeException ex) {
+			// An extension threw: the run fails, and its lock is released if it was to be.
+			this.simulation.trace(this.instanceId, "run under lock " + name + " failed: " + ex.getMessage());
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			if (holding[0] != null && this.generation == generation) {
+				this.holdings.remove(holding[0]);
+			}
+		}
+	}
+
+	/**
+	 * An operator releases a lock, whoever holds it, through this node's endpoint.
+	 * @param name the lock's name
+	 */
+	void forceRelease(String name) {
+		if (!this.running) {
+			return;
+		}
+		// From the send on: the release may apply, also if its answer is lost.
+		this.simulation.checker().lockForceReleased(name);
+		try {
+			this.locks.forceRelease(name);
+		}
+		catch (RuntimeException ex) {
+			this.simulation.trace(this.instanceId, "release of lock " + name + " failed: " + ex.getMessage());
+		}
+	}
+
+	/**
+	 * Try a lock once, as a fresh run would, and give it back at once.
+	 * @param name the lock's name
+	 * @return whether it was taken
+	 */
+	boolean tryLockOnce(String name) {
+		return this.locks.tryLock(name, Duration.ofSeconds(1), Duration.ZERO).map(HeldLock::release).isPresent();
+	}
+
+	/** @return the lock runs under way in this process, if it runs */
+	List<LockHolding> holdings() {
+		return this.running ? this.holdings : List.of();
+	}
+
 	/** Stop the process: nothing more it does reaches the database. */
 	void crash() {
 		if (!this.running) {
@@ -300,6 +440,7 @@ final class SimulatedNode {
 		}
 		this.simulation.trace(this.instanceId, "stopping");
 		this.heartbeat.releaseAll(loops());
+		this.locks.close();
 		end();
 	}
 
@@ -309,6 +450,7 @@ final class SimulatedNode {
 		}
 		this.running = false;
 		this.generation++;
+		this.holdings.clear();
 	}
 
 	/**
@@ -395,6 +537,37 @@ final class SimulatedNode {
 	long term(String name) {
 		Election election = this.elections.get(name);
 		return (election != null) ? election.term() : -1;
+	}
+
+	/**
+	 * A lock run under way, as its task sees it.
+	 * @param name the lock's name
+	 * @param lock the acquisition
+	 * @param startedAt simulated time the run started, before its try was sent
+	 * @param acquiredAt simulated time the try's answer arrived
+	 */
+	record LockHolding(String name, HeldLock lock, long startedAt, long acquiredAt) {
+	}
+
+	/**
+	 * What a lock run does.
+	 * @param atMostFor its {@code atMostFor}
+	 * @param atLeastFor its {@code atLeastFor}
+	 * @param release whether it releases the lock when it ends
+	 * @param keepAliveFor the {@code maxFor} of a keep-alive, or {@code null} for none
+	 * @param steps its steps, one after the other
+	 */
+	record LockWork(Duration atMostFor, Duration atLeastFor, boolean release, @Nullable Duration keepAliveFor,
+			LockStep[] steps) {
+	}
+
+	/**
+	 * One step of a lock run.
+	 * @param nanos how long it works first
+	 * @param extendFor the {@code atMostFor} of an extension then, or {@code null}
+	 * @param fencedNanos how long a fenced transaction then works, or 0 for none
+	 */
+	record LockStep(long nanos, @Nullable Duration extendFor, long fencedNanos) {
 	}
 
 }

@@ -44,6 +44,9 @@ final class Simulation {
 
 	static final ElectionSettings SETTINGS = new ElectionSettings(LEASE, RENEW, GUARD, STATEMENT_TIMEOUT);
 
+	/** The longest a lock run asks the database to hold its lock at once: an atMostFor, an extension, a lease. */
+	static final Duration LONGEST_LOCK_HOLD = Duration.ofMillis(3_300);
+
 	private static final long MS = 1_000_000L;
 
 	private static final long SECOND = 1_000 * MS;
@@ -71,6 +74,9 @@ final class Simulation {
 
 	private final List<String> electionNames;
 
+	/** The cluster locks the processes' application runs take. */
+	private final List<String> lockNames;
+
 	private final SimulationChecker checker;
 
 	private final Deque<TraceLine> trace = new ArrayDeque<>();
@@ -82,6 +88,9 @@ final class Simulation {
 
 	/** When the last failover that may lose writes happens (simulated time). */
 	private long lastLossyFailover = Long.MIN_VALUE / 2;
+
+	/** When the database clock last stepped back (simulated time). */
+	private long lastBackStep = Long.MIN_VALUE / 2;
 
 	/** Whether the network is slow now and then and loses answers: in the fault phase only. */
 	private boolean faulty;
@@ -96,6 +105,7 @@ final class Simulation {
 		this.seed = seed;
 		this.random = new Random(seed);
 		this.electionNames = IntStream.range(0, electionCount).mapToObj((i) -> "e" + i).toList();
+		this.lockNames = List.of("l0", "l1", "l2");
 		this.database = new SimulatedDatabase(this);
 		this.checker = new SimulationChecker(this);
 		this.originalNodes = nodeCount;
@@ -125,6 +135,7 @@ final class Simulation {
 		this.nodes.forEach(SimulatedNode::start);
 		for (SimulatedNode node : this.nodes) {
 			scheduleFencedWork(node, faultsEnd);
+			scheduleLockRuns(node, faultsEnd);
 		}
 		scheduleFault(faultsEnd);
 		at(faultsEnd, "faults end: heal, restart, rejoin", this::heal);
@@ -132,8 +143,9 @@ final class Simulation {
 		});
 		advanceTo(length);
 		this.checker.checkLive(length);
+		this.lockNames.forEach((name) -> this.checker.checkLockLive(name, LONGEST_LOCK_HOLD));
 		return new Outcome(this.seed, this.nodes.size(), this.electionNames.size(), this.eventsRun,
-				this.checker.grants(), this.checker.commits());
+				this.checker.grants(), this.checker.commits(), this.checker.lockRuns());
 	}
 
 	/** Start every node: what a scripted scenario does first. */
@@ -189,6 +201,47 @@ final class Simulation {
 		});
 	}
 
+	/**
+	 * The application's runs under cluster locks, on a thread of the process's own, until
+	 * the faults end: most short and released, some left to expire, some extended or kept
+	 * alive past their {@code atMostFor}, many with fenced work, now and then one that holds
+	 * its fence for long.
+	 */
+	private void scheduleLockRuns(SimulatedNode node, long until) {
+		long next = this.now + (200 + this.random.nextInt(1_800)) * MS;
+		if (next >= until) {
+			return;
+		}
+		at(next, null, () -> {
+			if (node.running()) {
+				String name = this.lockNames.get(this.random.nextInt(this.lockNames.size()));
+				SimulatedNode.LockWork work = lockWork();
+				schedule(this.now, node, node.generation(), () -> node.lockRun(name, work));
+			}
+			scheduleLockRuns(node, until);
+		});
+	}
+
+	private SimulatedNode.LockWork lockWork() {
+		Duration atMostFor = Duration.ofMillis(300 + this.random.nextInt(3_000));
+		Duration atLeastFor = this.random.nextBoolean() ? Duration.ZERO
+				: Duration.ofMillis(this.random.nextInt((int) atMostFor.toMillis()));
+		boolean release = this.random.nextInt(4) != 0;
+		Duration keepAliveFor = (this.random.nextInt(4) == 0) ? Duration.ofMillis(1_000 + this.random.nextInt(6_000))
+				: null;
+		SimulatedNode.LockStep[] steps = new SimulatedNode.LockStep[1 + this.random.nextInt(3)];
+		for (int i = 0; i < steps.length; i++) {
+			long work = (this.random.nextInt(10) == 0) ? (500 + this.random.nextInt(3_000)) * MS
+					: (1 + this.random.nextInt(300)) * MS;
+			Duration extendFor = (this.random.nextInt(4) == 0) ? Duration.ofMillis(200 + this.random.nextInt(3_000))
+					: null;
+			long fenced = (this.random.nextInt(3) == 0) ? 0 : (this.random.nextInt(30) == 0)
+					? (1_000 + this.random.nextInt(3_000)) * MS : (1 + this.random.nextInt(200)) * MS;
+			steps[i] = new SimulatedNode.LockStep(work, extendFor, fenced);
+		}
+		return new SimulatedNode.LockWork(atMostFor, atLeastFor, release, keepAliveFor, steps);
+	}
+
 	/** The next fault, and the one after it, until the fault phase ends. */
 	private void scheduleFault(long until) {
 		long next = this.now + (long) (-Math.log(1 - this.random.nextDouble()) * 1_200 * MS);
@@ -203,6 +256,11 @@ final class Simulation {
 
 	private void fault(long until) {
 		SimulatedNode node = randomNode();
+		if (this.random.nextInt(20) == 0) {
+			String lock = this.lockNames.get(this.random.nextInt(this.lockNames.size()));
+			operator(node, () -> node.forceRelease(lock));
+			return;
+		}
 		int kind = this.random.nextInt(100);
 		if (kind < 12) {
 			long pause = (this.random.nextBoolean() ? RENEW.toNanos() : (100 + this.random.nextInt(6_000)) * MS);
@@ -252,6 +310,13 @@ final class Simulation {
 			long step = back ? -(1 + this.random.nextInt((int) LEASE.toMillis())) : (1 + this.random.nextInt(forward));
 			trace("db", "clock steps " + step + " ms");
 			this.database.stepClock(step);
+			if (step < 0) {
+				this.lastBackStep = this.now;
+			}
+			if (step > 0) {
+				// A held lock may be freed early: a documented gap of cluster locks.
+				this.checker.lockGap();
+			}
 		}
 		else if (kind < 58) {
 			lossyFailover();
@@ -291,6 +356,12 @@ final class Simulation {
 	 * for a while (the leader among them, or not).
 	 */
 	private void lossyFailover() {
+		if (this.now - this.lastBackStep <= LEASE.toNanos()) {
+			// Nor right after a backward step: terms handed out since are ahead of the clock
+			// until it has caught up (at most a lease here), and a lock, taken at once on the
+			// promoted replica, would get again a term the lost writes had (I4's assumption).
+			return;
+		}
 		if (this.electionNames.stream().anyMatch((name) -> this.database.server().row(name) == null)) {
 			// A replica that lost the creation of a lease row looks like a new database: a node
 			// creates the lease at once while the old server's first holder may still believe
@@ -313,6 +384,8 @@ final class Simulation {
 		}
 		at(this.now + lag, "db fails over to the replica", () -> {
 			this.database.failOver();
+			// The replica may have lost a lock's take or extension: the lock is free there.
+			this.checker.lockGap();
 			if (this.random.nextBoolean()) {
 				long cut = (this.random.nextInt(4_000)) * MS;
 				for (SimulatedNode node : late) {
@@ -470,6 +543,10 @@ final class Simulation {
 		return this.electionNames;
 	}
 
+	List<String> lockNames() {
+		return this.lockNames;
+	}
+
 	long seed() {
 		return this.seed;
 	}
@@ -549,9 +626,10 @@ final class Simulation {
 	 * @param elections how many elections
 	 * @param events how many events ran
 	 * @param grants how many grants of leadership
-	 * @param commits how many fenced commits
+	 * @param commits how many fenced commits, elections' and locks'
+	 * @param lockRuns how many acquisitions of cluster locks
 	 */
-	record Outcome(long seed, int nodes, int elections, long events, int grants, int commits) {
+	record Outcome(long seed, int nodes, int elections, long events, int grants, int commits, int lockRuns) {
 	}
 
 }

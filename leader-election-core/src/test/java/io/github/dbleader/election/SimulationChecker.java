@@ -3,7 +3,11 @@ package io.github.dbleader.election;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.time.Duration;
 import java.util.Map;
+
+import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.lock.InMemoryLockRepository;
 
 /**
  * The invariants of a {@link Simulation}, checked after every event in simulated (global)
@@ -15,7 +19,18 @@ import java.util.Map;
  * <li>a fenced commit commits under the term the lease row holds at that moment, and never
  * under a term lower than one committed before (I5);
  * <li>at the end of the quiet phase, every election has exactly one leader and no forced
- * request is still pending (liveness, I6).
+ * request is still pending (liveness, I6);
+ * <li>at most one process believes it holds each cluster lock (a run under way whose
+ * {@code HeldLock.isHeld()} is true), except where the failure model says a second node may
+ * take a held lock: after a forward step of the database clock, a failover that may have
+ * lost writes, or an operator's release, between the first run's start and the second's
+ * acquisition (docs/reference/failure-model.md, cluster locks and steps of the database
+ * clock);
+ * <li>every acquisition of a lock gets a term greater than every earlier one (I4), and a
+ * fenced run under a lock commits only while its acquisition holds the lock's row, never
+ * under a term lower than one committed before (I5);
+ * <li>at the end of the quiet phase, a lock that no process believes it holds is taken by
+ * a node that tries it, once its row has expired.
  * </ul>
  * A violation fails with the simulation's report: the seed, how to replay it, and the trace.
  */
@@ -32,7 +47,21 @@ final class SimulationChecker {
 	/** By election: the highest term of a fenced commit. */
 	private final Map<String, Long> highestCommitted = new HashMap<>();
 
+	/** By lock key: the highest term of an acquisition. */
+	private final Map<String, Long> highestLockTerm = new HashMap<>();
+
+	/** By lock key: the highest term of a fenced commit. */
+	private final Map<String, Long> highestLockCommit = new HashMap<>();
+
+	/** When the database clock stepped forward or the database failed over (simulated time). */
+	private final List<Long> lockGaps = new ArrayList<>();
+
+	/** By lock name: when an operator's release of it was sent. */
+	private final Map<String, List<Long>> forceReleases = new HashMap<>();
+
 	private int grants;
+
+	private int lockRuns;
 
 	private int commits;
 
@@ -58,6 +87,135 @@ final class SimulationChecker {
 				}
 			}
 		}
+		checkLocks(nodes);
+	}
+
+	/** At most one believer per lock, now, but where a documented fault lets a second take it. */
+	private void checkLocks(List<SimulatedNode> nodes) {
+		SimulatedNode.LockHolding[] believers = null;
+		SimulatedNode[] believing = null;
+		for (int i = 0; i < nodes.size(); i++) {
+			List<SimulatedNode.LockHolding> holdings = nodes.get(i).holdings();
+			for (int h = 0; h < holdings.size(); h++) {
+				SimulatedNode.LockHolding holding = holdings.get(h);
+				if (!holding.lock().isHeld()) {
+					continue;
+				}
+				if (believers == null) {
+					believers = new SimulatedNode.LockHolding[this.simulation.lockNames().size()];
+					believing = new SimulatedNode[believers.length];
+				}
+				int index = this.simulation.lockNames().indexOf(holding.name());
+				SimulatedNode.LockHolding other = believers[index];
+				if (other != null) {
+					SimulatedNode.LockHolding first = (other.acquiredAt() <= holding.acquiredAt()) ? other : holding;
+					SimulatedNode.LockHolding second = (first == other) ? holding : other;
+					if (!excused(first, second)) {
+						fail("two processes believe they hold lock " + holding.name() + ": " + believing[index].label()
+								+ " (term " + other.lock().term() + ") and " + nodes.get(i).label() + " (term "
+								+ holding.lock().term() + ")");
+					}
+				}
+				believers[index] = holding;
+				believing[index] = nodes.get(i);
+			}
+		}
+	}
+
+	/**
+	 * Whether the failure model lets a second node take a lock the first still believes it
+	 * holds: a forward step of the database clock, a failover that may have lost the first's
+	 * writes, or an operator's release, after the first run started and before the second's
+	 * acquisition answered.
+	 */
+	private boolean excused(SimulatedNode.LockHolding first, SimulatedNode.LockHolding second) {
+		for (long gap : this.lockGaps) {
+			if (gap >= first.startedAt() && gap <= second.acquiredAt()) {
+				return true;
+			}
+		}
+		for (long release : this.forceReleases.getOrDefault(first.name(), List.of())) {
+			if (release >= first.startedAt() && release <= second.acquiredAt()) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/** The database clock stepped forward, or the database failed over, now. */
+	void lockGap() {
+		this.lockGaps.add(this.simulation.now());
+	}
+
+	/**
+	 * An operator's release of a lock is sent now.
+	 * @param name the lock's name
+	 */
+	void lockForceReleased(String name) {
+		this.forceReleases.computeIfAbsent(name, (key) -> new ArrayList<>()).add(this.simulation.now());
+	}
+
+	/** The database applied a node's take of a lock. */
+	void lockTaken(String key, String nodeId, long term) {
+		this.lockRuns++;
+		Long before = this.highestLockTerm.put(key, Math.max(term, this.highestLockTerm.getOrDefault(key,
+				Long.MIN_VALUE)));
+		if (before != null && before >= term) {
+			fail("lock " + key + " taken by " + nodeId + " under term " + term + " after an acquisition under term "
+					+ before);
+		}
+	}
+
+	/** A fenced run under a lock committed, at this moment, on that server. */
+	void lockCommit(InMemoryLockRepository server, String key, String nodeId, long term) {
+		this.commits++;
+		InMemoryLockRepository.Row row = server.row(key);
+		if (row == null || !nodeId.equals(row.holder()) || row.term() != term) {
+			fail("stale fenced commit under lock " + key + " by " + nodeId + " under term " + term
+					+ "; the row names " + ((row != null) ? row.holder() + " with term " + row.term() : "nobody"));
+		}
+		Long before = this.highestLockCommit.put(key, Math.max(term, this.highestLockCommit.getOrDefault(key,
+				Long.MIN_VALUE)));
+		if (before != null && before > term) {
+			fail("fenced commit under lock " + key + " under term " + term + " after one under term " + before);
+		}
+		this.simulation.trace(nodeId, "committed fenced run under lock " + key + " term " + term);
+	}
+
+	/**
+	 * Liveness of a lock at the end of the quiet phase: a lock no process believes it holds
+	 * is taken by a node that tries it, once its row has expired, which is no later than the
+	 * longest hold a run asks for.
+	 * @param name the lock's name
+	 * @param longest the longest {@code atMostFor} or lease a run asks for
+	 */
+	void checkLockLive(String name, Duration longest) {
+		List<SimulatedNode> nodes = this.simulation.nodes();
+		if (nodes.stream().anyMatch((node) -> node.holdings().stream()
+			.anyMatch((holding) -> holding.name().equals(name) && holding.lock().isHeld()))) {
+			return;
+		}
+		SimulatedDatabase database = this.simulation.database();
+		String key = ClusterLocks.key(name);
+		InMemoryLockRepository.Row row = database.locks().row(key);
+		if (row != null) {
+			long left = row.expiresAt() - database.millis();
+			if (left > longest.toMillis()) {
+				fail("lock " + name + " is held by nobody who believes it, and its row " + row + " expires in " + left
+						+ " ms, past the longest hold asked for");
+			}
+			this.simulation.advanceTo(this.simulation.now() + Math.max(0, left + 1) * 1_000_000L);
+		}
+		SimulatedNode node = nodes.stream().filter((any) -> any.running() && !any.paused()).findFirst().orElseThrow();
+		if (!node.tryLockOnce(name)) {
+			fail("after the quiet phase, at " + this.simulation.now() / 1e9 + " s, lock " + name
+					+ " is believed held by nobody and its row has expired, and " + node.label()
+					+ " could not take it (row: " + database.locks().row(key) + ")");
+		}
+	}
+
+	int lockRuns() {
+		return this.lockRuns;
 	}
 
 	/** A grant was announced. */

@@ -96,10 +96,12 @@ class SimulationTests {
 		long events = outcomes.stream().mapToLong(Simulation.Outcome::events).sum();
 		long grants = outcomes.stream().mapToLong(Simulation.Outcome::grants).sum();
 		long commits = outcomes.stream().mapToLong(Simulation.Outcome::commits).sum();
+		long lockRuns = outcomes.stream().mapToLong(Simulation.Outcome::lockRuns).sum();
 		assertThat(outcomes).hasSize(count);
 		System.out.printf("[simulation] %d schedules (seeds %d to %d), %s of simulated time each, on %d threads: "
-				+ "0 violations, %d events, %d grants, %d fenced commits, in %.1f s (%.2f ms a schedule per thread)%n",
-				count, first, first + count - 1, SCHEDULE_LENGTH, threads, events, grants, commits,
+				+ "0 violations, %d events, %d grants, %d lock acquisitions, %d fenced commits, in %.1f s (%.2f ms a"
+				+ " schedule per thread)%n", count, first, first + count - 1, SCHEDULE_LENGTH, threads, events, grants,
+				lockRuns, commits,
 				took.toMillis() / 1e3, took.toNanos() / 1e6 * threads / count);
 	}
 
