@@ -39,6 +39,9 @@ final class SimulatedNode {
 
 	private long pausedUntil;
 
+	/** When the running process started (simulated time). */
+	private long startedAt;
+
 	private @Nullable String pauseBefore;
 
 	private long pauseBeforeNanos;
@@ -106,6 +109,19 @@ final class SimulatedNode {
 		return this.pausedUntil;
 	}
 
+	/**
+	 * Since when the process has run without a pause: in the future while it is paused.
+	 * @return simulated time
+	 */
+	long unpausedSince() {
+		return Math.max(this.startedAt, this.pausedUntil);
+	}
+
+	/** @return whether the process runs the election now */
+	boolean runs(String election) {
+		return this.running && this.elections.containsKey(election);
+	}
+
 	/** @return the elections this process runs now, by name */
 	Map<String, Election> elections() {
 		return this.elections;
@@ -127,6 +143,7 @@ final class SimulatedNode {
 		// Within what the guard allows: a tenth of a percent either way, now and then a percent.
 		double drift = (random.nextInt(10) == 0 ? 0.01 : 0.001) * (2 * random.nextDouble() - 1);
 		long startedAt = this.simulation.now();
+		this.startedAt = startedAt;
 		MonotonicClock processClock = () -> base + (long) ((this.simulation.now() - startedAt) * (1 + drift));
 		this.clock = processClock;
 		this.beliefs = new AnnouncedBeliefs(processClock.nanoTime());

@@ -77,6 +77,9 @@ final class Simulation {
 
 	private long eventsRun;
 
+	/** The WARN lines the core logged, with when: what the checker asks of a long time without a leader. */
+	private final List<Warning> warnings = new ArrayList<>();
+
 	/** Probability that an answer is lost after its statement ran. */
 	private double lostAnswers;
 
@@ -98,6 +101,7 @@ final class Simulation {
 		this.electionNames = IntStream.range(0, electionCount).mapToObj((i) -> "e" + i).toList();
 		this.database = new SimulatedDatabase(this);
 		this.checker = new SimulationChecker(this);
+		SimulationLog.register(this);
 		this.originalNodes = nodeCount;
 		for (int i = 0; i < nodeCount; i++) {
 			this.nodes.add(new SimulatedNode(String.valueOf((char) ('a' + i)), this, this.database, SETTINGS,
@@ -391,6 +395,30 @@ final class Simulation {
 		this.events.add(new Event(Math.max(at, this.now), this.sequence++, node, generation, action));
 	}
 
+	/** The core logged a WARN line. */
+	void warned(String message) {
+		this.warnings.add(new Warning(this.now, message));
+		trace("log", "WARN " + ((message.length() > 160) ? message.substring(0, 160) + "..." : message));
+	}
+
+	/**
+	 * Whether a WARN line since the given time named the election, or spoke of a node's
+	 * state (a node unreachable, failing, its id in use): a reason an operator can act on.
+	 * @param election the election
+	 * @param since simulated time
+	 * @return whether such a line was logged
+	 */
+	boolean warnedAbout(String election, long since) {
+		String named = "'" + election + "'";
+		for (int i = this.warnings.size() - 1; i >= 0 && this.warnings.get(i).at() >= since; i--) {
+			String message = this.warnings.get(i).message();
+			if (message.contains(named) || message.startsWith("Node '")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** Run every event due until the given time, then let the time be that. */
 	void advanceTo(long time) {
 		while (!this.events.isEmpty() && this.events.peek().at() <= time) {
@@ -531,6 +559,9 @@ final class Simulation {
 	}
 
 	/** One event: when, in which order among those at the same time, whose, and what. */
+	private record Warning(long at, String message) {
+	}
+
 	private record Event(long at, long sequence, @Nullable SimulatedNode node, int generation,
 			Runnable action) implements Comparable<Event> {
 
