@@ -42,6 +42,16 @@ final class SimulatedNode {
 	/** When the running process started (simulated time). */
 	private long startedAt;
 
+	/** When the heartbeat round under way started, or -1 between rounds. */
+	private long roundStartedAt = -1;
+
+	/**
+	 * When the last round that took longer than a renew interval ended: one thread holds the
+	 * whole simulation, so a round whose statement waited while another process's long work
+	 * ran nested in it returns late, as after a pause of its process.
+	 */
+	private long lateRoundEndedAt;
+
 	private @Nullable String pauseBefore;
 
 	private long pauseBeforeNanos;
@@ -114,7 +124,11 @@ final class SimulatedNode {
 	 * @return simulated time
 	 */
 	long unpausedSince() {
-		return Math.max(this.startedAt, this.pausedUntil);
+		long renew = this.settings.renewInterval().toNanos();
+		if (this.roundStartedAt >= 0 && this.simulation.now() - this.roundStartedAt > renew) {
+			return Long.MAX_VALUE;
+		}
+		return Math.max(Math.max(this.startedAt, this.pausedUntil), this.lateRoundEndedAt);
 	}
 
 	/** @return whether the process runs the election now */
@@ -136,6 +150,7 @@ final class SimulatedNode {
 		this.running = true;
 		this.connection.restarted();
 		this.inRound = false;
+		this.roundStartedAt = -1;
 		String instanceId = this.id + "#" + this.simulation.nextInstance();
 		this.instanceId = instanceId;
 		Random random = this.simulation.random();
@@ -200,12 +215,17 @@ final class SimulatedNode {
 		int generation = this.generation;
 		long started = this.simulation.now();
 		this.inRound = true;
+		this.roundStartedAt = started;
 		try {
 			this.heartbeat.run(List.copyOf(loops()));
 		}
 		finally {
 			if (this.generation == generation) {
 				this.inRound = false;
+				this.roundStartedAt = -1;
+				if (this.simulation.now() - started > this.settings.renewInterval().toNanos()) {
+					this.lateRoundEndedAt = this.simulation.now();
+				}
 			}
 		}
 		long next = Math.max(this.simulation.now(), started + this.settings.renewInterval().toNanos());
