@@ -20,6 +20,12 @@ import org.junit.jupiter.api.AfterEach;
  */
 abstract class JdbcLeaseRepositoryContract extends LeaseRepositoryContract {
 
+	/**
+	 * Not whole seconds, as with most settings: the query timeout is rounded up to them, so
+	 * a statement that waits is ended by the client's socket timeout first.
+	 */
+	private static final Duration STATEMENT_TIMEOUT = Duration.ofMillis(1500);
+
 	private final TestDatabase database;
 
 	private final LeaseTables tables;
@@ -46,7 +52,7 @@ abstract class JdbcLeaseRepositoryContract extends LeaseRepositoryContract {
 		LeaseSchema.create(this.dataSource, dialect, this.tables);
 		this.clock = SteppedDatabaseClock.on(dialect, this.dataSource);
 		return new JdbcLeaseRepository(this.clock.dataSource(this.dataSource), dialect, this.tables,
-				Duration.ofSeconds(1));
+				STATEMENT_TIMEOUT);
 	}
 
 	@Override
