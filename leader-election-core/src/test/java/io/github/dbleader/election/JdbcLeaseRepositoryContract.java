@@ -14,6 +14,12 @@ import org.junit.jupiter.api.AfterEach;
  */
 abstract class JdbcLeaseRepositoryContract extends LeaseRepositoryContract {
 
+	/**
+	 * Not whole seconds, as with most settings: the query timeout is rounded up to them, so
+	 * a statement that waits is ended by the client's socket timeout first.
+	 */
+	private static final Duration STATEMENT_TIMEOUT = Duration.ofMillis(1500);
+
 	private final ContractTables tables;
 
 	/**
@@ -28,7 +34,7 @@ abstract class JdbcLeaseRepositoryContract extends LeaseRepositoryContract {
 	@Override
 	protected LeaseRepository createRepository() {
 		return new JdbcLeaseRepository(this.tables.create(), this.tables.dialect(), this.tables.names(),
-				Duration.ofSeconds(1));
+				STATEMENT_TIMEOUT);
 	}
 
 	@Override
