@@ -44,8 +44,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * {@link ClusterLockProvider}) is called from a {@code @Transactional} method of an
  * application whose locks share its {@code DataSource} (no dedicated pool), and another
  * node, on connections of its own, sees the lock taken (or released) before the caller's
- * transaction ends and after it rolls back; the lock's statements commit none of the
- * caller's own writes.
+ * transaction ends and after it rolls back; the lock's statements, whether they take the
+ * lock or not, commit none of the caller's own writes (ShedLock issue #3683).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractLockInCallerTransactionIntegrationTests {
@@ -145,6 +145,30 @@ abstract class AbstractLockInCallerTransactionIntegrationTests {
 		assertThat(otherNodeSees(way.released)).as("the other node's acquisition after the caller's rollback")
 			.hasValueSatisfying((lock) -> assertThat(lock.holder()).isEqualTo("other-node"));
 		assertThat(otherNodeCountsCallerRows()).as("the caller's row after its rollback").isZero();
+	}
+
+	@ParameterizedTest
+	@EnumSource
+	void aLockRefusedInAnOpenTransactionCommitsNoneOfItsWrites(Way way) {
+		assertThat(otherNodeHolds(way.released)).as("the other node's acquisition").isTrue();
+		Caller caller = this.application.getBean(Caller.class);
+		assertThatIllegalStateException().isThrownBy(() -> caller.inTransaction(() -> {
+			caller.write("caller-row");
+			assertThat(way.take(this.application, way.released, () -> {
+			})).as("the run, while another node holds the lock").isFalse();
+			assertThat(otherNodeCountsCallerRows()).as("the caller's uncommitted row, seen by another node")
+				.isZero();
+			throw new IllegalStateException("roll back");
+		})).withMessage("roll back");
+		assertThat(otherNodeCountsCallerRows()).as("the caller's row after its rollback").isZero();
+		assertThat(otherNodeSees(way.released)).as("the lock after the caller's rollback")
+			.hasValueSatisfying((lock) -> assertThat(lock.holder()).isEqualTo("other-node"));
+	}
+
+	/** Another node, on a thread and connections of its own, takes the lock for a minute. */
+	private boolean otherNodeHolds(String name) {
+		return onOtherThread(
+				() -> this.otherNode.tryLock(name, Duration.ofSeconds(60), Duration.ofSeconds(60)).isPresent());
 	}
 
 	/** Another node, on a thread and connections of its own, tries the lock and releases it at once. */
