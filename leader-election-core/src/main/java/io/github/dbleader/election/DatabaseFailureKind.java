@@ -74,6 +74,12 @@ public enum DatabaseFailureKind {
 	/** MySQL and MariaDB's lock wait timeout (SQLState HY000) and H2's (SQLState HYT00). */
 	private static final Set<Integer> LOCK_WAIT_CODES = Set.of(1205, 50200);
 
+	/**
+	 * Vendor error codes of a statement the server ended at its time limit under SQLState
+	 * HY000, which says nothing: MySQL's 3024, {@code MAX_EXECUTION_TIME} exceeded.
+	 */
+	private static final Set<Integer> TIMEOUT_CODES = Set.of(3024);
+
 	/** Bound of the walk down the causes, against a cycle of causes. */
 	private static final int MAX_CAUSES = 32;
 
@@ -161,6 +167,9 @@ public enum DatabaseFailureKind {
 		}
 		if (LOCK_WAIT_CODES.contains(failure.getErrorCode())) {
 			return CONFLICT;
+		}
+		if (TIMEOUT_CODES.contains(failure.getErrorCode())) {
+			return TIMED_OUT;
 		}
 		DatabaseFailureKind kind = ofSqlState(failure.getSQLState());
 		if (kind != null) {

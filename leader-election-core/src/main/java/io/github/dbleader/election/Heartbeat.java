@@ -751,8 +751,8 @@ final class Heartbeat {
 
 	/**
 	 * Release one at a time the leases a batch skipped, whose fenced work was still running.
-	 * The first that fails (its work outlasted the statement timeout) leaves the others of
-	 * the batch to expire: each would wait as long.
+	 * The first that fails (its work outlasted the wait a change of holder allows it, half
+	 * the statement timeout) leaves the others of the batch to expire: each would wait as long.
 	 */
 	private void yieldBusy(Map<String, Long> busy) {
 		for (Map.Entry<String, Long> lease : busy.entrySet()) {

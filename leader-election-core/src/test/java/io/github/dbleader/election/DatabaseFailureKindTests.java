@@ -150,6 +150,7 @@ class DatabaseFailureKindTests {
 			MySQL unknown table,                  42S02, 1146, SCHEMA
 			MySQL communications link failure,    08S01, 0,    UNREACHABLE
 			MariaDB max_statement_time,           70100, 1969, TIMED_OUT
+			MySQL max_execution_time,             HY000, 3024, TIMED_OUT
 			MySQL duplicate entry,                23000, 1062, CONSTRAINT_VIOLATED
 			an unknown state,                     HY000, 1,    OTHER
 			""")

@@ -12,6 +12,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -57,6 +59,10 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		/** Fenced transactions open on each election's fence row (share locks), by election. */
 	private final Map<String, Integer> fenceHolds = new HashMap<>();
 
+	/** Told of each fence hold as it starts, with its limit and what ends it before the work does. */
+	private BiConsumer<Duration, Runnable> fenceHoldStarted = (maxHoldTime, end) -> {
+	};
+
 	private final List<String> statements = new ArrayList<>();
 
 	private Runnable duringStatement = () -> {
@@ -88,6 +94,15 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	 * @param election the election
 	 * @return {@code true} if busy
 	 */
+	/**
+	 * Let a simulation end a fence hold when the server would drop its session, once the
+	 * transaction has been open for its maximum hold time.
+	 * @param listener told of each hold as it starts: its maximum hold time, and what ends it
+	 */
+	synchronized void onFenceHold(BiConsumer<Duration, Runnable> listener) {
+		this.fenceHoldStarted = listener;
+	}
+
 	boolean fenceBusy(String election) {
 		return this.busyFences.contains(election) || this.fenceHolds.getOrDefault(election, 0) > 0;
 	}
@@ -624,13 +639,23 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			if (row == null || !nodeId.equals(row.leaderId) || row.term != term || expiry(row) <= this.databaseMillis) {
 				throw new NotLeaderException(election, nodeId, "fence check failed");
 			}
-			// The share lock on the fence row is held until the transaction ends.
+			// The share lock on the fence row is held until the transaction ends, or until the
+			// server drops the session for holding it open too long.
 			this.fenceHolds.merge(election, 1, Integer::sum);
+			AtomicBoolean held = new AtomicBoolean(true);
+			Runnable end = () -> {
+				synchronized (this) {
+					if (held.compareAndSet(true, false)) {
+						this.fenceHolds.computeIfPresent(election, (key, holds) -> (holds > 1) ? holds - 1 : null);
+					}
+				}
+			};
+			this.fenceHoldStarted.accept(maxHoldTime, end);
 			try {
 				return callback.doInFence(term);
 			}
 			finally {
-				this.fenceHolds.computeIfPresent(election, (key, holds) -> (holds > 1) ? holds - 1 : null);
+				end.run();
 			}
 		});
 	}

@@ -2,31 +2,25 @@ package io.github.dbleader.election;
 
 import java.time.Duration;
 
-import com.zaxxer.hikari.HikariDataSource;
-import io.github.dbleader.election.it.SteppedDatabaseClock;
+import io.github.dbleader.election.it.ContractTables;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
-import io.github.dbleader.election.jdbc.LeaseSchema;
-import io.github.dbleader.election.jdbc.LeaseTables;
-import io.github.dbleader.election.jdbc.SqlDialect;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 
 /**
  * {@link LeaseRepositoryContract} on {@link JdbcLeaseRepository} on a database that each
- * subclass names, on tables of the subclass's own created afresh for each test (the
- * integration test JVMs run classes side by side on the same servers). The database clock
- * moves by a {@link SteppedDatabaseClock}; the pool has room for the election's statements
- * while fenced work holds a connection.
+ * subclass names, on tables of the subclass's own created afresh for each test, on a
+ * stepped database clock ({@link ContractTables}).
  */
 abstract class JdbcLeaseRepositoryContract extends LeaseRepositoryContract {
 
-	private final TestDatabase database;
+	/**
+	 * Not whole seconds, as with most settings: the query timeout is rounded up to them, so
+	 * a statement that waits is ended by the client's socket timeout first.
+	 */
+	private static final Duration STATEMENT_TIMEOUT = Duration.ofMillis(1500);
 
-	private final LeaseTables tables;
-
-	private HikariDataSource dataSource;
-
-	private SteppedDatabaseClock clock;
+	private final ContractTables tables;
 
 	/**
 	 * The contract on a database.
@@ -34,34 +28,23 @@ abstract class JdbcLeaseRepositoryContract extends LeaseRepositoryContract {
 	 * @param prefix the start of the subclass's table names
 	 */
 	JdbcLeaseRepositoryContract(TestDatabase database, String prefix) {
-		this.database = database;
-		this.tables = new LeaseTables(prefix + "_contract_lease", prefix + "_contract_candidate");
+		this.tables = new ContractTables(database, prefix + "_contract");
 	}
 
 	@Override
 	protected LeaseRepository createRepository() {
-		this.dataSource = this.database.dataSource(4);
-		this.database.dropTables(this.dataSource, this.tables.allTables().toArray(String[]::new));
-		SqlDialect dialect = SqlDialect.forName(this.database.platform());
-		LeaseSchema.create(this.dataSource, dialect, this.tables);
-		this.clock = SteppedDatabaseClock.on(dialect, this.dataSource);
-		return new JdbcLeaseRepository(this.clock.dataSource(this.dataSource), dialect, this.tables,
-				Duration.ofSeconds(1));
+		return new JdbcLeaseRepository(this.tables.create(), this.tables.dialect(), this.tables.names(),
+				STATEMENT_TIMEOUT);
 	}
 
 	@Override
 	protected void advanceDatabaseClock(Duration by) {
-		this.clock.step(by);
+		this.tables.step(by);
 	}
 
 	@AfterEach
 	void close() {
-		if (this.clock != null) {
-			this.clock.close();
-		}
-		if (this.dataSource != null) {
-			this.dataSource.close();
-		}
+		this.tables.close();
 	}
 
 }

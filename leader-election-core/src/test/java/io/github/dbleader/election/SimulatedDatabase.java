@@ -56,8 +56,19 @@ final class SimulatedDatabase {
 		this.simulation = simulation;
 		this.primary = new InMemoryLeaseRepository();
 		this.primary.setDatabaseMillis(EPOCH_MILLIS);
+		dropsLongFenceHolds(this.primary);
 		this.primaryLocks = new InMemoryLockRepository();
 		this.primaryLocks.setDatabaseMillis(EPOCH_MILLIS);
+	}
+
+	/**
+	 * The server drops a session whose transaction has held a fence row open for its
+	 * maximum hold time (PostgreSQL's idle_in_transaction_session_timeout, the MySQL session's
+	 * wait_timeout), which frees the fence for a change of holder; the work's commit then fails.
+	 */
+	private void dropsLongFenceHolds(InMemoryLeaseRepository server) {
+		server.onFenceHold((maxHoldTime, end) -> this.simulation.at(this.simulation.now() + maxHoldTime.toNanos(),
+				null, end));
 	}
 
 	/** @return the server that answers now */
@@ -135,6 +146,7 @@ final class SimulatedDatabase {
 				: this.primaryLocks.copy();
 		this.failovers++;
 		promoted.failOver("server-" + (this.failovers + 1));
+		dropsLongFenceHolds(promoted);
 		this.primary = promoted;
 		this.primaryLocks = promotedLocks;
 		this.replica = null;

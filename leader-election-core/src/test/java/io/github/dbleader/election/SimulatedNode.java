@@ -53,6 +53,19 @@ final class SimulatedNode {
 
 	private long pausedUntil;
 
+	/** When the running process started (simulated time). */
+	private long startedAt;
+
+	/** When the heartbeat round under way started, or -1 between rounds. */
+	private long roundStartedAt = -1;
+
+	/**
+	 * When the last round that took longer than a renew interval ended: one thread holds the
+	 * whole simulation, so a round whose statement waited while another process's long work
+	 * ran nested in it returns late, as after a pause of its process.
+	 */
+	private long lateRoundEndedAt;
+
 	private @Nullable String pauseBefore;
 
 	private long pauseBeforeNanos;
@@ -121,6 +134,23 @@ final class SimulatedNode {
 		return this.pausedUntil;
 	}
 
+	/**
+	 * Since when the process has run without a pause: in the future while it is paused.
+	 * @return simulated time
+	 */
+	long unpausedSince() {
+		long renew = this.settings.renewInterval().toNanos();
+		if (this.roundStartedAt >= 0 && this.simulation.now() - this.roundStartedAt > renew) {
+			return Long.MAX_VALUE;
+		}
+		return Math.max(Math.max(this.startedAt, this.pausedUntil), this.lateRoundEndedAt);
+	}
+
+	/** @return whether the process runs the election now */
+	boolean runs(String election) {
+		return this.running && this.elections.containsKey(election);
+	}
+
 	/** @return the elections this process runs now, by name */
 	Map<String, Election> elections() {
 		return this.elections;
@@ -135,6 +165,7 @@ final class SimulatedNode {
 		this.running = true;
 		this.connection.restarted();
 		this.inRound = false;
+		this.roundStartedAt = -1;
 		String instanceId = this.id + "#" + this.simulation.nextInstance();
 		this.instanceId = instanceId;
 		Random random = this.simulation.random();
@@ -142,6 +173,7 @@ final class SimulatedNode {
 		// Within what the guard allows: a tenth of a percent either way, now and then a percent.
 		double drift = (random.nextInt(10) == 0 ? 0.01 : 0.001) * (2 * random.nextDouble() - 1);
 		long startedAt = this.simulation.now();
+		this.startedAt = startedAt;
 		MonotonicClock processClock = () -> base + (long) ((this.simulation.now() - startedAt) * (1 + drift));
 		this.clock = processClock;
 		this.beliefs = new AnnouncedBeliefs(processClock.nanoTime());
@@ -202,12 +234,17 @@ final class SimulatedNode {
 		int generation = this.generation;
 		long started = this.simulation.now();
 		this.inRound = true;
+		this.roundStartedAt = started;
 		try {
 			this.heartbeat.run(List.copyOf(loops()));
 		}
 		finally {
 			if (this.generation == generation) {
 				this.inRound = false;
+				this.roundStartedAt = -1;
+				if (this.simulation.now() - started > this.settings.renewInterval().toNanos()) {
+					this.lateRoundEndedAt = this.simulation.now();
+				}
 			}
 		}
 		long next = Math.max(this.simulation.now(), started + this.settings.renewInterval().toNanos());

@@ -83,6 +83,9 @@ final class Simulation {
 
 	private long eventsRun;
 
+	/** The WARN lines the core logged, with when: what the checker asks of a long time without a leader. */
+	private final List<Warning> warnings = new ArrayList<>();
+
 	/** Probability that an answer is lost after its statement ran. */
 	private double lostAnswers;
 
@@ -108,6 +111,7 @@ final class Simulation {
 		this.lockNames = List.of("l0", "l1", "l2");
 		this.database = new SimulatedDatabase(this);
 		this.checker = new SimulationChecker(this);
+		SimulationLog.register(this);
 		this.originalNodes = nodeCount;
 		for (int i = 0; i < nodeCount; i++) {
 			this.nodes.add(new SimulatedNode(String.valueOf((char) ('a' + i)), this, this.database, SETTINGS,
@@ -142,10 +146,29 @@ final class Simulation {
 		at(length, "end", () -> {
 		});
 		advanceTo(length);
-		this.checker.checkLive(length);
+		// One thread runs every process: a round whose statement waited while another
+		// process's long work ran nested in it returns late, as after a pause of its process.
+		// The quiet phase lasts from the last such pause, within a bound.
+		long end = length;
+		for (long calm = calmSince(); calm + quiet > end && end < length + length; calm = calmSince()) {
+			end = Math.min(calm + quiet, length + length);
+			advanceTo(end);
+		}
+		this.checker.checkLive(end);
 		this.lockNames.forEach((name) -> this.checker.checkLockLive(name, LONGEST_LOCK_HOLD));
 		return new Outcome(this.seed, this.nodes.size(), this.electionNames.size(), this.eventsRun,
 				this.checker.grants(), this.checker.commits(), this.checker.lockRuns());
+	}
+
+	/** Since when every running process has run without a pause, a hidden one included. */
+	private long calmSince() {
+		long calm = 0;
+		for (SimulatedNode node : this.nodes) {
+			if (node.running()) {
+				calm = Math.max(calm, node.unpausedSince());
+			}
+		}
+		return calm;
 	}
 
 	/** Start every node: what a scripted scenario does first. */
@@ -208,7 +231,7 @@ final class Simulation {
 	 * its fence for long.
 	 */
 	private void scheduleLockRuns(SimulatedNode node, long until) {
-		long next = this.now + (200 + this.random.nextInt(1_800)) * MS;
+		long next = this.now + (500 + this.random.nextInt(3_500)) * MS;
 		if (next >= until) {
 			return;
 		}
@@ -464,6 +487,30 @@ final class Simulation {
 		this.events.add(new Event(Math.max(at, this.now), this.sequence++, node, generation, action));
 	}
 
+	/** The core logged a WARN line. */
+	void warned(String message) {
+		this.warnings.add(new Warning(this.now, message));
+		trace("log", "WARN " + ((message.length() > 160) ? message.substring(0, 160) + "..." : message));
+	}
+
+	/**
+	 * Whether a WARN line since the given time named the election, or spoke of a node's
+	 * state (a node unreachable, failing, its id in use): a reason an operator can act on.
+	 * @param election the election
+	 * @param since simulated time
+	 * @return whether such a line was logged
+	 */
+	boolean warnedAbout(String election, long since) {
+		String named = "'" + election + "'";
+		for (int i = this.warnings.size() - 1; i >= 0 && this.warnings.get(i).at() >= since; i--) {
+			String message = this.warnings.get(i).message();
+			if (message.contains(named) || message.startsWith("Node '")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** Run every event due until the given time, then let the time be that. */
 	void advanceTo(long time) {
 		while (!this.events.isEmpty() && this.events.peek().at() <= time) {
@@ -608,6 +655,9 @@ final class Simulation {
 	}
 
 	/** One event: when, in which order among those at the same time, whose, and what. */
+	private record Warning(long at, String message) {
+	}
+
 	private record Event(long at, long sequence, @Nullable SimulatedNode node, int generation,
 			Runnable action) implements Comparable<Event> {
 

@@ -18,6 +18,10 @@ import io.github.dbleader.election.lock.InMemoryLockRepository;
  * granted to another node before (I4);
  * <li>a fenced commit commits under the term the lease row holds at that moment, and never
  * under a term lower than one committed before (I5);
+ * <li>an election that no process believes it leads for longer than {@link #SILENCE}, while
+ * a process that runs it has run without a pause all that time, has had a WARN line naming
+ * it, or a node's state, since it lost its leader: no election is left without a leader
+ * silently;
  * <li>at the end of the quiet phase, every election has exactly one leader and no forced
  * request is still pending (liveness, I6);
  * <li>at most one process believes it holds each cluster lock (a run under way whose
@@ -59,6 +63,17 @@ final class SimulationChecker {
 	/** By lock name: when an operator's release of it was sent. */
 	private final Map<String, List<Long>> forceReleases = new HashMap<>();
 
+	/**
+	 * How long an election may go without a leader, while a process that runs it runs
+	 * unpaused, before a WARN line must have said why: four leases, more than any wait the
+	 * design asks of a healthy candidate (a lease to see a holder gone, a lease after a
+	 * failover, a lease of a fenced transaction's hold).
+	 */
+	static final long SILENCE = 4 * Simulation.LEASE.toNanos();
+
+	/** By election index: since when no process believes it leads it, or -1 while one does. */
+	private final long[] leaderlessSince;
+
 	private int grants;
 
 	private int lockRuns;
@@ -67,6 +82,7 @@ final class SimulationChecker {
 
 	SimulationChecker(Simulation simulation) {
 		this.simulation = simulation;
+		this.leaderlessSince = new long[simulation.electionNames().size()];
 	}
 
 	/** At most one believer per election, now. */
@@ -86,8 +102,32 @@ final class SimulationChecker {
 					believer = node;
 				}
 			}
+			if (believer != null) {
+				this.leaderlessSince[index] = -1;
+			}
+			else if (this.leaderlessSince[index] < 0) {
+				this.leaderlessSince[index] = this.simulation.now();
+			}
+			else {
+				checkNotSilent(elections.get(index), this.leaderlessSince[index]);
+			}
 		}
 		checkLocks(nodes);
+	}
+
+	private void checkNotSilent(String election, long since) {
+		long now = this.simulation.now();
+		if (now - since <= SILENCE) {
+			return;
+		}
+		for (SimulatedNode node : this.simulation.nodes()) {
+			if (node.runs(election) && now - node.unpausedSince() > SILENCE
+					&& !this.simulation.warnedAbout(election, since)) {
+				fail(election + " has had no leader for " + (now - since) / 1_000_000 + " ms, while " + node.label()
+						+ " ran it unpaused, and no WARN line said why (row: "
+						+ this.simulation.database().server().describe(election) + ")");
+			}
+		}
 	}
 
 	/** At most one believer per lock, now, but where a documented fault lets a second take it. */

@@ -44,13 +44,16 @@ class SimulationTests {
 	@BeforeAll
 	static void quiet() {
 		// A schedule announces hundreds of changes of leadership; the trace keeps what matters.
+		// The WARN lines still reach the simulation (SimulationLog), not the console.
 		level = core.getLevel();
-		core.setLevel(Level.OFF);
+		core.setLevel(Level.WARN);
+		core.setAdditive(false);
 	}
 
 	@AfterAll
 	static void restore() {
 		core.setLevel(level);
+		core.setAdditive(true);
 	}
 
 	@Test
@@ -121,12 +124,14 @@ class SimulationTests {
 	@EnabledIfSystemProperty(named = "simulation.seed", matches = "-?\\d+")
 	void replay() {
 		core.setLevel(Level.valueOf(System.getProperty("simulation.log", "INFO")));
+		core.setAdditive(true);
 		try {
 			Simulation.Outcome outcome = Simulation.run(Long.getLong("simulation.seed"), SCHEDULE_LENGTH);
 			System.out.println("[simulation] " + outcome);
 		}
 		finally {
-			core.setLevel(Level.OFF);
+			core.setLevel(Level.WARN);
+			core.setAdditive(false);
 		}
 	}
 

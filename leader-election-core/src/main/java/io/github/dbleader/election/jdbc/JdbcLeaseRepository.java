@@ -252,6 +252,13 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final String updateFence;
 
+	/**
+	 * Makes the server end a single-row change's wait for the fence row after half the
+	 * statement timeout, before the client's socket timeout does; {@code null} where the
+	 * server ends it already.
+	 */
+	private final @Nullable String boundFenceWait;
+
 	private final String insertFence;
 
 	/** Inserts the fence row, or updates one left from an earlier lease of the same name. */
@@ -415,6 +422,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.insertFence = "INSERT INTO " + fence + " (election_name, leader_id, term) SELECT election_name, "
 				+ "leader_id, term FROM " + lease + " WHERE election_name = ?";
 		this.writeFence = dialect.writeFence(fence, lease);
+		this.boundFenceWait = dialect.boundFenceWait(fence, statementTimeout.dividedBy(2));
 		this.fence = dialect.fence(fence, lease, nodes);
 		// Only after the fence refused: why, for the exception's message.
 		this.fenceView = "SELECT f.leader_id, f.term, (SELECT CASE WHEN " + dialect.live("l", nodes)
@@ -1022,7 +1030,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	/**
 	 * Change the holder of a lease and, in the same transaction, its fence row. Updating the
-	 * fence row waits for fenced transactions, which hold it in share mode (I5).
+	 * fence row waits for fenced transactions, which hold it in share mode (I5), for at most
+	 * half the statement timeout, a limit the server enforces ({@link SqlDialect#boundFenceWait}):
+	 * the failed change then rolls back and leaves the lease row to the batches, which skip
+	 * the busy fence.
 	 * @param election election name
 	 * @param change the statement on the lease row, returning the rows it changed
 	 * @return whether the lease row changed
@@ -1032,6 +1043,9 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		return inTransaction(this.holderChanges, () -> {
 			if (change.getAsInt() != 1) {
 				return false;
+			}
+			if (this.boundFenceWait != null) {
+				this.jdbc.queryForList(this.boundFenceWait, election);
 			}
 			if (this.jdbc.update(this.updateFence, election, election, election) == 0) {
 				this.jdbc.update(this.insertFence, election);

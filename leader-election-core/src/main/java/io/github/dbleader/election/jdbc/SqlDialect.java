@@ -1,5 +1,7 @@
 package io.github.dbleader.election.jdbc;
 
+import java.math.BigDecimal;
+import java.time.Duration;
 import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
@@ -80,6 +82,17 @@ public enum SqlDialect {
 			return table + " FORCE INDEX (PRIMARY)";
 		}
 
+		@Override
+		String boundFenceWait(String fence, Duration bound) {
+			// An UPDATE takes no time limit on MySQL (its innodb_lock_wait_timeout is whole
+			// seconds, and no hint sets it), a locking SELECT does: MAX_EXECUTION_TIME on MySQL;
+			// MariaDB ignores the hint and runs the executable comment instead.
+			long millis = Math.max(1, bound.toMillis());
+			return "/*M! SET STATEMENT max_statement_time = " + BigDecimal.valueOf(millis, 3).toPlainString()
+					+ " FOR */ SELECT /*+ MAX_EXECUTION_TIME(" + millis + ") */ election_name FROM " + byKey(fence)
+					+ " WHERE election_name = ? FOR UPDATE";
+		}
+
 	},
 
 	/**
@@ -96,6 +109,13 @@ public enum SqlDialect {
 					+ " FROM " + fence + " f WHERE f.election_name = :election FOR SHARE";
 		}
 
+		@Override
+		String boundFenceWait(String fence, Duration bound) {
+			// SET LOCAL: the statements after it in the change's transaction, the write of the
+			// fence row among them, end at the limit (SQLSTATE 57014, as a query timeout does).
+			return "SELECT set_config('statement_timeout', '" + Math.max(1, bound.toMillis()) + "', true) FROM "
+					+ fence + " WHERE election_name = ?";
+		}
 
 	},
 
@@ -232,6 +252,23 @@ public enum SqlDialect {
 	@Nullable String skipFencedLock(String fence) {
 		return (this != POSTGRESQL) ? null : " AND election_name IN (SELECT election_name FROM " + fence
 				+ " WHERE election_name = ? FOR UPDATE SKIP LOCKED)";
+	}
+
+	/**
+	 * Query, with the election as its one parameter, that a single-row change of holder runs
+	 * in its transaction right before it writes the election's fence row, so that the server
+	 * itself ends the change's wait for fenced work (I5) after {@code bound}, and with it the
+	 * statement: the client's socket timeout would end the wait on the client alone, and the
+	 * server would go on with the change until the fence was free, keeping the lease row
+	 * locked for as long, so that the batched changes of holder after it, which skip a busy
+	 * fence, would wait for the lease row instead. {@code null} where the database itself
+	 * ends every wait (H2: its lock timeout, and its query timeout, which it enforces).
+	 * @param fence the fence table
+	 * @param bound the longest wait, shorter than the statement timeout
+	 * @return the query or {@code null}
+	 */
+	@Nullable String boundFenceWait(String fence, Duration bound) {
+		return null;
 	}
 
 	/**

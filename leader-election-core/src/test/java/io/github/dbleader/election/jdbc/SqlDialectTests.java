@@ -1,5 +1,6 @@
 package io.github.dbleader.election.jdbc;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
@@ -28,6 +29,21 @@ class SqlDialectTests {
 		assertThat(statements).allSatisfy((statement) -> assertThat(statement.toUpperCase(Locale.ROOT))
 			.doesNotContainPattern("VALUES\\s*\\(\\s*[A-Z_]+\\s*\\)")
 			.doesNotContainPattern("\\)\\s+AS\\s+[A-Z_]+\\s+ON DUPLICATE KEY"));
+	}
+
+	/**
+	 * The bound on a change of holder's wait for the fence row is MySQL's hint in
+	 * milliseconds and MariaDB's setting in seconds, each where the other server skips it
+	 * (MySQL 8 has no {@code SET STATEMENT}), on a statement MySQL bounds: a {@code SELECT}.
+	 */
+	@Test
+	void mysqlBoundsTheWaitForTheFenceRowForMySqlAndMariaDbAlike() {
+		assertThat(SqlDialect.MYSQL.boundFenceWait("f", Duration.ofMillis(750)))
+			.isEqualTo("/*M! SET STATEMENT max_statement_time = 0.750 FOR */ SELECT /*+ MAX_EXECUTION_TIME(750) */"
+					+ " election_name FROM f FORCE INDEX (PRIMARY) WHERE election_name = ? FOR UPDATE");
+		assertThat(SqlDialect.POSTGRESQL.boundFenceWait("f", Duration.ofMillis(750)))
+			.isEqualTo("SELECT set_config('statement_timeout', '750', true) FROM f WHERE election_name = ?");
+		assertThat(SqlDialect.H2.boundFenceWait("f", Duration.ofMillis(750))).isNull();
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.github.dbleader.election.lock;
 
+import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -20,6 +21,9 @@ import org.jspecify.annotations.Nullable;
 public class InMemoryLockRepository implements LockRepository {
 
 	private final Map<String, Row> rows = new HashMap<>();
+
+	/** Fenced transactions open on each lock's fence row, by key. */
+	private final Map<String, Integer> fenceHolds = new HashMap<>();
 
 	private long databaseMillis = 1_700_000_000_000L;
 
@@ -84,6 +88,9 @@ public class InMemoryLockRepository implements LockRepository {
 		if (row != null && row.expiresAt > this.databaseMillis) {
 			return answer(OptionalLong.empty());
 		}
+		if (row != null) {
+			waitForFence(key);
+		}
 		long term = (row != null) ? Math.max(row.term + 1, this.databaseMillis) : this.databaseMillis;
 		this.rows.put(key, new Row(nodeId, term, this.databaseMillis, this.databaseMillis,
 				this.databaseMillis + atMostFor.toMillis(), false));
@@ -119,7 +126,7 @@ public class InMemoryLockRepository implements LockRepository {
 	}
 
 	private boolean heldBy(@Nullable Row row, String nodeId, long term) {
-		return row != null && row.holder.equals(nodeId) && row.term == term && row.expiresAt > this.databaseMillis;
+		return row != null && nodeId.equals(row.holder) && row.term == term && row.expiresAt > this.databaseMillis;
 	}
 
 	@Override
@@ -138,15 +145,44 @@ public class InMemoryLockRepository implements LockRepository {
 		return answer(true);
 	}
 
+	/**
+	 * The work runs while the fence row is held, not this repository's monitor: the
+	 * holder's extensions and release, from any thread, go through meanwhile, and a change
+	 * of holder fails as it does on a database ({@link #waitForFence}).
+	 */
 	@Override
-	public synchronized <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term,
+	public <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term,
 			Duration maxHoldTime, FencedCallback<T> callback) {
-		statement();
-		Row row = this.rows.get(key);
-		if (!heldBy(row, nodeId, term)) {
-			throw new LockNotHeldException(key, term, "refused by the fence");
+		synchronized (this) {
+			statement();
+			Row row = this.rows.get(key);
+			if (!heldBy(row, nodeId, term)) {
+				throw new LockNotHeldException(key, term, "refused by the fence");
+			}
+			this.fenceHolds.merge(key, 1, Integer::sum);
 		}
-		return callback.doInFence(term);
+		try {
+			return callback.doInFence(term);
+		}
+		finally {
+			synchronized (this) {
+				this.fenceHolds.computeIfPresent(key, (held, holds) -> (holds > 1) ? holds - 1 : null);
+			}
+		}
+	}
+
+	/**
+	 * A change of holder (a take, an operator's release) writes the lock's fence row, and
+	 * so waits for the fenced work that holds it, as the JDBC statements do: here the wait
+	 * outlasts the statement timeout, so the statement fails with the timeout and changes
+	 * nothing. (On PostgreSQL a take skips the lock instead, which the callers see as a
+	 * lock held.)
+	 */
+	private void waitForFence(String key) {
+		if (this.fenceHolds.containsKey(key)) {
+			throw new IllegalStateException("lock wait on the fence row of '" + key + "' timed out",
+					new SQLTimeoutException("statement timed out"));
+		}
 	}
 
 	@Override
@@ -169,8 +205,9 @@ public class InMemoryLockRepository implements LockRepository {
 		if (row == null) {
 			return answer(OptionalLong.empty());
 		}
+		waitForFence(key);
 		long term = Math.max(row.term + 1, this.databaseMillis);
-		this.rows.put(key, new Row("", term, row.acquiredAt, row.extendedAt, this.databaseMillis, row.released));
+		this.rows.put(key, new Row(null, term, row.acquiredAt, row.extendedAt, this.databaseMillis, row.released));
 		return answer(OptionalLong.of(term));
 	}
 
@@ -199,14 +236,14 @@ public class InMemoryLockRepository implements LockRepository {
 
 	/**
 	 * A lock's row.
-	 * @param holder the holder's node id, empty after an operator's release
+	 * @param holder the holder's node id, null after an operator's release
 	 * @param term the term of the acquisition
 	 * @param acquiredAt database time of the acquisition
 	 * @param extendedAt database time of the last extension
 	 * @param expiresAt database time the lock expires at
 	 * @param released whether its holder released it
 	 */
-	public record Row(String holder, long term, long acquiredAt, long extendedAt, long expiresAt, boolean released) {
+	public record Row(@Nullable String holder, long term, long acquiredAt, long extendedAt, long expiresAt, boolean released) {
 	}
 
 }
