@@ -23,7 +23,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * ({@code runsPastAtMostFor}: lock, term, start and how long it has run), not DOWN: nothing
  * is unsafe (the fence keeps the late run from committing), and a failing probe that
  * restarts the node would kill the run half-way through whatever it does outside the
- * fence. Alert on the detail, or on {@code leader.election.lock.held}, and raise
+ * fence. Alert on the detail, or on the gauge {@code leader.election.lock.overdue}, and raise
  * {@code atMostFor} or shorten the run.
  */
 public class ClusterLocksHealthIndicator implements HealthIndicator {

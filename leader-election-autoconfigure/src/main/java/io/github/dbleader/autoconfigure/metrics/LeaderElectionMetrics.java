@@ -12,6 +12,7 @@ import java.util.function.Supplier;
 import io.github.dbleader.election.DatabaseFailureKind;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.HeartbeatFailure;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.aop.SkippedInvocationListener;
@@ -44,6 +45,10 @@ import org.slf4j.LoggerFactory;
  * <li>{@code leader.election.heartbeat.failures}: counter of the rounds that failed,
  * tagged {@code kind}, the {@link DatabaseFailureKind} of the round's first failed
  * statement in lower case (every kind from the start, at 0 until it happens);
+ * <li>{@code leader.election.node.state}: gauge, tagged {@code state} (a {@link NodeState}
+ * in lower case) instead of {@code election}, 1 while this node is in that state, else 0:
+ * the node-level states that make the health of every election DOWN, each a series of its
+ * own from the start, so that an alert needs no health check;
  * <li>{@code leader.election.leader.only.skipped}: counter of {@code @LeaderOnly} calls
  * skipped because this node did not lead;
  * <li>{@code leader.election.partitions.owned}: gauge, tagged {@code group} instead of
@@ -126,6 +131,14 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 			.description("How many elections this node leads now (partitions not counted)")
 			.strongReference(true)
 			.register(registry);
+		for (NodeState state : NodeState.values()) {
+			Gauge.builder(PREFIX + "node.state", this, (metrics) -> metrics.isIn(state) ? 1 : 0)
+				.description("Whether this node is in the state (1) or not (0); every election's health is then DOWN")
+				.tag("state", state.name().toLowerCase(Locale.ROOT))
+				.strongReference(true)
+				.register(registry);
+		}
+		slowRounds(registry);
 		for (DatabaseFailureKind kind : DatabaseFailureKind.values()) {
 			FunctionCounter
 				.builder(PREFIX + "heartbeat.failures", this,
@@ -170,13 +183,46 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 				.register(registry)
 				.record(duration);
 			if (succeeded && duration.compareTo(this.electionService.get().settings().statementTimeout().dividedBy(2)) > 0) {
-				Counter.builder(PREFIX + "heartbeat.slow")
-					.description("Heartbeat rounds that succeeded but took longer than half the statement timeout:"
-							+ " the database answers slowly, and a little slower would fail rounds")
-					.register(registry)
-					.increment();
+				slowRounds(registry).increment();
 			}
 		}
+	}
+
+	/**
+	 * The counter of slow rounds, registered at 0 when bound so that a rate of it exists
+	 * before the first slow round.
+	 */
+	private static Counter slowRounds(MeterRegistry registry) {
+		return Counter.builder(PREFIX + "heartbeat.slow")
+			.description("Heartbeat rounds that succeeded but took longer than half the statement timeout:"
+					+ " the database answers slowly, and a little slower would fail rounds")
+			.register(registry);
+	}
+
+	/**
+	 * Whether this node is in the state, by the rule of the elections' health (the states
+	 * are the node's: any election of the node tells them).
+	 */
+	boolean isIn(NodeState state) {
+		ElectionService service = this.electionService.get();
+		boolean waiting = service.isWaitingForDatabase();
+		if (state == NodeState.WAITING_FOR_DATABASE || waiting) {
+			return state == NodeState.WAITING_FOR_DATABASE && waiting;
+		}
+		if (state == NodeState.NODE_ID_IN_USE) {
+			return service.elections().stream().anyMatch(Election::isNodeIdInUseElsewhere);
+		}
+		Election election = service.elections().stream().findFirst().orElse(null);
+		if (election == null) {
+			return false;
+		}
+		HeartbeatFailure failure = election.heartbeatFailure().orElse(null);
+		if (election.isDatabaseReachable() && (failure == null || !failure.persistent())) {
+			return false;
+		}
+		// Unreachable without a failure: the heartbeat is stuck in a statement.
+		boolean unreachable = failure == null || failure.kind().databaseUnreachable();
+		return (state == NodeState.DATABASE_UNREACHABLE) == unreachable;
 	}
 
 	@Override
@@ -326,6 +372,38 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 
 	private AtomicLong seenTerm(String election) {
 		return this.seenTerms.computeIfAbsent(election, (key) -> new AtomicLong());
+	}
+
+	/**
+	 * The states of a node that make the health of all of its elections DOWN, each the
+	 * {@code state} tag of a {@code leader.election.node.state} gauge.
+	 */
+	public enum NodeState {
+
+		/**
+		 * The database has not answered since the node started: it takes part in no
+		 * election yet. The other states are 0 meanwhile.
+		 */
+		WAITING_FOR_DATABASE,
+
+		/**
+		 * The database has not answered for longer than {@code lease - guard} (or the
+		 * heartbeat has been stuck in a statement for that long): the node leads nothing.
+		 */
+		DATABASE_UNREACHABLE,
+
+		/**
+		 * The database answers but has refused the heartbeat's statements for longer than
+		 * {@code lease - guard} (missing privilege or table, a constraint...): the kind is
+		 * counted by {@code leader.election.heartbeat.failures}.
+		 */
+		HEARTBEAT_FAILING,
+
+		/**
+		 * Another running instance uses this node's id: this one takes no part.
+		 */
+		NODE_ID_IN_USE
+
 	}
 
 }

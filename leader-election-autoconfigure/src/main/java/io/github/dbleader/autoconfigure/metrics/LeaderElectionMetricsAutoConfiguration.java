@@ -3,6 +3,7 @@ package io.github.dbleader.autoconfigure.metrics;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.LeaderElectionProperties;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.lock.ClusterLocks;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -36,8 +37,8 @@ public final class LeaderElectionMetricsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LockMetrics lockMetrics() {
-		return new LockMetrics();
+	LockMetrics lockMetrics(ObjectProvider<ClusterLocks> clusterLocks) {
+		return new LockMetrics(clusterLocks::getIfAvailable);
 	}
 
 }

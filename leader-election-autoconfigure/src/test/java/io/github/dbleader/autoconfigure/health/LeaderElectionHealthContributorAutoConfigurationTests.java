@@ -5,26 +5,20 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import javax.sql.DataSource;
 
 import io.github.dbleader.autoconfigure.BlockedTakeOvers;
 import io.github.dbleader.autoconfigure.FaultyDatabaseConfiguration;
+import io.github.dbleader.autoconfigure.FailingLeaseRepositoryConfiguration;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.partition.PartitionGroup;
-import io.github.dbleader.election.LeaseRepository;
-import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
-import io.github.dbleader.election.jdbc.LeaseTables;
-import io.github.dbleader.election.jdbc.SqlDialect;
 import io.github.dbleader.election.lock.ClusterLocks;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
-import org.springframework.aop.framework.ProxyFactory;
-import org.springframework.aop.MethodBeforeAdvice;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 import org.springframework.boot.health.contributor.Health;
@@ -32,9 +26,6 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
-import org.springframework.dao.DataAccessResourceFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -110,12 +101,12 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 
 	@Test
 	void downWhenTheDatabaseIsUnreachable() {
-		this.contextRunner.withUserConfiguration(FailingRepositoryConfiguration.class).run((context) -> {
+		this.contextRunner.withUserConfiguration(FailingLeaseRepositoryConfiguration.class).run((context) -> {
 			ElectionService service = context.getBean(ElectionService.class);
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
 			HealthIndicator indicator = indicator(context.getBean(ElectionsHealthContributor.class), "default");
 			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
-			context.getBean(FailingRepositoryConfiguration.class).failing.set(true);
+			context.getBean(FailingLeaseRepositoryConfiguration.class).failing().set(true);
 			// Still UP while the heartbeat fails for less than lease - guard (800ms), with
 			// how long it has failed; then DOWN, and this node no longer leads.
 			await().atMost(Duration.ofSeconds(5))
@@ -298,26 +289,6 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 
 	private static HealthIndicator indicator(CompositeHealthContributor contributor, String election) {
 		return (HealthIndicator) contributor.getContributor(election);
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class FailingRepositoryConfiguration {
-
-		final AtomicBoolean failing = new AtomicBoolean();
-
-		@Bean
-		LeaseRepository failingLeaseRepository(DataSource dataSource) {
-			LeaseRepository real = new JdbcLeaseRepository(dataSource, SqlDialect.H2, LeaseTables.defaults(),
-					Duration.ofMillis(100));
-			ProxyFactory factory = new ProxyFactory(real);
-			factory.addAdvice((MethodBeforeAdvice) (method, args, target) -> {
-				if (this.failing.get()) {
-					throw new DataAccessResourceFailureException("database unreachable (simulated)");
-				}
-			});
-			return (LeaseRepository) factory.getProxy();
-		}
-
 	}
 
 }

@@ -1,6 +1,8 @@
 package io.github.dbleader.autoconfigure.metrics;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
@@ -18,6 +20,7 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConf
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link LockMetrics} as {@link LeaderElectionMetricsAutoConfiguration} wires
@@ -60,6 +63,29 @@ class LockMetricsTests {
 			assertThat(held.count()).isEqualTo(2);
 			assertThat(held.max(java.util.concurrent.TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(20);
 		});
+	}
+
+	@Test
+	void countsTheRunsUnderWayPastAtMostForWhileTheyOverrun() throws Exception {
+		this.contextRunner.run((context) -> {
+			ClusterLocks locks = context.getBean(ClusterLocks.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			List<Double> seen = new ArrayList<>();
+			locks.runLocked("report", Duration.ofMillis(300), Duration.ZERO, true, (lock) -> {
+				seen.add(overdue(registry, "report"));
+				await().atMost(Duration.ofSeconds(5)).until(lock::isPastAtMostFor);
+				seen.add(overdue(registry, "report"));
+				assertThat(registry.find("leader.election.lock.held").timer())
+					.as("the timer records the run only when it ends")
+					.isNull();
+			});
+			assertThat(seen).as("within atMostFor, then past it").containsExactly(0.0, 1.0);
+			assertThat(overdue(registry, "report")).as("after the run").isZero();
+		});
+	}
+
+	private static double overdue(MeterRegistry registry, String lock) {
+		return registry.get("leader.election.lock.overdue").tag("lock", lock).gauge().value();
 	}
 
 	@Test
