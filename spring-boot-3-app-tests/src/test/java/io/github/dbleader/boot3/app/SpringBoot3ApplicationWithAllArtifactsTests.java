@@ -14,6 +14,8 @@ import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.aop.LeaderOnly;
 import io.github.dbleader.shedlock.ClusterLockProvider;
 import io.github.dbleader.shedlock.SchedulerLockContext;
+import net.javacrumbs.shedlock.core.LockAssert;
+import net.javacrumbs.shedlock.core.LockExtender;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
@@ -81,12 +83,15 @@ class SpringBoot3ApplicationWithAllArtifactsTests {
 	}
 
 	@Test
-	void schedulerLockJobRunsUnderAClusterLockOfOurProvider() {
+	void schedulerLockJobRunsUnderAClusterLockOfOurProviderAndExtendsIt() {
 		assertThat(this.lockProvider).isInstanceOf(ClusterLockProvider.class);
-		await().atMost(JOB_RUNS).until(() -> this.jobs.lockedTerms().size() >= 2);
-		List<Long> terms = List.copyOf(this.jobs.lockedTerms());
-		assertThat(terms).allSatisfy((term) -> assertThat(term).isPositive());
-		assertThat(terms.get(1)).isGreaterThan(terms.get(0));
+		await().atMost(JOB_RUNS).until(() -> this.jobs.lockedRuns().size() >= 2);
+		List<LockedRun> runs = List.copyOf(this.jobs.lockedRuns());
+		assertThat(runs).allSatisfy((run) -> {
+			assertThat(run.term()).isPositive();
+			assertThat(run.termAfterExtension()).isEqualTo(run.term());
+		});
+		assertThat(runs.get(1).term()).isGreaterThan(runs.get(0).term());
 	}
 
 	@Test
@@ -118,8 +123,8 @@ class SpringBoot3ApplicationWithAllArtifactsTests {
 
 		private final ElectionService elections;
 
-		/** The term of each run of the locked job: its cluster lock's. */
-		private final Queue<Long> lockedTerms = new ConcurrentLinkedQueue<>();
+		/** The runs of the locked job. */
+		private final Queue<LockedRun> lockedRuns = new ConcurrentLinkedQueue<>();
 
 		/** The term of each run of the leader-only job: its election's. */
 		private final Queue<Long> leaderTerms = new ConcurrentLinkedQueue<>();
@@ -129,8 +134,8 @@ class SpringBoot3ApplicationWithAllArtifactsTests {
 		}
 
 		// Methods, not fields: the bean is a proxy (@SchedulerLock, @LeaderOnly).
-		public Queue<Long> lockedTerms() {
-			return this.lockedTerms;
+		public Queue<LockedRun> lockedRuns() {
+			return this.lockedRuns;
 		}
 
 		public Queue<Long> leaderTerms() {
@@ -140,7 +145,11 @@ class SpringBoot3ApplicationWithAllArtifactsTests {
 		@Scheduled(fixedDelay = 20)
 		@SchedulerLock(name = "boot3-report")
 		public void report() {
-			this.lockedTerms.add(SchedulerLockContext.currentTerm());
+			LockAssert.assertLocked();
+			long term = SchedulerLockContext.currentTerm();
+			// ShedLock's own extension API reaches our lock (ExtensibleLockProvider).
+			LockExtender.extendActiveLock(Duration.ofSeconds(10), Duration.ZERO);
+			this.lockedRuns.add(new LockedRun(term, SchedulerLockContext.currentTerm()));
 		}
 
 		@Scheduled(fixedDelay = 20)
@@ -149,6 +158,14 @@ class SpringBoot3ApplicationWithAllArtifactsTests {
 			this.leaderTerms.add(this.elections.election("boot3-cleanup").term());
 		}
 
+	}
+
+	/**
+	 * One run of the locked job.
+	 * @param term its lock's term
+	 * @param termAfterExtension the term once ShedLock extended the lock
+	 */
+	record LockedRun(long term, long termAfterExtension) {
 	}
 
 }
