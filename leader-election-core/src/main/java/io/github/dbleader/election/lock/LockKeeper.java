@@ -2,6 +2,7 @@ package io.github.dbleader.election.lock;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -96,7 +97,14 @@ final class LockKeeper implements AutoCloseable {
 		long now = this.locks.clock().nanoTime();
 		Map<String, Long> terms = new LinkedHashMap<>();
 		List<HeldLock> extending = new ArrayList<>();
-		this.kept.forEach((lock, until) -> {
+		// In the order of the locks, not of their identity hashes: a round sends the same
+		// statements in the same order whatever the run (a simulation's seed replays exactly).
+		List<Map.Entry<HeldLock, Long>> kept = new ArrayList<>(this.kept.entrySet());
+		kept.sort(Comparator.comparing((Map.Entry<HeldLock, Long> entry) -> entry.getKey().key())
+			.thenComparingLong((entry) -> entry.getKey().term()));
+		kept.forEach((entry) -> {
+			HeldLock lock = entry.getKey();
+			long until = entry.getValue();
 			if (lock.isEnded()) {
 				this.kept.remove(lock);
 			}
