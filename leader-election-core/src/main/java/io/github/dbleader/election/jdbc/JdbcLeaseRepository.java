@@ -500,7 +500,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public Optional<LeaseState> find(String election) {
-		return this.jdbc.query(statements().find(), (rs, row) -> LeaseRows.mapElection(rs), election).stream().findFirst();
+		return OutsideCallerTransaction.run(() -> this.jdbc
+			.query(statements().find(), (rs, row) -> LeaseRows.mapElection(rs), election)
+			.stream()
+			.findFirst());
 	}
 
 	@Override
@@ -1057,7 +1060,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public boolean requestHandover(String election, String nodeId) {
 		changing(List.of(election));
-		return this.jdbc.update(this.requestHandover, nodeId, election) == 1;
+		return OutsideCallerTransaction.run(() -> this.jdbc.update(this.requestHandover, nodeId, election) == 1);
 	}
 
 	/**
@@ -1086,7 +1089,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	@Override
 	public boolean requestReelection(String election) {
 		changing(List.of(election));
-		return this.jdbc.update(this.requestReelection, election) == 1;
+		return OutsideCallerTransaction.run(() -> this.jdbc.update(this.requestReelection, election) == 1);
 	}
 
 	@Override
@@ -1283,9 +1286,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public List<Candidate> liveCandidates(String election, Duration maxAge) {
-		return this.jdbc.query(statements().liveCandidates(), (rs, row) -> new Candidate(rs.getString("node_id"),
-				Instant.ofEpochMilli(rs.getLong("first_seen")), Instant.ofEpochMilli(rs.getLong("last_seen"))),
-				election, maxAge.toMillis());
+		return OutsideCallerTransaction.run(() -> this.jdbc.query(statements().liveCandidates(),
+				(rs, row) -> new Candidate(rs.getString("node_id"), Instant.ofEpochMilli(rs.getLong("first_seen")),
+						Instant.ofEpochMilli(rs.getLong("last_seen"))),
+				election, maxAge.toMillis()));
 	}
 
 	@Override

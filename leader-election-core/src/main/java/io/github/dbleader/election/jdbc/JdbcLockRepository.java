@@ -212,28 +212,30 @@ public class JdbcLockRepository implements LockRepository {
 	 */
 	@Override
 	public OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
-		long millis = atMostFor.toMillis();
-		// A plain read first, which waits for no one: on InnoDB a take that finds the lock
-		// held would still lock the row to check it, and so wait for the holder's fenced run
-		// (I9). Only a lock that has expired is taken, and that take waits for a fenced run
-		// still open (I5).
-		List<Integer> free = this.jdbc.queryForList(this.lockFree, Integer.class, key);
-		if (free.isEmpty()) {
-			try {
-				changeHolder(key, () -> this.jdbc.update(statements().create(), key, nodeId, millis));
+		return OutsideCallerTransaction.run(() -> {
+			long millis = atMostFor.toMillis();
+			// A plain read first, which waits for no one: on InnoDB a take that finds the lock
+			// held would still lock the row to check it, and so wait for the holder's fenced run
+			// (I9). Only a lock that has expired is taken, and that take waits for a fenced run
+			// still open (I5).
+			List<Integer> free = this.jdbc.queryForList(this.lockFree, Integer.class, key);
+			if (free.isEmpty()) {
+				try {
+					changeHolder(key, () -> this.jdbc.update(statements().create(), key, nodeId, millis));
+				}
+				catch (DuplicateKeyException ex) {
+					return OptionalLong.empty();
+				}
 			}
-			catch (DuplicateKeyException ex) {
+			else if (free.get(0) != 1 || !ensureFence(key) || !changeHolder(key, () -> this.jdbc.update(this.takeLock,
+					Arrays.copyOf(new Object[] { nodeId, millis, key, key }, this.takeLockParameters)))) {
 				return OptionalLong.empty();
 			}
-		}
-		else if (free.get(0) != 1 || !ensureFence(key) || !changeHolder(key, () -> this.jdbc.update(this.takeLock,
-				Arrays.copyOf(new Object[] { nodeId, millis, key, key }, this.takeLockParameters)))) {
-			return OptionalLong.empty();
-		}
-		// The caller lets no other try of this lock by this node run meanwhile, so a row
-		// held by this node is this acquisition's, unless it has expired already.
-		List<Long> terms = this.jdbc.queryForList(this.lockTerm, Long.class, key, nodeId);
-		return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
+			// The caller lets no other try of this lock by this node run meanwhile, so a row
+			// held by this node is this acquisition's, unless it has expired already.
+			List<Long> terms = this.jdbc.queryForList(this.lockTerm, Long.class, key, nodeId);
+			return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
+		});
 	}
 
 	/**
@@ -242,7 +244,8 @@ public class JdbcLockRepository implements LockRepository {
 	 */
 	@Override
 	public boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
-		return this.jdbc.update(this.extendLock, atMostFor.toMillis(), key, nodeId, term) == 1;
+		return OutsideCallerTransaction
+			.run(() -> this.jdbc.update(this.extendLock, atMostFor.toMillis(), key, nodeId, term) == 1);
 	}
 
 	/**
@@ -251,35 +254,36 @@ public class JdbcLockRepository implements LockRepository {
 	 */
 	@Override
 	public int extendLocks(String nodeId, Map<String, Long> heldTerms, Duration atMostFor) {
-		return LeaseRows.updateByKeyAndTerm(this.jdbc, this.extendLocks, heldTerms, atMostFor.toMillis(), nodeId);
+		return OutsideCallerTransaction.run(() -> LeaseRows.updateByKeyAndTerm(this.jdbc, this.extendLocks, heldTerms,
+				atMostFor.toMillis(), nodeId));
 	}
 
 	@Override
 	public boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor,
 			Duration atLeastForAfterExtension) {
-		return this.jdbc.update(this.releaseLock, atLeastFor.toMillis(), atLeastForAfterExtension.toMillis(), key,
-				nodeId, term) == 1;
+		return OutsideCallerTransaction.run(() -> this.jdbc.update(this.releaseLock, atLeastFor.toMillis(),
+				atLeastForAfterExtension.toMillis(), key, nodeId, term) == 1);
 	}
 
 	@Override
 	public List<LockState> findLocks() {
-		return this.jdbc.query(statements().findLocks(), (rs, row) -> {
+		return OutsideCallerTransaction.run(() -> this.jdbc.query(statements().findLocks(), (rs, row) -> {
 			LeaseState lease = LeaseRows.map(rs);
 			return new LockState(lease.election().substring(ClusterLocks.KEY_PREFIX.length()), lease.leaderId(),
 					lease.term(), lease.acquiredAt(), lease.expiresAt(), !lease.expired(), lease.databaseTime());
-		});
+		}));
 	}
 
 	@Override
 	public OptionalLong forceRelease(String key) {
 		// In one transaction: the row stays locked until the term is read back.
-		return inTransaction(this.releases, () -> {
+		return OutsideCallerTransaction.run(() -> inTransaction(this.releases, () -> {
 			if (this.jdbc.update(this.forceRelease, key) != 1) {
 				return OptionalLong.empty();
 			}
 			this.jdbc.update(this.writeFence, key);
 			return OptionalLong.of(this.jdbc.queryForObject(this.findTerm, Long.class, key));
-		});
+		}));
 	}
 
 	/**

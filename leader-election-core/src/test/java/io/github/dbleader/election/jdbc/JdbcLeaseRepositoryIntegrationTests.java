@@ -39,6 +39,7 @@ import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import org.springframework.jdbc.datasource.init.ResourceDatabasePopulator;
 import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatException;
@@ -79,6 +80,37 @@ class JdbcLeaseRepositoryIntegrationTests {
 		database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
 		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
 		return new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
+	}
+
+	/**
+	 * What an application's thread calls (an operator's endpoint, {@code Election.leaderInfo}
+	 * or {@code forceLeader} from a {@code @Transactional} method) gives its connection back
+	 * to the election's pool after each statement, not when the caller's transaction ends:
+	 * a few long transactions would otherwise hold the small pool the heartbeat renews
+	 * through (I8).
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void callsInsideTheCallersTransactionGiveTheirConnectionBackAtOnce(TestDatabase database) {
+		repository(database).create("e", "a", Duration.ofSeconds(30));
+		try (HikariDataSource electionPool = database.dataSource(database.url(), 2)) {
+			JdbcLeaseRepository repository = new JdbcLeaseRepository(electionPool,
+					SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
+			TransactionTemplate caller = new TransactionTemplate(new JdbcTransactionManager(this.dataSource));
+			caller.executeWithoutResult((status) -> {
+				assertThat(repository.find("e")).isPresent();
+				assertThat(electionPool.getHikariPoolMXBean().getActiveConnections()).as("after find").isZero();
+				repository.liveCandidates("e", Duration.ofSeconds(30));
+				assertThat(electionPool.getHikariPoolMXBean().getActiveConnections()).as("after liveCandidates")
+					.isZero();
+				assertThat(repository.requestHandover("e", "b")).isTrue();
+				assertThat(electionPool.getHikariPoolMXBean().getActiveConnections()).as("after requestHandover")
+					.isZero();
+				assertThat(repository.requestReelection("e")).isTrue();
+				assertThat(electionPool.getHikariPoolMXBean().getActiveConnections()).as("after requestReelection")
+					.isZero();
+			});
+		}
 	}
 
 	@ParameterizedTest

@@ -31,7 +31,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -101,6 +103,34 @@ class JdbcLockIntegrationTests {
 	private static long databaseNow(JdbcTemplate jdbc, TestDatabase database) {
 		return jdbc.queryForObject("SELECT " + SqlDialect.forName(database.platform()).currentTimeMillis()
 				+ (database == TestDatabase.H2 ? " FROM DUAL" : ""), Long.class);
+	}
+
+	/**
+	 * A lock taken, extended and released from a method with a transaction of the
+	 * application's open gives its connection back to the lock's pool after each statement:
+	 * Spring would otherwise bind it to that transaction until it ends, and a few long
+	 * transactions that take locks would hold the small pool the heartbeat renews through
+	 * (I8).
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void lockStatementsInsideTheCallersTransactionGiveTheirConnectionBackAtOnce(TestDatabase database) {
+		repository(database);
+		try (HikariDataSource lockPool = database.dataSource(database.url(), 2)) {
+			JdbcLockRepository locks = new JdbcLockRepository(lockPool, SqlDialect.forName(database.platform()), TABLES,
+					Duration.ofSeconds(1));
+			TransactionTemplate caller = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+			caller.executeWithoutResult((status) -> {
+				long term = locks.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+				assertThat(lockPool.getHikariPoolMXBean().getActiveConnections()).as("after tryLock").isZero();
+				assertThat(locks.extendLock("lock:job", "a", term, AT_MOST)).isTrue();
+				assertThat(lockPool.getHikariPoolMXBean().getActiveConnections()).as("after extendLock").isZero();
+				assertThat(locks.findLocks()).isNotEmpty();
+				assertThat(lockPool.getHikariPoolMXBean().getActiveConnections()).as("after findLocks").isZero();
+				assertThat(locks.releaseLock("lock:job", "a", term, Duration.ZERO, Duration.ZERO)).isTrue();
+				assertThat(lockPool.getHikariPoolMXBean().getActiveConnections()).as("after releaseLock").isZero();
+			});
+		}
 	}
 
 	@ParameterizedTest
