@@ -8,6 +8,7 @@ import java.util.Map;
 
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.InMemoryLockRepository;
+import io.github.dbleader.election.partition.PartitionGroup;
 
 /**
  * The invariants of a {@link Simulation}, checked after every event in simulated (global)
@@ -113,6 +114,49 @@ final class SimulationChecker {
 			}
 		}
 		checkLocks(nodes);
+		checkPartitions(nodes);
+	}
+
+	/** At most one process believes it owns each partition, now ({@link PartitionGroup#isOwner}). */
+	private void checkPartitions(List<SimulatedNode> nodes) {
+		for (int partition = 0; partition < this.simulation.partitions(); partition++) {
+			SimulatedNode owner = null;
+			for (int i = 0; i < nodes.size(); i++) {
+				SimulatedNode node = nodes.get(i);
+				if (node.owns(partition)) {
+					if (owner != null) {
+						fail("two processes believe they own partition " + partition + ": " + owner.label() + " (term "
+								+ owner.partitionTerm(partition) + ") and " + node.label() + " (term "
+								+ node.partitionTerm(partition) + ")");
+					}
+					owner = node;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Liveness of the partition group at the end of the quiet phase: every partition has
+	 * exactly one owner.
+	 */
+	void checkPartitionsLive(long at) {
+		List<String> problems = new ArrayList<>();
+		InMemoryLeaseRepository server = this.simulation.database().server();
+		for (int partition = 0; partition < this.simulation.partitions(); partition++) {
+			int number = partition;
+			List<String> owners = this.simulation.nodes().stream().filter((node) -> node.owns(number))
+				.map(SimulatedNode::label).toList();
+			if (owners.size() != 1) {
+				problems.add("partition " + partition + " has owners " + owners + " (row: "
+						+ server.describe(PartitionGroup.electionName(Simulation.PARTITION_GROUP, partition)) + "; "
+						+ String.join(", ", this.simulation.nodes().stream()
+							.map((node) -> node.describePartition(number)).toList())
+						+ ")");
+			}
+		}
+		if (!problems.isEmpty()) {
+			fail("after the quiet phase, at " + at / 1e9 + " s: " + String.join("; ", problems));
+		}
 	}
 
 	private void checkNotSilent(String election, long since) {
