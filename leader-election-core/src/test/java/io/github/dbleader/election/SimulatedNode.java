@@ -86,6 +86,9 @@ final class SimulatedNode {
 	/** The running process's member of the simulation's partition group, or {@code null} while it left it. */
 	private @Nullable PartitionGroup group;
 
+	/** The rounds that came while one was under way: they run after it, on the heartbeat's one thread. */
+	private final List<Runnable> afterRound = new ArrayList<>();
+
 	/** Whether the service of the running process stopped its rounds (a graceful stop under way). */
 	private boolean roundsStopped;
 
@@ -188,6 +191,7 @@ final class SimulatedNode {
 		this.startedAt = startedAt;
 		MonotonicClock processClock = () -> base + (long) ((this.simulation.now() - startedAt) * (1 + drift));
 		this.roundsStopped = false;
+		this.afterRound.clear();
 		this.service = new ElectionService(this.connection, this.settings, this.id, instanceId, this.listener,
 				processClock, DatabasePreparation.NONE, new Random(random.nextLong()), this::scheduled);
 		this.holdings.clear();
@@ -294,8 +298,8 @@ final class SimulatedNode {
 			}
 		}
 		if (this.inRound) {
-			// The heartbeat's one thread is in a round further up: this one comes after it.
-			this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, again);
+			// The heartbeat's one thread is in a round further up: this one comes right after it.
+			this.afterRound.add(again);
 			return;
 		}
 		int generation = this.generation;
@@ -312,6 +316,9 @@ final class SimulatedNode {
 				if (this.simulation.now() - started > this.settings.renewInterval().toNanos()) {
 					this.lateRoundEndedAt = this.simulation.now();
 				}
+				this.afterRound.forEach((waiting) -> this.simulation.schedule(this.simulation.now(), this, generation,
+						waiting));
+				this.afterRound.clear();
 			}
 		}
 		if (regular) {
@@ -396,8 +403,13 @@ final class SimulatedNode {
 	 * @return {@code true} if so
 	 */
 	boolean owns(int partition) {
-		PartitionGroup current = this.running ? this.group : null;
+		PartitionGroup current = group();
 		return current != null && current.isOwner(partition);
+	}
+
+	/** @return the running process's member of the partition group, or {@code null} */
+	@Nullable PartitionGroup group() {
+		return this.running ? this.group : null;
 	}
 
 	/** @return how this process sees a partition, for a report */

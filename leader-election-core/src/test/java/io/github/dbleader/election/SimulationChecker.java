@@ -1,6 +1,7 @@
 package io.github.dbleader.election;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.time.Duration;
@@ -72,6 +73,12 @@ final class SimulationChecker {
 	 */
 	static final long SILENCE = 4 * Simulation.LEASE.toNanos();
 
+	/** By election index: the index of the process that leads it, as the check goes; reused by every check. */
+	private final int[] believers;
+
+	/** By partition: the index of the process that owns it, as the check goes; reused by every check. */
+	private final int[] partitionOwners;
+
 	/** By election index: since when no process believes it leads it, or -1 while one does. */
 	private final long[] leaderlessSince;
 
@@ -84,26 +91,36 @@ final class SimulationChecker {
 	SimulationChecker(Simulation simulation) {
 		this.simulation = simulation;
 		this.leaderlessSince = new long[simulation.electionNames().size()];
+		this.partitionOwners = new int[simulation.partitions()];
+		this.believers = new int[simulation.electionNames().size()];
 	}
 
 	/** At most one believer per election, now. */
 	void check() {
 		List<SimulatedNode> nodes = this.simulation.nodes();
 		List<String> elections = this.simulation.electionNames();
-		for (int index = 0; index < elections.size(); index++) {
-			SimulatedNode believer = null;
-			for (int i = 0; i < nodes.size(); i++) {
-				SimulatedNode node = nodes.get(i);
+		int[] believers = this.believers;
+		Arrays.fill(believers, -1);
+		// Process by process: one that does not run believes nothing.
+		for (int i = 0; i < nodes.size(); i++) {
+			SimulatedNode node = nodes.get(i);
+			if (!node.running()) {
+				continue;
+			}
+			for (int index = 0; index < believers.length; index++) {
 				if (node.believes(index)) {
-					String election = elections.get(index);
-					if (believer != null) {
+					if (believers[index] >= 0) {
+						SimulatedNode believer = nodes.get(believers[index]);
+						String election = elections.get(index);
 						fail("two nodes believe they lead " + election + ": " + believer.label() + " (term "
 								+ believer.term(election) + ") and " + node.label() + " (term " + node.term(election) + ")");
 					}
-					believer = node;
+					believers[index] = i;
 				}
 			}
-			if (believer != null) {
+		}
+		for (int index = 0; index < believers.length; index++) {
+			if (believers[index] >= 0) {
 				this.leaderlessSince[index] = -1;
 			}
 			else if (this.leaderlessSince[index] < 0) {
@@ -119,17 +136,26 @@ final class SimulationChecker {
 
 	/** At most one process believes it owns each partition, now ({@link PartitionGroup#isOwner}). */
 	private void checkPartitions(List<SimulatedNode> nodes) {
-		for (int partition = 0; partition < this.simulation.partitions(); partition++) {
-			SimulatedNode owner = null;
-			for (int i = 0; i < nodes.size(); i++) {
-				SimulatedNode node = nodes.get(i);
-				if (node.owns(partition)) {
-					if (owner != null) {
+		int[] owners = this.partitionOwners;
+		if (owners.length == 0) {
+			return;
+		}
+		Arrays.fill(owners, -1);
+		for (int i = 0; i < nodes.size(); i++) {
+			PartitionGroup group = nodes.get(i).group();
+			if (group == null) {
+				continue;
+			}
+			for (int partition = 0; partition < owners.length; partition++) {
+				if (group.isOwner(partition)) {
+					if (owners[partition] >= 0) {
+						SimulatedNode owner = nodes.get(owners[partition]);
+						SimulatedNode node = nodes.get(i);
 						fail("two processes believe they own partition " + partition + ": " + owner.label() + " (term "
 								+ owner.partitionTerm(partition) + ") and " + node.label() + " (term "
 								+ node.partitionTerm(partition) + ")");
 					}
-					owner = node;
+					owners[partition] = i;
 				}
 			}
 		}
