@@ -1,5 +1,6 @@
 package io.github.dbleader.election;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -63,7 +64,7 @@ public final class ElectionService implements AutoCloseable {
 	private final String nodeId;
 
 	/** Tells this running instance apart from another one started with the same node id. */
-	private final String instanceId = UUID.randomUUID().toString();
+	private final String instanceId;
 
 	private final LeadershipListener listener;
 
@@ -100,11 +101,10 @@ public final class ElectionService implements AutoCloseable {
 
 	private volatile boolean running;
 
-	private @Nullable ScheduledExecutorService scheduler;
+	private final Scheduling scheduling;
 
-	private @Nullable ScheduledExecutorService watchdog;
-
-	private volatile @Nullable ExecutorService notifier;
+	/** The rounds, watchdog and notifier of the last start; {@code null} before it. */
+	private volatile @Nullable Scheduled scheduled;
 
 	/**
 	 * Most changes of holder one heartbeat carries out in one batch (one transaction of a few
@@ -143,6 +143,20 @@ public final class ElectionService implements AutoCloseable {
 	 */
 	public ElectionService(LeaseRepository repository, ElectionSettings settings, String nodeId,
 			LeadershipListener listener, MonotonicClock clock, DatabasePreparation preparation) {
+		this(repository, settings, nodeId, UUID.randomUUID().toString(), listener, clock, preparation, new Random(),
+				Scheduling.THREADS);
+	}
+
+	/**
+	 * Create a service whose heartbeat rounds, watchdog checks and listener callbacks run
+	 * where the given scheduling runs them: the simulation of this package runs them as
+	 * events in simulated time, with a seeded random and instance ids of its own.
+	 */
+	ElectionService(LeaseRepository repository, ElectionSettings settings, String nodeId, String instanceId,
+			LeadershipListener listener, MonotonicClock clock, DatabasePreparation preparation, Random random,
+			Scheduling scheduling) {
+		this.instanceId = Objects.requireNonNull(instanceId, "instanceId must not be null");
+		this.scheduling = Objects.requireNonNull(scheduling, "scheduling must not be null");
 		this.preparation = Objects.requireNonNull(preparation, "preparation must not be null");
 		this.repository = Objects.requireNonNull(repository, "repository must not be null");
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
@@ -152,7 +166,7 @@ public final class ElectionService implements AutoCloseable {
 		this.believing = new AnnouncedBeliefs(this.clock.nanoTime());
 		this.database = new DatabaseStatus(this.nodeId, settings, clock);
 		this.heartbeat = new Heartbeat(this.nodeId, this.instanceId, repository, settings, clock, this.database,
-				listener, this.notifications, new Random());
+				listener, this.notifications, random);
 	}
 
 	/**
@@ -250,7 +264,7 @@ public final class ElectionService implements AutoCloseable {
 				Election created = new Election(loop, this.nodeId, this.repository, this.settings, this.heartbeat);
 				if (this.running && this.extraRoundQueued.compareAndSet(false, true)) {
 					// One extra round for however many elections are joined meanwhile.
-					this.scheduler.execute(() -> {
+					this.scheduled.extraRound(() -> {
 						this.extraRoundQueued.set(false);
 						runHeartbeat();
 					});
@@ -308,21 +322,14 @@ public final class ElectionService implements AutoCloseable {
 			if (this.running) {
 				return;
 			}
-			ScheduledThreadPoolExecutor heartbeatThread = new ScheduledThreadPoolExecutor(1,
-					threads("leader-election-heartbeat"));
-			// On stop, the next round that is already scheduled is dropped, not awaited.
-			heartbeatThread.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-			this.scheduler = heartbeatThread;
-			this.watchdog = Executors.newSingleThreadScheduledExecutor(threads("leader-election-watchdog"));
-			this.notifier = Executors.newSingleThreadExecutor(threads("leader-election-events"));
-			long period = Math.max(1, this.settings.renewInterval().toNanos() / 4);
-			this.watchdog.scheduleAtFixedRate(this::checkDeadlines, period, period, TimeUnit.NANOSECONDS);
 			this.running = true;
-			this.scheduler.execute(this::heartbeatAndReschedule);
+			this.scheduled = this.scheduling.start(this::runHeartbeat, this::checkDeadlines, this.settings);
 			logger.info("Leader election started for node '{}' (lease {}, renew interval {}, guard {})", this.nodeId,
 					this.settings.leaseDuration(), this.settings.renewInterval(), this.settings.guard());
 		}
-		awaitFirstPreparation();
+		if (this.scheduled.waitsForFirstPreparation()) {
+			awaitFirstPreparation();
+		}
 	}
 
 	/**
@@ -394,9 +401,9 @@ public final class ElectionService implements AutoCloseable {
 			this.running = false;
 			stopping = new ArrayList<>(this.elections.values());
 		}
+		Scheduled threads = Objects.requireNonNull(this.scheduled);
 		// Wait for a round under way, so that no change of holder races the release.
-		this.scheduler.shutdown();
-		awaitTermination(this.scheduler);
+		threads.stopRounds();
 		List<ElectionLoop> loops = stopping.stream().map(Election::loop).toList();
 		if (release && this.prepared) {
 			// Unprepared, this node never took part: nothing to release.
@@ -405,44 +412,13 @@ public final class ElectionService implements AutoCloseable {
 		else {
 			loops.forEach(ElectionLoop::halt);
 		}
-		this.scheduler.shutdownNow();
-		this.watchdog.shutdownNow();
-		this.notifier.shutdown();
-		try {
-			if (!this.notifier.awaitTermination(this.settings.renewInterval().toMillis(), TimeUnit.MILLISECONDS)) {
-				this.notifier.shutdownNow();
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			this.notifier.shutdownNow();
-		}
+		threads.stop(this.settings.renewInterval());
 		logger.info("Leader election stopped for node '{}'", this.nodeId);
 	}
 
 	@Override
 	public void close() {
 		stop();
-	}
-
-	/**
-	 * One heartbeat round, then the next one a renew interval after this one started (or at
-	 * once, if this one took longer). Not a fixed-rate schedule: after a long stall that
-	 * would run all the missed rounds back to back.
-	 */
-	private void heartbeatAndReschedule() {
-		long started = System.nanoTime();
-		runHeartbeat();
-		ScheduledExecutorService executor = this.scheduler;
-		if (this.running && executor != null && !executor.isShutdown()) {
-			long delay = this.settings.renewInterval().toNanos() - (System.nanoTime() - started);
-			try {
-				executor.schedule(this::heartbeatAndReschedule, Math.max(0, delay), TimeUnit.NANOSECONDS);
-			}
-			catch (RuntimeException ex) {
-				// Shut down meanwhile.
-			}
-		}
 	}
 
 	/**
@@ -464,7 +440,8 @@ public final class ElectionService implements AutoCloseable {
 	private record Members(long membership, List<ElectionLoop> loops) {
 	}
 
-	private void runHeartbeat() {
+	/** One heartbeat round, on the heartbeat's thread; package-private for the simulation. */
+	void runHeartbeat() {
 		if (!this.running) {
 			return;
 		}
@@ -485,7 +462,7 @@ public final class ElectionService implements AutoCloseable {
 	 * @return whether the database is prepared
 	 */
 	private boolean prepare() {
-		this.database.roundStarted(System.nanoTime());
+		this.database.roundStarted(this.clock.nanoTime());
 		try {
 			this.preparation.prepare();
 			this.database.prepared();
@@ -502,25 +479,17 @@ public final class ElectionService implements AutoCloseable {
 		}
 	}
 
-	private static void awaitTermination(ExecutorService executor) {
-		try {
-			executor.awaitTermination(1, TimeUnit.MINUTES);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	private void checkDeadlines() {
+	/** One check of the watchdog, on its thread; package-private for the simulation. */
+	void checkDeadlines() {
 		// The led elections only (a node with thousands of elections follows most of them),
 		// and only once the earliest of their beliefs may end.
 		this.believing.check(this.clock.nanoTime());
 	}
 
 	private void notifyListener(Runnable callback) {
-		ExecutorService executor = this.notifier;
-		if (executor != null && !executor.isShutdown()) {
-			executor.execute(callback);
+		Scheduled current = this.scheduled;
+		if (current != null) {
+			current.runCallback(callback);
 		}
 		else {
 			callback.run();
@@ -543,13 +512,160 @@ public final class ElectionService implements AutoCloseable {
 		return value;
 	}
 
-	private static ThreadFactory threads(String name) {
-		AtomicInteger count = new AtomicInteger();
-		return (runnable) -> {
-			Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		};
+	/**
+	 * How a started service runs its heartbeat rounds, its watchdog's checks and its listener
+	 * callbacks: on threads of its own ({@link #THREADS}), or where the caller runs them (the
+	 * simulation of this package, in simulated time on one thread).
+	 */
+	interface Scheduling {
+
+		/** One heartbeat thread, one watchdog thread, one thread for listener callbacks. */
+		Scheduling THREADS = Threads::new;
+
+		/**
+		 * Start: heartbeat rounds, the first at once, each the next a renew interval after
+		 * the previous one started (at once if it took longer); watchdog checks every
+		 * quarter renew interval.
+		 * @param round one heartbeat round
+		 * @param watchdog one check of the watchdog
+		 * @param settings the timing
+		 * @return what runs them
+		 */
+		Scheduled start(Runnable round, Runnable watchdog, ElectionSettings settings);
+
+	}
+
+	/** The rounds, watchdog and listener callbacks of a started service. */
+	interface Scheduled {
+
+		/**
+		 * Run one extra round soon, after the one under way.
+		 * @param round the round
+		 */
+		void extraRound(Runnable round);
+
+		/** Stop the rounds: return once the round under way ended; no other one starts. */
+		void stopRounds();
+
+		/**
+		 * Stop the watchdog, and the listener callbacks once those queued ran (at most for the
+		 * given time); callbacks from then on run on the caller's thread.
+		 * @param wait how long to wait for queued callbacks
+		 */
+		void stop(Duration wait);
+
+		/**
+		 * Run a listener callback.
+		 * @param callback the callback
+		 */
+		void runCallback(Runnable callback);
+
+		/** @return whether {@link ElectionService#start()} waits for the first preparation */
+		boolean waitsForFirstPreparation();
+
+	}
+
+	/** The service's own threads. */
+	private static final class Threads implements Scheduled {
+
+		private final ScheduledThreadPoolExecutor scheduler;
+
+		private final ScheduledExecutorService watchdog;
+
+		private final ExecutorService notifier;
+
+		private final Runnable round;
+
+		private final long renewNanos;
+
+		Threads(Runnable round, Runnable watchdog, ElectionSettings settings) {
+			this.round = round;
+			this.renewNanos = settings.renewInterval().toNanos();
+			this.scheduler = new ScheduledThreadPoolExecutor(1, threads("leader-election-heartbeat"));
+			// On stop, the next round that is already scheduled is dropped, not awaited.
+			this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+			this.watchdog = Executors.newSingleThreadScheduledExecutor(threads("leader-election-watchdog"));
+			this.notifier = Executors.newSingleThreadExecutor(threads("leader-election-events"));
+			long period = Math.max(1, this.renewNanos / 4);
+			this.watchdog.scheduleAtFixedRate(watchdog, period, period, TimeUnit.NANOSECONDS);
+			this.scheduler.execute(this::roundAndReschedule);
+		}
+
+		/**
+		 * One heartbeat round, then the next one a renew interval after this one started (or at
+		 * once, if this one took longer). Not a fixed-rate schedule: after a long stall that
+		 * would run all the missed rounds back to back.
+		 */
+		private void roundAndReschedule() {
+			long started = System.nanoTime();
+			this.round.run();
+			if (!this.scheduler.isShutdown()) {
+				long delay = this.renewNanos - (System.nanoTime() - started);
+				try {
+					this.scheduler.schedule(this::roundAndReschedule, Math.max(0, delay), TimeUnit.NANOSECONDS);
+				}
+				catch (RuntimeException ex) {
+					// Shut down meanwhile.
+				}
+			}
+		}
+
+		@Override
+		public void extraRound(Runnable extra) {
+			this.scheduler.execute(extra);
+		}
+
+		@Override
+		public void stopRounds() {
+			this.scheduler.shutdown();
+			try {
+				this.scheduler.awaitTermination(1, TimeUnit.MINUTES);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+		@Override
+		public void stop(Duration wait) {
+			this.scheduler.shutdownNow();
+			this.watchdog.shutdownNow();
+			this.notifier.shutdown();
+			try {
+				if (!this.notifier.awaitTermination(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+					this.notifier.shutdownNow();
+				}
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				this.notifier.shutdownNow();
+			}
+		}
+
+		@Override
+		public void runCallback(Runnable callback) {
+			if (!this.notifier.isShutdown()) {
+				this.notifier.execute(callback);
+			}
+			else {
+				callback.run();
+			}
+		}
+
+		@Override
+		public boolean waitsForFirstPreparation() {
+			return true;
+		}
+
+		private static ThreadFactory threads(String name) {
+			AtomicInteger count = new AtomicInteger();
+			return (runnable) -> {
+				Thread thread = new Thread(runnable, name + "-" + count.incrementAndGet());
+				thread.setDaemon(true);
+				return thread;
+			};
+		}
+
 	}
 
 }

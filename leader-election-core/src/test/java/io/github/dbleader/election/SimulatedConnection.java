@@ -49,6 +49,11 @@ final class SimulatedConnection implements LeaseRepository {
 		this.timeoutNanos = settings.statementTimeout().toNanos();
 	}
 
+	/** @return the process that sends now */
+	int generation() {
+		return this.node.generation();
+	}
+
 	/**
 	 * Send one statement of the running process and wait for its answer.
 	 * @param statement the statement's name, for the trace

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import io.github.dbleader.election.lock.InMemoryLockRepository;
+import io.github.dbleader.election.partition.PartitionPins;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -42,6 +43,12 @@ final class SimulatedDatabase {
 	 * each: a change of a lock's holder on that server waits for them.
 	 */
 	private final Map<InMemoryLockRepository, Map<String, Integer>> lockFences = new HashMap<>();
+
+	/** The pins of partition groups on the primary: by group, the pinned node by partition. */
+	private Map<String, Map<Integer, String>> primaryPins = new HashMap<>();
+
+	/** The pins the replica applied, alongside {@link #replica}. */
+	private @Nullable Map<String, Map<Integer, String>> replicaPins;
 
 	private long clockOffsetMillis;
 
@@ -133,6 +140,7 @@ final class SimulatedDatabase {
 			tick();
 			this.replica = this.primary.copy();
 			this.replicaLocks = this.primaryLocks.copy();
+			this.replicaPins = copy(this.primaryPins);
 		}
 	}
 
@@ -144,11 +152,15 @@ final class SimulatedDatabase {
 		InMemoryLeaseRepository promoted = (this.replica != null) ? this.replica : this.primary.copy();
 		InMemoryLockRepository promotedLocks = (this.replicaLocks != null) ? this.replicaLocks
 				: this.primaryLocks.copy();
+		Map<String, Map<Integer, String>> promotedPins = (this.replicaPins != null) ? this.replicaPins
+				: copy(this.primaryPins);
 		this.failovers++;
 		promoted.failOver("server-" + (this.failovers + 1));
 		dropsLongFenceHolds(promoted);
 		this.primary = promoted;
 		this.primaryLocks = promotedLocks;
+		this.primaryPins = promotedPins;
+		this.replicaPins = null;
 		this.replica = null;
 		this.replicaLocks = null;
 	}
@@ -184,6 +196,45 @@ final class SimulatedDatabase {
 
 	long stalledUntil() {
 		return this.stalledUntil;
+	}
+
+	/**
+	 * The pins of partition groups, kept in this database (a row per pin, as
+	 * {@code JdbcPartitionPins} keeps them), each call one statement of a node through its
+	 * connection: latency, cuts, timeouts and lost answers as for the lease statements.
+	 * @param connection the node's connection
+	 * @return the pins as that node reads and writes them
+	 */
+	PartitionPins pins(SimulatedConnection connection) {
+		return new PartitionPins() {
+
+			@Override
+			public Map<Integer, String> pins(String group) {
+				return connection.send("pins", connection.generation(), null,
+						(server) -> Map.copyOf(SimulatedDatabase.this.primaryPins.getOrDefault(group, Map.of())));
+			}
+
+			@Override
+			public void pin(String group, int partition, String nodeId) {
+				connection.send("pin", connection.generation(), null, (server) -> SimulatedDatabase.this.primaryPins
+					.computeIfAbsent(group, (any) -> new HashMap<>()).put(partition, nodeId));
+			}
+
+			@Override
+			public boolean unpin(String group, int partition) {
+				return connection.send("unpin", connection.generation(), null, (server) -> {
+					Map<Integer, String> pinned = SimulatedDatabase.this.primaryPins.get(group);
+					return pinned != null && pinned.remove(partition) != null;
+				});
+			}
+
+		};
+	}
+
+	private static Map<String, Map<Integer, String>> copy(Map<String, Map<Integer, String>> pins) {
+		Map<String, Map<Integer, String>> copy = new HashMap<>();
+		pins.forEach((group, pinned) -> copy.put(group, new HashMap<>(pinned)));
+		return copy;
 	}
 
 }

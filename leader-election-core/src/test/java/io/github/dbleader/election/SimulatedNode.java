@@ -2,9 +2,7 @@ package io.github.dbleader.election;
 
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import java.time.Duration;
 
@@ -12,6 +10,9 @@ import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.ClusterLocksWithoutThreads;
 import io.github.dbleader.election.lock.HeldLock;
 import io.github.dbleader.election.lock.KeepAliveSettings;
+import io.github.dbleader.election.partition.PartitionGroup;
+import io.github.dbleader.election.partition.PartitionGroups;
+import io.github.dbleader.election.partition.PartitionGroupsWithoutThreads;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -76,24 +77,43 @@ final class SimulatedNode {
 
 	private boolean inRound;
 
-	private @Nullable Heartbeat heartbeat;
+	/** The running process's election service, whose rounds and watchdog run as events here. */
+	private @Nullable ElectionService service;
 
-	private @Nullable AnnouncedBeliefs beliefs;
+	/** The running process's partition groups, whose balancing steps run as events here. */
+	private @Nullable PartitionGroups groups;
 
-	private @Nullable MonotonicClock clock;
+	/** The running process's member of the simulation's partition group, or {@code null} while it left it. */
+	private @Nullable PartitionGroup group;
 
-	private final Map<String, Election> elections = new LinkedHashMap<>();
+	/** The rounds that came while one was under way: they run after it, on the heartbeat's one thread. */
+	private final List<Runnable> afterRound = new ArrayList<>();
+
+	/** Whether the service of the running process stopped its rounds (a graceful stop under way). */
+	private boolean roundsStopped;
 
 	private final List<String> electionNames;
 
 	/** The elections this process runs, at the index of their name in {@link #electionNames}: what the checker reads after every event. */
 	private final Election[] byIndex;
 
-	/** Tells the checker of every grant, as it is announced. */
+	/** Tells the checker of every grant, as it is announced, and the partition groups of it. */
 	private final LeadershipListener listener = new LeadershipListener() {
 		@Override
 		public void granted(String election, String nodeId, long term) {
 			SimulatedNode.this.simulation.checker().granted(election, nodeId, term);
+			PartitionGroups current = SimulatedNode.this.groups;
+			if (current != null) {
+				current.leadershipListener().granted(election, nodeId, term);
+			}
+		}
+
+		@Override
+		public void revoked(String election, String nodeId, long term, RevocationReason reason) {
+			PartitionGroups current = SimulatedNode.this.groups;
+			if (current != null) {
+				current.leadershipListener().revoked(election, nodeId, term, reason);
+			}
 		}
 	};
 
@@ -148,12 +168,7 @@ final class SimulatedNode {
 
 	/** @return whether the process runs the election now */
 	boolean runs(String election) {
-		return this.running && this.elections.containsKey(election);
-	}
-
-	/** @return the elections this process runs now, by name */
-	Map<String, Election> elections() {
-		return this.elections;
+		return this.running && this.service.findElection(election) != null;
 	}
 
 	/**
@@ -175,68 +190,124 @@ final class SimulatedNode {
 		long startedAt = this.simulation.now();
 		this.startedAt = startedAt;
 		MonotonicClock processClock = () -> base + (long) ((this.simulation.now() - startedAt) * (1 + drift));
-		this.clock = processClock;
-		this.beliefs = new AnnouncedBeliefs(processClock.nanoTime());
-		ListenerExecutor notifications = new ListenerExecutor(Runnable::run);
-		this.heartbeat = new Heartbeat(this.id, instanceId, this.connection, this.settings, processClock,
-				new DatabaseStatus(this.id, this.settings, processClock), this.listener, notifications,
-				new Random(random.nextLong()));
+		this.roundsStopped = false;
+		this.afterRound.clear();
+		this.service = new ElectionService(this.connection, this.settings, this.id, instanceId, this.listener,
+				processClock, DatabasePreparation.NONE, new Random(random.nextLong()), this::scheduled);
 		this.holdings.clear();
 		this.locks = ClusterLocksWithoutThreads.create(
 				new SimulatedLockConnection(this.simulation, this.database, this.connection, this.generation), this.id,
 				processClock, KeepAliveSettings.of(this.settings), this::keepAliveRounds);
-		this.elections.clear();
 		Arrays.fill(this.byIndex, null);
 		for (String name : this.electionNames) {
 			join(name);
 		}
+		this.groups = PartitionGroupsWithoutThreads.create(this.simulation.database().pins(this.connection), processClock,
+				this::balancingSteps);
+		joinGroup();
 		this.simulation.trace(this.instanceId, "started as " + instanceId + " (drift " + String.format("%.4f", drift) + ")");
-		long renew = this.settings.renewInterval().toNanos();
-		int generation = this.generation;
-		this.simulation.schedule(this.simulation.now() + (long) (random.nextDouble() * renew), this, generation,
-				this::round);
-		this.simulation.schedule(this.simulation.now() + renew / 4, this, generation, this::watchdog);
+		this.service.start();
 	}
 
-	/** Join an election, as {@link ElectionService#election} does; it takes part from the next round. */
+	/**
+	 * The service's heartbeat rounds and watchdog checks as events of this process: the first
+	 * round within a renew interval, each next a renew interval after the previous one started;
+	 * the watchdog every quarter renew interval; listener callbacks at once.
+	 */
+	private ElectionService.Scheduled scheduled(Runnable round, Runnable watchdog, ElectionSettings settings) {
+		long renew = settings.renewInterval().toNanos();
+		int generation = this.generation;
+		Runnable[] rounds = new Runnable[1];
+		rounds[0] = () -> round(round, rounds[0], true);
+		this.simulation.schedule(this.simulation.now() + (long) (this.simulation.random().nextDouble() * renew), this,
+				generation, rounds[0]);
+		boolean[] watching = { true };
+		Runnable[] checks = new Runnable[1];
+		checks[0] = () -> {
+			if (watching[0]) {
+				watchdog.run();
+				this.simulation.schedule(this.simulation.now() + renew / 4, this, generation, checks[0]);
+			}
+		};
+		this.simulation.schedule(this.simulation.now() + renew / 4, this, generation, checks[0]);
+		return new ElectionService.Scheduled() {
+
+			@Override
+			public void extraRound(Runnable extra) {
+				Runnable[] once = new Runnable[1];
+				once[0] = () -> round(extra, once[0], false);
+				SimulatedNode.this.simulation.schedule(SimulatedNode.this.simulation.now(), SimulatedNode.this,
+						generation, once[0]);
+			}
+
+			@Override
+			public void stopRounds() {
+				// The stop waited for the round under way (see stop()).
+				SimulatedNode.this.roundsStopped = true;
+			}
+
+			@Override
+			public void stop(Duration wait) {
+				watching[0] = false;
+			}
+
+			@Override
+			public void runCallback(Runnable callback) {
+				callback.run();
+			}
+
+			@Override
+			public boolean waitsForFirstPreparation() {
+				return false;
+			}
+
+		};
+	}
+
+	/** Join an election, as the application does with {@link ElectionService#election}. */
 	void join(String name) {
-		if (!this.running || this.elections.containsKey(name)) {
+		if (!this.running) {
 			return;
 		}
-		Heartbeat current = this.heartbeat;
-		ElectionLoop loop = new ElectionLoop(name, this.id, this.settings, this.clock, this.listener, Runnable::run,
-				current.database(), TakeOverPolicy.ALWAYS, this.beliefs);
-		Election election = new Election(loop, this.id, this.connection, this.settings, current);
-		this.elections.put(name, election);
-		this.byIndex[this.electionNames.indexOf(name)] = election;
+		this.byIndex[this.electionNames.indexOf(name)] = this.service.election(name);
 	}
 
-	/** Leave an election, as {@link ElectionService#leave} does. */
+	/** Leave an election with {@link ElectionService#leave}. */
 	void leave(String name) {
-		Election left = this.elections.get(name);
+		Election left = this.running ? this.service.findElection(name) : null;
 		if (left == null || monitorHeld(left)) {
 			return;
 		}
-		this.elections.remove(name);
 		this.byIndex[this.electionNames.indexOf(name)] = null;
-		this.heartbeat.release(left.loop(), RevocationReason.LEFT, false);
+		this.service.leave(name);
 	}
 
-	/** One heartbeat round, then the next a renew interval after this one started. */
-	private void round() {
-		for (Election election : this.elections.values()) {
+	/**
+	 * A heartbeat round of the service, on its heartbeat thread; then, if it is the regular
+	 * one, the next a renew interval after this one started.
+	 */
+	private void round(Runnable round, Runnable again, boolean regular) {
+		if (this.roundsStopped) {
+			return;
+		}
+		for (Election election : this.service.elections()) {
 			if (monitorHeld(election)) {
 				// A release of that election holds its monitor further up: the round waits for it.
-				this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, this::round);
+				this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, again);
 				return;
 			}
+		}
+		if (this.inRound) {
+			// The heartbeat's one thread is in a round further up: this one comes right after it.
+			this.afterRound.add(again);
+			return;
 		}
 		int generation = this.generation;
 		long started = this.simulation.now();
 		this.inRound = true;
 		this.roundStartedAt = started;
 		try {
-			this.heartbeat.run(List.copyOf(loops()));
+			round.run();
 		}
 		finally {
 			if (this.generation == generation) {
@@ -245,20 +316,119 @@ final class SimulatedNode {
 				if (this.simulation.now() - started > this.settings.renewInterval().toNanos()) {
 					this.lateRoundEndedAt = this.simulation.now();
 				}
+				this.afterRound.forEach((waiting) -> this.simulation.schedule(this.simulation.now(), this, generation,
+						waiting));
+				this.afterRound.clear();
 			}
 		}
-		long next = Math.max(this.simulation.now(), started + this.settings.renewInterval().toNanos());
-		this.simulation.schedule(next, this, generation, this::round);
+		if (regular) {
+			long next = Math.max(this.simulation.now(), started + this.settings.renewInterval().toNanos());
+			this.simulation.schedule(next, this, generation, again);
+		}
 	}
 
-	private void watchdog() {
-		this.beliefs.check(this.clock.nanoTime());
-		this.simulation.schedule(this.simulation.now() + this.settings.renewInterval().toNanos() / 4, this,
-				this.generation, this::watchdog);
+	/**
+	 * The balancing steps of the partition group as events of this process: the first at
+	 * once, each next a renew interval after the previous one ended.
+	 */
+	private Runnable balancingSteps(Runnable step, Duration interval) {
+		boolean[] stopped = { false };
+		int generation = this.generation;
+		Runnable[] next = new Runnable[1];
+		next[0] = () -> {
+			if (!stopped[0]) {
+				step.run();
+				this.simulation.schedule(this.simulation.now() + interval.toNanos(), this, generation, next[0]);
+			}
+		};
+		this.simulation.schedule(this.simulation.now(), this, generation, next[0]);
+		return () -> stopped[0] = true;
 	}
 
-	private List<ElectionLoop> loops() {
-		return this.elections.values().stream().map(Election::loop).toList();
+	/** Join the simulation's partition group and start balancing, if this process is not a member. */
+	void joinGroup() {
+		if (!this.running || this.group != null || this.simulation.partitions() == 0) {
+			return;
+		}
+		if (Thread.holdsLock(this.groups)) {
+			// A close of the group holds the registry's monitor further up (its leaves wait for
+			// the database): in a process, this call would wait for it.
+			this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, this::joinGroup);
+			return;
+		}
+		this.group = this.groups.create(this.service, Simulation.PARTITION_GROUP, this.simulation.partitions(),
+				Simulation.PARTITION_SETTINGS);
+		this.group.start();
+	}
+
+	/** Leave the simulation's partition group ({@link PartitionGroups#close}). */
+	void leaveGroup() {
+		if (!this.running || this.group == null || Thread.holdsLock(this.groups)
+				|| this.service.elections().stream().anyMatch(SimulatedNode::monitorHeld)) {
+			return;
+		}
+		this.simulation.trace(this.instanceId, "leaves the partition group");
+		this.group = null;
+		this.groups.close(Simulation.PARTITION_GROUP);
+	}
+
+	/**
+	 * An operator pins a partition to a node, or unpins it, through this node's endpoint.
+	 * @param partition the partition
+	 * @param target the node, or {@code null} to unpin
+	 */
+	void pin(int partition, @Nullable String target) {
+		PartitionGroup current = this.running ? this.group : null;
+		if (current == null) {
+			return;
+		}
+		try {
+			if (target != null) {
+				current.pin(partition, target);
+			}
+			else {
+				current.unpin(partition);
+			}
+			this.simulation.trace(this.instanceId, ((target != null) ? "pinned " : "unpinned ") + "partition "
+					+ partition + ((target != null) ? " to " + target : ""));
+		}
+		catch (RuntimeException ex) {
+			this.simulation.trace(this.instanceId, "pin of partition " + partition + " refused: " + ex.getMessage());
+		}
+	}
+
+	/**
+	 * Whether this process believes it owns a partition now ({@link PartitionGroup#isOwner}).
+	 * @param partition the partition
+	 * @return {@code true} if so
+	 */
+	boolean owns(int partition) {
+		PartitionGroup current = group();
+		return current != null && current.isOwner(partition);
+	}
+
+	/** @return the running process's member of the partition group, or {@code null} */
+	@Nullable PartitionGroup group() {
+		return this.running ? this.group : null;
+	}
+
+	/** @return how this process sees a partition, for a report */
+	String describePartition(int partition) {
+		PartitionGroup current = this.running ? this.group : null;
+		if (current == null) {
+			return this.instanceId + ": no member";
+		}
+		Election election = current.election(partition);
+		return this.instanceId + ": candidate " + election.loop().candidate() + ", last seen "
+				+ election.lastSeenLease().map((sighting) -> sighting.lease().leaderId() + "/" + sighting.lease().term())
+					.orElse("nothing")
+				+ ", target " + current.status().partitions().get(partition).target();
+	}
+
+	/** @return the term this process owns a partition with, or -1 */
+	long partitionTerm(int partition) {
+		PartitionGroup current = this.group;
+		return (current != null) ? current.term(partition) : -1;
 	}
 
 	/**
@@ -275,7 +445,7 @@ final class SimulatedNode {
 	 * @param workNanos how long the work keeps the transaction open
 	 */
 	void fencedWork(String name, long workNanos) {
-		Election election = this.elections.get(name);
+		Election election = this.service.findElection(name);
 		if (election == null || !election.isLeader()) {
 			return;
 		}
@@ -295,7 +465,7 @@ final class SimulatedNode {
 
 	/** An operator forces leadership of an election to a node, through this node's endpoint. */
 	void forceLeader(String name, String target) {
-		Election election = this.elections.get(name);
+		Election election = this.service.findElection(name);
 		if (election == null) {
 			return;
 		}
@@ -310,7 +480,7 @@ final class SimulatedNode {
 
 	/** An operator asks for a re-election, through this node's endpoint. */
 	void forceReelection(String name) {
-		Election election = this.elections.get(name);
+		Election election = this.service.findElection(name);
 		if (election == null) {
 			return;
 		}
@@ -324,7 +494,7 @@ final class SimulatedNode {
 
 	/** The application releases an election this node may lead. */
 	void release(String name) {
-		Election election = this.elections.get(name);
+		Election election = this.service.findElection(name);
 		if (election == null || monitorHeld(election)) {
 			return;
 		}
@@ -471,20 +641,25 @@ final class SimulatedNode {
 		if (!this.running || !this.simulation.faultPhase()) {
 			return;
 		}
-		if (this.inRound || this.elections.values().stream().anyMatch(SimulatedNode::monitorHeld)) {
+		if (this.inRound || this.service.elections().stream().anyMatch(SimulatedNode::monitorHeld)) {
 			this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, this::stop);
 			return;
 		}
 		this.simulation.trace(this.instanceId, "stopping");
-		this.heartbeat.releaseAll(loops());
+		if (this.group != null) {
+			// The application's context stops the groups' balancing before the election service.
+			this.group.stop();
+		}
+		this.service.stop();
 		this.locks.close();
 		end();
 	}
 
 	private void end() {
-		for (Election election : this.elections.values()) {
+		for (Election election : this.service.elections()) {
 			election.loop().halt();
 		}
+		this.group = null;
 		this.running = false;
 		this.generation++;
 		this.holdings.clear();
@@ -557,7 +732,7 @@ final class SimulatedNode {
 	 * @return {@code true} if so
 	 */
 	boolean believes(String name) {
-		Election election = this.running ? this.elections.get(name) : null;
+		Election election = this.running ? this.service.findElection(name) : null;
 		return election != null && election.isLeader();
 	}
 
@@ -572,7 +747,7 @@ final class SimulatedNode {
 	}
 
 	long term(String name) {
-		Election election = this.elections.get(name);
+		Election election = this.service.findElection(name);
 		return (election != null) ? election.term() : -1;
 	}
 

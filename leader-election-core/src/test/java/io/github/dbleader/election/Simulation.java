@@ -9,6 +9,7 @@ import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.stream.IntStream;
 
+import io.github.dbleader.election.partition.PartitionSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,12 +48,21 @@ final class Simulation {
 	/** The longest a lock run asks the database to hold its lock at once: an atMostFor, an extension, a lease. */
 	static final Duration LONGEST_LOCK_HOLD = Duration.ofMillis(3_300);
 
+	/** The partition group every process is a member of. */
+	static final String PARTITION_GROUP = "g";
+
+	/**
+	 * How the partition group balances: a settle time of a few renew intervals (the default,
+	 * ten seconds, would take a sixth of a schedule), two hand-overs under way at once.
+	 */
+	static final PartitionSettings PARTITION_SETTINGS = new PartitionSettings(Duration.ofSeconds(2), 2);
+
 	private static final long MS = 1_000_000L;
 
 	private static final long SECOND = 1_000 * MS;
 
 	/** How many events of the past the trace keeps for a failure's report. */
-	private static final int TRACE_LINES = 400;
+	private static final int TRACE_LINES = Integer.getInteger("simulation.trace", 400);
 
 	private final long seed;
 
@@ -76,6 +86,9 @@ final class Simulation {
 
 	/** The cluster locks the processes' application runs take. */
 	private final List<String> lockNames;
+
+	/** How many partitions the partition group has. */
+	private final int partitions;
 
 	private final SimulationChecker checker;
 
@@ -105,7 +118,19 @@ final class Simulation {
 	 * @param electionCount how many elections each runs, {@code e0}, {@code e1}, ...
 	 */
 	Simulation(long seed, int nodeCount, int electionCount) {
+		this(seed, nodeCount, electionCount, 0);
+	}
+
+	/**
+	 * A simulation of the given size.
+	 * @param seed the seed of everything random
+	 * @param nodeCount how many processes, with node ids {@code a}, {@code b}, ...
+	 * @param electionCount how many elections each runs, {@code e0}, {@code e1}, ...
+	 * @param partitions how many partitions the partition group has, or 0 for no group
+	 */
+	Simulation(long seed, int nodeCount, int electionCount, int partitions) {
 		this.seed = seed;
+		this.partitions = partitions;
 		this.random = new Random(seed);
 		this.electionNames = IntStream.range(0, electionCount).mapToObj((i) -> "e" + i).toList();
 		this.lockNames = List.of("l0", "l1", "l2");
@@ -127,12 +152,16 @@ final class Simulation {
 	 */
 	static Outcome run(long seed, Duration length) {
 		Random sizes = new Random(seed ^ 0x5DEECE66DL);
-		Simulation simulation = new Simulation(seed, 3 + sizes.nextInt(3), 4 + sizes.nextInt(5));
+		Simulation simulation = new Simulation(seed, 3 + sizes.nextInt(3), 4 + sizes.nextInt(5), 4 + sizes.nextInt(9));
 		return simulation.runSchedule(length.toNanos());
 	}
 
 	private Outcome runSchedule(long length) {
-		long quiet = 4 * LEASE.toNanos() + 2 * RENEW.toNanos();
+		// The partition group needs more: a node that rejoined as the faults ended gets its
+		// share once it has been a member for the settle time, and the group moves at most a few
+		// partitions a step.
+		long quiet = 4 * LEASE.toNanos() + 2 * RENEW.toNanos() + PARTITION_SETTINGS.settleTime().toNanos()
+				+ this.partitions * RENEW.toNanos();
 		long faultsEnd = length - quiet;
 		this.lostAnswers = this.random.nextInt(4) * 0.01;
 		this.faulty = true;
@@ -155,6 +184,7 @@ final class Simulation {
 			advanceTo(end);
 		}
 		this.checker.checkLive(end);
+		this.checker.checkPartitionsLive(end);
 		this.lockNames.forEach((name) -> this.checker.checkLockLive(name, LONGEST_LOCK_HOLD));
 		return new Outcome(this.seed, this.nodes.size(), this.electionNames.size(), this.eventsRun,
 				this.checker.grants(), this.checker.commits(), this.checker.lockRuns());
@@ -279,6 +309,18 @@ final class Simulation {
 
 	private void fault(long until) {
 		SimulatedNode node = randomNode();
+		if (this.random.nextInt(25) == 0) {
+			int partition = this.random.nextInt(this.partitions);
+			String target = this.random.nextBoolean() ? randomNode().id() : null;
+			operator(node, () -> node.pin(partition, target));
+			return;
+		}
+		if (this.random.nextInt(40) == 0) {
+			operator(node, node::leaveGroup);
+			at(this.now + (200 + this.random.nextInt(5_000)) * MS, null,
+					() -> schedule(this.now, node, node.generation(), node::joinGroup));
+			return;
+		}
 		if (this.random.nextInt(20) == 0) {
 			String lock = this.lockNames.get(this.random.nextInt(this.lockNames.size()));
 			operator(node, () -> node.forceRelease(lock));
@@ -452,6 +494,7 @@ final class Simulation {
 			}
 			else {
 				this.electionNames.forEach((name) -> schedule(this.now, node, node.generation(), () -> node.join(name)));
+				schedule(this.now, node, node.generation(), node::joinGroup);
 			}
 		}
 	}
@@ -588,6 +631,11 @@ final class Simulation {
 
 	List<String> electionNames() {
 		return this.electionNames;
+	}
+
+	/** @return how many partitions the partition group has */
+	int partitions() {
+		return this.partitions;
 	}
 
 	List<String> lockNames() {

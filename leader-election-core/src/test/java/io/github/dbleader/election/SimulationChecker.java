@@ -1,6 +1,7 @@
 package io.github.dbleader.election;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.time.Duration;
@@ -8,6 +9,7 @@ import java.util.Map;
 
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.InMemoryLockRepository;
+import io.github.dbleader.election.partition.PartitionGroup;
 
 /**
  * The invariants of a {@link Simulation}, checked after every event in simulated (global)
@@ -71,6 +73,12 @@ final class SimulationChecker {
 	 */
 	static final long SILENCE = 4 * Simulation.LEASE.toNanos();
 
+	/** By election index: the index of the process that leads it, as the check goes; reused by every check. */
+	private final int[] believers;
+
+	/** By partition: the index of the process that owns it, as the check goes; reused by every check. */
+	private final int[] partitionOwners;
+
 	/** By election index: since when no process believes it leads it, or -1 while one does. */
 	private final long[] leaderlessSince;
 
@@ -83,26 +91,36 @@ final class SimulationChecker {
 	SimulationChecker(Simulation simulation) {
 		this.simulation = simulation;
 		this.leaderlessSince = new long[simulation.electionNames().size()];
+		this.partitionOwners = new int[simulation.partitions()];
+		this.believers = new int[simulation.electionNames().size()];
 	}
 
 	/** At most one believer per election, now. */
 	void check() {
 		List<SimulatedNode> nodes = this.simulation.nodes();
 		List<String> elections = this.simulation.electionNames();
-		for (int index = 0; index < elections.size(); index++) {
-			SimulatedNode believer = null;
-			for (int i = 0; i < nodes.size(); i++) {
-				SimulatedNode node = nodes.get(i);
+		int[] believers = this.believers;
+		Arrays.fill(believers, -1);
+		// Process by process: one that does not run believes nothing.
+		for (int i = 0; i < nodes.size(); i++) {
+			SimulatedNode node = nodes.get(i);
+			if (!node.running()) {
+				continue;
+			}
+			for (int index = 0; index < believers.length; index++) {
 				if (node.believes(index)) {
-					String election = elections.get(index);
-					if (believer != null) {
+					if (believers[index] >= 0) {
+						SimulatedNode believer = nodes.get(believers[index]);
+						String election = elections.get(index);
 						fail("two nodes believe they lead " + election + ": " + believer.label() + " (term "
 								+ believer.term(election) + ") and " + node.label() + " (term " + node.term(election) + ")");
 					}
-					believer = node;
+					believers[index] = i;
 				}
 			}
-			if (believer != null) {
+		}
+		for (int index = 0; index < believers.length; index++) {
+			if (believers[index] >= 0) {
 				this.leaderlessSince[index] = -1;
 			}
 			else if (this.leaderlessSince[index] < 0) {
@@ -113,6 +131,58 @@ final class SimulationChecker {
 			}
 		}
 		checkLocks(nodes);
+		checkPartitions(nodes);
+	}
+
+	/** At most one process believes it owns each partition, now ({@link PartitionGroup#isOwner}). */
+	private void checkPartitions(List<SimulatedNode> nodes) {
+		int[] owners = this.partitionOwners;
+		if (owners.length == 0) {
+			return;
+		}
+		Arrays.fill(owners, -1);
+		for (int i = 0; i < nodes.size(); i++) {
+			PartitionGroup group = nodes.get(i).group();
+			if (group == null) {
+				continue;
+			}
+			for (int partition = 0; partition < owners.length; partition++) {
+				if (group.isOwner(partition)) {
+					if (owners[partition] >= 0) {
+						SimulatedNode owner = nodes.get(owners[partition]);
+						SimulatedNode node = nodes.get(i);
+						fail("two processes believe they own partition " + partition + ": " + owner.label() + " (term "
+								+ owner.partitionTerm(partition) + ") and " + node.label() + " (term "
+								+ node.partitionTerm(partition) + ")");
+					}
+					owners[partition] = i;
+				}
+			}
+		}
+	}
+
+	/**
+	 * Liveness of the partition group at the end of the quiet phase: every partition has
+	 * exactly one owner.
+	 */
+	void checkPartitionsLive(long at) {
+		List<String> problems = new ArrayList<>();
+		InMemoryLeaseRepository server = this.simulation.database().server();
+		for (int partition = 0; partition < this.simulation.partitions(); partition++) {
+			int number = partition;
+			List<String> owners = this.simulation.nodes().stream().filter((node) -> node.owns(number))
+				.map(SimulatedNode::label).toList();
+			if (owners.size() != 1) {
+				problems.add("partition " + partition + " has owners " + owners + " (row: "
+						+ server.describe(PartitionGroup.electionName(Simulation.PARTITION_GROUP, partition)) + "; "
+						+ String.join(", ", this.simulation.nodes().stream()
+							.map((node) -> node.describePartition(number)).toList())
+						+ ")");
+			}
+		}
+		if (!problems.isEmpty()) {
+			fail("after the quiet phase, at " + at / 1e9 + " s: " + String.join("; ", problems));
+		}
 	}
 
 	private void checkNotSilent(String election, long since) {

@@ -88,8 +88,10 @@ public final class PartitionGroup implements AutoCloseable {
 	/** The targets of the last balancing step; {@code null} before the first. */
 	private volatile @Nullable Plan plan;
 
-	/** Read by the take-over policy on the heartbeat thread. */
-	private volatile @Nullable ScheduledExecutorService balancer;
+	/** What stops balancing while it runs; read by the take-over policy on the heartbeat thread. */
+	private volatile @Nullable Runnable balancer;
+
+	private final Steps steps;
 
 	private volatile boolean closed;
 
@@ -106,7 +108,8 @@ public final class PartitionGroup implements AutoCloseable {
 	private Set<String> loggedMembers = Set.of();
 
 	PartitionGroup(ElectionService service, String name, int count, PartitionSettings settings, PartitionPins pins,
-			MonotonicClock clock) {
+			MonotonicClock clock, Steps steps) {
+		this.steps = Objects.requireNonNull(steps, "steps must not be null");
 		this.service = Objects.requireNonNull(service, "service must not be null");
 		this.name = validateName(name);
 		if (count < 1 || count > MAX_PARTITIONS) {
@@ -316,14 +319,7 @@ public final class PartitionGroup implements AutoCloseable {
 			if (this.balancer != null || this.closed) {
 				return;
 			}
-			ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
-				Thread thread = new Thread(runnable, "leader-election-partitions-" + this.name);
-				thread.setDaemon(true);
-				return thread;
-			});
-			long period = this.service.settings().renewInterval().toNanos();
-			executor.scheduleWithFixedDelay(this::balanceQuietly, 0, period, TimeUnit.NANOSECONDS);
-			this.balancer = executor;
+			this.balancer = this.steps.start(this.name, this::balanceQuietly, this.service.settings().renewInterval());
 		}
 	}
 
@@ -332,19 +328,13 @@ public final class PartitionGroup implements AutoCloseable {
 	 * (which releases them) or {@link #close()}.
 	 */
 	public void stop() {
-		ScheduledExecutorService executor;
+		Runnable stopping;
 		synchronized (this.lifecycleMonitor) {
-			executor = this.balancer;
+			stopping = this.balancer;
 			this.balancer = null;
 		}
-		if (executor != null) {
-			executor.shutdownNow();
-			try {
-				executor.awaitTermination(1, TimeUnit.MINUTES);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
+		if (stopping != null) {
+			stopping.run();
 		}
 	}
 
@@ -546,6 +536,43 @@ public final class PartitionGroup implements AutoCloseable {
 					+ MAX_NAME_LENGTH + " letters, digits, '.', '_' or '-'");
 		}
 		return name;
+	}
+
+	/**
+	 * How balancing steps run: on a thread of the group's own ({@link #THREAD}), or where
+	 * the caller runs them (the simulation of the election package, in simulated time).
+	 */
+	interface Steps {
+
+		/** A thread of the group's own. */
+		Steps THREAD = (group, step, interval) -> {
+			ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+				Thread thread = new Thread(runnable, "leader-election-partitions-" + group);
+				thread.setDaemon(true);
+				return thread;
+			});
+			long period = interval.toNanos();
+			executor.scheduleWithFixedDelay(step, 0, period, TimeUnit.NANOSECONDS);
+			return () -> {
+				executor.shutdownNow();
+				try {
+					executor.awaitTermination(1, TimeUnit.MINUTES);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			};
+		};
+
+		/**
+		 * Run a step at once, then one an interval after the previous one ended.
+		 * @param group the group's name
+		 * @param step the step
+		 * @param interval the renew interval
+		 * @return what stops the steps, once the step under way ended
+		 */
+		Runnable start(String group, Runnable step, Duration interval);
+
 	}
 
 	/**

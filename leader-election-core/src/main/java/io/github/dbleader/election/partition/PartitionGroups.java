@@ -28,6 +28,8 @@ public final class PartitionGroups {
 
 	private final MonotonicClock clock;
 
+	private final PartitionGroup.Steps steps;
+
 	private final List<PartitionListener> listeners = new CopyOnWriteArrayList<>();
 
 	private final LeadershipListener leadershipListener = new LeadershipListener() {
@@ -59,8 +61,13 @@ public final class PartitionGroups {
 	}
 
 	PartitionGroups(PartitionPins pins, MonotonicClock clock) {
+		this(pins, clock, PartitionGroup.Steps.THREAD);
+	}
+
+	PartitionGroups(PartitionPins pins, MonotonicClock clock, PartitionGroup.Steps steps) {
 		this.pins = Objects.requireNonNull(pins, "pins must not be null");
 		this.clock = clock;
+		this.steps = steps;
 	}
 
 	/**
@@ -78,7 +85,7 @@ public final class PartitionGroups {
 		if (this.groups.containsKey(name)) {
 			throw new IllegalStateException("Partition group '" + name + "' exists");
 		}
-		PartitionGroup group = new PartitionGroup(service, name, count, settings, this.pins, this.clock);
+		PartitionGroup group = new PartitionGroup(service, name, count, settings, this.pins, this.clock, this.steps);
 		this.groups.put(name, group);
 		return group;
 	}
