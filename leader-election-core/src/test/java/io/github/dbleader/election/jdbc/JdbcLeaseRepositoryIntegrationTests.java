@@ -1,6 +1,9 @@
 package io.github.dbleader.election.jdbc;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLWarning;
@@ -9,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -80,6 +84,37 @@ class JdbcLeaseRepositoryIntegrationTests {
 		database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
 		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
 		return new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
+	}
+
+	/**
+	 * The query the troubleshooting page gives operators (docs/how-to/who-leads.sql) reads
+	 * a lease as the repository does: alive until its holder's session ends, not until the
+	 * lease row's own expiry, which the heartbeat no longer moves.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void theTroubleshootingQueryReadsALeaseThroughItsHoldersSession(TestDatabase database) throws IOException {
+		JdbcLeaseRepository repository = repository(database);
+		assertThat(repository.heartbeat("a", "a-1", Duration.ofSeconds(30))).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.create("e", "a", Duration.ofMillis(1))).isTrue();
+		assertThat(repository.create("lock:job", "b", Duration.ofSeconds(30))).isTrue();
+		String query = Files.readString(Path.of("..", "docs", "how-to", "who-leads.sql"))
+			.replace("leader_election_lease", TABLES.leaseTable());
+		List<Map<String, Object>> rows = new JdbcTemplate(this.dataSource).queryForList(query);
+		LeaseState lease = repository.find("e").orElseThrow();
+		assertThat(rows).singleElement().satisfies((row) -> {
+			assertThat(row.get(key(row, "election_name"))).isEqualTo("e");
+			assertThat(row.get(key(row, "leader_id"))).isEqualTo("a");
+			assertThat(((Number) row.get(key(row, "term"))).longValue()).isEqualTo(lease.term());
+			assertThat(((Number) row.get(key(row, "leads_until"))).longValue())
+				.isEqualTo(lease.expiresAt().toEpochMilli())
+				.isGreaterThan(lease.databaseTime().toEpochMilli() + 10_000);
+		});
+	}
+
+	/** A column of a row as the database names it (H2 upper-cases unquoted names). */
+	private static String key(Map<String, Object> row, String column) {
+		return row.keySet().stream().filter(column::equalsIgnoreCase).findFirst().orElseThrow();
 	}
 
 	/**
