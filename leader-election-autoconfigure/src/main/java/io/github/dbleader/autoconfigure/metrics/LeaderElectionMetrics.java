@@ -178,7 +178,7 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 		MeterRegistry registry = this.registry;
 		if (registry != null) {
 			Timer.builder(PREFIX + "heartbeat")
-				.description("Heartbeat rounds of this node: batched candidacy, renewals and reads of all its elections")
+				.description("Heartbeat rounds of this node: the refresh of its session, which renews every lease it holds, the read of its elections and their changes of holder")
 				.tag("outcome", succeeded ? "success" : "failure")
 				.register(registry)
 				.record(duration);
