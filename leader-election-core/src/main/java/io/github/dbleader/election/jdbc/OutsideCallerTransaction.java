@@ -24,16 +24,29 @@ final class OutsideCallerTransaction {
 		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
 			return statements.get();
 		}
+		// All that a transaction manager's suspension takes off the thread and puts back: a
+		// transaction of the repository's own that runs meanwhile clears it when it ends.
 		List<TransactionSynchronization> suspended = TransactionSynchronizationManager.getSynchronizations();
+		String name = TransactionSynchronizationManager.getCurrentTransactionName();
+		boolean readOnly = TransactionSynchronizationManager.isCurrentTransactionReadOnly();
+		Integer isolation = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
+		boolean active = TransactionSynchronizationManager.isActualTransactionActive();
 		for (TransactionSynchronization synchronization : suspended) {
 			synchronization.suspend();
 		}
-		TransactionSynchronizationManager.clearSynchronization();
+		TransactionSynchronizationManager.clear();
 		try {
 			return statements.get();
 		}
 		finally {
+			if (TransactionSynchronizationManager.isSynchronizationActive()) {
+				TransactionSynchronizationManager.clear();
+			}
 			TransactionSynchronizationManager.initSynchronization();
+			TransactionSynchronizationManager.setCurrentTransactionName(name);
+			TransactionSynchronizationManager.setCurrentTransactionReadOnly(readOnly);
+			TransactionSynchronizationManager.setCurrentTransactionIsolationLevel(isolation);
+			TransactionSynchronizationManager.setActualTransactionActive(active);
 			for (TransactionSynchronization synchronization : suspended) {
 				synchronization.resume();
 				TransactionSynchronizationManager.registerSynchronization(synchronization);

@@ -33,6 +33,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -120,9 +121,16 @@ class JdbcLockIntegrationTests {
 			JdbcLockRepository locks = new JdbcLockRepository(lockPool, SqlDialect.forName(database.platform()), TABLES,
 					Duration.ofSeconds(1));
 			TransactionTemplate caller = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+			caller.setName("caller");
+			caller.setReadOnly(true);
 			caller.executeWithoutResult((status) -> {
 				long term = locks.tryLock("lock:job", "a", AT_MOST).orElseThrow();
 				assertThat(lockPool.getHikariPoolMXBean().getActiveConnections()).as("after tryLock").isZero();
+				// The caller's transaction is as it was: the take ran a transaction of its own.
+				assertThat(TransactionSynchronizationManager.isActualTransactionActive()).isTrue();
+				assertThat(TransactionSynchronizationManager.isSynchronizationActive()).isTrue();
+				assertThat(TransactionSynchronizationManager.getCurrentTransactionName()).isEqualTo("caller");
+				assertThat(TransactionSynchronizationManager.isCurrentTransactionReadOnly()).isTrue();
 				assertThat(locks.extendLock("lock:job", "a", term, AT_MOST)).isTrue();
 				assertThat(lockPool.getHikariPoolMXBean().getActiveConnections()).as("after extendLock").isZero();
 				assertThat(locks.findLocks()).isNotEmpty();
