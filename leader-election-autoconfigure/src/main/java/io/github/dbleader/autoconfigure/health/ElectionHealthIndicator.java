@@ -3,9 +3,9 @@ package io.github.dbleader.autoconfigure.health;
 import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 
+import io.github.dbleader.autoconfigure.NodeState;
 import io.github.dbleader.election.DatabaseFailureKind;
 import io.github.dbleader.election.Election;
-import io.github.dbleader.election.HeartbeatFailure;
 import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 
@@ -66,21 +66,17 @@ public class ElectionHealthIndicator implements HealthIndicator {
 	 * @return UP, or DOWN with an {@code error} detail
 	 */
 	static Health.Builder nodeHealth(Election election) {
-		if (election.isWaitingForDatabase()) {
-			return Health.down().withDetail("error", "waiting for the database: the election has not started");
+		NodeState state = NodeState.of(election);
+		if (state == null) {
+			return Health.up();
 		}
-		HeartbeatFailure failure = election.heartbeatFailure().orElse(null);
-		if (!election.isDatabaseReachable() || (failure != null && failure.persistent())) {
-			// Without a failure: the heartbeat is stuck in a statement.
-			return Health.down()
-				.withDetail("error", (failure == null || failure.kind().databaseUnreachable()) ? "database unreachable"
-						: "heartbeat failing (" + failure.kind().description() + ")");
-		}
-		if (election.isNodeIdInUseElsewhere()) {
-			return Health.down()
-				.withDetail("error", "node id '" + election.nodeId() + "' is in use by another running instance");
-		}
-		return Health.up();
+		return Health.down().withDetail("error", switch (state) {
+			case WAITING_FOR_DATABASE -> "waiting for the database: the election has not started";
+			case DATABASE_UNREACHABLE -> "database unreachable";
+			case HEARTBEAT_FAILING -> "heartbeat failing ("
+					+ election.heartbeatFailure().map((failure) -> failure.kind().description()).orElse("") + ")";
+			case NODE_ID_IN_USE -> "node id '" + election.nodeId() + "' is in use by another running instance";
+		});
 	}
 
 	/**

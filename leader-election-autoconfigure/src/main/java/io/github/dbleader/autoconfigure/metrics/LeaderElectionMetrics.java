@@ -9,10 +9,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
+import io.github.dbleader.autoconfigure.NodeState;
 import io.github.dbleader.election.DatabaseFailureKind;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
-import io.github.dbleader.election.HeartbeatFailure;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.aop.SkippedInvocationListener;
@@ -199,30 +199,13 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 			.register(registry);
 	}
 
-	/**
-	 * Whether this node is in the state, by the rule of the elections' health (the states
-	 * are the node's: any election of the node tells them).
-	 */
+	/** Whether this node is in the state, by the rule of the elections' health. */
 	boolean isIn(NodeState state) {
 		ElectionService service = this.electionService.get();
-		boolean waiting = service.isWaitingForDatabase();
-		if (state == NodeState.WAITING_FOR_DATABASE || waiting) {
-			return state == NodeState.WAITING_FOR_DATABASE && waiting;
+		if (service.isWaitingForDatabase()) {
+			return state == NodeState.WAITING_FOR_DATABASE;
 		}
-		if (state == NodeState.NODE_ID_IN_USE) {
-			return service.elections().stream().anyMatch(Election::isNodeIdInUseElsewhere);
-		}
-		Election election = service.elections().stream().findFirst().orElse(null);
-		if (election == null) {
-			return false;
-		}
-		HeartbeatFailure failure = election.heartbeatFailure().orElse(null);
-		if (election.isDatabaseReachable() && (failure == null || !failure.persistent())) {
-			return false;
-		}
-		// Unreachable without a failure: the heartbeat is stuck in a statement.
-		boolean unreachable = failure == null || failure.kind().databaseUnreachable();
-		return (state == NodeState.DATABASE_UNREACHABLE) == unreachable;
+		return service.elections().stream().findFirst().map(NodeState::of).orElse(null) == state;
 	}
 
 	@Override
@@ -372,38 +355,6 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 
 	private AtomicLong seenTerm(String election) {
 		return this.seenTerms.computeIfAbsent(election, (key) -> new AtomicLong());
-	}
-
-	/**
-	 * The states of a node that make the health of all of its elections DOWN, each the
-	 * {@code state} tag of a {@code leader.election.node.state} gauge.
-	 */
-	public enum NodeState {
-
-		/**
-		 * The database has not answered since the node started: it takes part in no
-		 * election yet. The other states are 0 meanwhile.
-		 */
-		WAITING_FOR_DATABASE,
-
-		/**
-		 * The database has not answered for longer than {@code lease - guard} (or the
-		 * heartbeat has been stuck in a statement for that long): the node leads nothing.
-		 */
-		DATABASE_UNREACHABLE,
-
-		/**
-		 * The database answers but has refused the heartbeat's statements for longer than
-		 * {@code lease - guard} (missing privilege or table, a constraint...): the kind is
-		 * counted by {@code leader.election.heartbeat.failures}.
-		 */
-		HEARTBEAT_FAILING,
-
-		/**
-		 * Another running instance uses this node's id: this one takes no part.
-		 */
-		NODE_ID_IN_USE
-
 	}
 
 }
