@@ -616,6 +616,10 @@ final class Heartbeat {
 	 * node runs.
 	 */
 	private void forgetYieldsNoLongerPending(List<ElectionLoop> loops, LeaseReads leases) {
+		if (this.pendingYields.isEmpty()) {
+			// The usual round: no set of every election's name to build.
+			return;
+		}
 		Set<String> running = new HashSet<>();
 		loops.forEach((loop) -> running.add(loop.election()));
 		for (Map.Entry<String, Long> pending : this.pendingYields.entrySet()) {
