@@ -37,6 +37,9 @@ final class ElectionLoop {
 
 	private static final Logger logger = LoggerFactory.getLogger(ElectionLoop.class);
 
+	/** A refused creation happens once when another node created the lease first; three are a fault. */
+	private static final int REFUSED_CREATIONS_WARNED = 3;
+
 	private final String election;
 
 	private final String nodeId;
@@ -136,6 +139,9 @@ final class ElectionLoop {
 
 	/** Whether this instance has its own candidates row in the election. */
 	private boolean candidate;
+
+	/** Rounds in a row whose creation of the lease was refused: the reads keep missing it. */
+	private int refusedCreations;
 
 	/** Whether another running instance uses this node id, as of the last heartbeat. */
 	private volatile boolean nodeIdInUse;
@@ -326,6 +332,10 @@ final class ElectionLoop {
 		this.onOtherServer = otherServer;
 		if (state != null) {
 			noteServer(state, readAtNanos);
+			if (this.refusedCreations >= REFUSED_CREATIONS_WARNED) {
+				logger.info("Election '{}': the lease shows again in this node's reads", this.election);
+			}
+			this.refusedCreations = 0;
 		}
 		return (this.heldTerm >= 0) ? leaderDecision(renewedTerm, renewSentNanos, state, readAtNanos)
 				: followerDecision(state, readAtNanos);
@@ -618,6 +628,12 @@ final class ElectionLoop {
 	void creationRefused() {
 		dropHold();
 		this.candidate = false;
+		if (++this.refusedCreations == REFUSED_CREATIONS_WARNED) {
+			logger.warn("Election '{}': the lease exists but this node's reads do not show it ({} rounds in a row), "
+					+ "although the node joins the election every round; '{}' takes no part in it until they do "
+					+ "(its candidates row missing or naming another instance with this node id)", this.election,
+					REFUSED_CREATIONS_WARNED, this.nodeId);
+		}
 	}
 
 	/**

@@ -619,6 +619,55 @@ class HeartbeatTests {
 		assertThat(this.names).filteredOn(this.a::leads).hasSize(this.names.size() - 1).doesNotContain(taken);
 	}
 
+	/**
+	 * A lease that exists but that this node's reads never show (its candidates row keeps
+	 * going missing, as after a late join of an earlier instance with its node id) is not
+	 * run silently: the node creates nothing, and says so at WARN once, naming the election,
+	 * then once more at INFO when the lease shows again.
+	 */
+	@Test
+	void anElectionWhoseLeaseTheReadsKeepMissingIsNamedAtWarnOnce() {
+		this.b.join("x");
+		this.b.tick();
+		this.a.join("x");
+		java.util.concurrent.atomic.AtomicBoolean missing = new java.util.concurrent.atomic.AtomicBoolean(true);
+		// Gone again before every read (also b's, which it does not concern).
+		this.repository.setBeforeRead(() -> {
+			if (missing.get()) {
+				this.repository.removeCandidate("x", "a", "a-instance");
+			}
+		});
+		ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+			.getLogger(ElectionLoop.class);
+		ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = new ch.qos.logback.core.read.ListAppender<>();
+		logged.start();
+		logger.addAppender(logged);
+		try {
+			for (int round = 0; round < 6; round++) {
+				elapse(R);
+				this.b.tick();
+				assertThat(statementsOfRound(this.a)).contains("join", "findAll", "createAll");
+			}
+			assertThat(this.repository.find("x").orElseThrow().leaderId()).isEqualTo("b");
+			assertThat(logged.list).filteredOn((event) -> event.getLevel() == ch.qos.logback.classic.Level.WARN)
+				.singleElement()
+				.satisfies((event) -> assertThat(event.getFormattedMessage()).contains("Election 'x'")
+					.contains("do not show it"));
+			missing.set(false);
+			elapse(R);
+			this.b.tick();
+			this.a.tick();
+			assertThat(logged.list).filteredOn((event) -> event.getLevel() == ch.qos.logback.classic.Level.INFO)
+				.anySatisfy((event) -> assertThat(event.getFormattedMessage()).contains("Election 'x'")
+					.contains("shows again"));
+		}
+		finally {
+			logger.detachAppender(logged);
+			this.repository.setBeforeRead(() -> {
+			});
+		}
+	}
+
 	@Test
 	void stopReleasesEveryLeaseAndLeavesAtOnce() {
 		this.names.forEach(this.a::join);

@@ -535,6 +535,11 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	@Override
 	public void join(String nodeId, String instanceId, Collection<String> elections) {
 		write("join", () -> {
+			NodeRow node = this.nodes.get(nodeId);
+			if (node != null && !node.instanceId.equals(instanceId)) {
+				// Another instance holds the node id: its take-over made the candidacies its own.
+				return true;
+			}
 			for (String election : elections) {
 				this.candidates.computeIfAbsent(election, (key) -> new HashMap<>())
 					.putIfAbsent(nodeId, new CandidateRow(instanceId, this.databaseMillis));

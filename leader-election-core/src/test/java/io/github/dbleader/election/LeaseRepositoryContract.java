@@ -634,6 +634,34 @@ abstract class LeaseRepositoryContract {
 		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.CREATED);
 	}
 
+	/**
+	 * A join that reaches the database after another instance took the node id over (the
+	 * earlier instance sent it just before, and its answer came late) inserts nothing: its
+	 * row would name the earlier instance, which no longer counts as live, and the current
+	 * instance's joins leave existing rows as they are, so the node would never again be a
+	 * candidate there while the current instance runs (simulator seed 6158094: a partition
+	 * handed over to such a node stayed without an owner).
+	 */
+	@Test
+	void joinOfAnInstanceWhoseNodeIdAnotherTookOverInsertsNothing() {
+		LeaseRepository repository = repository();
+		assertThat(repository.heartbeat("a", "first", LEASE)).isEqualTo(Candidacy.CREATED);
+		advanceDatabaseClock(LEASE.plus(SECOND));
+		assertThat(repository.heartbeat("a", "second", LEASE)).isEqualTo(Candidacy.INHERITED);
+		repository.join("a", "first", List.of("e", "f"));
+		repository.join("a", "first", List.of("g"));
+		repository.join("a", "second", List.of("e", "f", "g"));
+		for (String election : List.of("e", "f", "g")) {
+			assertThat(repository.liveCandidates(election, LEASE)).as(election)
+				.extracting(Candidate::nodeId)
+				.containsExactly("a");
+		}
+		// A node id that no instance holds yet is joined as before; its row comes with it.
+		repository.join("b", "b-1", List.of("e"));
+		assertThat(repository.heartbeat("b", "b-1", LEASE)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a", "b");
+	}
+
 	@Test
 	void purgeDeletesCrashedNodesAndTheLeasesNobodyRunsAnyMore() {
 		LeaseRepository repository = repository();

@@ -130,7 +130,8 @@ class SimulationTests {
 	 * SimulatedScenarioTests).
 	 */
 	@ParameterizedTest
-	@ValueSource(longs = { 1224, 1000415, 1002196, 1018032, 1102220, 1141899, 1558268, 2350976, 3125163, 4171724, 5141864 })
+	@ValueSource(longs = { 1224, 1000415, 1002196, 1018032, 1102220, 1141899, 1558268, 2350976, 3125163, 4171724, 5141864,
+			6158094 })
 	void seedThatOnceFoundAViolation(long seed) {
 		assertThat(Simulation.run(seed, SCHEDULE_LENGTH).events()).isPositive();
 	}

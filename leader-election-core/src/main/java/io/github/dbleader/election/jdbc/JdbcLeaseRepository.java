@@ -198,13 +198,22 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	/** Claims listed candidacies of this node id for this instance. */
 	private final String claimCandidacies;
 
+	/** Inserts one candidates row; parameters: node, instance, election, node, instance. */
 	private final String insertCandidate;
 
 	private final String removeCandidate;
 
+	/**
+	 * Inserts candidates rows, up to the elections' list ({@code SELECT ? AS joined UNION ALL
+	 * ...}), then {@link #joinedByThisInstance}.
+	 */
+	private final String joinAll;
 
-	/** Inserts candidates rows, up to their list of values; {@code null} where one row is inserted at a time. */
-	private final @Nullable String joinAll;
+	/** An election in {@link #joinAll}'s list. */
+	private final String joinedElection;
+
+	/** Closes {@link #joinAll}'s list of elections and ties the insert to the node's session. */
+	private final String joinedByThisInstance;
 
 	private final @Nullable String ignoreDuplicates;
 
@@ -379,13 +388,19 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this.earlierCandidacies = "SELECT election_name FROM " + candidates + " WHERE node_id = ? AND instance_id <> ?";
 		this.claimCandidacies = "UPDATE " + dialect.byKey(candidates) + " SET instance_id = ?, first_seen = " + now
 				+ " WHERE node_id = ? AND instance_id <> ? AND election_name IN (";
-		this.insertCandidate = "INSERT INTO " + candidates
-				+ " (election_name, node_id, instance_id, first_seen, last_seen) VALUES (?, ?, ?, " + now + ", " + now
-				+ ")";
+		// Only while no other instance holds the node id: a join sent before another instance
+		// took the id over, and applied after, would leave a row naming the earlier instance,
+		// never live, that the current instance's joins leave as it is (simulator seed 6158094).
+		String parameter = dialect.stringParameter();
+		this.joinAll = "INSERT INTO " + candidates + " (election_name, node_id, instance_id, first_seen, last_seen)"
+				+ " SELECT j.joined, " + parameter + ", " + parameter + ", " + now + ", " + now + " FROM (";
+		this.joinedElection = "SELECT " + parameter + " AS joined";
+		this.joinedByThisInstance = ") j WHERE NOT EXISTS (SELECT 1 FROM " + nodes
+				+ " n WHERE n.node_id = ? AND n.instance_id <> ?)";
+		this.insertCandidate = this.joinAll + this.joinedElection + this.joinedByThisInstance;
 		this.removeCandidate = "DELETE FROM " + candidates
 				+ " WHERE election_name = ? AND node_id = ? AND instance_id = ?";
 		this.ignoreDuplicates = dialect.ignoreDuplicateKeys("election_name");
-		this.joinAll = "INSERT INTO " + candidates + " (election_name, node_id, instance_id, first_seen, last_seen) VALUES ";
 		this.removeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
 		this.ownCandidacies = "SELECT election_name FROM " + candidates + " WHERE node_id = ? AND instance_id = ?";
 		this.leaveCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ? AND instance_id = ? AND election_name IN (";
@@ -1177,7 +1192,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		if (ignoreDuplicates == null) {
 			for (String election : elections) {
 				try {
-					this.jdbc.update(this.insertCandidate, election, nodeId, instanceId);
+					this.jdbc.update(this.insertCandidate, nodeId, instanceId, election, nodeId, instanceId);
 					accepted(this.tables.candidateTable(), List.of(election));
 				}
 				catch (DuplicateKeyException ex) {
@@ -1196,7 +1211,7 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		List<String> alone = new ArrayList<>();
 		elections.forEach((election) -> (this.refusedRows.containsKey(new Row(this.tables.candidateTable(), election))
 				? alone : batched).add(election));
-		// Chunks of a thousand rows: each row repeats the clock expression.
+		// Chunks of a thousand elections.
 		for (int from = 0; from < batched.size(); from += JOINS_PER_STATEMENT) {
 			join(nodeId, instanceId, batched.subList(from, Math.min(batched.size(), from + JOINS_PER_STATEMENT)),
 					ignoreDuplicates);
@@ -1209,16 +1224,16 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * database refuses is halved until that row is alone, as {@link #createAll} does.
 	 */
 	private void join(String nodeId, String instanceId, List<String> chunk, String ignoreDuplicates) {
-		String row = "(?, ?, ?, " + this.dialect.now() + ", " + this.dialect.now() + ")";
-		StringBuilder sql = new StringBuilder(this.joinAll.length() + chunk.size() * (row.length() + 2))
-			.append(this.joinAll);
-		List<Object> args = new ArrayList<>(chunk.size() * 3);
+		StringBuilder sql = new StringBuilder(this.joinAll.length() + chunk.size() * (this.joinedElection.length() + 11) + 80).append(this.joinAll);
+		List<Object> args = new ArrayList<>(chunk.size() + 4);
+		args.addAll(List.of(nodeId, instanceId));
 		for (String election : chunk) {
-			sql.append(args.isEmpty() ? "" : ", ").append(row);
-			args.addAll(List.of(election, nodeId, instanceId));
+			sql.append((args.size() == 2) ? "" : " UNION ALL ").append(this.joinedElection);
+			args.add(election);
 		}
+		args.addAll(List.of(nodeId, instanceId));
 		try {
-			this.jdbc.update(sql.append(ignoreDuplicates).toString(), args.toArray());
+			this.jdbc.update(sql.append(this.joinedByThisInstance).append(ignoreDuplicates).toString(), args.toArray());
 			accepted(this.tables.candidateTable(), chunk);
 		}
 		catch (DataAccessException ex) {

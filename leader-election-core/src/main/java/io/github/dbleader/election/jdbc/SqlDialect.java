@@ -386,6 +386,15 @@ public enum SqlDialect {
 	}
 
 	/**
+	 * A string parameter where the statement alone does not type it, as in the select list
+	 * of an {@code INSERT ... SELECT}: H2 refuses an untyped one.
+	 * @return the parameter's SQL
+	 */
+	String stringParameter() {
+		return (this == H2) ? "CAST(? AS VARCHAR)" : "?";
+	}
+
+	/**
 	 * Clause appended to a multi-row {@code INSERT} so that rows whose key exists already
 	 * are left as they are, or {@code null} if the platform has none (then one
 	 * {@code INSERT} per row).
