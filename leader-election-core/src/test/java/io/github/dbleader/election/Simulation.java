@@ -191,8 +191,11 @@ final class Simulation {
 		this.checker.checkLive(end);
 		this.checker.checkPartitionsLive(end);
 		this.lockNames.forEach((name) -> this.checker.checkLockLive(name, LONGEST_LOCK_HOLD));
+		long quietFrom = Math.max(faultsEnd, calmSince());
 		return new Outcome(this.seed, this.nodes.size(), this.electionNames.size(), this.eventsRun,
-				this.checker.grants(), this.checker.commits(), this.checker.lockRuns());
+				this.checker.grants(), this.checker.commits(), this.checker.lockRuns(),
+				Math.max(0, this.checker.electionsSettledAt() - quietFrom),
+				Math.max(0, this.checker.partitionsSettledAt() - quietFrom));
 	}
 
 	/** Since when every running process has run without a pause, a hidden one included. */
@@ -750,7 +753,14 @@ final class Simulation {
 	 * @param commits how many fenced commits, elections' and locks'
 	 * @param lockRuns how many acquisitions of cluster locks
 	 */
-	record Outcome(long seed, int nodes, int elections, long events, int grants, int commits, int lockRuns) {
+	/**
+	 * What a schedule ran.
+	 * @param electionsSettled how long after the faults ended (and the last pause) the last
+	 * election got the leader it had at the end
+	 * @param partitionsSettled the same for the partitions' owners
+	 */
+	record Outcome(long seed, int nodes, int elections, long events, int grants, int commits, int lockRuns,
+			long electionsSettled, long partitionsSettled) {
 	}
 
 }

@@ -82,6 +82,18 @@ final class SimulationChecker {
 	/** By election index: since when no process believes it leads it, or -1 while one does. */
 	private final long[] leaderlessSince;
 
+	/** By election index: when its believer last changed (a process, or none, for another). */
+	private final long[] believerChanged;
+
+	/** By election index: the believer as the last check found it, -1 for none. */
+	private final int[] lastBelievers;
+
+	/** By partition: when its owner last changed, as {@link #believerChanged}. */
+	private final long[] ownerChanged;
+
+	/** By partition: the owner as the last check found it, -1 for none. */
+	private final int[] lastOwners;
+
 	private int grants;
 
 	private int lockRuns;
@@ -93,6 +105,12 @@ final class SimulationChecker {
 		this.leaderlessSince = new long[simulation.electionNames().size()];
 		this.partitionOwners = new int[simulation.partitions()];
 		this.believers = new int[simulation.electionNames().size()];
+		this.believerChanged = new long[this.believers.length];
+		this.lastBelievers = new int[this.believers.length];
+		Arrays.fill(this.lastBelievers, -1);
+		this.ownerChanged = new long[this.partitionOwners.length];
+		this.lastOwners = new int[this.partitionOwners.length];
+		Arrays.fill(this.lastOwners, -1);
 	}
 
 	/** At most one believer per election, now. */
@@ -119,6 +137,7 @@ final class SimulationChecker {
 				}
 			}
 		}
+		noteChanges(believers, this.lastBelievers, this.believerChanged);
 		for (int index = 0; index < believers.length; index++) {
 			if (believers[index] >= 0) {
 				this.leaderlessSince[index] = -1;
@@ -159,11 +178,31 @@ final class SimulationChecker {
 				}
 			}
 		}
+		noteChanges(owners, this.lastOwners, this.ownerChanged);
+	}
+
+	private void noteChanges(int[] now, int[] last, long[] changed) {
+		for (int index = 0; index < now.length; index++) {
+			if (now[index] != last[index]) {
+				last[index] = now[index];
+				changed[index] = this.simulation.now();
+			}
+		}
+	}
+
+	/** @return when the last election's believer last changed (simulated time) */
+	long electionsSettledAt() {
+		return Arrays.stream(this.believerChanged).max().orElse(0);
+	}
+
+	/** @return when the last partition's owner last changed (simulated time) */
+	long partitionsSettledAt() {
+		return Arrays.stream(this.ownerChanged).max().orElse(0);
 	}
 
 	/**
 	 * Liveness of the partition group at the end of the quiet phase: every partition has
-	 * exactly one owner.
+	 * exactly one owner, and no hand-over (balancing's or a pin's) or re-election is pending.
 	 */
 	void checkPartitionsLive(long at) {
 		List<String> problems = new ArrayList<>();
@@ -172,8 +211,12 @@ final class SimulationChecker {
 			int number = partition;
 			List<String> owners = this.simulation.nodes().stream().filter((node) -> node.owns(number))
 				.map(SimulatedNode::label).toList();
-			if (owners.size() != 1) {
-				problems.add("partition " + partition + " has owners " + owners + " (row: "
+			InMemoryLeaseRepository.Row row = server
+				.row(PartitionGroup.electionName(Simulation.PARTITION_GROUP, partition));
+			boolean pending = row != null && (row.handoverTo != null || row.reelectionRequested);
+			if (owners.size() != 1 || pending) {
+				problems.add("partition " + partition + " has owners " + owners + (pending ? " and a request pending" : "")
+						+ " (row: "
 						+ server.describe(PartitionGroup.electionName(Simulation.PARTITION_GROUP, partition)) + "; "
 						+ String.join(", ", this.simulation.nodes().stream()
 							.map((node) -> node.describePartition(number)).toList())

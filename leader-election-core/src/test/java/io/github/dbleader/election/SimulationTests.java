@@ -101,6 +101,17 @@ class SimulationTests {
 		long commits = outcomes.stream().mapToLong(Simulation.Outcome::commits).sum();
 		long lockRuns = outcomes.stream().mapToLong(Simulation.Outcome::lockRuns).sum();
 		assertThat(outcomes).hasSize(count);
+		Simulation.Outcome slowestElections = outcomes.stream()
+			.max(java.util.Comparator.comparingLong(Simulation.Outcome::electionsSettled))
+			.orElseThrow();
+		Simulation.Outcome slowestPartitions = outcomes.stream()
+			.max(java.util.Comparator.comparingLong(Simulation.Outcome::partitionsSettled))
+			.orElseThrow();
+		long[] settled = outcomes.stream().mapToLong(Simulation.Outcome::electionsSettled).sorted().toArray();
+		System.out.printf("[simulation] settled after the faults: elections p50 %.2f s, p99 %.2f s, max %.2f s (seed %d);"
+				+ " partitions max %.2f s (seed %d)%n", settled[settled.length / 2] / 1e9,
+				settled[settled.length * 99 / 100] / 1e9, slowestElections.electionsSettled() / 1e9,
+				slowestElections.seed(), slowestPartitions.partitionsSettled() / 1e9, slowestPartitions.seed());
 		System.out.printf("[simulation] %d schedules (seeds %d to %d), %s of simulated time each, on %d threads: "
 				+ "0 violations, %d events, %d grants, %d lock acquisitions, %d fenced commits, in %.1f s (%.2f ms a"
 				+ " schedule per thread)%n", count, first, first + count - 1, SCHEDULE_LENGTH, threads, events, grants,
