@@ -60,11 +60,11 @@ class ElectionObservationTests {
 				ObservedContexts.describe(contexts))
 			.containsExactly(
 					"leader.election.leader.only.call code.function=report code.namespace=" + Jobs.class.getName()
-							+ " election=jobs outcome=COMPLETED",
+							+ " election=jobs outcome=completed",
 					"leader.election.leader.only.call code.function=fail code.namespace=" + Jobs.class.getName()
-							+ " election=jobs outcome=FAILED error=IllegalStateException",
+							+ " election=jobs outcome=failed error=IllegalStateException",
 					"leader.election.leader.only.call code.function=refused code.namespace=" + Jobs.class.getName()
-							+ " election=jobs outcome=REFUSED error=NotLeaderException"));
+							+ " election=jobs outcome=refused error=NotLeaderException"));
 		assertThat(jobs.current().getContext().getName()).isEqualTo("leader.election.leader.only.call");
 	}
 
@@ -77,7 +77,7 @@ class ElectionObservationTests {
 		assertThat(((Jobs) factory.getProxy()).report()).isNull();
 		assertThat(this.registry).hasSingleObservationThat()
 			.hasNameEqualTo("leader.election.leader.only.call")
-			.hasLowCardinalityKeyValue("outcome", "SKIPPED")
+			.hasLowCardinalityKeyValue("outcome", "skipped")
 			.hasLowCardinalityKeyValue("election", "jobs")
 			.doesNotHaveError();
 	}
@@ -99,8 +99,8 @@ class ElectionObservationTests {
 		}));
 		assertThat(this.registry).hasHandledContextsThatSatisfy((contexts) -> {
 			assertThat(ObservedContexts.describe(contexts)).containsExactly(
-					"leader.election.fenced.transaction election=jobs outcome=COMMITTED",
-					"leader.election.fenced.transaction election=jobs outcome=FAILED error=IllegalStateException");
+					"leader.election.fenced.transaction election=jobs outcome=committed",
+					"leader.election.fenced.transaction election=jobs outcome=failed error=IllegalStateException");
 			assertThat(ObservedContexts.highCardinality(contexts.get(0))).containsExactly("term=" + term);
 			assertThat(current.get().getContext()).isSameAs(contexts.get(0));
 		});
@@ -113,7 +113,7 @@ class ElectionObservationTests {
 		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> election.runFenced((term) -> term));
 		assertThat(this.registry).hasSingleObservationThat()
 			.hasNameEqualTo("leader.election.fenced.transaction")
-			.hasLowCardinalityKeyValue("outcome", "REFUSED")
+			.hasLowCardinalityKeyValue("outcome", "refused")
 			.doesNotHaveHighCardinalityKeyValueWithKey("term");
 	}
 
@@ -124,8 +124,8 @@ class ElectionObservationTests {
 		this.service.stop();
 		assertThat(this.changes).hasHandledContextsThatSatisfy((contexts) -> {
 			assertThat(ObservedContexts.describe(contexts)).containsExactly(
-					"leader.election.leadership.change change=GRANTED election=jobs reason=NONE",
-					"leader.election.leadership.change change=REVOKED election=jobs reason=SHUTDOWN");
+					"leader.election.leadership.change change=granted election=jobs reason=none",
+					"leader.election.leadership.change change=revoked election=jobs reason=shutdown");
 			assertThat(ObservedContexts.highCardinality(contexts.get(1))).containsExactly("node=a", "term=" + term);
 		});
 	}

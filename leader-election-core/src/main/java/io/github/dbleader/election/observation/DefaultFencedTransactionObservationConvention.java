@@ -26,7 +26,7 @@ public class DefaultFencedTransactionObservationConvention implements FencedTran
 	@Override
 	public KeyValues getLowCardinalityKeyValues(FencedTransactionContext context) {
 		return KeyValues.of(KeyNames.ELECTION.withValue(context.getElection()),
-				KeyNames.OUTCOME.withValue(context.getOutcome().name()));
+				KeyNames.OUTCOME.withValue(context.getOutcomeTag()));
 	}
 
 	@Override

@@ -26,7 +26,7 @@ public class DefaultLeaderOnlyCallObservationConvention implements LeaderOnlyCal
 	@Override
 	public KeyValues getLowCardinalityKeyValues(LeaderOnlyCallContext context) {
 		return KeyValues.of(KeyNames.ELECTION.withValue(context.getElection()),
-				KeyNames.OUTCOME.withValue(context.getOutcome().name()),
+				KeyNames.OUTCOME.withValue(context.getOutcomeTag()),
 				KeyNames.CODE_NAMESPACE.withValue(context.getTargetClass().getName()),
 				KeyNames.CODE_FUNCTION.withValue(context.getMethod().getName()));
 	}

@@ -16,7 +16,7 @@ public class DefaultLeadershipChangeObservationConvention implements LeadershipC
 	public static final String NAME = "leader.election.leadership.change";
 
 	/** The reason of a grant. */
-	static final String NO_REASON = "NONE";
+	static final String NO_REASON = "none";
 
 	@Override
 	public String getName() {
@@ -25,15 +25,20 @@ public class DefaultLeadershipChangeObservationConvention implements LeadershipC
 
 	@Override
 	public String getContextualName(LeadershipChangeContext context) {
-		return "leadership " + context.getChange().name().toLowerCase(Locale.ROOT) + " " + context.getElection();
+		return "leadership " + lowerCase(context.getChange().name()) + " " + context.getElection();
 	}
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(LeadershipChangeContext context) {
 		String reason = context.getReason();
 		return KeyValues.of(KeyNames.ELECTION.withValue(context.getElection()),
-				KeyNames.CHANGE.withValue(context.getChange().name()),
-				KeyNames.REASON.withValue((reason != null) ? reason : NO_REASON));
+				KeyNames.CHANGE.withValue(lowerCase(context.getChange().name())),
+				KeyNames.REASON.withValue((reason != null) ? lowerCase(reason) : NO_REASON));
+	}
+
+	/** Tag values in lower case, as the election's meters write them. */
+	private static String lowerCase(String name) {
+		return name.toLowerCase(Locale.ROOT);
 	}
 
 	@Override

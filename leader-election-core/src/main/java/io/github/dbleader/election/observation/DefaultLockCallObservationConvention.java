@@ -26,7 +26,7 @@ public class DefaultLockCallObservationConvention implements LockCallObservation
 	@Override
 	public KeyValues getLowCardinalityKeyValues(LockCallContext context) {
 		return KeyValues.of(KeyNames.LOCK.withValue(context.getLock()),
-				KeyNames.OUTCOME.withValue(context.getOutcome().name()));
+				KeyNames.OUTCOME.withValue(context.getOutcomeTag()));
 	}
 
 	@Override

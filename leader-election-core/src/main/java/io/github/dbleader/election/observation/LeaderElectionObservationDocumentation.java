@@ -114,8 +114,9 @@ public enum LeaderElectionObservationDocumentation implements ObservationDocumen
 		LOCK("lock"),
 
 		/**
-		 * What became of the call or transaction: {@link LeaderOnlyCallContext.Outcome},
-		 * {@link LockCallContext.Outcome}, {@link FencedTransactionContext.Outcome}.
+		 * What became of the call or transaction, in lower case:
+		 * {@link LeaderOnlyCallContext.Outcome}, {@link LockCallContext.Outcome},
+		 * {@link FencedTransactionContext.Outcome}.
 		 */
 		OUTCOME("outcome"),
 
@@ -125,10 +126,13 @@ public enum LeaderElectionObservationDocumentation implements ObservationDocumen
 		/** Name of the {@code @LeaderOnly} method called. */
 		CODE_FUNCTION("code.function"),
 
-		/** {@link LeadershipChangeContext.Change#GRANTED} or {@link LeadershipChangeContext.Change#REVOKED}. */
+		/** {@code granted} or {@code revoked} ({@link LeadershipChangeContext.Change}). */
 		CHANGE("change"),
 
-		/** Why leadership was revoked (the revocation reason); {@code NONE} for a grant. */
+		/**
+		 * Why leadership was revoked: the revocation reason in lower case, e.g.
+		 * {@code handed_over}; {@code none} for a grant.
+		 */
 		REASON("reason"),
 
 		/** This node's id (high cardinality). */

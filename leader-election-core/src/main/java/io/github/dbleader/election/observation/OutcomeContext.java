@@ -1,5 +1,6 @@
 package io.github.dbleader.election.observation;
 
+import java.util.Locale;
 import java.util.Objects;
 
 import io.micrometer.observation.Observation;
@@ -25,6 +26,14 @@ public abstract class OutcomeContext<O extends Enum<O>> extends Observation.Cont
 	/** @return what became of the work so far */
 	public O getOutcome() {
 		return this.outcome;
+	}
+
+	/**
+	 * What became of the work so far, as the default conventions tag it.
+	 * @return the outcome's name in lower case, as the election's meters write tag values
+	 */
+	public String getOutcomeTag() {
+		return this.outcome.name().toLowerCase(Locale.ROOT);
 	}
 
 	/**

@@ -56,10 +56,10 @@ class ClusterLocksObservationTests {
 		this.a.startRun("shedlock", AT_MOST, Duration.ZERO).orElseThrow().end(LockRun.Outcome.ENDED, true);
 		assertThat(this.registry).hasHandledContextsThatSatisfy((contexts) -> {
 			assertThat(ObservedContexts.describe(contexts)).containsExactly(
-					"leader.election.lock.call lock=report outcome=COMPLETED",
-					"leader.election.lock.call lock=report outcome=SKIPPED",
-					"leader.election.lock.call lock=report outcome=FAILED error=IllegalStateException",
-					"leader.election.lock.call lock=shedlock outcome=ENDED");
+					"leader.election.lock.call lock=report outcome=completed",
+					"leader.election.lock.call lock=report outcome=skipped",
+					"leader.election.lock.call lock=report outcome=failed error=IllegalStateException",
+					"leader.election.lock.call lock=shedlock outcome=ended");
 			assertThat(current.get().getContext()).isSameAs(contexts.get(0));
 			assertThat(ObservedContexts.highCardinality(contexts.get(0))).singleElement()
 				.asString()
@@ -76,8 +76,8 @@ class ClusterLocksObservationTests {
 		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> held.runFenced((term) -> term));
 		assertThat(this.registry).hasHandledContextsThatSatisfy((contexts) -> {
 			assertThat(ObservedContexts.describe(contexts)).containsExactly(
-					"leader.election.fenced.transaction election=lock:report outcome=COMMITTED",
-					"leader.election.fenced.transaction election=lock:report outcome=REFUSED error=LockNotHeldException");
+					"leader.election.fenced.transaction election=lock:report outcome=committed",
+					"leader.election.fenced.transaction election=lock:report outcome=refused error=LockNotHeldException");
 			assertThat(ObservedContexts.highCardinality(contexts.get(0))).containsExactly("term=" + held.term());
 		});
 	}
