@@ -93,8 +93,7 @@ public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<String> {
 					this.observationRegistry.get())
 			.start();
 		try (Observation.Scope scope = observation.openScope()) {
-			Call call = this.electionService.get().election(election).isLeader() ? Call.ran(invocation.proceed())
-					: Call.SKIPPED;
+			Call call = proceedIfLeader(invocation, election);
 			outcome(observation, call.ran() ? LeaderOnlyCallContext.Outcome.COMPLETED
 					: LeaderOnlyCallContext.Outcome.SKIPPED);
 			return call;
@@ -108,6 +107,12 @@ public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<String> {
 		finally {
 			observation.stop();
 		}
+	}
+
+	/** The call itself, in its observation. */
+	private Call proceedIfLeader(MethodInvocation invocation, String election) throws Throwable {
+		return this.electionService.get().election(election).isLeader() ? Call.ran(invocation.proceed())
+				: Call.SKIPPED;
 	}
 
 	/** Where the call is observed (not so with no registry), say what became of it. */
