@@ -14,6 +14,7 @@ import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.MonotonicClock;
 import io.github.dbleader.election.event.ApplicationEventLeadershipListener;
+import io.github.dbleader.election.event.ObservationLeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
 import io.github.dbleader.election.jdbc.JdbcPartitionPins;
@@ -21,7 +22,11 @@ import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.KeepAliveSettings;
 import io.github.dbleader.election.lock.LockRepository;
 import io.github.dbleader.election.lock.LockRunListener;
+import io.github.dbleader.election.observation.FencedTransactionObservationConvention;
+import io.github.dbleader.election.observation.LeadershipChangeObservationConvention;
+import io.github.dbleader.election.observation.LockCallObservationConvention;
 import io.github.dbleader.election.partition.PartitionPins;
+import io.micrometer.observation.ObservationRegistry;
 
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -66,6 +71,11 @@ import org.springframework.transaction.PlatformTransactionManager;
  * created when the election starts, before its first heartbeat. A database that does not
  * answer then leaves the election waiting for it (health and the leader endpoint say so,
  * {@code @LeaderOnly} methods are skipped), and it joins once the database answers.
+ *
+ * <p>With an {@link ObservationRegistry} bean, fenced transactions, calls under cluster
+ * locks and changes of leadership are observed in it, with the convention beans
+ * ({@link FencedTransactionObservationConvention}, {@link LockCallObservationConvention},
+ * {@link LeadershipChangeObservationConvention}) where there are.
  */
 @AutoConfiguration(after = { DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
 		DataSourceTransactionManagerAutoConfiguration.class })
@@ -145,10 +155,17 @@ public final class LeaderElectionAutoConfiguration {
 	ElectionService electionService(LeaseRepository leaseRepository, LeaderElectionProperties properties,
 			Environment environment, ApplicationEventPublisher eventPublisher,
 			ObjectProvider<LeadershipListener> listeners, DialectDetector dialectDetector,
-			ObjectProvider<LeaderElectionDataSourceScriptDatabaseInitializer> schemaInitializers) {
+			ObjectProvider<LeaderElectionDataSourceScriptDatabaseInitializer> schemaInitializers,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<FencedTransactionObservationConvention> fencedTransactionObservationConvention,
+			ObjectProvider<LeadershipChangeObservationConvention> leadershipChangeObservationConvention) {
 		List<LeadershipListener> all = new ArrayList<>();
 		all.add(new ApplicationEventLeadershipListener(eventPublisher));
 		listeners.orderedStream().forEach(all::add);
+		ObservationRegistry registry = observationRegistry.getIfUnique();
+		if (registry != null) {
+			all.add(new ObservationLeadershipListener(registry, leadershipChangeObservationConvention.getIfUnique()));
+		}
 		// Nothing of the database is needed before the election starts: the platform (unless
 		// known from a property or the URL) and the tables come when the database answers.
 		DatabasePreparation preparation = () -> {
@@ -159,6 +176,10 @@ public final class LeaderElectionAutoConfiguration {
 		ElectionService service = new ElectionService(leaseRepository, properties.determineElectionSettings(),
 				properties.determineNodeId(DefaultNodeId.of(environment)), new CompositeLeadershipListener(all),
 				MonotonicClock.SYSTEM, preparation);
+		if (registry != null) {
+			service.setObservationRegistry(registry);
+			service.setFencedTransactionObservationConvention(fencedTransactionObservationConvention.getIfUnique());
+		}
 		// Creating an election starts no thread and sends no statement before start().
 		properties.determineElections().forEach(service::election);
 		return service;
@@ -168,11 +189,19 @@ public final class LeaderElectionAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Lazy
 	ClusterLocks clusterLocks(LockRepository lockRepository, ElectionService electionService,
-			ObjectProvider<LockRunListener> listeners) {
+			ObjectProvider<LockRunListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<LockCallObservationConvention> lockCallObservationConvention,
+			ObjectProvider<FencedTransactionObservationConvention> fencedTransactionObservationConvention) {
 		// Kept-alive locks are renewed as the elections are: by a lease, every renew interval.
-		return new ClusterLocks(lockRepository, electionService.nodeId(), MonotonicClock.SYSTEM, Clock.systemUTC(),
-				new CompositeLockRunListener(listeners.orderedStream().toList()),
+		ClusterLocks locks = new ClusterLocks(lockRepository, electionService.nodeId(), MonotonicClock.SYSTEM,
+				Clock.systemUTC(), new CompositeLockRunListener(listeners.orderedStream().toList()),
 				KeepAliveSettings.of(electionService.settings()));
+		observationRegistry.ifUnique((registry) -> {
+			locks.setObservationRegistry(registry);
+			locks.setObservationConvention(lockCallObservationConvention.getIfUnique());
+			locks.setFencedTransactionObservationConvention(fencedTransactionObservationConvention.getIfUnique());
+		});
+		return locks;
 	}
 
 	@Bean

@@ -3,7 +3,9 @@ package io.github.dbleader.election;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
+import io.github.dbleader.election.observation.FencedTransactionObservation;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,13 +29,22 @@ public final class Election {
 
 	private final Heartbeat heartbeat;
 
+	/** Where fenced transactions are observed: the service's, which may change after this is made. */
+	private final Supplier<FencedTransactionObservation> fencedTransactionObservation;
+
 	Election(ElectionLoop loop, String nodeId, LeaseRepository repository, ElectionSettings settings,
 			Heartbeat heartbeat) {
+		this(loop, nodeId, repository, settings, heartbeat, () -> FencedTransactionObservation.NONE);
+	}
+
+	Election(ElectionLoop loop, String nodeId, LeaseRepository repository, ElectionSettings settings,
+			Heartbeat heartbeat, Supplier<FencedTransactionObservation> fencedTransactionObservation) {
 		this.loop = loop;
 		this.nodeId = nodeId;
 		this.repository = repository;
 		this.settings = settings;
 		this.heartbeat = heartbeat;
+		this.fencedTransactionObservation = fencedTransactionObservation;
 	}
 
 	/** @return the election name */
@@ -187,6 +198,8 @@ public final class Election {
 	 * This node's renewals do not wait for it, but every change of holder does (a forced
 	 * hand-over or re-election too). On a Galera cluster the transaction also writes the
 	 * fence row, so that certification aborts it, or the change of holder, when they overlap.
+	 * Each call is one observation ({@code leader.election.fenced.transaction}) where the
+	 * service has an {@linkplain ElectionService#setObservationRegistry observation registry}.
 	 * @param <T> the result type
 	 * @param callback the work
 	 * @return the work's result
@@ -195,15 +208,17 @@ public final class Election {
 	 */
 	public <T extends @Nullable Object> T runFenced(FencedCallback<T> callback) {
 		long term = this.loop.leaderTerm();
-		if (term < 0) {
-			throw new NotLeaderException(name(), this.nodeId, "this node does not lead");
-		}
-		return this.repository.runFenced(name(), this.nodeId, term, this.settings.leaseDuration(), (fencedTerm) -> {
-			// The database agreed; the local belief must still hold too.
-			if (this.loop.leaderTerm() != fencedTerm) {
-				throw new NotLeaderException(name(), this.nodeId, "leadership of term " + fencedTerm + " ended");
+		return this.fencedTransactionObservation.get().observe(name(), term, NotLeaderException.class, () -> {
+			if (term < 0) {
+				throw new NotLeaderException(name(), this.nodeId, "this node does not lead");
 			}
-			return callback.doInFence(fencedTerm);
+			return this.repository.runFenced(name(), this.nodeId, term, this.settings.leaseDuration(), (fencedTerm) -> {
+				// The database agreed; the local belief must still hold too.
+				if (this.loop.leaderTerm() != fencedTerm) {
+					throw new NotLeaderException(name(), this.nodeId, "leadership of term " + fencedTerm + " ended");
+				}
+				return callback.doInFence(fencedTerm);
+			});
 		});
 	}
 

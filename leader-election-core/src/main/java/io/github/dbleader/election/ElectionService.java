@@ -21,6 +21,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import io.github.dbleader.election.observation.FencedTransactionObservation;
+import io.github.dbleader.election.observation.FencedTransactionObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,6 +108,9 @@ public final class ElectionService implements AutoCloseable {
 
 	/** The rounds, watchdog and notifier of the last start; {@code null} before it. */
 	private volatile @Nullable Scheduled scheduled;
+
+	/** Where the elections' fenced transactions are observed: made anew by each setter. */
+	private volatile FencedTransactionObservation fencedTransactionObservation = FencedTransactionObservation.NONE;
 
 	/**
 	 * Most changes of holder one heartbeat carries out in one batch (one transaction of a few
@@ -195,6 +201,26 @@ public final class ElectionService implements AutoCloseable {
 		return targets.isEmpty() ? 0 : this.repository.requestHandoverAll(this.nodeId, targets);
 	}
 
+	/**
+	 * Observe the elections' fenced transactions ({@link Election#runFenced}) in this
+	 * registry, elections created before included: one observation per transaction,
+	 * current while the work runs. Without a registry nothing is observed.
+	 * @param observationRegistry the registry
+	 * @see io.github.dbleader.election.observation.LeaderElectionObservationDocumentation#FENCED_TRANSACTION
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.fencedTransactionObservation = this.fencedTransactionObservation.withRegistry(observationRegistry);
+	}
+
+	/**
+	 * Name the observations of fenced transactions, and give them key values, by this
+	 * convention rather than the default one.
+	 * @param convention the convention, or {@code null} for the default
+	 */
+	public void setFencedTransactionObservationConvention(@Nullable FencedTransactionObservationConvention convention) {
+		this.fencedTransactionObservation = this.fencedTransactionObservation.withConvention(convention);
+	}
+
 	/** @return this node's id */
 	public String nodeId() {
 		return this.nodeId;
@@ -261,7 +287,8 @@ public final class ElectionService implements AutoCloseable {
 			return this.elections.computeIfAbsent(name, (key) -> {
 				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.settings, this.clock, this.listener,
 						this.notifications, this.database, takeOverPolicy, this.believing);
-				Election created = new Election(loop, this.nodeId, this.repository, this.settings, this.heartbeat);
+				Election created = new Election(loop, this.nodeId, this.repository, this.settings, this.heartbeat,
+						() -> this.fencedTransactionObservation);
 				if (this.running && this.extraRoundQueued.compareAndSet(false, true)) {
 					// One extra round for however many elections are joined meanwhile.
 					this.scheduled.extraRound(() -> {

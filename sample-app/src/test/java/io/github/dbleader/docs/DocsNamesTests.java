@@ -21,7 +21,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * generated reference lists them (docs/reference/properties.md, which
  * {@code PropertiesReferenceTests} keeps equal to the configuration metadata), meters as
  * docs/reference/metrics.md lists them (which {@code MetricsReferenceTests} keeps equal to
- * the meters a node registers), events as classes of the project's main sources.
+ * the meters a node registers) or as docs/reference/observations.md lists the observations
+ * (which {@code ObservationsReferenceTests} keeps equal to the code's), events as classes of
+ * the project's main sources.
  */
 class DocsNamesTests {
 
@@ -55,9 +57,14 @@ class DocsNamesTests {
 
 	@Test
 	void everyMeterNamedInTheDocsExists() {
-		Set<String> documented = names(Pattern.compile("^\\| `(leader\\.election\\.[^`]+)`", Pattern.MULTILINE),
+		Pattern row = Pattern.compile("^\\| `(leader\\.election\\.[^`]+)`", Pattern.MULTILINE);
+		Set<String> documented = names(row,
 				MarkdownPages.read(MarkdownPages.ROOT.resolve("docs/reference/metrics.md")));
 		assertThat(documented).as("meters in docs/reference/metrics.md").hasSizeGreaterThan(10);
+		Set<String> observations = names(row,
+				MarkdownPages.read(MarkdownPages.ROOT.resolve("docs/reference/observations.md")));
+		assertThat(observations).as("observations in docs/reference/observations.md").hasSize(4);
+		documented.addAll(observations);
 		List<String> unknown = new ArrayList<>();
 		for (Path page : MarkdownPages.all()) {
 			for (String meter : names(METER, MarkdownPages.read(page))) {

@@ -64,6 +64,14 @@ class SamplePrometheusTests {
 		assertThat(sum(scrapes, "leader_election_leader", "election=\"default\"")).isEqualTo(1);
 		assertThat(sum(scrapes, "leader_election_partitions_owned", "group=\"orders\"")).isEqualTo(12);
 		assertThat(sum(scrapes, "leader_election_node_state", "")).isZero();
+		// The observations (docs/reference/observations.md): the follower's skipped calls are
+		// skips, not successes, and the leader's runs completed.
+		assertThat(sum(scrapes, "leader_election_leader_only_call_seconds_count",
+				"election=\"default\",error=\"none\",outcome=\"skipped\"")).isPositive();
+		assertThat(sum(scrapes, "leader_election_leader_only_call_seconds_count",
+				"election=\"default\",error=\"none\",outcome=\"completed\"")).isPositive();
+		assertThat(sum(scrapes, "leader_election_leadership_change_seconds_count",
+				"change=\"granted\",election=\"default\"")).isEqualTo(1);
 		assertThat(scrapes).contains("leader_election_node_state{state=\"waiting_for_database\"}",
 				"leader_election_node_state{state=\"database_unreachable\"}",
 				"leader_election_node_state{state=\"heartbeat_failing\"}",

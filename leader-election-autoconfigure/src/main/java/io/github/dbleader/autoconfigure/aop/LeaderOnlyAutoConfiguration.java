@@ -13,6 +13,8 @@ import io.github.dbleader.election.aop.LeaderOnlyAdvisor;
 import io.github.dbleader.election.aop.LeaderOnlyInterceptor;
 import io.github.dbleader.election.aop.SkippedInvocationListener;
 import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.observation.LeaderOnlyCallObservationConvention;
+import io.micrometer.observation.ObservationRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 
 import org.springframework.aop.Advisor;
@@ -42,7 +44,9 @@ import org.springframework.core.type.AnnotationMetadata;
  * election service could be configured (no {@code DataSource}, or several and none
  * chosen): start-up then fails as soon as a bean has a {@code @LeaderOnly} or
  * {@code @ClusterLock} method, unless {@code leader-election.enabled=false} says that such
- * methods are to run on every node.
+ * methods are to run on every node. With an {@link ObservationRegistry} bean, each
+ * {@code @LeaderOnly} call is observed in it (with the
+ * {@link LeaderOnlyCallObservationConvention} bean if there is one).
  */
 @AutoConfiguration(after = { LeaderElectionAutoConfiguration.class, AopAutoConfiguration.class })
 @ConditionalOnClass({ Advisor.class, MethodInterceptor.class })
@@ -61,11 +65,16 @@ public final class LeaderOnlyAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@ConditionalOnMissingBean
 	static LeaderOnlyAdvisor leaderOnlyAdvisor(ObjectProvider<ElectionService> electionService,
-			ObjectProvider<SkippedInvocationListener> skippedInvocationListeners) {
+			ObjectProvider<SkippedInvocationListener> skippedInvocationListeners,
+			ObjectProvider<ObservationRegistry> observationRegistry,
+			ObjectProvider<LeaderOnlyCallObservationConvention> observationConvention) {
 		// Static and lazy: the advisor is created while bean post-processors are being
 		// registered, long before the election service may be.
-		return new LeaderOnlyAdvisor(new LeaderOnlyInterceptor(electionService::getObject,
-				() -> skippedInvocationListeners.orderedStream().toList()));
+		LeaderOnlyInterceptor interceptor = new LeaderOnlyInterceptor(electionService::getObject,
+				() -> skippedInvocationListeners.orderedStream().toList());
+		interceptor.setObservationRegistry(() -> observationRegistry.getIfUnique(() -> ObservationRegistry.NOOP));
+		interceptor.setObservationConvention(observationConvention::getIfUnique);
+		return new LeaderOnlyAdvisor(interceptor);
 	}
 
 	@Bean

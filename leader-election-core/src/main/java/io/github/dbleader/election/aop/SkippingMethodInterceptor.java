@@ -33,8 +33,7 @@ abstract class SkippingMethodInterceptor<S> implements MethodInterceptor {
 	@Override
 	public final @Nullable Object invoke(MethodInvocation invocation) throws Throwable {
 		Method method = invocation.getMethod();
-		Object target = invocation.getThis();
-		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : method.getDeclaringClass();
+		Class<?> targetClass = targetClass(invocation);
 		S settings = this.settings.computeIfAbsent(new MethodKey(method, targetClass),
 				(key) -> settingsOf(key.method(), key.targetClass()));
 		Call call = proceedIfAllowed(invocation, settings);
@@ -79,6 +78,16 @@ abstract class SkippingMethodInterceptor<S> implements MethodInterceptor {
 	 * @param method the method
 	 */
 	void skipped(S settings, Method method) {
+	}
+
+	/**
+	 * The class of the target of a call.
+	 * @param invocation the call
+	 * @return the target's class, or the method's declaring class for a call without target
+	 */
+	static Class<?> targetClass(MethodInvocation invocation) {
+		Object target = invocation.getThis();
+		return (target != null) ? AopUtils.getTargetClass(target) : invocation.getMethod().getDeclaringClass();
 	}
 
 	/**

@@ -1,6 +1,8 @@
 /**
  * Leadership changes as Spring {@link org.springframework.context.ApplicationEvent}s, for
- * {@code @EventListener} methods. Depends on spring-context only, not on Spring Boot.
+ * {@code @EventListener} methods, and as Micrometer observations
+ * ({@link io.github.dbleader.election.event.ObservationLeadershipListener}). Depends on
+ * spring-context and micrometer-observation only, not on Spring Boot.
  */
 @NullMarked
 package io.github.dbleader.election.event;

@@ -14,6 +14,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.MonotonicClock;
+import io.github.dbleader.election.observation.DefaultLockCallObservationConvention;
+import io.github.dbleader.election.observation.FencedTransactionObservation;
+import io.github.dbleader.election.observation.FencedTransactionObservationConvention;
+import io.github.dbleader.election.observation.LeaderElectionObservationDocumentation;
+import io.github.dbleader.election.observation.LockCallContext;
+import io.github.dbleader.election.observation.LockCallObservationConvention;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -62,6 +70,8 @@ public class ClusterLocks implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ClusterLocks.class);
 
+	private static final LockCallObservationConvention DEFAULT_OBSERVATION_CONVENTION = new DefaultLockCallObservationConvention();
+
 	private final LockRepository repository;
 
 	private final String nodeId;
@@ -83,6 +93,13 @@ public class ClusterLocks implements AutoCloseable {
 
 	/** The locks of the runs on each thread, innermost last. */
 	private final ThreadLocal<@Nullable Deque<HeldLock>> current = new ThreadLocal<>();
+
+	private volatile ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
+	private volatile @Nullable LockCallObservationConvention observationConvention;
+
+	/** Where fenced transactions are observed: made anew by the setters. */
+	private volatile FencedTransactionObservation fencedTransactionObservation = FencedTransactionObservation.NONE;
 
 	/**
 	 * Create cluster locks.
@@ -149,6 +166,38 @@ public class ClusterLocks implements AutoCloseable {
 	 */
 	public ClusterLocks(LockRepository repository, String nodeId) {
 		this(repository, nodeId, MonotonicClock.SYSTEM);
+	}
+
+	/**
+	 * Observe in this registry the calls under a lock ({@link #runLocked}, {@link #startRun})
+	 * and the fenced transactions of the locks ({@link HeldLock#runFenced}): one observation
+	 * per call, whether the lock was taken or not, and one per transaction. Without a
+	 * registry nothing is observed.
+	 * @param observationRegistry the registry
+	 * @see LeaderElectionObservationDocumentation#LOCK_CALL
+	 * @see LeaderElectionObservationDocumentation#FENCED_TRANSACTION
+	 */
+	public void setObservationRegistry(ObservationRegistry observationRegistry) {
+		this.observationRegistry = Objects.requireNonNull(observationRegistry, "observationRegistry must not be null");
+		this.fencedTransactionObservation = this.fencedTransactionObservation.withRegistry(observationRegistry);
+	}
+
+	/**
+	 * Name the observations of calls under a lock, and give them key values, by this
+	 * convention rather than the default one.
+	 * @param convention the convention, or {@code null} for the default
+	 */
+	public void setObservationConvention(@Nullable LockCallObservationConvention convention) {
+		this.observationConvention = convention;
+	}
+
+	/**
+	 * Name the observations of the locks' fenced transactions, and give them key values, by
+	 * this convention rather than the default one.
+	 * @param convention the convention, or {@code null} for the default
+	 */
+	public void setFencedTransactionObservationConvention(@Nullable FencedTransactionObservationConvention convention) {
+		this.fencedTransactionObservation = this.fencedTransactionObservation.withConvention(convention);
 	}
 
 	/** @return this node's id, the holder recorded in the lock rows it takes */
@@ -222,9 +271,13 @@ public class ClusterLocks implements AutoCloseable {
 		}
 		LockedRun run = started.get();
 		LockRun.Outcome outcome = LockRun.Outcome.FAILED;
-		try {
+		try (Observation.Scope scope = run.observation().openScope()) {
 			task.run(run.lock());
 			outcome = LockRun.Outcome.COMPLETED;
+		}
+		catch (Exception | Error ex) {
+			run.observation().error(ex);
+			throw ex;
 		}
 		finally {
 			run.end(outcome, releaseAfterRun);
@@ -246,16 +299,36 @@ public class ClusterLocks implements AutoCloseable {
 	 * @throws IllegalArgumentException if the name or the durations are invalid
 	 */
 	public Optional<LockedRun> startRun(String name, Duration atMostFor, Duration atLeastFor) {
-		return tryLock(name, atMostFor, atLeastFor).map((lock) -> {
-			Deque<HeldLock> locks = this.current.get();
-			if (locks == null) {
-				locks = new ConcurrentLinkedDeque<>();
-				this.current.set(locks);
-			}
-			locks.addLast(lock);
-			this.history.started(lock);
-			return new LockedRun(this, lock, locks);
-		});
+		LockCallContext context = new LockCallContext(name);
+		Observation observation = LeaderElectionObservationDocumentation.LOCK_CALL
+			.observation(this.observationConvention, DEFAULT_OBSERVATION_CONVENTION, () -> context,
+					this.observationRegistry)
+			.start();
+		Optional<HeldLock> held;
+		try {
+			held = tryLock(name, atMostFor, atLeastFor);
+		}
+		catch (RuntimeException ex) {
+			context.setOutcome(LockCallContext.Outcome.FAILED);
+			observation.error(ex);
+			observation.stop();
+			throw ex;
+		}
+		if (held.isEmpty()) {
+			context.setOutcome(LockCallContext.Outcome.SKIPPED);
+			observation.stop();
+			return Optional.empty();
+		}
+		HeldLock lock = held.get();
+		context.setTerm(lock.term());
+		Deque<HeldLock> locks = this.current.get();
+		if (locks == null) {
+			locks = new ConcurrentLinkedDeque<>();
+			this.current.set(locks);
+		}
+		locks.addLast(lock);
+		this.history.started(lock);
+		return Optional.of(new LockedRun(this, lock, locks, observation));
 	}
 
 	/**
@@ -274,6 +347,14 @@ public class ClusterLocks implements AutoCloseable {
 		}
 		lock.end();
 		this.listener.runEnded(this.history.ended(lock, outcome));
+		if (run.observation().getContext() instanceof LockCallContext context) {
+			context.setOutcome(switch (outcome) {
+				case COMPLETED -> LockCallContext.Outcome.COMPLETED;
+				case FAILED -> LockCallContext.Outcome.FAILED;
+				case ENDED, RUNNING -> LockCallContext.Outcome.ENDED;
+			});
+		}
+		run.observation().stop();
 	}
 
 	/**
@@ -368,6 +449,10 @@ public class ClusterLocks implements AutoCloseable {
 
 	void ended(HeldLock lock, Duration heldFor) {
 		this.listener.ended(lock.name(), lock.term(), heldFor);
+	}
+
+	FencedTransactionObservation fencedTransactionObservation() {
+		return this.fencedTransactionObservation;
 	}
 
 	LockRepository repository() {

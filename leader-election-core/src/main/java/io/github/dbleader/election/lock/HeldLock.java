@@ -335,6 +335,8 @@ public final class HeldLock {
 	 * acquisition holds the lock at the database and the lock has not expired there; another
 	 * node that takes the lock meanwhile waits for the transaction to end. The callback
 	 * runs in the application's transaction, so its {@code JdbcTemplate} joins it.
+	 * Each call is one observation ({@code leader.election.fenced.transaction}) where the
+	 * locks have an {@linkplain ClusterLocks#setObservationRegistry observation registry}.
 	 * @param <T> the result type
 	 * @param callback the work; it receives the term
 	 * @return the callback's result
@@ -342,12 +344,14 @@ public final class HeldLock {
 	 * sent if this node knows so already); nothing of the callback is committed
 	 */
 	public <T extends @Nullable Object> T runFenced(FencedCallback<T> callback) {
-		if (!isHeld()) {
-			throw new LockNotHeldException(this.key, this.term, this.released.get() ? "it was released"
-					: this.lost ? "an extension found it taken or expired" : "its atMostFor has passed");
-		}
-		return this.locks.repository()
-			.runLockFenced(this.key, this.locks.getNodeId(), this.term, remainingBelief(), callback);
+		return this.locks.fencedTransactionObservation().observe(this.key, this.term, LockNotHeldException.class, () -> {
+			if (!isHeld()) {
+				throw new LockNotHeldException(this.key, this.term, this.released.get() ? "it was released"
+						: this.lost ? "an extension found it taken or expired" : "its atMostFor has passed");
+			}
+			return this.locks.repository()
+				.runLockFenced(this.key, this.locks.getNodeId(), this.term, remainingBelief(), callback);
+		});
 	}
 
 	/**

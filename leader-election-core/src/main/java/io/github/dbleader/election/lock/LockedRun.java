@@ -4,6 +4,8 @@ import java.util.Deque;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.micrometer.observation.Observation;
+
 /**
  * A run under a cluster lock that {@link ClusterLocks#startRun} started and whose end its
  * caller reports. Safe to use from several threads.
@@ -19,10 +21,14 @@ public final class LockedRun {
 
 	private final AtomicBoolean ended = new AtomicBoolean();
 
-	LockedRun(ClusterLocks locks, HeldLock lock, Deque<HeldLock> threadLocks) {
+	/** The run's observation, started; stopped when the run ends. */
+	private final Observation observation;
+
+	LockedRun(ClusterLocks locks, HeldLock lock, Deque<HeldLock> threadLocks, Observation observation) {
 		this.locks = locks;
 		this.lock = lock;
 		this.threadLocks = threadLocks;
+		this.observation = observation;
 	}
 
 	/** @return the lock the run holds */
@@ -48,6 +54,11 @@ public final class LockedRun {
 		}
 		this.locks.end(this, outcome, release);
 		return true;
+	}
+
+	/** @return the run's observation, started; it stops when the run ends */
+	Observation observation() {
+		return this.observation;
 	}
 
 	Deque<HeldLock> threadLocks() {
