@@ -156,6 +156,12 @@ final class ElectionLoop {
 
 	private volatile boolean stopped;
 
+	/**
+	 * Whether this node campaigns: standing down, it takes no lease and gives back one that
+	 * names it ({@link #campaign}); guarded by this object's monitor.
+	 */
+	private boolean campaigning = true;
+
 	/** How many times this node gave the election up ({@link #relinquish}); guarded by this object's monitor. */
 	private int relinquished;
 
@@ -279,6 +285,18 @@ final class ElectionLoop {
 		// A take-over of the node id is the node's: the heartbeat tells every election
 		// (nodeIdTakenOverAt), those joined since as well.
 		return true;
+	}
+
+	/**
+	 * Campaign in the election, or stand down: standing down, this node creates no lease,
+	 * takes none over and re-acquires none, and it gives back a lease that names it (a
+	 * hand-over to it, or one it still holds) at its next decision. It goes on watching the
+	 * lease: I3 asks for a whole lease seen unchanged, not for a whole lease of campaigning,
+	 * so once it campaigns again it may take at once a lease that expired meanwhile.
+	 * @param campaigning {@code false} to stand down
+	 */
+	synchronized void campaign(boolean campaigning) {
+		this.campaigning = campaigning;
 	}
 
 	/**
@@ -422,6 +440,14 @@ final class ElectionLoop {
 			dropHold();
 			return LeaseChange.yield(term);
 		}
+		if (!this.campaigning) {
+			// Stood down while a change that kept the hold was not applied (a yield that
+			// waited for fenced work): give the lease back again instead of believing.
+			endBelief(RevocationReason.STOOD_DOWN);
+			long term = this.heldTerm;
+			dropHold();
+			return LeaseChange.yield(term);
+		}
 		if (!state.sameServer()) {
 			// The database failed over a lease ago or more: the old server's leases mean
 			// nothing for fencing (I4), so a new term.
@@ -449,7 +475,7 @@ final class ElectionLoop {
 
 	private @Nullable LeaseChange followerDecision(@Nullable LeaseState state, long readAt) {
 		if (state == null) {
-			return LeaseChange.create();
+			return this.campaigning ? LeaseChange.create() : null;
 		}
 		observe(state);
 		boolean tooRecent = acquiredElsewhereTooRecently(state, readAt);
@@ -462,12 +488,17 @@ final class ElectionLoop {
 			if (handoverTo != null && !handoverTo.equals(this.nodeId)) {
 				return LeaseChange.handOver(state.term(), handoverTo);
 			}
-			if (state.reelectionRequested()) {
+			if (state.reelectionRequested() || !this.campaigning) {
+				// Standing down, a hand-over to this node goes on at once: the lease is
+				// vacant for the others rather than waiting a lease for its expiry.
 				return LeaseChange.yield(state.term());
 			}
 			return LeaseChange.reacquire(state.term());
 		}
 		watch(state, readAt);
+		if (!this.campaigning) {
+			return null;
+		}
 		if (state.vacant()) {
 			return (!tooRecent && mayTakeOver(state)) ? LeaseChange.takeOver(LeaseObservation.vacant()) : null;
 		}
