@@ -288,14 +288,22 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * Campaign in the election, or stand down: standing down, this node creates no lease,
-	 * takes none over and re-acquires none, and it gives back a lease that names it (a
-	 * hand-over to it, or one it still holds) at its next decision. It goes on watching the
-	 * lease: I3 asks for a whole lease seen unchanged, not for a whole lease of campaigning,
-	 * so once it campaigns again it may take at once a lease that expired meanwhile.
+	 * Campaign in the election, or stand down: standing down ends the belief at once, and
+	 * from then on this node creates no lease, takes none over and re-acquires none; the
+	 * lease it holds, or one that names it (a hand-over to it), it gives back at its next
+	 * decision, in the heartbeat's batch of yields (or the stop releases it). It goes on
+	 * watching the lease: I3 asks for a whole lease seen unchanged, not for a whole lease of
+	 * campaigning, so once it campaigns again it may take at once a lease that expired
+	 * meanwhile.
 	 * @param campaigning {@code false} to stand down
 	 */
 	synchronized void campaign(boolean campaigning) {
+		if (this.campaigning && !campaigning) {
+			// Counts as giving the election up: a change decided before that takes the lease
+			// is not adopted (relinquishments).
+			this.relinquished++;
+			endBelief(RevocationReason.STOOD_DOWN);
+		}
 		this.campaigning = campaigning;
 	}
 
@@ -441,8 +449,8 @@ final class ElectionLoop {
 			return LeaseChange.yield(term);
 		}
 		if (!this.campaigning) {
-			// Stood down while a change that kept the hold was not applied (a yield that
-			// waited for fenced work): give the lease back again instead of believing.
+			// Stood down while holding the lease, or a yield of it waited for fenced work and
+			// was not applied: give it back (again) instead of believing.
 			endBelief(RevocationReason.STOOD_DOWN);
 			long term = this.heldTerm;
 			dropHold();

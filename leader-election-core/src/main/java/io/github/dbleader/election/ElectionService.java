@@ -293,37 +293,37 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	/**
-	 * Stand down from every election of this node, until {@link #campaign()}: it gives up
-	 * the leadership it holds before this method returns ({@link RevocationReason#STOOD_DOWN};
-	 * each lease is made vacant, so that another node takes over within a renew interval,
-	 * I10), and from then on it takes no lease: it creates none, takes none over, and passes
-	 * a hand-over to it on at once. It stays among the candidates and goes on following the
-	 * leases (events of changes of leader, {@link Election#leaderInfo()}). Elections joined
-	 * meanwhile stand down too. Also before {@link #start()}, so that the node campaigns
-	 * only once the application is ready for it. The elections of partition groups are not
-	 * affected: a group balances its partitions among its members, and a member leaves a
-	 * group to give its partitions up. Does nothing if the node already stands down.
+	 * Stand down from every election of this node, until {@link #campaign()}: it stops
+	 * believing it leads before this method returns ({@link RevocationReason#STOOD_DOWN}),
+	 * and the heartbeat, which comes at once, makes the leases it held vacant in a few
+	 * statements, so that other nodes take over within a renew interval ({@link #stop()}
+	 * releases them too). From then on the node takes no lease: it creates none, takes
+	 * none over, and passes a hand-over to it on at once. It stays among the candidates and
+	 * goes on following the leases (events of changes of leader,
+	 * {@link Election#leaderInfo()}). Elections joined meanwhile stand down too. Also before
+	 * {@link #start()}, so that the node campaigns only once the application is ready for
+	 * it. The elections of partition groups are not affected: a group balances its
+	 * partitions among its members, and a member leaves a group to give its partitions up.
+	 * Does nothing if the node already stands down.
 	 */
 	public void standDown() {
-		List<ElectionLoop> standing;
 		synchronized (this.lifecycleMonitor) {
 			if (!this.campaigning) {
 				return;
 			}
 			this.campaigning = false;
-			standing = ordinaryLoops(false);
+			campaignInOrdinaryElections(false);
+			queueExtraRound();
 		}
 		logger.info("Node '{}' standing down: it gives up its leadership and campaigns in none of its elections "
 				+ "until asked to campaign again", this.nodeId);
-		// No change decided from now on takes a lease, and one decided before is not adopted
-		// once given up (the release counts as one).
-		standing.forEach((loop) -> this.heartbeat.release(loop, RevocationReason.STOOD_DOWN, true));
 	}
 
 	/**
 	 * Campaign again in every election after {@link #standDown()}: a lease that is free, or
 	 * that this node has seen expired for a whole lease meanwhile, is taken at the next
-	 * heartbeat, which comes at once. Does nothing if the node campaigns.
+	 * heartbeat, which comes at once; a lease it gave up itself, after the others had a lease
+	 * to take it (as after {@link Election#release()}). Does nothing if the node campaigns.
 	 */
 	public void campaign() {
 		synchronized (this.lifecycleMonitor) {
@@ -331,7 +331,7 @@ public final class ElectionService implements AutoCloseable {
 				return;
 			}
 			this.campaigning = true;
-			ordinaryLoops(true);
+			campaignInOrdinaryElections(true);
 			queueExtraRound();
 		}
 		logger.info("Node '{}' campaigning again", this.nodeId);
@@ -340,17 +340,13 @@ public final class ElectionService implements AutoCloseable {
 	/**
 	 * Tell every election but the partitions' whether to campaign. Call under
 	 * {@code lifecycleMonitor}, so that the last of two calls from different threads wins.
-	 * @return their loops
 	 */
-	private List<ElectionLoop> ordinaryLoops(boolean campaigning) {
-		List<ElectionLoop> loops = new ArrayList<>();
+	private void campaignInOrdinaryElections(boolean campaigning) {
 		for (Election election : this.elections.values()) {
 			if (!isPartition(election.name())) {
 				election.loop().campaign(campaigning);
-				loops.add(election.loop());
 			}
 		}
-		return loops;
 	}
 
 	/**

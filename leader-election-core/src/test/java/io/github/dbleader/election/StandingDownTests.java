@@ -42,6 +42,8 @@ class StandingDownTests {
 		assertThat(this.a.service.isCampaigning()).isFalse();
 		assertThat(this.a.listener.grantsAndRevocations()).containsExactly("granted a " + term,
 				"revoked a " + term + " STOOD_DOWN");
+		// The round that standing down asked for, without waiting for the renew interval.
+		this.a.extraRounds();
 		assertThat(this.repository.find("x")).hasValueSatisfying((lease) -> assertThat(lease.vacant()).isTrue());
 		this.b.round();
 		assertThat(this.b.service.findElection("x").isLeader()).isTrue();
@@ -58,6 +60,7 @@ class StandingDownTests {
 		this.b.round();
 		assertThat(y.isLeader()).isTrue();
 		this.a.service.standDown();
+		this.a.extraRounds();
 		// b crashes: its lease expires, and a watches it unchanged for longer than a lease.
 		for (int i = 0; i < 10; i++) {
 			this.a.round();
@@ -121,6 +124,35 @@ class StandingDownTests {
 	}
 
 	@Test
+	void aLeaseTakenByAChangeDecidedBeforeStandingDownIsNeverBelievedAndGivenBack() {
+		Election x = this.a.service.election("x");
+		this.a.start();
+		// The application stands down while the round's creation of the lease is under way.
+		this.repository.setDuringStatement(() -> {
+			if (this.repository.statements().get(this.repository.statements().size() - 1).equals("createAll")) {
+				this.a.service.standDown();
+			}
+		});
+		this.a.round();
+		assertThat(x.isLeader()).isFalse();
+		assertThat(this.a.listener.grantsAndRevocations()).isEmpty();
+		assertThat(this.repository.find("x")).hasValueSatisfying((lease) -> assertThat(lease.vacant()).isTrue());
+	}
+
+	@Test
+	void aStopRightAfterStandingDownStillReleasesTheLease() {
+		// As in a web application's shutdown: readiness refuses traffic, then the election stops.
+		Election x = this.a.service.election("x");
+		this.a.start();
+		this.a.round();
+		assertThat(x.isLeader()).isTrue();
+		this.a.service.standDown();
+		this.a.service.stop();
+		assertThat(this.repository.find("x")).hasValueSatisfying((lease) -> assertThat(lease.vacant()).isTrue());
+		assertThat(this.a.listener.grantsAndRevocations()).hasSize(2).last().asString().endsWith("STOOD_DOWN");
+	}
+
+	@Test
 	void partitionElectionsDoNotStandDown() {
 		Election partition = this.a.service.partitionElection("partition:g:0", TakeOverPolicy.ALWAYS);
 		this.a.start();
@@ -141,6 +173,9 @@ class StandingDownTests {
 		this.a.service.standDown();
 		this.a.service.standDown();
 		assertThat(this.a.listener.grantsAndRevocations()).hasSize(2);
+		assertThat(this.a.extra).hasSize(1);
+		this.a.extraRounds();
+		assertThat(this.repository.find("x")).hasValueSatisfying((lease) -> assertThat(lease.vacant()).isTrue());
 		this.a.service.campaign();
 		this.a.service.campaign();
 		assertThat(this.a.extra).hasSize(1);
