@@ -31,6 +31,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.availability.ApplicationAvailabilityAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -38,6 +39,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.availability.ApplicationAvailability;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
@@ -76,9 +78,12 @@ import org.springframework.transaction.PlatformTransactionManager;
  * locks and changes of leadership are observed in it, with the convention beans
  * ({@link FencedTransactionObservationConvention}, {@link LockCallObservationConvention},
  * {@link LeadershipChangeObservationConvention}) where there are.
+  *
+ * <p>Where the application has Spring Boot's {@link ApplicationAvailability}, the node
+ * campaigns only while its readiness accepts traffic ({@code leader-election.follow-readiness}).
  */
 @AutoConfiguration(after = { DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
-		DataSourceTransactionManagerAutoConfiguration.class })
+		DataSourceTransactionManagerAutoConfiguration.class, ApplicationAvailabilityAutoConfiguration.class })
 @ConditionalOnClass({ DataSource.class, JdbcTemplate.class, DataSourceScriptDatabaseInitializer.class })
 @Conditional(LeaderElectionAutoConfiguration.ElectionDataSourceCondition.class)
 @ConditionalOnBooleanProperty(name = "leader-election.enabled", matchIfMissing = true)
@@ -208,6 +213,19 @@ public final class LeaderElectionAutoConfiguration {
 	LeaderElectionLifecycle leaderElectionLifecycle(ElectionService electionService,
 			LeaderElectionProperties properties) {
 		return new LeaderElectionLifecycle(electionService, properties.isReleaseOnShutdown());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnBean(ApplicationAvailability.class)
+	@ConditionalOnBooleanProperty(name = "leader-election.follow-readiness", matchIfMissing = true)
+	static class ReadinessConfiguration {
+
+		@Bean
+		ReadinessCampaign leaderElectionReadinessCampaign(ElectionService electionService,
+				ApplicationAvailability applicationAvailability) {
+			return new ReadinessCampaign(electionService, applicationAvailability);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -76,6 +76,16 @@ public class LeaderElectionProperties {
 	private boolean releaseOnShutdown = true;
 
 	/**
+	 * Whether this node campaigns only while the application is ready, its readiness state
+	 * accepting traffic (Spring Boot's application availability): it takes no leadership
+	 * before the application has started, and while readiness refuses traffic (as from the
+	 * start of a web application's shutdown) it gives its leadership up and stands down.
+	 * Without Boot's application availability the node campaigns from start-up on. The
+	 * partitions of partition groups are not affected.
+	 */
+	private boolean followReadiness = true;
+
+	/**
 	 * Names of the elections this node joins at start-up (1 to 128 characters each, not
 	 * ending with a space; names that differ only in case are different elections), besides
 	 * those that @LeaderOnly beans name, which are joined at start-up too. Others are joined
@@ -142,6 +152,14 @@ public class LeaderElectionProperties {
 
 	public void setReleaseOnShutdown(boolean releaseOnShutdown) {
 		this.releaseOnShutdown = releaseOnShutdown;
+	}
+
+	public boolean isFollowReadiness() {
+		return this.followReadiness;
+	}
+
+	public void setFollowReadiness(boolean followReadiness) {
+		this.followReadiness = followReadiness;
 	}
 
 	public List<String> getElections() {

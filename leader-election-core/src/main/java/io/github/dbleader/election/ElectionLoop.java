@@ -156,6 +156,12 @@ final class ElectionLoop {
 
 	private volatile boolean stopped;
 
+	/**
+	 * Whether this node campaigns: standing down, it takes no lease and gives back one that
+	 * names it ({@link #campaign}); guarded by this object's monitor.
+	 */
+	private boolean campaigning = true;
+
 	/** How many times this node gave the election up ({@link #relinquish}); guarded by this object's monitor. */
 	private int relinquished;
 
@@ -279,6 +285,26 @@ final class ElectionLoop {
 		// A take-over of the node id is the node's: the heartbeat tells every election
 		// (nodeIdTakenOverAt), those joined since as well.
 		return true;
+	}
+
+	/**
+	 * Campaign in the election, or stand down: standing down ends the belief at once, and
+	 * from then on this node creates no lease, takes none over and re-acquires none; the
+	 * lease it holds, or one that names it (a hand-over to it), it gives back at its next
+	 * decision, in the heartbeat's batch of yields (or the stop releases it). It goes on
+	 * watching the lease: I3 asks for a whole lease seen unchanged, not for a whole lease of
+	 * campaigning, so once it campaigns again it may take at once a lease that expired
+	 * meanwhile.
+	 * @param campaigning {@code false} to stand down
+	 */
+	synchronized void campaign(boolean campaigning) {
+		if (this.campaigning && !campaigning) {
+			// Counts as giving the election up: a change decided before that takes the lease
+			// is not adopted (relinquishments).
+			this.relinquished++;
+			endBelief(RevocationReason.STOOD_DOWN);
+		}
+		this.campaigning = campaigning;
 	}
 
 	/**
@@ -422,6 +448,14 @@ final class ElectionLoop {
 			dropHold();
 			return LeaseChange.yield(term);
 		}
+		if (!this.campaigning) {
+			// Stood down while holding the lease, or a yield of it waited for fenced work and
+			// was not applied: give it back (again) instead of believing.
+			endBelief(RevocationReason.STOOD_DOWN);
+			long term = this.heldTerm;
+			dropHold();
+			return LeaseChange.yield(term);
+		}
 		if (!state.sameServer()) {
 			// The database failed over a lease ago or more: the old server's leases mean
 			// nothing for fencing (I4), so a new term.
@@ -449,7 +483,7 @@ final class ElectionLoop {
 
 	private @Nullable LeaseChange followerDecision(@Nullable LeaseState state, long readAt) {
 		if (state == null) {
-			return LeaseChange.create();
+			return this.campaigning ? LeaseChange.create() : null;
 		}
 		observe(state);
 		boolean tooRecent = acquiredElsewhereTooRecently(state, readAt);
@@ -462,12 +496,17 @@ final class ElectionLoop {
 			if (handoverTo != null && !handoverTo.equals(this.nodeId)) {
 				return LeaseChange.handOver(state.term(), handoverTo);
 			}
-			if (state.reelectionRequested()) {
+			if (state.reelectionRequested() || !this.campaigning) {
+				// Standing down, a hand-over to this node goes on at once: the lease is
+				// vacant for the others rather than waiting a lease for its expiry.
 				return LeaseChange.yield(state.term());
 			}
 			return LeaseChange.reacquire(state.term());
 		}
 		watch(state, readAt);
+		if (!this.campaigning) {
+			return null;
+		}
 		if (state.vacant()) {
 			return (!tooRecent && mayTakeOver(state)) ? LeaseChange.takeOver(LeaseObservation.vacant()) : null;
 		}

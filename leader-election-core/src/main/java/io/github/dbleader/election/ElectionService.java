@@ -104,6 +104,9 @@ public final class ElectionService implements AutoCloseable {
 
 	private volatile boolean running;
 
+	/** Whether the ordinary elections campaign ({@link #standDown()}); under {@code lifecycleMonitor}. */
+	private boolean campaigning = true;
+
 	private final Scheduling scheduling;
 
 	/** The rounds, watchdog and notifier of the last start; {@code null} before it. */
@@ -289,16 +292,98 @@ public final class ElectionService implements AutoCloseable {
 						this.notifications, this.database, takeOverPolicy, this.believing);
 				Election created = new Election(loop, this.nodeId, this.repository, this.settings, this.heartbeat,
 						() -> this.fencedTransactionObservation);
-				if (this.running && this.extraRoundQueued.compareAndSet(false, true)) {
-					// One extra round for however many elections are joined meanwhile.
-					this.scheduled.extraRound(() -> {
-						this.extraRoundQueued.set(false);
-						runHeartbeat();
-					});
+				if (!this.campaigning && !isPartition(key)) {
+					loop.campaign(false);
 				}
+				queueExtraRound();
 				this.membership.incrementAndGet();
 				return created;
 			});
+		}
+	}
+
+	/**
+	 * One extra round soon, if the service runs, for however many changes are asked for
+	 * meanwhile (elections joined, a campaign resumed). Call under {@code lifecycleMonitor}.
+	 */
+	private void queueExtraRound() {
+		if (this.running && this.extraRoundQueued.compareAndSet(false, true)) {
+			Objects.requireNonNull(this.scheduled).extraRound(() -> {
+				this.extraRoundQueued.set(false);
+				runHeartbeat();
+			});
+		}
+	}
+
+	private static boolean isPartition(String election) {
+		return election.startsWith(PARTITION_NAME_PREFIX);
+	}
+
+	/**
+	 * Stand down from every election of this node, until {@link #campaign()}: it stops
+	 * believing it leads before this method returns ({@link RevocationReason#STOOD_DOWN}),
+	 * and the heartbeat, which comes at once, makes the leases it held vacant in a few
+	 * statements, so that other nodes take over within a renew interval ({@link #stop()}
+	 * releases them too). From then on the node takes no lease: it creates none, takes
+	 * none over, and passes a hand-over to it on at once. It stays among the candidates and
+	 * goes on following the leases (events of changes of leader,
+	 * {@link Election#leaderInfo()}). Elections joined meanwhile stand down too. Also before
+	 * {@link #start()}, so that the node campaigns only once the application is ready for
+	 * it. The elections of partition groups are not affected: a group balances its
+	 * partitions among its members, and a member leaves a group to give its partitions up.
+	 * Does nothing if the node already stands down.
+	 */
+	public void standDown() {
+		synchronized (this.lifecycleMonitor) {
+			if (!this.campaigning) {
+				return;
+			}
+			this.campaigning = false;
+			campaignInOrdinaryElections(false);
+			queueExtraRound();
+		}
+		logger.info("Node '{}' standing down: it gives up its leadership and campaigns in none of its elections "
+				+ "until asked to campaign again", this.nodeId);
+	}
+
+	/**
+	 * Campaign again in every election after {@link #standDown()}: a lease that is free, or
+	 * that this node has seen expired for a whole lease meanwhile, is taken at the next
+	 * heartbeat, which comes at once; a lease it gave up itself, after the others had a lease
+	 * to take it (as after {@link Election#release()}). Does nothing if the node campaigns.
+	 */
+	public void campaign() {
+		synchronized (this.lifecycleMonitor) {
+			if (this.campaigning) {
+				return;
+			}
+			this.campaigning = true;
+			campaignInOrdinaryElections(true);
+			queueExtraRound();
+		}
+		logger.info("Node '{}' campaigning again", this.nodeId);
+	}
+
+	/**
+	 * Tell every election but the partitions' whether to campaign. Call under
+	 * {@code lifecycleMonitor}, so that the last of two calls from different threads wins.
+	 */
+	private void campaignInOrdinaryElections(boolean campaigning) {
+		for (Election election : this.elections.values()) {
+			if (!isPartition(election.name())) {
+				election.loop().campaign(campaigning);
+			}
+		}
+	}
+
+	/**
+	 * Whether this node campaigns in its elections: {@code false} from {@link #standDown()}
+	 * to {@link #campaign()}.
+	 * @return {@code true} unless standing down
+	 */
+	public boolean isCampaigning() {
+		synchronized (this.lifecycleMonitor) {
+			return this.campaigning;
 		}
 	}
 

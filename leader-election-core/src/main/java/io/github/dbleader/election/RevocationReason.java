@@ -29,6 +29,13 @@ public enum RevocationReason {
 	/** The application is shutting down. */
 	SHUTDOWN,
 
+	/**
+	 * This node stood down ({@link ElectionService#standDown()}): it campaigns again only
+	 * when asked to ({@link ElectionService#campaign()}). The starter stands down while the
+	 * application's readiness refuses traffic.
+	 */
+	STOOD_DOWN,
+
 	/** The application left the election ({@link ElectionService#leave(String)}). */
 	LEFT,
 
