@@ -142,9 +142,9 @@ abstract class AbstractShedLockBridgeIntegrationTests {
 	}
 
 	/**
-	 * How much earlier than {@code lockAtLeastFor} a lock may be free: ShedLock's node times
-	 * reach MySQL Connector/J as a {@code Timestamp} with a {@code Calendar}, which it sends
-	 * in whole seconds (the bridge sends them the same way); database times keep
+	 * How much earlier than {@code lockAtLeastFor} a lock may be free: MySQL Connector/J
+	 * sends a {@code Timestamp} to MariaDB (which announces itself as version 5.5.5) in whole
+	 * seconds, ShedLock's node times and the bridge's alike; database times keep
 	 * milliseconds.
 	 */
 	private static Duration precision(OldNodes time) {
