@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -36,8 +37,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -184,6 +188,29 @@ abstract class AbstractShedLockBridgeIntegrationTests {
 		assertThat(oldNode(time, "old-host").lock(config(name, Duration.ZERO))).isEmpty();
 		extended.unlock();
 		assertThat(oldNode(time, "old-host").lock(config(name, Duration.ZERO))).isPresent();
+	}
+
+	/**
+	 * A lock taken inside a transaction of the caller's on the same data source commits
+	 * ShedLock's row at once, and the caller's rollback does not undo it (ShedLock #3577).
+	 */
+	@ParameterizedTest
+	@EnumSource(OldNodes.class)
+	void aLockTakenInsideACallersTransactionKeepsOldNodesOutAtOnceAndAfterItsRollback(OldNodes time) {
+		String name = lockName();
+		ClusterLockProvider newNode = newNode(time, "new-node");
+		LockProvider oldNode = oldNode(time, "old-host");
+		TransactionTemplate caller = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
+		assertThatIllegalStateException().isThrownBy(() -> caller.executeWithoutResult((status) -> {
+			new JdbcTemplate(this.dataSource).queryForList("SELECT name FROM " + SHEDLOCK_TABLE + " WHERE 1 = 0");
+			assertThat(newNode.lock(config(name, Duration.ZERO))).isPresent();
+			assertThat(CompletableFuture.supplyAsync(() -> oldNode.lock(config(name, Duration.ZERO)).isPresent()).join())
+				.as("an old node's take, on another thread, while the caller's transaction is open")
+				.isFalse();
+			throw new IllegalStateException("roll back");
+		})).withMessage("roll back");
+		assertThat(oldNode.lock(config(name, Duration.ZERO))).as("an old node's take after the caller's rollback")
+			.isEmpty();
 	}
 
 	/**
