@@ -9,6 +9,7 @@ import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * ShedLock {@link LockProvider} over {@link ClusterLocks}: each {@code lock} is a
@@ -23,6 +24,9 @@ import net.javacrumbs.shedlock.core.SimpleLock;
  * extension that fails because the lock is no longer held ends the run (ShedLock then
  * refuses the old lock's {@code unlock}).
  *
+ * <p>With a {@link ShedLockBridge}, each lock takes ShedLock's own row of its name too, for
+ * a rolling migration from ShedLock's {@code JdbcTemplateLockProvider}.
+ *
  * <p>While a run holds its lock, {@link SchedulerLockContext} gives the lock to the code
  * of the run on the thread that took it, for its term and fenced work.
  */
@@ -30,12 +34,28 @@ public class ClusterLockProvider implements ExtensibleLockProvider {
 
 	private final ClusterLocks locks;
 
+	private final @Nullable ShedLockBridge bridge;
+
 	/**
 	 * Create a provider.
 	 * @param locks the cluster locks
 	 */
 	public ClusterLockProvider(ClusterLocks locks) {
 		this.locks = Objects.requireNonNull(locks, "locks must not be null");
+		this.bridge = null;
+	}
+
+	/**
+	 * Create a provider for a rolling migration from ShedLock's
+	 * {@code JdbcTemplateLockProvider}: each lock also takes ShedLock's row of the same name,
+	 * before the cluster lock, and releases it after the cluster lock, as ShedLock would; so
+	 * the old nodes, still on ShedLock's provider, and this one never run the same trigger.
+	 * @param locks the cluster locks
+	 * @param bridge ShedLock's rows
+	 */
+	public ClusterLockProvider(ClusterLocks locks, ShedLockBridge bridge) {
+		this.locks = Objects.requireNonNull(locks, "locks must not be null");
+		this.bridge = Objects.requireNonNull(bridge, "bridge must not be null");
 	}
 
 	/**
@@ -50,9 +70,37 @@ public class ClusterLockProvider implements ExtensibleLockProvider {
 	 */
 	@Override
 	public Optional<SimpleLock> lock(LockConfiguration configuration) {
+		if (this.bridge == null) {
+			return startRun(configuration, null);
+		}
+		// ShedLock's row first, the cluster lock second, and the release in the reverse
+		// order: whoever holds the cluster lock holds ShedLock's row too, so an old node,
+		// which sees that row only, never runs beside a new one.
+		Optional<ShedLockBridge.Row> row = this.bridge.take(configuration);
+		if (row.isEmpty()) {
+			return Optional.empty();
+		}
+		Optional<SimpleLock> lock = Optional.empty();
+		try {
+			lock = startRun(configuration, row.get());
+			return lock;
+		}
+		finally {
+			if (lock.isEmpty()) {
+				row.get().giveBack();
+			}
+		}
+	}
+
+	private Optional<SimpleLock> startRun(LockConfiguration configuration, ShedLockBridge.@Nullable Row row) {
 		return this.locks
 			.startRun(configuration.getName(), configuration.getLockAtMostFor(), configuration.getLockAtLeastFor())
-			.map((run) -> new ClusterSimpleLock(configuration, run, SchedulerLockContext.bind(run.lock())));
+			.map((run) -> new ClusterSimpleLock(configuration, run, SchedulerLockContext.bind(run.lock()), row));
+	}
+
+	/** @return the migration bridge, if this provider takes ShedLock's rows too */
+	public Optional<ShedLockBridge> getBridge() {
+		return Optional.ofNullable(this.bridge);
 	}
 
 	/** @return the cluster locks this provider takes */
@@ -62,7 +110,8 @@ public class ClusterLockProvider implements ExtensibleLockProvider {
 
 	@Override
 	public String toString() {
-		return "ClusterLockProvider[node=" + this.locks.getNodeId() + "]";
+		return "ClusterLockProvider[node=" + this.locks.getNodeId() + ((this.bridge != null) ? ", " + this.bridge : "")
+				+ "]";
 	}
 
 }

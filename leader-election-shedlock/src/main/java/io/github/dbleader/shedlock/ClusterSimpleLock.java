@@ -7,11 +7,13 @@ import io.github.dbleader.election.lock.LockedRun;
 import net.javacrumbs.shedlock.core.AbstractSimpleLock;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A ShedLock lock of one run of {@link ClusterLockProvider}: the run's acquisition, as of
  * its last extension. ShedLock's base class makes each instance usable once (unlock or
- * extend); an extension returns another instance over the same run.
+ * extend); an extension returns another instance over the same run (and over ShedLock's
+ * row, if the provider has a {@link ShedLockBridge}).
  */
 final class ClusterSimpleLock extends AbstractSimpleLock {
 
@@ -20,15 +22,24 @@ final class ClusterSimpleLock extends AbstractSimpleLock {
 	/** Ends the lock's binding to the thread that took it. */
 	private final Runnable unbind;
 
-	ClusterSimpleLock(LockConfiguration configuration, LockedRun run, Runnable unbind) {
+	/** ShedLock's row of the lock, taken with it during a migration; {@code null} without. */
+	private final ShedLockBridge.@Nullable Row row;
+
+	ClusterSimpleLock(LockConfiguration configuration, LockedRun run, Runnable unbind,
+			ShedLockBridge.@Nullable Row row) {
 		super(configuration);
 		this.run = run;
 		this.unbind = unbind;
+		this.row = row;
 	}
 
+	/** Release the cluster lock, then ShedLock's row, the reverse of their take. */
 	@Override
 	protected void doUnlock() {
 		end(true);
+		if (this.row != null) {
+			this.row.unlock(this.lockConfiguration);
+		}
 	}
 
 	/**
@@ -38,8 +49,15 @@ final class ClusterSimpleLock extends AbstractSimpleLock {
 	 */
 	@Override
 	protected Optional<SimpleLock> doExtend(LockConfiguration configuration) {
-		if (this.run.lock().extend(configuration.getLockAtMostFor(), configuration.getLockAtLeastFor())) {
-			return Optional.of(new ClusterSimpleLock(configuration, this.run, this.unbind));
+		// ShedLock's row first, as it was taken: a cluster lock is never held longer than it.
+		if (this.row == null || this.row.extend(configuration)) {
+			if (this.run.lock().extend(configuration.getLockAtMostFor(), configuration.getLockAtLeastFor())) {
+				return Optional.of(new ClusterSimpleLock(configuration, this.run, this.unbind, this.row));
+			}
+			if (this.row != null) {
+				// Extended for a run that has lost its lock: the old nodes need not wait for it.
+				this.row.giveBack();
+			}
 		}
 		end(false);
 		return Optional.empty();

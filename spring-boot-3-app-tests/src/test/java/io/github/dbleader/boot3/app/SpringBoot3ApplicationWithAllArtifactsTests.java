@@ -27,6 +27,7 @@ import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.SpringVersion;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
@@ -39,10 +40,14 @@ import static org.awaitility.Awaitility.await;
  * {@code @SchedulerLock} job runs under a cluster lock of our provider, a
  * {@code @LeaderOnly} job runs once the test makes this node leader, and the class path
  * holds the Spring Boot 3 line's auto-configuration only (issue #39: with the Boot 4 line's
- * jar ahead of it, the context failed to start on an unresolvable Boot 4 class).
+ * jar ahead of it, the context failed to start on an unresolvable Boot 4 class). The
+ * ShedLock provider's migration bridge is on, so its properties bind and its runs take
+ * ShedLock's row on Boot 3.5 (and on ShedLock 6) too.
  */
-@SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:boot3-app;DB_CLOSE_DELAY=-1",
-		"spring.main.banner-mode=off" })
+@SpringBootTest(properties = {
+		"spring.datasource.url=jdbc:h2:mem:boot3-app;DB_CLOSE_DELAY=-1;INIT=CREATE TABLE IF NOT EXISTS shedlock"
+				+ " (name VARCHAR(64) PRIMARY KEY, lock_until TIMESTAMP(3), locked_at TIMESTAMP(3), locked_by VARCHAR(255))",
+		"leader-election.shedlock.bridge.table-name=shedlock", "spring.main.banner-mode=off" })
 @AutoConfigureLeaderElectionTest
 class SpringBoot3ApplicationWithAllArtifactsTests {
 
@@ -59,6 +64,9 @@ class SpringBoot3ApplicationWithAllArtifactsTests {
 
 	@Autowired
 	Jobs jobs;
+
+	@Autowired
+	JdbcTemplate jdbc;
 
 	@Test
 	void runsOnSpringBoot3() {
@@ -94,6 +102,14 @@ class SpringBoot3ApplicationWithAllArtifactsTests {
 			assertThat(run.termAfterExtension()).isEqualTo(run.term());
 		});
 		assertThat(runs.get(1).term()).isGreaterThan(runs.get(0).term());
+	}
+
+	@Test
+	void schedulerLockJobTakesShedLocksRowTooThroughTheMigrationBridge() {
+		assertThat(((ClusterLockProvider) this.lockProvider).getBridge()).isPresent();
+		await().atMost(JOB_RUNS).until(() -> !this.jobs.lockedRuns().isEmpty());
+		assertThat(this.jdbc.queryForObject("SELECT locked_by FROM shedlock WHERE name = 'boot3-report'", String.class))
+			.isEqualTo(this.elections.nodeId());
 	}
 
 	@Test
