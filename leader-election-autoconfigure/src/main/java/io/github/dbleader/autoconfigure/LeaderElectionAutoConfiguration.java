@@ -78,7 +78,7 @@ import org.springframework.transaction.PlatformTransactionManager;
  * locks and changes of leadership are observed in it, with the convention beans
  * ({@link FencedTransactionObservationConvention}, {@link LockCallObservationConvention},
  * {@link LeadershipChangeObservationConvention}) where there are.
-  *
+ *
  * <p>Where the application has Spring Boot's {@link ApplicationAvailability}, the node
  * campaigns only while its readiness accepts traffic ({@code leader-election.follow-readiness}).
  */
