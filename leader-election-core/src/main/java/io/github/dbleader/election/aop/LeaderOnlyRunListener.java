@@ -10,10 +10,6 @@ import java.time.Duration;
 @FunctionalInterface
 public interface LeaderOnlyRunListener {
 
-	/** A listener that does nothing. */
-	LeaderOnlyRunListener NONE = (run, duration) -> {
-	};
-
 	/**
 	 * A run ended.
 	 * @param run the run, with its outcome

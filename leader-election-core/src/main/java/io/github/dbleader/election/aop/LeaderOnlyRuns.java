@@ -57,7 +57,7 @@ public class LeaderOnlyRuns implements AutoCloseable {
 
 	private final Clock wallClock;
 
-	private final LeaderOnlyRunListener listener;
+	private final List<LeaderOnlyRunListener> listeners;
 
 	private final Set<Running> running = ConcurrentHashMap.newKeySet();
 
@@ -73,7 +73,7 @@ public class LeaderOnlyRuns implements AutoCloseable {
 	 */
 	public LeaderOnlyRuns() {
 		this(DEFAULT_HISTORY_SIZE, null, ElectionSettings.defaults().renewInterval(), MonotonicClock.SYSTEM,
-				Clock.systemUTC(), LeaderOnlyRunListener.NONE);
+				Clock.systemUTC(), List.of());
 	}
 
 	/**
@@ -85,10 +85,11 @@ public class LeaderOnlyRuns implements AutoCloseable {
 	 * ended (typically the renew interval)
 	 * @param clock the monotonic clock, for every decision
 	 * @param wallClock the clock of the recorded times, for people to read
-	 * @param listener told of each run that ended
+	 * @param listeners told of each run that ended, in order; one that fails neither keeps
+	 * the others from being told nor fails the run
 	 */
 	public LeaderOnlyRuns(int historySize, @Nullable Duration defaultMaxRunTime, Duration checkInterval,
-			MonotonicClock clock, Clock wallClock, LeaderOnlyRunListener listener) {
+			MonotonicClock clock, Clock wallClock, List<LeaderOnlyRunListener> listeners) {
 		if (historySize < 0) {
 			throw new IllegalArgumentException("historySize must not be negative, was " + historySize);
 		}
@@ -104,7 +105,7 @@ public class LeaderOnlyRuns implements AutoCloseable {
 		this.checkInterval = checkInterval;
 		this.clock = Objects.requireNonNull(clock, "clock must not be null");
 		this.wallClock = Objects.requireNonNull(wallClock, "wallClock must not be null");
-		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+		this.listeners = List.copyOf(listeners);
 	}
 
 	/**
@@ -262,11 +263,13 @@ public class LeaderOnlyRuns implements AutoCloseable {
 			logger.info(describe(ended) + " ended " + outcome + " after " + duration
 					+ (interrupted ? ", interrupted when the leadership was lost" : ", past its maxRunTime"));
 		}
-		try {
-			this.listener.runEnded(ended, duration);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Listener " + this.listener + " of @LeaderOnly runs failed", ex);
+		for (LeaderOnlyRunListener listener : this.listeners) {
+			try {
+				listener.runEnded(ended, duration);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Listener " + listener + " of @LeaderOnly runs failed", ex);
+			}
 		}
 	}
 

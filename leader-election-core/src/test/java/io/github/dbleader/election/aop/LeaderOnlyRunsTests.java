@@ -49,10 +49,12 @@ class LeaderOnlyRunsTests {
 
 	private LeaderOnlyRuns runs(int historySize, @Nullable Duration defaultMaxRunTime) {
 		return new LeaderOnlyRuns(historySize, defaultMaxRunTime, Duration.ofHours(1), this.clock,
-				Clock.fixed(NOW, ZoneOffset.UTC), (run, duration) -> {
+				Clock.fixed(NOW, ZoneOffset.UTC), List.of((run, duration) -> {
 					this.ended.add(run);
 					this.durations.add(duration);
-				});
+				}, (run, duration) -> {
+					throw new IllegalStateException("a listener that fails");
+				}));
 	}
 
 	private static Settings settings(String election, @Nullable Duration maxRunTime, boolean interruptOnLoss) {
@@ -180,7 +182,7 @@ class LeaderOnlyRunsTests {
 	void theChecksOfItsOwnThreadInterruptARunWithinACheckInterval() {
 		this.runs.close();
 		this.runs = new LeaderOnlyRuns(3, null, Duration.ofMillis(20), this.clock, Clock.systemUTC(),
-				LeaderOnlyRunListener.NONE);
+				List.of());
 		AtomicLong term = new AtomicLong(7);
 		assertThatExceptionOfType(InterruptedException.class)
 			.isThrownBy(() -> this.runs.run(settings("e", null, true), "a", 7, term::get, () -> {
