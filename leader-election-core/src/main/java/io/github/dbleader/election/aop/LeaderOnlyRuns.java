@@ -28,7 +28,9 @@ import org.jspecify.annotations.Nullable;
  * The calls of {@link LeaderOnly @LeaderOnly} methods on this node, per election: the runs
  * under way and the last calls that ended (completed, failed, refused by the fence,
  * skipped), newest first, for people and alerts to see. Bounded: an election keeps its last
- * {@code historySize} ended calls.
+ * {@code historySize} ended calls. Calls of a method skipped one after the other are one
+ * entry, the first of them: a follower's history is not a list of the same skip, and a
+ * skip costs no more than a look at the newest entry.
  *
  * <p>A run can have a bound, its {@code maxRunTime}: once it has run longer (on the
  * monotonic clock), it is among {@link #runsPastMaxRunTime(String)}, the hung job whose
@@ -61,7 +63,7 @@ public class LeaderOnlyRuns implements AutoCloseable {
 
 	private final Set<Running> running = ConcurrentHashMap.newKeySet();
 
-	private final Map<String, Deque<LeaderOnlyRun>> ended = new ConcurrentHashMap<>();
+	private final Map<String, History> histories = new ConcurrentHashMap<>();
 
 	private volatile @Nullable ScheduledExecutorService checks;
 
@@ -151,10 +153,16 @@ public class LeaderOnlyRuns implements AutoCloseable {
 	 * @param nodeId this node
 	 */
 	void skipped(LeaderOnlyInterceptor.Settings settings, String nodeId) {
-		if (this.historySize > 0) {
+		if (this.historySize == 0) {
+			return;
+		}
+		History history = history(settings.election());
+		// The hot path of a follower: one volatile read, no lock. The interceptor keeps one
+		// settings object per method, so identity tells the method.
+		if (history.skipping != settings) {
 			Instant now = this.wallClock.instant();
-			keep(new LeaderOnlyRun(settings.election(), nodeId, -1, settings.method(), now, now,
-					LeaderOnlyRun.Outcome.SKIPPED, null));
+			history.keep(new LeaderOnlyRun(settings.election(), nodeId, -1, settings.method(), now, now,
+					LeaderOnlyRun.Outcome.SKIPPED, null), settings, this.historySize);
 		}
 	}
 
@@ -171,11 +179,9 @@ public class LeaderOnlyRuns implements AutoCloseable {
 			.filter((run) -> run.election().equals(election))
 			.sorted(Comparator.comparing(LeaderOnlyRun::startedAt).reversed())
 			.forEach(runs::add);
-		Deque<LeaderOnlyRun> ended = this.ended.get(election);
-		if (ended != null) {
-			synchronized (ended) {
-				runs.addAll(ended);
-			}
+		History history = this.histories.get(election);
+		if (history != null) {
+			history.addTo(runs);
 		}
 		return runs;
 	}
@@ -257,7 +263,9 @@ public class LeaderOnlyRuns implements AutoCloseable {
 		LeaderOnlyRun started = run.run();
 		LeaderOnlyRun ended = new LeaderOnlyRun(started.election(), started.nodeId(), started.term(),
 				started.method(), started.startedAt(), this.wallClock.instant(), outcome, started.maxRunTime());
-		keep(ended);
+		if (this.historySize > 0) {
+			history(ended.election()).keep(ended, null, this.historySize);
+		}
 		Duration duration = Duration.ofNanos(this.clock.nanoTime() - run.startedNanos);
 		if (run.reportedPastMaxRunTime || interrupted) {
 			logger.info(describe(ended) + " ended " + outcome + " after " + duration
@@ -273,17 +281,9 @@ public class LeaderOnlyRuns implements AutoCloseable {
 		}
 	}
 
-	private void keep(LeaderOnlyRun run) {
-		if (this.historySize == 0) {
-			return;
-		}
-		Deque<LeaderOnlyRun> runs = this.ended.computeIfAbsent(run.election(), (name) -> new ArrayDeque<>());
-		synchronized (runs) {
-			runs.addFirst(run);
-			while (runs.size() > this.historySize) {
-				runs.removeLast();
-			}
-		}
+	private History history(String election) {
+		History history = this.histories.get(election);
+		return (history != null) ? history : this.histories.computeIfAbsent(election, (name) -> new History());
 	}
 
 	private static boolean refusedByFence(Throwable ex) {
@@ -309,6 +309,30 @@ public class LeaderOnlyRuns implements AutoCloseable {
 	interface Work {
 
 		@Nullable Object run() throws Throwable;
+
+	}
+
+	/**
+	 * The ended calls of an election, newest first.
+	 */
+	private static final class History {
+
+		private final Deque<LeaderOnlyRun> runs = new ArrayDeque<>();
+
+		/** The method whose skip is the newest entry, or {@code null}. */
+		private volatile LeaderOnlyInterceptor.@Nullable Settings skipping;
+
+		synchronized void keep(LeaderOnlyRun run, LeaderOnlyInterceptor.@Nullable Settings skipping, int size) {
+			this.runs.addFirst(run);
+			while (this.runs.size() > size) {
+				this.runs.removeLast();
+			}
+			this.skipping = skipping;
+		}
+
+		synchronized void addTo(List<LeaderOnlyRun> runs) {
+			runs.addAll(this.runs);
+		}
 
 	}
 

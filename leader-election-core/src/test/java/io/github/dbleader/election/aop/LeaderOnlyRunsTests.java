@@ -116,6 +116,28 @@ class LeaderOnlyRunsTests {
 	}
 
 	@Test
+	void callsOfAMethodSkippedOneAfterTheOtherAreOneEntryTheFirstOfThem() throws Throwable {
+		Settings job = settings("e", null, false);
+		Settings other = new Settings("e", "Jobs.other", null, false);
+		this.runs.skipped(job, "a");
+		advance(Duration.ofSeconds(1));
+		this.runs.skipped(job, "a");
+		assertThat(this.runs.recentRuns("e")).extracting(LeaderOnlyRun::outcome).containsExactly(Outcome.SKIPPED);
+		this.runs.skipped(other, "a");
+		this.runs.skipped(job, "a");
+		assertThat(this.runs.recentRuns("e")).extracting(LeaderOnlyRun::method)
+			.containsExactly("Jobs.run", "Jobs.other", "Jobs.run");
+		this.runs.close();
+		this.runs = runs(5, null);
+		this.runs.skipped(job, "a");
+		run(job, () -> null);
+		this.runs.skipped(job, "a");
+		this.runs.skipped(job, "a");
+		assertThat(this.runs.recentRuns("e")).extracting(LeaderOnlyRun::outcome)
+			.containsExactly(Outcome.SKIPPED, Outcome.COMPLETED, Outcome.SKIPPED);
+	}
+
+	@Test
 	void aRunIsPastItsMaxRunTimeFromTheBoundOnUntilItEnds() throws Throwable {
 		run(settings("e", Duration.ofSeconds(10), false), () -> {
 			advance(Duration.ofSeconds(10));
