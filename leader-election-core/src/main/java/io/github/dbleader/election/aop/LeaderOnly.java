@@ -28,6 +28,11 @@ import org.springframework.core.annotation.AliasFor;
  * when the work ends. For side effects that must never happen twice, use
  * {@code Election.runFenced(...)} inside the method.
  *
+ * <p>Each call is recorded ({@link LeaderOnlyRuns}): the runs under way and the last calls
+ * that ended, shown per election by the {@code leader} actuator endpoint. A run can be
+ * bounded ({@link #maxRunTime()}) and interrupted when the leadership is lost
+ * ({@link #interruptOnLoss()}).
+ *
  * <p>With the starter's auto-configuration, this node joins every election named here at
  * start-up. Without it, make sure the election is created (e.g.
  * {@code ElectionService.election(name)}) before the first call, which is otherwise
