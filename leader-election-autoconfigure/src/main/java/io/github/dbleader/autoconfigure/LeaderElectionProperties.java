@@ -98,6 +98,8 @@ public class LeaderElectionProperties {
 
 	private final Metrics metrics = new Metrics();
 
+	private final LeaderOnly leaderOnly = new LeaderOnly();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -176,6 +178,10 @@ public class LeaderElectionProperties {
 
 	public Metrics getMetrics() {
 		return this.metrics;
+	}
+
+	public LeaderOnly getLeaderOnly() {
+		return this.leaderOnly;
 	}
 
 	/**
@@ -471,7 +477,8 @@ public class LeaderElectionProperties {
 
 		/**
 		 * Most elections with meters of their own (leader.election.leader, .term,
-		 * .transitions and .leader.only.skipped, tagged election), in the order this node
+		 * .transitions, .leader.only.skipped, .leader.only.runs and .leader.only.overdue,
+		 * tagged election), in the order this node
 		 * joins them; 0 for none. The node's totals (leader.election.elections, .elections.led,
 		 * .elections.transitions) count every election, so that an application with an
 		 * election per tenant keeps its heap and its metrics backend bounded. Partitions have
@@ -498,6 +505,70 @@ public class LeaderElectionProperties {
 						"a number of elections, 0 for none (the node's totals count them all)");
 			}
 			return this.perElectionLimit;
+		}
+
+	}
+
+	/**
+	 * Properties of the runs of {@code @LeaderOnly} methods.
+	 */
+	public static class LeaderOnly {
+
+		/**
+		 * How many ended calls of @LeaderOnly methods (completed, failed, refused by the
+		 * fence, skipped) this node keeps per election, for /actuator/leader; runs under
+		 * way are shown besides them. 0 for none.
+		 */
+		private int historySize = 20;
+
+		/**
+		 * Longest a run of a @LeaderOnly method should take, for the methods whose
+		 * annotation sets no maxRunTime. A run that takes longer goes on, but makes its
+		 * election's health OUT_OF_SERVICE, counts in the gauge
+		 * leader.election.leader.only.overdue and is logged at WARN. None by default.
+		 */
+		private @Nullable Duration maxRunTime;
+
+		public int getHistorySize() {
+			return this.historySize;
+		}
+
+		public void setHistorySize(int historySize) {
+			this.historySize = historySize;
+		}
+
+		public @Nullable Duration getMaxRunTime() {
+			return this.maxRunTime;
+		}
+
+		public void setMaxRunTime(@Nullable Duration maxRunTime) {
+			this.maxRunTime = maxRunTime;
+		}
+
+		/**
+		 * Determine how many ended calls to keep per election.
+		 * @return the history size
+		 * @throws InvalidLeaderElectionPropertyException if it is negative
+		 */
+		public int determineHistorySize() {
+			if (this.historySize < 0) {
+				throw invalid("leader-only.history-size", this.historySize, "the size cannot be negative",
+						"a number of calls per election, 0 for none");
+			}
+			return this.historySize;
+		}
+
+		/**
+		 * Determine the bound of the runs of methods that set none.
+		 * @return the bound, or {@code null} for none
+		 * @throws InvalidLeaderElectionPropertyException if it is not positive
+		 */
+		public @Nullable Duration determineMaxRunTime() {
+			if (this.maxRunTime != null && (this.maxRunTime.isNegative() || this.maxRunTime.isZero())) {
+				throw invalid("leader-only.max-run-time", this.maxRunTime, "the bound must be positive",
+						"a duration such as 10m, or no value for no bound");
+			}
+			return this.maxRunTime;
 		}
 
 	}

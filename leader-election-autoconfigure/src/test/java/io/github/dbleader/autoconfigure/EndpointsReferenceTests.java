@@ -28,7 +28,7 @@ class EndpointsReferenceTests {
 	private static final Path PAGE = Path.of("../docs/reference/endpoints.md");
 
 	private static final List<Class<?>> RESPONSES = List.of(LeaderEndpoint.LeaderDescriptor.class,
-			LeaderEndpoint.ElectionDescriptor.class, LeaderEndpoint.CandidateDescriptor.class,
+			LeaderEndpoint.ElectionDescriptor.class, LeaderEndpoint.CandidateDescriptor.class, LeaderEndpoint.RunDescriptor.class,
 			ErrorDescriptor.class, LocksEndpoint.LocksDescriptor.class,
 			LocksEndpoint.LockDescriptor.class, LocksEndpoint.RunDescriptor.class, LocksEndpoint.ReleaseDescriptor.class,
 			PartitionsEndpoint.PartitionsDescriptor.class, PartitionsEndpoint.GroupDescriptor.class,

@@ -80,6 +80,7 @@ class SamplePrometheusTests {
 				"leader_election_heartbeat_failures_total{kind=\"unreachable\"}",
 				"leader_election_transitions_total{election=\"default\",reason=\"none\",type=\"granted\"}",
 				"leader_election_leader_only_skipped_total{election=\"default\"}",
+				"leader_election_leader_only_overdue{election=\"default\"}",
 				"leader_election_lock_acquisitions_total{lock=\"sample-report\"}");
 		Path file = Path.of(SCRAPE);
 		Files.createDirectories(file.getParent());

@@ -17,6 +17,8 @@ import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.UnknownCandidateException;
+import io.github.dbleader.election.aop.LeaderOnlyRun;
+import io.github.dbleader.election.aop.LeaderOnlyRuns;
 import io.github.dbleader.election.partition.PartitionGroup;
 import org.jspecify.annotations.Nullable;
 
@@ -48,7 +50,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * however the database fails (frozen, unreachable, refusing connections, pool exhausted);
  * then they answer with this node's own view, marked {@code stale}: its belief, the lease
  * as its heartbeat last read it, the candidates of the endpoint's last successful read, and
- * for how long the heartbeat has failed to reach the database.
+ * for how long the heartbeat has failed to reach the database. Each election also shows
+ * this node's recent calls of its {@code @LeaderOnly} methods ({@link LeaderOnlyRuns}):
+ * those running, then the last ones that ended, newest first.
  * <p>
  * Write and delete apply only to elections this node runs; invalid requests change
  * nothing and fail with a message ({@link InvalidEndpointRequestException}, HTTP 400).
@@ -74,6 +78,8 @@ public class LeaderEndpoint implements AutoCloseable {
 
 	private final LeaseReader reader;
 
+	private final @Nullable LeaderOnlyRuns leaderOnlyRuns;
+
 	/**
 	 * Create an endpoint that waits for the database at most one statement timeout of the
 	 * election service.
@@ -92,8 +98,23 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * answers with this node's last view
 	 */
 	public LeaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository, Duration readTimeout) {
+		this(electionService, leaseRepository, readTimeout, null);
+	}
+
+	/**
+	 * Create an endpoint that shows the recent {@code @LeaderOnly} calls of each election.
+	 * @param electionService the elections of this node
+	 * @param leaseRepository where to read leases and candidates
+	 * @param readTimeout longest wait for the database when reading; then the endpoint
+	 * answers with this node's last view
+	 * @param leaderOnlyRuns the record of the {@code @LeaderOnly} calls, or {@code null} to
+	 * show none
+	 */
+	public LeaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository, Duration readTimeout,
+			@Nullable LeaderOnlyRuns leaderOnlyRuns) {
 		this.electionService = electionService;
 		this.reader = new LeaseReader(leaseRepository, electionService.settings().leaseDuration(), readTimeout);
+		this.leaderOnlyRuns = leaderOnlyRuns;
 	}
 
 	/**
@@ -262,10 +283,11 @@ public class LeaderEndpoint implements AutoCloseable {
 		Duration candidatesAge = (candidatesRead != null) ? millis(candidatesRead.age()) : null;
 		LeaseSighting sighting = (fresh != null) ? sighting(fresh)
 				: newest((election != null) ? election.lastSeenLease().orElse(null) : null, last);
+		List<RunDescriptor> runs = recentRuns(name);
 		if (sighting == null) {
 			return new ElectionDescriptor(null, 0, thisNodeLeads, nodeIdInUseElsewhere, null, null, null, false, null,
 					false, candidates, fresh == null, outcome.error(), null, null, candidatesSeenAt, candidatesAge,
-					unreachableFor, unreachableSince);
+					unreachableFor, unreachableSince, runs);
 		}
 		LeaseState state = sighting.lease();
 		// A lease read a while ago may have run out since: estimated on the database clock.
@@ -275,7 +297,18 @@ public class LeaderEndpoint implements AutoCloseable {
 				nodeIdInUseElsewhere, state.acquiredAt(), state.renewedAt(), state.expiresAt(), expired,
 				state.handoverTo(), state.reelectionRequested(), candidates, fresh == null, outcome.error(),
 				state.databaseTime(), millis(sighting.age()), candidatesSeenAt, candidatesAge, unreachableFor,
-				unreachableSince);
+				unreachableSince, runs);
+	}
+
+	private List<RunDescriptor> recentRuns(String election) {
+		if (this.leaderOnlyRuns == null) {
+			return List.of();
+		}
+		return this.leaderOnlyRuns.recentRuns(election)
+			.stream()
+			.map((run) -> new RunDescriptor(run.nodeId(), (run.term() >= 0) ? run.term() : null, run.method(),
+					run.startedAt(), run.endedAt(), run.outcome()))
+			.toList();
 	}
 
 	private static @Nullable LeaseSighting sighting(Read read) {
@@ -349,6 +382,8 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * @param databaseUnreachableFor how long this node's heartbeat has been failing to reach
 	 * the database; absent while it reaches it
 	 * @param databaseUnreachableSince when the heartbeat began failing (this node's clock)
+	 * @param recentRuns this node's calls of the election's {@code @LeaderOnly} methods:
+	 * those running, then the last ones that ended, newest first
 	 */
 	public record ElectionDescriptor(@Nullable String leader, long term, boolean thisNodeLeads,
 			boolean nodeIdInUseElsewhere, @Nullable Instant acquiredAt, @Nullable Instant renewedAt,
@@ -356,7 +391,25 @@ public class LeaderEndpoint implements AutoCloseable {
 			List<CandidateDescriptor> candidates, boolean stale, @Nullable String databaseError,
 			@Nullable Instant leaseSeenAt, @Nullable Duration leaseAge, @Nullable Instant candidatesSeenAt,
 			@Nullable Duration candidatesAge, @Nullable Duration databaseUnreachableFor,
-			@Nullable Instant databaseUnreachableSince) implements OperationResponseBody {
+			@Nullable Instant databaseUnreachableSince, List<RunDescriptor> recentRuns)
+			implements OperationResponseBody {
+
+	}
+
+	/**
+	 * One call of a {@code @LeaderOnly} method on this node (this node's clock).
+	 *
+	 * @param nodeId this node
+	 * @param term the term this node led with when the run started; absent for a skipped
+	 * call
+	 * @param method the bean's class (simple name), a dot and the method's name
+	 * @param startedAt when the call started
+	 * @param endedAt when it ended, or {@code null} while it runs
+	 * @param outcome {@code RUNNING}, {@code COMPLETED}, {@code FAILED},
+	 * {@code REFUSED_BY_FENCE} or {@code SKIPPED}
+	 */
+	public record RunDescriptor(String nodeId, @Nullable Long term, String method, Instant startedAt,
+			@Nullable Instant endedAt, LeaderOnlyRun.Outcome outcome) {
 
 	}
 

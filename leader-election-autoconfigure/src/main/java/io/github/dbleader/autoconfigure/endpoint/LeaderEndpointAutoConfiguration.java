@@ -3,7 +3,9 @@ package io.github.dbleader.autoconfigure.endpoint;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.LeaseRepository;
+import io.github.dbleader.election.aop.LeaderOnlyRuns;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
@@ -25,8 +27,10 @@ public final class LeaderEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LeaderEndpoint leaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository) {
-		return new LeaderEndpoint(electionService, leaseRepository);
+	LeaderEndpoint leaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository,
+			ObjectProvider<LeaderOnlyRuns> leaderOnlyRuns) {
+		return new LeaderEndpoint(electionService, leaseRepository, electionService.settings().statementTimeout(),
+				leaderOnlyRuns.getIfAvailable());
 	}
 
 	@Bean

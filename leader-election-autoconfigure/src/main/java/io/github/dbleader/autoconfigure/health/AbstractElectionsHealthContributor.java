@@ -1,14 +1,17 @@
 package io.github.dbleader.autoconfigure.health;
 
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.aop.LeaderOnlyRuns;
 import io.github.dbleader.election.partition.PartitionGroup;
 import org.jspecify.annotations.Nullable;
 
@@ -28,8 +31,16 @@ abstract class AbstractElectionsHealthContributor {
 
 	private final ElectionService electionService;
 
-	AbstractElectionsHealthContributor(ElectionService electionService) {
+	private final Supplier<@Nullable LeaderOnlyRuns> leaderOnlyRuns;
+
+	AbstractElectionsHealthContributor(ElectionService electionService,
+			Supplier<@Nullable LeaderOnlyRuns> leaderOnlyRuns) {
 		this.electionService = electionService;
+		this.leaderOnlyRuns = leaderOnlyRuns;
+	}
+
+	private ElectionHealthIndicator indicator(Election election) {
+		return new ElectionHealthIndicator(election, this.leaderOnlyRuns.get(), Clock.systemUTC());
 	}
 
 	/**
@@ -40,7 +51,7 @@ abstract class AbstractElectionsHealthContributor {
 	public @Nullable HealthContributor getContributor(String name) {
 		Election election = this.electionService.findElection(name);
 		if (election != null && PartitionGroup.groupOf(name) == null) {
-			return new ElectionHealthIndicator(election);
+			return indicator(election);
 		}
 		if (name.startsWith(PARTITION_GROUP_PREFIX)) {
 			List<Election> partitions = partitionsByGroup().get(name.substring(PARTITION_GROUP_PREFIX.length()));
@@ -59,7 +70,7 @@ abstract class AbstractElectionsHealthContributor {
 			.stream()
 			.filter((election) -> PartitionGroup.groupOf(election.name()) == null)
 			.sorted(Comparator.comparing(Election::name))
-			.forEach((election) -> entries.put(election.name(), new ElectionHealthIndicator(election)));
+			.forEach((election) -> entries.put(election.name(), indicator(election)));
 		partitionsByGroup().forEach((group, partitions) -> entries.put(PARTITION_GROUP_PREFIX + group,
 				new PartitionGroupHealthIndicator(partitions)));
 		return entries;

@@ -1,13 +1,22 @@
 package io.github.dbleader.autoconfigure.health;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 import io.github.dbleader.autoconfigure.NodeState;
 import io.github.dbleader.election.DatabaseFailureKind;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.aop.LeaderOnlyRun;
+import io.github.dbleader.election.aop.LeaderOnlyRuns;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -30,17 +39,40 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * read, how long ago ({@code leaseAge}), and while the heartbeat fails, for how long
  * ({@code databaseUnreachableFor}), the {@code heartbeatFailure} (its
  * {@link DatabaseFailureKind} in lower case) and the {@code heartbeatFailureCause}.
+ * <p>
+ * A {@code @LeaderOnly} run of the election that still runs although its
+ * {@code maxRunTime} has passed ({@link LeaderOnlyRuns#runsPastMaxRunTime(String)}: the job
+ * hangs while the heartbeat keeps the lease) makes the indicator OUT_OF_SERVICE, unless it is
+ * DOWN, with a detail {@code runsPastMaxRunTime} (method, term, start, how long it has run
+ * and its bound). Not DOWN: the node still leads safely, and its fenced work commits only
+ * while it does.
  */
 public class ElectionHealthIndicator implements HealthIndicator {
 
 	private final Election election;
 
+	private final @Nullable LeaderOnlyRuns leaderOnlyRuns;
+
+	private final Clock clock;
+
 	/**
-	 * Create an indicator.
+	 * Create an indicator that does not look at {@code @LeaderOnly} runs.
 	 * @param election the election
 	 */
 	public ElectionHealthIndicator(Election election) {
+		this(election, null, Clock.systemUTC());
+	}
+
+	/**
+	 * Create an indicator.
+	 * @param election the election
+	 * @param leaderOnlyRuns the record of the {@code @LeaderOnly} calls, or {@code null}
+	 * @param clock the clock of the runs' times
+	 */
+	public ElectionHealthIndicator(Election election, @Nullable LeaderOnlyRuns leaderOnlyRuns, Clock clock) {
 		this.election = election;
+		this.leaderOnlyRuns = leaderOnlyRuns;
+		this.clock = clock;
 	}
 
 	@Override
@@ -56,7 +88,28 @@ public class ElectionHealthIndicator implements HealthIndicator {
 				.withDetail("term", lease.term())
 				.withDetail("leaseAge", sighting.age().truncatedTo(ChronoUnit.MILLIS));
 		}
-		return withHeartbeatFailure(health, this.election).build();
+		return withRunsPastMaxRunTime(withHeartbeatFailure(health, this.election)).build();
+	}
+
+	private Health.Builder withRunsPastMaxRunTime(Health.Builder health) {
+		List<LeaderOnlyRun> late = (this.leaderOnlyRuns != null)
+				? this.leaderOnlyRuns.runsPastMaxRunTime(this.election.name()) : List.of();
+		if (late.isEmpty()) {
+			return health;
+		}
+		if (NodeState.of(this.election) == null) {
+			health.outOfService();
+		}
+		Instant now = this.clock.instant();
+		return health.withDetail("runsPastMaxRunTime", late.stream().map((run) -> {
+			Map<String, Object> detail = new LinkedHashMap<>();
+			detail.put("method", run.method());
+			detail.put("term", run.term());
+			detail.put("startedAt", run.startedAt());
+			detail.put("runningFor", Duration.between(run.startedAt(), now).truncatedTo(ChronoUnit.MILLIS));
+			detail.put("maxRunTime", run.maxRunTime());
+			return detail;
+		}).toList());
 	}
 
 	/**

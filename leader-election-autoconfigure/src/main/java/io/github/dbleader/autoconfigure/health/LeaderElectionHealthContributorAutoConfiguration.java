@@ -4,6 +4,7 @@ import java.time.Clock;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.aop.LeaderOnlyRuns;
 import io.github.dbleader.election.lock.ClusterLocks;
 
 import org.springframework.beans.factory.ObjectProvider;
@@ -30,8 +31,9 @@ public final class LeaderElectionHealthContributorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = { "leaderHealthIndicator", "leaderHealthContributor" })
-	ElectionsHealthContributor leaderHealthContributor(ElectionService electionService) {
-		return new ElectionsHealthContributor(electionService);
+	ElectionsHealthContributor leaderHealthContributor(ElectionService electionService,
+			ObjectProvider<LeaderOnlyRuns> leaderOnlyRuns) {
+		return new ElectionsHealthContributor(electionService, leaderOnlyRuns::getIfAvailable);
 	}
 
 	/**

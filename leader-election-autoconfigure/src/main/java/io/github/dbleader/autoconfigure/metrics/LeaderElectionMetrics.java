@@ -15,6 +15,9 @@ import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.RevocationReason;
+import io.github.dbleader.election.aop.LeaderOnlyRun;
+import io.github.dbleader.election.aop.LeaderOnlyRunListener;
+import io.github.dbleader.election.aop.LeaderOnlyRuns;
 import io.github.dbleader.election.aop.SkippedInvocationListener;
 import io.github.dbleader.election.partition.PartitionGroup;
 import io.micrometer.core.instrument.Counter;
@@ -51,6 +54,16 @@ import org.slf4j.LoggerFactory;
  * own from the start, so that an alert needs no health check;
  * <li>{@code leader.election.leader.only.skipped}: counter of {@code @LeaderOnly} calls
  * skipped because this node did not lead;
+ * <li>{@code leader.election.leader.only.runs}: timer of the {@code @LeaderOnly} runs that
+ * ended on this node, tagged {@code outcome} ({@code completed}, {@code failed} or
+ * {@code refused_by_fence}: the {@link LeaderOnlyRun.Outcome} in lower case; skipped calls
+ * are counted by {@code leader.election.leader.only.skipped});
+ * <li>{@code leader.election.leader.only.overdue}: gauge, how many {@code @LeaderOnly} runs
+ * on this node still run although their {@code maxRunTime} has passed
+ * ({@link LeaderOnlyRuns#runsPastMaxRunTime(String)}): the hung job that the leader gauge
+ * does not show, since the heartbeat renews the lease on its own threads. {@code runs}
+ * records such a run only when it ends, this gauge while it overruns. It exists for every
+ * election with meters of its own, at 0 while no run is past its bound;
  * <li>{@code leader.election.partitions.owned}: gauge, tagged {@code group} instead of
  * {@code election}, how many of the group's partitions this node owns;
  * <li>{@code leader.election.partitions.transitions}: counter, tagged {@code group},
@@ -70,9 +83,11 @@ import org.slf4j.LoggerFactory;
  * leadership in any of them, tagged {@code type} and {@code reason} as above.
  * </ul>
  * Receives the changes as a {@link LeadershipListener} (on the election's notification
- * thread) and the skipped calls as a {@link SkippedInvocationListener}.
+ * thread), the skipped calls as a {@link SkippedInvocationListener} and the ended runs as a
+ * {@link LeaderOnlyRunListener}.
  */
-public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, SkippedInvocationListener {
+public class LeaderElectionMetrics
+		implements MeterBinder, LeadershipListener, SkippedInvocationListener, LeaderOnlyRunListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(LeaderElectionMetrics.class);
 
@@ -84,6 +99,8 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 	private final Supplier<ElectionService> electionService;
 
 	private final int perElectionLimit;
+
+	private final Supplier<@Nullable LeaderOnlyRuns> leaderOnlyRuns;
 
 	private final Map<String, AtomicLong> seenTerms = new ConcurrentHashMap<>();
 
@@ -113,11 +130,27 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 	 * them (at start-up, then as they are joined); 0 for none
 	 */
 	public LeaderElectionMetrics(Supplier<ElectionService> electionService, int perElectionLimit) {
+		this(electionService, perElectionLimit, () -> null);
+	}
+
+	/**
+	 * Create the meters.
+	 * @param electionService supplies the election service; called lazily, since the service
+	 * is itself told about changes through this listener
+	 * @param perElectionLimit most elections with meters of their own, in the order they get
+	 * them (at start-up, then as they are joined); 0 for none
+	 * @param leaderOnlyRuns supplies the record of the {@code @LeaderOnly} calls whose
+	 * overdue runs the {@code leader.election.leader.only.overdue} gauges count, lazily (the
+	 * record itself tells this listener of the runs); may supply {@code null} for none
+	 */
+	public LeaderElectionMetrics(Supplier<ElectionService> electionService, int perElectionLimit,
+			Supplier<@Nullable LeaderOnlyRuns> leaderOnlyRuns) {
 		if (perElectionLimit < 0) {
 			throw new IllegalArgumentException("perElectionLimit must not be negative, was " + perElectionLimit);
 		}
 		this.electionService = electionService;
 		this.perElectionLimit = perElectionLimit;
+		this.leaderOnlyRuns = leaderOnlyRuns;
 	}
 
 	@Override
@@ -220,6 +253,24 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 		}
 	}
 
+	@Override
+	public void runEnded(LeaderOnlyRun run, Duration duration) {
+		MeterRegistry registry = registeredFor(run.election());
+		if (registry != null) {
+			Timer.builder(PREFIX + "leader.only.runs")
+				.description("@LeaderOnly runs that ended on this node, by outcome")
+				.tag("election", run.election())
+				.tag("outcome", run.outcome().name().toLowerCase(Locale.ROOT))
+				.register(registry)
+				.record(duration);
+		}
+	}
+
+	private long overdueLeaderOnlyRuns(String election) {
+		LeaderOnlyRuns runs = this.leaderOnlyRuns.get();
+		return (runs != null) ? runs.runsPastMaxRunTime(election).size() : 0;
+	}
+
 	private void countTransition(String election, String type, String reason) {
 		String group = PartitionGroup.groupOf(election);
 		if (group != null) {
@@ -319,6 +370,11 @@ public class LeaderElectionMetrics implements MeterBinder, LeadershipListener, S
 			.register(registry);
 		Gauge.builder(PREFIX + "term", seenTerm(name), AtomicLong::get)
 			.description("Term (fencing token) of the leader this node last saw")
+			.tag("election", name)
+			.strongReference(true)
+			.register(registry);
+		Gauge.builder(PREFIX + "leader.only.overdue", this, (metrics) -> metrics.overdueLeaderOnlyRuns(name))
+			.description("@LeaderOnly runs on this node still running although their maxRunTime has passed")
 			.tag("election", name)
 			.strongReference(true)
 			.register(registry);

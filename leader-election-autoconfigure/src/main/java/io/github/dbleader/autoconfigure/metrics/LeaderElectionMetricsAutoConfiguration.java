@@ -3,6 +3,7 @@ package io.github.dbleader.autoconfigure.metrics;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.LeaderElectionProperties;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.aop.LeaderOnlyRuns;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -30,9 +31,9 @@ public final class LeaderElectionMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	LeaderElectionMetrics leaderElectionMetrics(ObjectProvider<ElectionService> electionService,
-			LeaderElectionProperties properties) {
+			LeaderElectionProperties properties, ObjectProvider<LeaderOnlyRuns> leaderOnlyRuns) {
 		return new LeaderElectionMetrics(electionService::getObject,
-				properties.getMetrics().determinePerElectionLimit());
+				properties.getMetrics().determinePerElectionLimit(), leaderOnlyRuns::getIfAvailable);
 	}
 
 	@Bean

@@ -3,6 +3,7 @@ package io.github.dbleader.autoconfigure.metrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
@@ -12,6 +13,7 @@ import java.util.regex.Pattern;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.aop.LeaderOnlyRun;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -27,7 +29,7 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Keeps {@code docs/reference/metrics.md} in step with the meters: a node that has led,
- * run a heartbeat round, skipped a {@code @LeaderOnly} call, owned partitions and taken,
+ * run a heartbeat round, run and skipped a {@code @LeaderOnly} call, owned partitions and taken,
  * held and missed a cluster lock has every meter the page names, and the page names every
  * meter it has.
  */
@@ -64,6 +66,8 @@ class MetricsReferenceTests {
 				LeaderElectionMetrics metrics = context.getBean(LeaderElectionMetrics.class);
 				metrics.heartbeat(service.nodeId(), 1, true, service.settings().statementTimeout());
 				metrics.skipped("default", Object.class.getMethod("toString"));
+				metrics.runEnded(new LeaderOnlyRun("default", service.nodeId(), 1, "Jobs.run", Instant.now(),
+						Instant.now(), LeaderOnlyRun.Outcome.COMPLETED, null), Duration.ofMillis(5));
 				ClusterLocks locks = context.getBean(ClusterLocks.class);
 				locks.runLocked("report", Duration.ofSeconds(1), Duration.ZERO, true, (lock) -> {
 				});

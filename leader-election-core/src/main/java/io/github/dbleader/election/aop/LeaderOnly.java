@@ -28,6 +28,11 @@ import org.springframework.core.annotation.AliasFor;
  * when the work ends. For side effects that must never happen twice, use
  * {@code Election.runFenced(...)} inside the method.
  *
+ * <p>Each call is recorded ({@link LeaderOnlyRuns}): the runs under way and the last calls
+ * that ended, shown per election by the {@code leader} actuator endpoint. A run can be
+ * bounded ({@link #maxRunTime()}) and interrupted when the leadership is lost
+ * ({@link #interruptOnLoss()}).
+ *
  * <p>With the starter's auto-configuration, this node joins every election named here at
  * start-up. Without it, make sure the election is created (e.g.
  * {@code ElectionService.election(name)}) before the first call, which is otherwise
@@ -52,5 +57,28 @@ public @interface LeaderOnly {
 	 */
 	@AliasFor("value")
 	String election() default "default";
+
+	/**
+	 * Longest a run of the method should take: a duration such as {@code 10m}, {@code 30s} or
+	 * {@code PT1H}, or a property placeholder that resolves to one. A run that takes longer
+	 * goes on, but shows as past its bound in the election's health and in the gauge
+	 * {@code leader.election.leader.only.overdue}, and is logged at WARN: the hung job whose
+	 * node still looks a healthy leader. Empty (the default): the
+	 * {@code leader-election.leader-only.max-run-time} property, no bound unless it is set.
+	 * Without the starter's auto-configuration, only the ISO-8601 form ({@code PT10M}).
+	 * @return the longest run, or empty
+	 */
+	String maxRunTime() default "";
+
+	/**
+	 * Whether to interrupt the run's thread when this node loses the leadership it started
+	 * the run with (its lease ran out, an operator forced a re-election or a hand-over, the
+	 * node released it), so that work which checks for interruption stops early instead of
+	 * running on beside the new leader's. The loss is noticed within a renew interval. The
+	 * interrupt is meant for the run: if the method returns without clearing it, the
+	 * thread's interrupt flag is cleared when the run ends.
+	 * @return whether to interrupt the run on loss
+	 */
+	boolean interruptOnLoss() default false;
 
 }

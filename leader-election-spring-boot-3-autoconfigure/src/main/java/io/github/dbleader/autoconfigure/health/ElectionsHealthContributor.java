@@ -1,8 +1,11 @@
 package io.github.dbleader.autoconfigure.health;
 
 import java.util.Iterator;
+import java.util.function.Supplier;
 
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.aop.LeaderOnlyRuns;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.health.CompositeHealthContributor;
 import org.springframework.boot.actuate.health.HealthContributor;
@@ -20,11 +23,23 @@ public class ElectionsHealthContributor extends AbstractElectionsHealthContribut
 		implements CompositeHealthContributor {
 
 	/**
-	 * Create a contributor.
+	 * Create a contributor whose indicators do not look at {@code @LeaderOnly} runs.
 	 * @param electionService the elections of this node
 	 */
 	public ElectionsHealthContributor(ElectionService electionService) {
-		super(electionService);
+		this(electionService, () -> null);
+	}
+
+	/**
+	 * Create a contributor.
+	 * @param electionService the elections of this node
+	 * @param leaderOnlyRuns supplies the record of the {@code @LeaderOnly} calls, whose runs
+	 * past their {@code maxRunTime} make an election OUT_OF_SERVICE; may supply
+	 * {@code null} for none
+	 */
+	public ElectionsHealthContributor(ElectionService electionService,
+			Supplier<@Nullable LeaderOnlyRuns> leaderOnlyRuns) {
+		super(electionService, leaderOnlyRuns);
 	}
 
 	@Override
