@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 import io.github.dbleader.election.lock.InMemoryLockRepository;
+import io.github.dbleader.election.partition.InMemoryPartitionPins;
 import io.github.dbleader.election.partition.PartitionPins;
 import org.jspecify.annotations.Nullable;
 
@@ -44,11 +45,11 @@ final class SimulatedDatabase {
 	 */
 	private final Map<InMemoryLockRepository, Map<String, Integer>> lockFences = new HashMap<>();
 
-	/** The pins of partition groups on the primary: by group, the pinned node by partition. */
-	private Map<String, Map<Integer, String>> primaryPins = new HashMap<>();
+	/** The pins of partition groups on the primary. */
+	private InMemoryPartitionPins primaryPins = new InMemoryPartitionPins();
 
 	/** The pins the replica applied, alongside {@link #replica}. */
-	private @Nullable Map<String, Map<Integer, String>> replicaPins;
+	private @Nullable InMemoryPartitionPins replicaPins;
 
 	private long clockOffsetMillis;
 
@@ -140,7 +141,7 @@ final class SimulatedDatabase {
 			tick();
 			this.replica = this.primary.copy();
 			this.replicaLocks = this.primaryLocks.copy();
-			this.replicaPins = copy(this.primaryPins);
+			this.replicaPins = this.primaryPins.copy();
 		}
 	}
 
@@ -152,8 +153,8 @@ final class SimulatedDatabase {
 		InMemoryLeaseRepository promoted = (this.replica != null) ? this.replica : this.primary.copy();
 		InMemoryLockRepository promotedLocks = (this.replicaLocks != null) ? this.replicaLocks
 				: this.primaryLocks.copy();
-		Map<String, Map<Integer, String>> promotedPins = (this.replicaPins != null) ? this.replicaPins
-				: copy(this.primaryPins);
+		InMemoryPartitionPins promotedPins = (this.replicaPins != null) ? this.replicaPins
+				: this.primaryPins.copy();
 		this.failovers++;
 		promoted.failOver("server-" + (this.failovers + 1));
 		dropsLongFenceHolds(promoted);
@@ -199,8 +200,7 @@ final class SimulatedDatabase {
 	}
 
 	/**
-	 * The pins of partition groups, kept in this database (a row per pin, as
-	 * {@code JdbcPartitionPins} keeps them), each call one statement of a node through its
+	 * The pins of partition groups, kept in this database ({@link InMemoryPartitionPins}), each call one statement of a node through its
 	 * connection: latency, cuts, timeouts and lost answers as for the lease statements.
 	 * @param connection the node's connection
 	 * @return the pins as that node reads and writes them
@@ -211,30 +211,24 @@ final class SimulatedDatabase {
 			@Override
 			public Map<Integer, String> pins(String group) {
 				return connection.send("pins", connection.generation(), null,
-						(server) -> Map.copyOf(SimulatedDatabase.this.primaryPins.getOrDefault(group, Map.of())));
+						(server) -> SimulatedDatabase.this.primaryPins.pins(group));
 			}
 
 			@Override
 			public void pin(String group, int partition, String nodeId) {
-				connection.send("pin", connection.generation(), null, (server) -> SimulatedDatabase.this.primaryPins
-					.computeIfAbsent(group, (any) -> new HashMap<>()).put(partition, nodeId));
+				connection.send("pin", connection.generation(), null, (server) -> {
+					SimulatedDatabase.this.primaryPins.pin(group, partition, nodeId);
+					return null;
+				});
 			}
 
 			@Override
 			public boolean unpin(String group, int partition) {
-				return connection.send("unpin", connection.generation(), null, (server) -> {
-					Map<Integer, String> pinned = SimulatedDatabase.this.primaryPins.get(group);
-					return pinned != null && pinned.remove(partition) != null;
-				});
+				return connection.send("unpin", connection.generation(), null,
+						(server) -> SimulatedDatabase.this.primaryPins.unpin(group, partition));
 			}
 
 		};
-	}
-
-	private static Map<String, Map<Integer, String>> copy(Map<String, Map<Integer, String>> pins) {
-		Map<String, Map<Integer, String>> copy = new HashMap<>();
-		pins.forEach((group, pinned) -> copy.put(group, new HashMap<>(pinned)));
-		return copy;
 	}
 
 }
