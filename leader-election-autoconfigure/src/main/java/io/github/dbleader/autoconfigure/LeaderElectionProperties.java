@@ -299,7 +299,7 @@ public class LeaderElectionProperties {
 
 		/**
 		 * Name of the candidates table: a plain identifier (letters, digits, underscores; at
-		 * most 64 characters).
+		 * most 63 characters).
 		 */
 		private String candidateTableName = "leader_election_candidate";
 
@@ -461,7 +461,7 @@ public class LeaderElectionProperties {
 		private static void requireIdentifier(String property, String name) {
 			if (!LeaseTables.isValidName(name)) {
 				throw invalid(property, name, "a table name is written into SQL, so only a plain identifier is safe",
-						"1 to 64 letters, digits or underscores, not starting with a digit");
+						"1 to 63 letters, digits or underscores, not starting with a digit");
 			}
 		}
 

@@ -56,6 +56,7 @@ class ElectionObservationTests {
 		assertThat(jobs.report()).isNotNull();
 		assertThatIllegalStateException().isThrownBy(jobs::fail);
 		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(jobs::refused);
+		assertThatIllegalStateException().isThrownBy(jobs::refusedWithin);
 		assertThat(this.registry).hasHandledContextsThatSatisfy((contexts) -> assertThat(
 				ObservedContexts.describe(contexts))
 			.containsExactly(
@@ -64,7 +65,9 @@ class ElectionObservationTests {
 					"leader.election.leader.only.call code.function=fail code.namespace=" + Jobs.class.getName()
 							+ " election=jobs outcome=failed error=IllegalStateException",
 					"leader.election.leader.only.call code.function=refused code.namespace=" + Jobs.class.getName()
-							+ " election=jobs outcome=refused error=NotLeaderException"));
+							+ " election=jobs outcome=refused error=NotLeaderException",
+					"leader.election.leader.only.call code.function=refusedWithin code.namespace="
+							+ Jobs.class.getName() + " election=jobs outcome=refused error=IllegalStateException"));
 		assertThat(jobs.current().getContext().getName()).isEqualTo("leader.election.leader.only.call");
 	}
 
@@ -160,6 +163,13 @@ class ElectionObservationTests {
 		@LeaderOnly(election = "jobs")
 		public void refused() {
 			throw new NotLeaderException("jobs", "a", "the fence refused");
+		}
+
+		/** A refusal that the application's code wrapped: counted as the run history counts it. */
+		@LeaderOnly(election = "jobs")
+		public void refusedWithin() {
+			throw new IllegalStateException("the batch failed",
+					new NotLeaderException("jobs", "a", "the fence refused"));
 		}
 
 		public Observation current() {

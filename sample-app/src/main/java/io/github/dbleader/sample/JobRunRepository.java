@@ -51,7 +51,7 @@ public class JobRunRepository {
 		if (!LeaseTables.isValidName(this.table)) {
 			// The name is written into SQL: accept a plain identifier only, as the election does.
 			throw new IllegalArgumentException(property + " '" + this.table
-					+ "' is not a plain identifier: use 1 to 64 letters, digits or underscores");
+					+ "' is not a plain identifier: use 1 to 63 letters, digits or underscores");
 		}
 	}
 

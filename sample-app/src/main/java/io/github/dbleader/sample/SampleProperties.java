@@ -22,7 +22,7 @@ public class SampleProperties {
 
 	/**
 	 * Name of the table that records the job runs: a plain identifier (letters, digits,
-	 * underscores; at most 64 characters). Created at start-up if missing.
+	 * underscores; at most 63 characters). Created at start-up if missing.
 	 */
 	private String jobRunsTable = "job_runs";
 

@@ -10,7 +10,6 @@ import java.util.function.Supplier;
 
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
-import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.election.observation.DefaultLeaderOnlyCallObservationConvention;
 import io.github.dbleader.election.observation.LeaderElectionObservationDocumentation;
 import io.github.dbleader.election.observation.LeaderOnlyCallContext;
@@ -128,7 +127,7 @@ public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<LeaderOnlyI
 			return call;
 		}
 		catch (Throwable ex) {
-			outcome(observation, (ex instanceof NotLeaderException) ? LeaderOnlyCallContext.Outcome.REFUSED
+			outcome(observation, LeaderOnlyRuns.refusedByFence(ex) ? LeaderOnlyCallContext.Outcome.REFUSED
 					: LeaderOnlyCallContext.Outcome.FAILED);
 			observation.error(ex);
 			throw ex;

@@ -286,7 +286,11 @@ public class LeaderOnlyRuns implements AutoCloseable {
 		return (history != null) ? history : this.histories.computeIfAbsent(election, (name) -> new History());
 	}
 
-	private static boolean refusedByFence(Throwable ex) {
+	/**
+	 * Whether a run's exception says the fence refused it: a {@link NotLeaderException}, itself
+	 * or as a cause, as the run history and the observations both count it.
+	 */
+	static boolean refusedByFence(Throwable ex) {
 		// A cause chain is finite, but may loop back on itself.
 		Throwable cause = ex;
 		for (int depth = 0; cause != null && depth < 16; depth++) {

@@ -7,9 +7,10 @@ import java.util.regex.Pattern;
  * Names of the lease table and the candidates table; the fence, nodes and pins tables are
  * named after the lease table ({@link #fenceTable()}, {@link #nodesTable()},
  * {@link #pinsTable()}). Only plain identifiers are accepted (letters, digits
- * and underscores, not starting with a digit, at most 64 characters, and at most
- * 57 ({@link #MAX_LEASE_TABLE_LENGTH}) for the lease table so that its fence table fits
- * PostgreSQL's 63), since the names are written into SQL.
+ * and underscores, not starting with a digit, at most 63 characters, PostgreSQL's limit,
+ * beyond which it cuts a name to another table's, and at most 57
+ * ({@link #MAX_LEASE_TABLE_LENGTH}) for the lease table so that its fence table fits), since
+ * the names are written into SQL.
  *
  * @param leaseTable lease table, default {@code leader_election_lease}
  * @param candidateTable candidates table, default {@code leader_election_candidate}
@@ -52,7 +53,7 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	/** Longest lease table name. */
 	public static final int MAX_LEASE_TABLE_LENGTH = 63 - FENCE_TABLE_SUFFIX.length();
 
-	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,63}");
+	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
 	/**
 	 * Create validated names.
@@ -141,7 +142,7 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	/**
 	 * Whether a name is accepted as a table name.
 	 * @param name the name
-	 * @return {@code true} if it is a plain identifier of at most 64 characters
+	 * @return {@code true} if it is a plain identifier of at most 63 characters
 	 */
 	public static boolean isValidName(String name) {
 		return name != null && IDENTIFIER.matcher(name).matches();
@@ -155,7 +156,7 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	private static void validate(String what, String name) {
 		if (!isValidName(name)) {
 			throw new IllegalArgumentException("Invalid " + what + " name '" + name
-					+ "': use 1 to 64 letters, digits or underscores, not starting with a digit");
+					+ "': use 1 to 63 letters, digits or underscores, not starting with a digit");
 		}
 	}
 

@@ -57,7 +57,7 @@ public class LeaderOnlyCallContext extends OutcomeContext<LeaderOnlyCallContext.
 
 		/**
 		 * This node led the election when the call started, and the method threw a
-		 * {@code NotLeaderException}: a fenced transaction in it was refused because the
+		 * {@code NotLeaderException}, itself or as a cause: a fenced transaction in it was refused because the
 		 * leadership had ended. Nothing of that transaction was committed.
 		 */
 		REFUSED,

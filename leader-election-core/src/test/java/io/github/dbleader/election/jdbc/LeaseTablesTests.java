@@ -25,6 +25,10 @@ class LeaseTablesTests {
 	void rejectsTooLongNames() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("l".repeat(65), "candidates"));
 		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("lease", "c".repeat(65)));
+		// PostgreSQL cuts identifiers to 63 characters: a longer name would name another table.
+		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("lease", "c".repeat(64)))
+			.withMessageContaining("1 to 63");
+		assertThat(new LeaseTables("lease", "c".repeat(63)).candidateTable()).hasSize(63);
 		// The lease table leaves room for its fence table's suffix within PostgreSQL's 63.
 		assertThat(new LeaseTables("l".repeat(57), "candidates").fenceTable()).hasSize(63);
 		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("l".repeat(58), "candidates"))
