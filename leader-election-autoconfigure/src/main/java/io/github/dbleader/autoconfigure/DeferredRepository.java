@@ -7,7 +7,8 @@ import org.springframework.aop.target.AbstractLazyCreationTargetSource;
 import org.springframework.util.ClassUtils;
 
 /**
- * A JDBC repository (of leases or of locks) created on first use, for a database whose
+ * A JDBC repository (of locks; the leases' asks for its platform through its
+ * {@link io.github.dbleader.election.jdbc.JdbcStore}) created on first use, for a database whose
  * platform only the database itself can tell: so the context starts while the database is
  * away, and the repository is built when the election or a lock first reaches it. A
  * creation that fails (the database still away) is tried again at the next call.

@@ -17,6 +17,7 @@ import io.github.dbleader.election.event.ApplicationEventLeadershipListener;
 import io.github.dbleader.election.event.ObservationLeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.jdbc.JdbcPartitionPins;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.KeepAliveSettings;
@@ -124,11 +125,13 @@ public final class LeaderElectionAutoConfiguration {
 		// DataSource itself and a transaction manager of it, not on the election's pool.
 		PlatformTransactionManager fencedTransactions = FencedTransactions
 			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
-		Supplier<JdbcLeaseRepository> repository = () -> new JdbcLeaseRepository(connectionPool.getDataSource(),
-				fencedTransactions, electionDataSource.getDataSource(), dialectDetector.getDialect(),
-				jdbc.determineLeaseTables(), properties.determineElectionSettings().statementTimeout());
-		return (dialectDetector.getDialectIfAnswering() != null) ? repository.get()
-				: DeferredRepository.create(JdbcLeaseRepository.class, repository);
+		// Built at once: its store asks the detector for the platform when a statement first
+		// needs it, and again after a failure, so the context starts while the database is away.
+		// A database that answers now but is not supported still stops the start-up.
+		dialectDetector.getDialectIfAnswering();
+		return new JdbcLeaseRepository(new JdbcStore(connectionPool.getDataSource(), fencedTransactions,
+				electionDataSource.getDataSource(), dialectDetector::getDialect, jdbc.determineLeaseTables(),
+				properties.determineElectionSettings().statementTimeout()));
 	}
 
 	@Bean

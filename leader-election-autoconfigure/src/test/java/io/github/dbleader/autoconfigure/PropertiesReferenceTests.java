@@ -1,11 +1,9 @@
 package io.github.dbleader.autoconfigure;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 
+import io.github.dbleader.test.GeneratedPage;
 import org.junit.jupiter.api.Test;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Keeps {@code docs/reference/properties.md} generated from the configuration metadata:
@@ -21,14 +19,7 @@ class PropertiesReferenceTests {
 		String generated = new PropertiesReference(
 				Path.of("target/classes/META-INF/spring-configuration-metadata.json"), Path.of("src/main/java"))
 			.render();
-		if (Boolean.getBoolean("leader-election.docs.update")) {
-			Files.writeString(PAGE, generated);
-		}
-		assertThat(PAGE).as("docs/reference/properties.md").exists();
-		assertThat(Files.readString(PAGE))
-			.as("docs/reference/properties.md differs from the configuration metadata; regenerate it with%n  %s%n",
-					PropertiesReference.REGENERATE)
-			.isEqualTo(generated);
+		GeneratedPage.check(PAGE, generated, "the configuration metadata", PropertiesReference.REGENERATE);
 	}
 
 }

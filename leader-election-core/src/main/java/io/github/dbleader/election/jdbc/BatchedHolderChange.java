@@ -43,58 +43,14 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class BatchedHolderChange {
 
-	private final String lockRows;
-
-	private final String lockFences;
-
-	private final String existingFences;
-
-	private final String update;
-
-	private final String updateFences;
-
-	private final String writeFence;
-
-	private final String read;
-
-	private final String insertRows;
-
-	private final String insertRow;
-
-	/** The write of many fence rows, up to its condition on the names: {@code IN (?, ...)} goes here. */
-	private final String writeFencesBefore;
-
-	/** The rest of the write of many fence rows, after the condition on the names. */
-	private final String writeFencesAfter;
+	private final LeaseStatements statements;
 
 	/**
-	 * Build the statements.
-	 * @param dialect the dialect
-	 * @param tables the tables
-	 * @param server SQL expression of the answering server's identity
+	 * Create the changes.
+	 * @param statements the statements of the server that answers
 	 */
-	BatchedHolderChange(SqlDialect dialect, LeaseTables tables, String server) {
-		String lease = tables.leaseTable();
-		String fence = tables.fenceTable();
-		String keyed = " WHERE election_name IN (";
-		this.lockRows = "SELECT election_name FROM " + dialect.byKey(lease) + keyed;
-		this.lockFences = "SELECT election_name FROM " + dialect.byKey(fence) + keyed;
-		this.existingFences = "SELECT election_name FROM " + fence + keyed;
-		this.update = "UPDATE " + dialect.byKey(lease) + " SET ";
-		String holder = " FROM " + lease + " l WHERE l.election_name = " + fence + ".election_name)";
-		this.updateFences = "UPDATE " + dialect.byKey(fence) + " SET leader_id = (SELECT l.leader_id" + holder
-				+ ", term = (SELECT l.term" + holder + keyed;
-		this.writeFence = dialect.writeFence(fence, lease);
-		this.read = LeaseRows.selectElections(dialect, lease, tables.nodesTable(), server) + " WHERE l.election_name IN (";
-		String insert = LeaseRows.insertElection(dialect, lease, server);
-		int values = insert.indexOf(" VALUES ");
-		this.insertRows = insert.substring(0, values + " VALUES ".length());
-		this.insertRow = insert.substring(values + " VALUES ".length());
-		String names = "IN (?)";
-		String writeFences = dialect.writeFences(fence, lease, names);
-		int at = writeFences.indexOf(names);
-		this.writeFencesBefore = writeFences.substring(0, at);
-		this.writeFencesAfter = writeFences.substring(at + names.length());
+	BatchedHolderChange(LeaseStatements statements) {
+		this.statements = statements;
 	}
 
 	/**
@@ -121,11 +77,9 @@ final class BatchedHolderChange {
 			args.add(leaseMillis);
 			args.add(instanceId);
 		}
-		jdbc.update(this.insertRows + this.insertRow + (", " + this.insertRow).repeat(elections.size() - 1),
-				args.toArray());
-		jdbc.update(this.writeFencesBefore + "IN (" + names(elections.size()) + ")" + this.writeFencesAfter,
-				elections.toArray());
-		return jdbc.query(this.read + names(elections.size()) + ")", (rs, row) -> LeaseRows.mapElection(rs),
+		jdbc.update(this.statements.createAll.render(elections.size()), args.toArray());
+		jdbc.update(this.statements.writeFences.render(elections.size()), elections.toArray());
+		return jdbc.query(this.statements.findAll.render(elections.size()), (rs, row) -> LeaseRows.mapElection(rs),
 				elections.toArray());
 	}
 
@@ -140,14 +94,13 @@ final class BatchedHolderChange {
 	 * caller rolls back)
 	 */
 	List<LeaseState> run(JdbcTemplate jdbc, Change change, Map<String, Long> rows) {
-		List<String> meeting = jdbc.queryForList(
-				this.lockRows + names(rows.size()) + ")" + change.condition(rows.size()) + " FOR UPDATE", String.class,
+		List<String> meeting = jdbc.queryForList(change.lock().render(rows.size()), String.class,
 				change.conditionArgs(List.copyOf(rows.keySet()), rows).toArray());
 		if (meeting.isEmpty()) {
 			return List.of();
 		}
-		List<String> free = new ArrayList<>(jdbc.queryForList(
-				this.lockFences + names(meeting.size()) + ") FOR UPDATE SKIP LOCKED", String.class, meeting.toArray()));
+		List<String> free = new ArrayList<>(jdbc.queryForList(this.statements.lockFences.render(meeting.size()),
+				String.class, meeting.toArray()));
 		List<String> missingFences = missing(jdbc, meeting, free);
 		free.addAll(missingFences);
 		if (free.isEmpty()) {
@@ -155,16 +108,16 @@ final class BatchedHolderChange {
 		}
 		List<Object> args = new ArrayList<>(change.assignmentArgs());
 		args.addAll(change.conditionArgs(free, rows));
-		int changed = jdbc.update(this.update + change.assignments() + " WHERE election_name IN (" + names(free.size())
-				+ ")" + change.condition(free.size()), args.toArray());
+		int changed = jdbc.update(change.update().render(free.size()), args.toArray());
 		if (changed != free.size()) {
 			throw new NothingChanged();
 		}
-		jdbc.update(this.updateFences + names(free.size()) + ")", free.toArray());
+		jdbc.update(this.statements.updateFences.render(free.size()), free.toArray());
 		for (String election : missingFences) {
-			jdbc.update(this.writeFence, election);
+			jdbc.update(this.statements.writeFence, election);
 		}
-		return jdbc.query(this.read + names(free.size()) + ")", (rs, row) -> LeaseRows.mapElection(rs), free.toArray());
+		return jdbc.query(this.statements.findAll.render(free.size()), (rs, row) -> LeaseRows.mapElection(rs),
+				free.toArray());
 	}
 
 	/** Of the elections whose fence rows were not locked, those that have none. */
@@ -175,34 +128,24 @@ final class BatchedHolderChange {
 			return List.of();
 		}
 		List<String> listed = meeting.stream().filter(unlocked::contains).toList();
-		Set<String> existing = new HashSet<>(
-				jdbc.queryForList(this.existingFences + names(listed.size()) + ")", String.class, listed.toArray()));
+		Set<String> existing = new HashSet<>(jdbc.queryForList(this.statements.existingFences.render(listed.size()),
+				String.class, listed.toArray()));
 		return listed.stream().filter((election) -> !existing.contains(election)).toList();
 	}
 
-	private static String names(int count) {
-		return "?" + ", ?".repeat(count - 1);
-	}
-
 	/**
-	 * What one batch changes: the assignments of the update, and the conditions each row
-	 * must meet, which list an {@code (election_name, <column>)} pair per row.
-	 * @param assignments the {@code SET} list
-	 * @param assignmentArgs its parameters
-	 * @param condition the conditions after the list of names, {@value #PAIRS} where the
-	 * pairs go
+	 * What one batch changes: the statement that locks the rows still meeting the
+	 * conditions and the update of those rows, from {@link LeaseStatements}, whose
+	 * conditions list an {@code (election_name, <column>)} pair per row.
+	 * @param lock the lock of the rows, parameters: the names, then the conditions'
+	 * @param update the update, parameters: the assignments', the names, then the
+	 * conditions'
+	 * @param assignmentArgs parameters of the update's assignments
 	 * @param before parameters of the conditions before the pairs
 	 * @param after parameters of the conditions after the pairs
 	 */
-	record Change(String assignments, List<Object> assignmentArgs, String condition, List<Object> before,
+	record Change(SqlTemplate lock, SqlTemplate update, List<Object> assignmentArgs, List<Object> before,
 			List<Object> after) {
-
-		/** Where the pairs go in {@link #condition}. */
-		static final String PAIRS = "{pairs}";
-
-		String condition(int rows) {
-			return this.condition.replace(PAIRS, "(?, ?)" + ", (?, ?)".repeat(rows - 1));
-		}
 
 		/** The listed names, then the parameters of the conditions for them. */
 		List<Object> conditionArgs(List<String> elections, Map<String, Long> rows) {

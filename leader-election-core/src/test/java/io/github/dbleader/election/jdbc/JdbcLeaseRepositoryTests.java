@@ -24,13 +24,13 @@ class JdbcLeaseRepositoryTests {
 	void socketTimeoutUnderTheDriversAndSpringsWrappersWaitedTooLong() {
 		SQLException communications = new SQLException("Communications link failure", "08S01",
 				new SocketTimeoutException("Read timed out"));
-		assertThat(JdbcLeaseRepository.waitedTooLong(new RecoverableDataAccessException("findAll", communications)))
+		assertThat(ViewReads.waitedTooLong(new RecoverableDataAccessException("findAll", communications)))
 			.isTrue();
 	}
 
 	@Test
 	void queryTimeoutWaitedTooLong() {
-		assertThat(JdbcLeaseRepository
+		assertThat(ViewReads
 			.waitedTooLong(new QueryTimeoutException("findAll", new SQLTimeoutException("Statement cancelled"))))
 			.isTrue();
 	}
@@ -38,7 +38,7 @@ class JdbcLeaseRepositoryTests {
 	@Test
 	void serverLimitsOfTheWaitWaitedTooLong() {
 		for (int code : new int[] { 1205, 1317, 1969 }) {
-			assertThat(JdbcLeaseRepository.waitedTooLong(
+			assertThat(ViewReads.waitedTooLong(
 					new TransientDataAccessResourceException("findAll", new SQLException("waited", "HY000", code))))
 				.as("error %d", code)
 				.isTrue();
@@ -49,11 +49,11 @@ class JdbcLeaseRepositoryTests {
 	void serverOutOfReachOrFailingStatementDidNotWait() {
 		SQLException refused = new SQLException("Communications link failure", "08S01",
 				new ConnectException("Connection refused"));
-		assertThat(JdbcLeaseRepository.waitedTooLong(new RecoverableDataAccessException("findAll", refused))).isFalse();
+		assertThat(ViewReads.waitedTooLong(new RecoverableDataAccessException("findAll", refused))).isFalse();
 		// 1047: a node outside the primary component refuses reads of its own data too.
-		assertThat(JdbcLeaseRepository.waitedTooLong(new SQLException("WSREP has not yet prepared node", "08S01", 1047)))
+		assertThat(ViewReads.waitedTooLong(new SQLException("WSREP has not yet prepared node", "08S01", 1047)))
 			.isFalse();
-		assertThat(JdbcLeaseRepository.waitedTooLong(new SQLException("Table doesn't exist", "42S02", 1146))).isFalse();
+		assertThat(ViewReads.waitedTooLong(new SQLException("Table doesn't exist", "42S02", 1146))).isFalse();
 	}
 
 }
