@@ -663,11 +663,15 @@ final class ElectionLoop {
 	 * had not applied the join, or another node created it first). Join again at the next
 	 * round, which costs nothing where the row is there. Call while holding this object's
 	 * monitor.
+	 * @param reported whether the repository reported that the database refuses a row of
+	 * the election ({@link LeaseRepository#refusesRowsOf})
 	 */
-	void creationRefused() {
+	void creationRefused(boolean reported) {
 		dropHold();
 		this.candidate = false;
-		if (++this.refusedCreations == REFUSED_CREATIONS_WARNED) {
+		// Where the repository reported the database refusing the election's row, that is the
+		// cause, said once already.
+		if (!reported && ++this.refusedCreations == REFUSED_CREATIONS_WARNED) {
 			logger.warn("Election '{}': the lease exists but this node's reads do not show it ({} rounds in a row), "
 					+ "although the node joins the election every round; '{}' takes no part in it until they do "
 					+ "(its candidates row missing or naming another instance with this node id)", this.election,

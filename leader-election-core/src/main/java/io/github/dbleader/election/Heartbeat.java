@@ -452,7 +452,7 @@ final class Heartbeat {
 			return;
 		}
 		if (state == null && change.kind() == LeaseChange.Kind.CREATE) {
-			loop.creationRefused();
+			loop.creationRefused(this.repository.refusesRowsOf(loop.election()));
 		}
 		else if (state == null) {
 			loop.notAcquired();

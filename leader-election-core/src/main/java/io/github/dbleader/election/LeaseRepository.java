@@ -271,6 +271,18 @@ public interface LeaseRepository {
 	Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter);
 
 	/**
+	 * Whether the database refuses a row of the election (its name taken for another's under
+	 * the key's collation, or one it cannot store), which this repository has reported at
+	 * WARN with the cause: its creation then fails every round for that reason, not because a
+	 * read missed a lease that exists. Never touches the database.
+	 * @param election election name
+	 * @return {@code true} if a row of it is refused, as last reported
+	 */
+	default boolean refusesRowsOf(String election) {
+		return false;
+	}
+
+	/**
 	 * Join elections as a candidate: insert this instance's candidates row in each of them
 	 * where it has none, in one statement where the database allows. Existing rows are
 	 * left as they are. A candidates row counts as live while its node's row (see

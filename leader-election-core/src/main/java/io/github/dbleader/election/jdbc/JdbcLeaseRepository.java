@@ -259,6 +259,11 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
+	public boolean refusesRowsOf(String election) {
+		return this.refusedRows.refuses(election);
+	}
+
+	@Override
 	public void join(String nodeId, String instanceId, Collection<String> elections) {
 		this.sessions.join(nodeId, instanceId, elections);
 	}

@@ -82,6 +82,20 @@ final class RefusedRows {
 	}
 
 	/**
+	 * Whether the database refuses a row of an election, as reported.
+	 * @param election the election
+	 * @return whether a row of it is refused in any table
+	 */
+	boolean refuses(String election) {
+		for (Row row : this.refused.keySet()) {
+			if (row.election().equals(election)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Report, once per cause, that the database refused an election's row: the election has
 	 * no leader until it accepts it, and the others go on.
 	 * @param table the table

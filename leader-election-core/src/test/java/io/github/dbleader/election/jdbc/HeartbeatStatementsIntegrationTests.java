@@ -225,11 +225,26 @@ class HeartbeatStatementsIntegrationTests {
 		private static final Set<String> MYSQL_KEY_ACCESS = Set.of("system", "const", "eq_ref", "ref", "range",
 				"unique_subquery", "index_subquery", "ref_or_null");
 
+		/**
+		 * The query of an {@code INSERT ... SELECT}, whose plan is the statement's reads (the
+		 * rows it inserts go in by key; every parameter is in the query): MariaDB 10.11.5, the
+		 * embedded server, fails {@code EXPLAIN} of the whole statement ("Column count doesn't
+		 * match value count") where 10.11.19 explains it; other statements as they are.
+		 */
+		static String explainable(String sql) {
+			int select = sql.indexOf(" SELECT ");
+			if (!sql.stripLeading().startsWith("INSERT") || select < 0) {
+				return sql;
+			}
+			int end = sql.lastIndexOf(" ON DUPLICATE KEY UPDATE ");
+			return sql.substring(select + 1, (end > select) ? end : sql.length());
+		}
+
 		static List<String> scans(TestDatabase database, JdbcTemplate jdbc, SentStatement statement) {
 			Object[] args = statement.parameters().toArray();
 			return switch (database.platform()) {
 				// A leading MariaDB executable comment (a per-statement setting) goes before the EXPLAIN.
-				case "mysql" -> jdbc.query(statement.sql().replaceFirst("^(/\\*M!.*?\\*/ )?", "$1EXPLAIN "), (rs, row) -> {
+				case "mysql" -> jdbc.query(explainable(statement.sql()).replaceFirst("^(/\\*M!.*?\\*/ )?", "$1EXPLAIN "), (rs, row) -> {
 					String type = rs.getString("type");
 					String table = rs.getString("table");
 					// <derivedN>, <unionM,N>: the server's own temporary table of a statement's

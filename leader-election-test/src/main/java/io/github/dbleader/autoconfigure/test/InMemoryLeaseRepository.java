@@ -190,6 +190,15 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 		return true;
 	}
 
+	/**
+	 * A lease the test has not granted is not created, by design: no fault for the node to
+	 * warn about.
+	 */
+	@Override
+	public synchronized boolean refusesRowsOf(String election) {
+		return !this.leases.containsKey(election) && !this.grants.containsKey(election);
+	}
+
 	@Override
 	public synchronized List<LeaseState> findAll(String nodeId, String instanceId) {
 		Instant now = now();

@@ -17,6 +17,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class InMemoryLeaseRepositoryTests {
 
+	/**
+	 * A lease the test did not grant is refused by design, and said so: the election's
+	 * rounds, which try to create it, do not warn that a lease is missing from their reads.
+	 */
+	@Test
+	void aLeaseTheTestDidNotGrantIsRefusedByDesign() {
+		InMemoryLeaseRepository repository = new InMemoryLeaseRepository(
+				new SteppedClock(Instant.parse("2026-01-01T00:00:00Z")), () -> null);
+		assertThat(repository.create("reports", "a", Duration.ofSeconds(10))).isFalse();
+		assertThat(repository.refusesRowsOf("reports")).isTrue();
+		repository.grant("reports", "a", 7);
+		assertThat(repository.refusesRowsOf("reports")).isFalse();
+		assertThat(repository.create("reports", "a", Duration.ofSeconds(10))).isTrue();
+		assertThat(repository.refusesRowsOf("reports")).isFalse();
+	}
+
 	@Test
 	void aReleaseAfterTheClockSteppedBackKeepsTheLockAtMostAtLeastForLonger() {
 		SteppedClock clock = new SteppedClock(Instant.parse("2026-01-01T00:00:00Z"));
