@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.scoped.LeaderScopedService;
 import io.github.dbleader.election.scoped.LeadershipContext;
-import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -97,41 +96,32 @@ class LeaderScopedServiceTestControlTests {
 
 		@Bean
 		Recording consumer() {
-			return new Recording("consumer", null);
+			return new Recording() {
+				@Override
+				public String election() {
+					return "consumer";
+				}
+			};
 		}
 
 		@Bean
 		Recording orderWorker() {
-			return new Recording(LeaderScopedService.DEFAULT_ELECTION, "orders");
+			return new Recording() {
+				@Override
+				public String partitionGroup() {
+					return "orders";
+				}
+			};
 		}
 
 	}
 
 	/** Records its starts; each runs until told to stop. */
-	static final class Recording implements LeaderScopedService {
+	static class Recording implements LeaderScopedService {
 
 		final List<LeadershipContext> contexts = new CopyOnWriteArrayList<>();
 
 		final AtomicInteger running = new AtomicInteger();
-
-		private final String election;
-
-		private final @Nullable String partitionGroup;
-
-		Recording(String election, @Nullable String partitionGroup) {
-			this.election = election;
-			this.partitionGroup = partitionGroup;
-		}
-
-		@Override
-		public String election() {
-			return this.election;
-		}
-
-		@Override
-		public @Nullable String partitionGroup() {
-			return this.partitionGroup;
-		}
 
 		@Override
 		public void start(LeadershipContext context) throws InterruptedException {
