@@ -81,7 +81,7 @@ public final class LeaderScopedServices implements LeadershipListener {
 				String group = service.partitionGroup();
 				String election = (group != null) ? null : service.election();
 				if (election != null) {
-					electionService.election(election);
+					join(electionService, election, name);
 				}
 				else if (electionService.elections()
 					.stream()
@@ -100,6 +100,16 @@ public final class LeaderScopedServices implements LeadershipListener {
 					startRuns(election.name(), term);
 				}
 			}
+		}
+	}
+
+	private static void join(ElectionService electionService, String election, String service) {
+		try {
+			electionService.election(election);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalArgumentException(
+					"Leader-scoped service '" + service + "' names an invalid election: " + ex.getMessage(), ex);
 		}
 	}
 

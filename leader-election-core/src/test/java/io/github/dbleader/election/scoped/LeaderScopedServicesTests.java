@@ -251,6 +251,20 @@ class LeaderScopedServicesTests {
 			.withMessageContaining("term " + first + " ended");
 	}
 
+	@Test
+	void aServiceNamingAnInvalidElectionFailsTheStartNamingTheService() {
+		Recording service = new Recording() {
+			@Override
+			public String election() {
+				return " ";
+			}
+		};
+		org.assertj.core.api.Assertions.assertThatIllegalArgumentException()
+			.isThrownBy(() -> start(Map.of("consumer", service)))
+			.withMessageStartingWith("Leader-scoped service 'consumer' names an invalid election: ");
+		assertThat(this.scoped.isRunning()).isFalse();
+	}
+
 	/** Start the service as 'consumer', make this node lead 'default', and wait for the start. */
 	private LeadershipContext startedInDefault(Recording service) {
 		start(Map.of("consumer", service));
