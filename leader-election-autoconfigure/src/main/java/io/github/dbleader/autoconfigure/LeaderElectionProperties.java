@@ -99,6 +99,7 @@ public class LeaderElectionProperties {
 	private final Metrics metrics = new Metrics();
 
 	private final LeaderOnly leaderOnly = new LeaderOnly();
+	private final ScopedServices scopedServices = new ScopedServices();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -182,6 +183,10 @@ public class LeaderElectionProperties {
 
 	public LeaderOnly getLeaderOnly() {
 		return this.leaderOnly;
+	}
+
+	public ScopedServices getScopedServices() {
+		return this.scopedServices;
 	}
 
 	/**
@@ -569,6 +574,43 @@ public class LeaderElectionProperties {
 						"a duration such as 10m, or no value for no bound");
 			}
 			return this.maxRunTime;
+		}
+
+	}
+
+	/**
+	 * Properties of the leader-scoped services (beans of type LeaderScopedService).
+	 */
+	public static class ScopedServices {
+
+		/**
+		 * How long stopping the leader-scoped services of an election (when its leadership
+		 * is revoked, or the application shuts down) waits for their threads after telling
+		 * them to stop and interrupting them. A thread still running then is left behind
+		 * with a warning. This node's later leadership events wait for the stop too, its
+		 * heartbeat never does.
+		 */
+		private Duration stopTimeout = Duration.ofSeconds(10);
+
+		public Duration getStopTimeout() {
+			return this.stopTimeout;
+		}
+
+		public void setStopTimeout(Duration stopTimeout) {
+			this.stopTimeout = stopTimeout;
+		}
+
+		/**
+		 * Determine how long stopping the services of an election waits for them.
+		 * @return the stop timeout
+		 * @throws InvalidLeaderElectionPropertyException if it is negative
+		 */
+		public Duration determineStopTimeout() {
+			if (this.stopTimeout.isNegative()) {
+				throw invalid("scoped-services.stop-timeout", this.stopTimeout, "the timeout cannot be negative",
+						"a duration such as 10s, 0 not to wait");
+			}
+			return this.stopTimeout;
 		}
 
 	}

@@ -1,7 +1,6 @@
 package io.github.dbleader.election;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
@@ -203,15 +202,13 @@ class StandingDownTests {
 	}
 
 	/** A service whose rounds run when the test says, on a fake clock of its own. */
-	private final class Node implements ElectionService.Scheduling, ElectionService.Scheduled {
+	private final class Node extends SteppedScheduling {
 
 		final FakeClock clock = new FakeClock();
 
 		final RecordingListener listener = new RecordingListener();
 
 		final ElectionService service;
-
-		final List<Runnable> extra = new ArrayList<>();
 
 		Node(String id) {
 			this.service = new ElectionService(StandingDownTests.this.repository, StandingDownTests.this.settings, id,
@@ -230,40 +227,6 @@ class StandingDownTests {
 			}
 			StandingDownTests.this.repository.advanceDatabaseClock(R);
 			this.service.runHeartbeat();
-		}
-
-		void extraRounds() {
-			List<Runnable> queued = new ArrayList<>(this.extra);
-			this.extra.clear();
-			queued.forEach(Runnable::run);
-		}
-
-		@Override
-		public ElectionService.Scheduled start(Runnable round, Runnable watchdog, ElectionSettings settings) {
-			return this;
-		}
-
-		@Override
-		public void extraRound(Runnable round) {
-			this.extra.add(round);
-		}
-
-		@Override
-		public void stopRounds() {
-		}
-
-		@Override
-		public void stop(Duration wait) {
-		}
-
-		@Override
-		public void runCallback(Runnable callback) {
-			callback.run();
-		}
-
-		@Override
-		public boolean waitsForFirstPreparation() {
-			return false;
 		}
 
 	}

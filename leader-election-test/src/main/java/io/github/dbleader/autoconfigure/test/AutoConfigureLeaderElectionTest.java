@@ -37,7 +37,8 @@ import org.springframework.boot.test.context.PropertyMapping;
  * transaction of the application's own {@code DataSource}, which may be an embedded one.
  *
  * <p>It imports the election's auto-configuration ({@code ElectionService},
- * {@code @LeaderOnly} and {@code @ClusterLock} advice, partition groups), so it also works
+ * {@code @LeaderOnly} and {@code @ClusterLock} advice, partition groups, leader-scoped
+ * services, which the test's grants start and its revocations stop), so it also works
  * in test slices and other tests without full auto-configuration, as long as they have a
  * {@code DataSource}.
  */

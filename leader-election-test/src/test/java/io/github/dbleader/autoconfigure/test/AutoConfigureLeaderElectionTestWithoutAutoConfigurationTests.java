@@ -1,8 +1,12 @@
 package io.github.dbleader.autoconfigure.test;
 
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.github.dbleader.election.aop.LeaderOnly;
+import io.github.dbleader.election.scoped.LeaderScopedService;
+import io.github.dbleader.election.scoped.LeadershipContext;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -15,6 +19,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * As in a test slice: no auto-configuration but the DataSource's, and the annotation brings
@@ -31,6 +36,9 @@ class AutoConfigureLeaderElectionTestWithoutAutoConfigurationTests {
 	@Autowired
 	Job job;
 
+	@Autowired
+	SliceService service;
+
 	@Test
 	void leaderOnlyFollowsTheRoleTheTestGives() {
 		this.job.run();
@@ -42,6 +50,15 @@ class AutoConfigureLeaderElectionTestWithoutAutoConfigurationTests {
 		assertThat(this.job.runs()).isOne();
 	}
 
+	@Test
+	void leaderScopedServicesFollowTheRoleTheTestGives() {
+		this.leaderElection.grant("slice", 4);
+		await().atMost(Duration.ofSeconds(5)).until(() -> this.service.running.get() == 4);
+		this.leaderElection.noLeader("slice");
+
+		assertThat(this.service.running).hasValue(0);
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 			JdbcTemplateAutoConfiguration.class })
@@ -50,6 +67,11 @@ class AutoConfigureLeaderElectionTestWithoutAutoConfigurationTests {
 		@Bean
 		Job job() {
 			return new Job();
+		}
+
+		@Bean
+		SliceService sliceService() {
+			return new SliceService();
 		}
 
 	}
@@ -65,6 +87,31 @@ class AutoConfigureLeaderElectionTestWithoutAutoConfigurationTests {
 
 		public int runs() {
 			return this.runs.get();
+		}
+
+	}
+
+	/** Holds the term it runs with, 0 when it does not run. */
+	static class SliceService implements LeaderScopedService {
+
+		private final AtomicLong running = new AtomicLong();
+
+		@Override
+		public String election() {
+			return "slice";
+		}
+
+		@Override
+		public void start(LeadershipContext context) throws InterruptedException {
+			this.running.set(context.term());
+			try {
+				while (!context.awaitCancellation(Duration.ofSeconds(1))) {
+					// Leader work.
+				}
+			}
+			finally {
+				this.running.set(0);
+			}
 		}
 
 	}
