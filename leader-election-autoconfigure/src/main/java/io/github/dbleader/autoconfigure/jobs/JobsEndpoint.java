@@ -28,8 +28,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * one of them once, now, rather than wait for its trigger.
  *
  * <ul>
- * <li>read: the jobs by name ({@code GET /actuator/jobs}), each with its guard: the election
- * whose leader runs it, or the lock that the node which runs it takes;
+ * <li>read: the jobs by name ({@code GET /actuator/jobs}), or one job
+ * ({@code GET /actuator/jobs/{job}}), each with its guard: the election whose leader runs
+ * it, or the lock that the node which runs it takes;
  * <li>write: run a job now ({@code POST /actuator/jobs/{job}}), on the node that receives
  * the request. A {@code @LeaderOnly} job runs there only if that node leads its election;
  * otherwise the request is refused and the answer names the leader (as this node's heartbeat
@@ -86,6 +87,17 @@ public class JobsEndpoint implements AutoCloseable {
 	}
 
 	/**
+	 * Describe one job.
+	 * @param job the job's name
+	 * @return the job, or {@code null} if there is none of that name
+	 */
+	@ReadOperation
+	public @Nullable JobDescriptor job(@Selector String job) {
+		Job found = this.jobs.find(job);
+		return (found != null) ? describe(found) : null;
+	}
+
+	/**
 	 * Run a job once, now, on this node, if this node may run it.
 	 * @param job the job's name
 	 * @return what became of the run, or {@code null} if there is no job of that name
@@ -95,6 +107,10 @@ public class JobsEndpoint implements AutoCloseable {
 		Job found = this.jobs.find(job);
 		if (found == null) {
 			return null;
+		}
+		RunDescriptor underWay = this.runNow.underWay(found);
+		if (underWay != null) {
+			return underWay;
 		}
 		if (found.kind() == Job.Kind.LEADER_ONLY) {
 			RunDescriptor refusal = refusalOfLeaderOnly(found);
@@ -121,7 +137,7 @@ public class JobsEndpoint implements AutoCloseable {
 		String nodeId = this.electionService.nodeId();
 		Election election = this.electionService.findElection(job.guard());
 		if (election == null || election.term() < 0) {
-			String leader = (election != null) ? leader(election) : null;
+			String leader = (election != null) ? leader(election, nodeId) : null;
 			if (leader == null) {
 				return new RunDescriptor(job.name(), nodeId, Outcome.NO_LEADER, null, null, null, null,
 						"election '" + job.guard() + "' has no leader now; try again once one is elected");
@@ -141,10 +157,17 @@ public class JobsEndpoint implements AutoCloseable {
 		return null;
 	}
 
-	/** The leader as this node's heartbeat last read the lease, if the lease is live. */
-	private static @Nullable String leader(Election election) {
+	/**
+	 * The leader as this node's heartbeat last read the lease, if the lease is live and names
+	 * another node: a lease of this node's that it no longer believes in (released, or not
+	 * renewed in time) has no leader to send the request to.
+	 */
+	private static @Nullable String leader(Election election, String nodeId) {
 		LeaseState lease = election.lastSeenLease().map((sighting) -> sighting.lease()).orElse(null);
-		return (lease != null && !lease.expired() && !lease.vacant()) ? lease.leaderId() : null;
+		if (lease == null || lease.expired() || lease.vacant() || nodeId.equals(lease.leaderId())) {
+			return null;
+		}
+		return lease.leaderId();
 	}
 
 	private static JobDescriptor describe(Job job) {
@@ -177,7 +200,8 @@ public class JobsEndpoint implements AutoCloseable {
 	 * @param method the bean's class (simple name), a dot and the method's name, as the run
 	 * history names it
 	 */
-	public record JobDescriptor(Job.Kind kind, @Nullable String election, @Nullable String lock, String method) {
+	public record JobDescriptor(Job.Kind kind, @Nullable String election, @Nullable String lock, String method)
+			implements OperationResponseBody {
 
 	}
 

@@ -1,9 +1,11 @@
 package io.github.dbleader.autoconfigure.jobs;
 
 import io.github.dbleader.autoconfigure.endpoint.ErrorDescriptor;
+import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.JobDescriptor;
 import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.RunDescriptor;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
@@ -14,7 +16,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * answers a run by its outcome: 200 for a run that ended (completed, failed or refused by
  * its fence), 202 for one that still runs, 409 for a request that this node refused (it does
  * not lead, there is no leader, the lock is held, the job runs already), and 404 for an
- * unknown job, with a body that lists the jobs ({@link ErrorDescriptor}).
+ * unknown job (also when read), with a body that lists the jobs ({@link ErrorDescriptor}).
  */
 @EndpointWebExtension(endpoint = JobsEndpoint.class)
 public class JobsEndpointWebExtension {
@@ -36,6 +38,17 @@ public class JobsEndpointWebExtension {
 	}
 
 	/**
+	 * Describe one job.
+	 * @param job the job's name
+	 * @return the job; 404 if there is no such job
+	 */
+	@ReadOperation
+	public WebEndpointResponse<OperationResponseBody> job(@Selector String job) {
+		JobDescriptor found = this.delegate.job(job);
+		return (found != null) ? new WebEndpointResponse<>(found) : unknown(job);
+	}
+
+	/**
 	 * Run a job now.
 	 * @param job the job's name
 	 * @return what became of the run: 200 if it ended, 202 if it still runs, 409 if refused,
@@ -44,11 +57,12 @@ public class JobsEndpointWebExtension {
 	@WriteOperation
 	public WebEndpointResponse<OperationResponseBody> run(@Selector String job) {
 		RunDescriptor run = this.delegate.run(job);
-		if (run == null) {
-			return ErrorDescriptor
-				.notFound("Job '" + job + "' is unknown on this node; its jobs are " + this.delegate.jobNames());
-		}
-		return new WebEndpointResponse<>(run, status(run.outcome()));
+		return (run != null) ? new WebEndpointResponse<>(run, status(run.outcome())) : unknown(job);
+	}
+
+	private WebEndpointResponse<OperationResponseBody> unknown(String job) {
+		return ErrorDescriptor
+			.notFound("Job '" + job + "' is unknown on this node; its jobs are " + this.delegate.jobNames());
 	}
 
 	private static int status(JobsEndpoint.Outcome outcome) {

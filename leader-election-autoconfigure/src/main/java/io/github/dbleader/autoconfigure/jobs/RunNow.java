@@ -68,6 +68,21 @@ final class RunNow implements AutoCloseable {
 	}
 
 	/**
+	 * The run of a job that this endpoint started and that is under way, if any.
+	 * @param job the job
+	 * @return the run, {@code ALREADY_RUNNING}, or {@code null} if none is under way
+	 */
+	@Nullable RunDescriptor underWay(Job job) {
+		Run run = this.running.get(job.name());
+		return (run != null) ? alreadyRunning(run) : null;
+	}
+
+	private static RunDescriptor alreadyRunning(Run run) {
+		return run.describe(Outcome.ALREADY_RUNNING,
+				"a run of job '" + run.job.name() + "' that this endpoint started on this node is under way");
+	}
+
+	/**
 	 * Run a job now and wait for it at most the timeout.
 	 * @param job the job
 	 * @return what became of the run
@@ -76,8 +91,7 @@ final class RunNow implements AutoCloseable {
 		Run run = new Run(job);
 		Run earlier = this.running.putIfAbsent(job.name(), run);
 		if (earlier != null) {
-			return earlier.describe(Outcome.ALREADY_RUNNING,
-					"a run of job '" + job.name() + "' that this endpoint started on this node is under way");
+			return alreadyRunning(earlier);
 		}
 		logger.info("Running job '" + job.name() + "' now, as an operator asked");
 		try {
