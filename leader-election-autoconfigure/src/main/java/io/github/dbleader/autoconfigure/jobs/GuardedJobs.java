@@ -20,6 +20,7 @@ import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.scheduling.annotation.Schedules;
+import org.springframework.util.ReflectionUtils;
 
 /**
  * The {@link Job jobs} of this node, found once all singletons exist: the methods without
@@ -120,10 +121,15 @@ public class GuardedJobs implements SmartInitializingSingleton {
 		return null;
 	}
 
-	/** The method as the proxy exposes it, or {@code null} if it does not (a JDK proxy without it). */
+	/**
+	 * The method as the proxy exposes it, or {@code null} if it does not (a JDK proxy without
+	 * it); accessible, since an application's job classes and methods need not be public.
+	 */
 	private static @Nullable Method invocable(Method method, Object bean) {
 		try {
-			return AopUtils.selectInvocableMethod(method, bean.getClass());
+			Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+			ReflectionUtils.makeAccessible(invocable);
+			return invocable;
 		}
 		catch (IllegalStateException ex) {
 			return null;

@@ -11,6 +11,7 @@ import javax.sql.DataSource;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.aop.LeaderOnlyAutoConfiguration;
+import io.github.dbleader.autoconfigure.jobs.elsewhere.ElsewhereJobsConfiguration;
 import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.JobDescriptor;
 import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.Outcome;
 import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.RunDescriptor;
@@ -244,6 +245,21 @@ class JobsEndpointAutoConfigurationTests {
 			assertThat(context.getBean(ReportJobs.class).runs()).containsExactly("nightly");
 			held.release();
 		});
+	}
+
+	@Test
+	void runsTheJobsOfAClassOutsideTheEndpointsReach() {
+		this.contextRunner.withUserConfiguration(ElsewhereJobsConfiguration.class)
+			.withPropertyValues("management.endpoints.web.exposure.include=jobs")
+			.run((context) -> {
+				ElsewhereJobsConfiguration.RUNS.clear();
+				Election election = context.getBean(ElectionService.class).election("reports");
+				await().atMost(AWAIT).until(election::isLeader);
+				JobsEndpoint endpoint = context.getBean(JobsEndpoint.class);
+				assertThat(endpoint.run("hiddenJobs.report").outcome()).isEqualTo(Outcome.COMPLETED);
+				assertThat(endpoint.run("hiddenJobs.tidy").outcome()).isEqualTo(Outcome.COMPLETED);
+				assertThat(ElsewhereJobsConfiguration.RUNS).containsExactly("hidden report", "hidden tidy");
+			});
 	}
 
 	@Test
