@@ -2,6 +2,7 @@ package io.github.dbleader.autoconfigure;
 
 import io.github.dbleader.autoconfigure.endpoint.ErrorDescriptor;
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint;
+import io.github.dbleader.autoconfigure.jobs.JobsEndpoint;
 import io.github.dbleader.autoconfigure.locks.LocksEndpoint;
 import io.github.dbleader.autoconfigure.partition.PartitionProperties;
 import io.github.dbleader.autoconfigure.partition.PartitionsEndpoint;
@@ -34,7 +35,8 @@ class LeaderElectionRuntimeHints implements RuntimeHintsRegistrar {
 			LocksEndpoint.LocksDescriptor.class, LocksEndpoint.LockDescriptor.class, LocksEndpoint.RunDescriptor.class,
 			LocksEndpoint.ReleaseDescriptor.class, PartitionsEndpoint.PartitionsDescriptor.class,
 			PartitionsEndpoint.GroupDescriptor.class, PartitionsEndpoint.PartitionDescriptor.class,
-			PartitionsEndpoint.MoveDescriptor.class, ErrorDescriptor.class };
+			PartitionsEndpoint.MoveDescriptor.class, JobsEndpoint.JobsDescriptor.class, JobsEndpoint.JobDescriptor.class,
+			JobsEndpoint.RunDescriptor.class, ErrorDescriptor.class };
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {

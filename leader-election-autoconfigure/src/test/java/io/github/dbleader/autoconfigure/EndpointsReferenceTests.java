@@ -12,6 +12,7 @@ import java.util.regex.Pattern;
 
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint;
 import io.github.dbleader.autoconfigure.endpoint.ErrorDescriptor;
+import io.github.dbleader.autoconfigure.jobs.JobsEndpoint;
 import io.github.dbleader.autoconfigure.locks.LocksEndpoint;
 import io.github.dbleader.autoconfigure.partition.PartitionsEndpoint;
 import org.junit.jupiter.api.Test;
@@ -32,7 +33,8 @@ class EndpointsReferenceTests {
 			ErrorDescriptor.class, LocksEndpoint.LocksDescriptor.class,
 			LocksEndpoint.LockDescriptor.class, LocksEndpoint.RunDescriptor.class, LocksEndpoint.ReleaseDescriptor.class,
 			PartitionsEndpoint.PartitionsDescriptor.class, PartitionsEndpoint.GroupDescriptor.class,
-			PartitionsEndpoint.PartitionDescriptor.class, PartitionsEndpoint.MoveDescriptor.class);
+			PartitionsEndpoint.PartitionDescriptor.class, PartitionsEndpoint.MoveDescriptor.class,
+			JobsEndpoint.JobsDescriptor.class, JobsEndpoint.JobDescriptor.class, JobsEndpoint.RunDescriptor.class);
 
 	/** Names the examples use as map keys (elections, groups, locks, nodes) and the misspelt request field. */
 	private static final Set<String> EXAMPLE_NAMES = Set.of("default", "orders", "sample-report", "node-a", "node-b",

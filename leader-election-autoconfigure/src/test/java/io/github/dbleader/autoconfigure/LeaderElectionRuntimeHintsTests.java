@@ -5,6 +5,7 @@ import java.util.Arrays;
 
 import io.github.dbleader.autoconfigure.endpoint.ErrorDescriptor;
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint;
+import io.github.dbleader.autoconfigure.jobs.JobsEndpoint;
 import io.github.dbleader.autoconfigure.locks.LocksEndpoint;
 import io.github.dbleader.autoconfigure.partition.PartitionProperties;
 import io.github.dbleader.autoconfigure.partition.PartitionsEndpoint;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.annotation.ReflectiveRuntimeHintsRegistrar;
 import org.springframework.aot.hint.predicate.RuntimeHintsPredicates;
 import org.springframework.core.io.Resource;
 import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
@@ -73,11 +75,21 @@ class LeaderElectionRuntimeHintsTests {
 				LeaderEndpoint.ElectionDescriptor.class, LeaderEndpoint.CandidateDescriptor.class,
 				LocksEndpoint.LocksDescriptor.class, LocksEndpoint.RunDescriptor.class,
 				PartitionsEndpoint.GroupDescriptor.class, PartitionsEndpoint.MoveDescriptor.class,
+				JobsEndpoint.JobsDescriptor.class, JobsEndpoint.JobDescriptor.class, JobsEndpoint.RunDescriptor.class,
 				ErrorDescriptor.class)) {
 			assertThat(RuntimeHintsPredicates.reflection().onType(body)).as(body.getName()).accepts(this.hints);
 		}
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(LeaderEndpoint.ElectionDescriptor.class,
 				"thisNodeLeads")).accepts(this.hints);
+	}
+
+	@Test
+	void guardedMethodsCanBeInvokedReflectivelyAsTheJobsEndpointDoes() {
+		RuntimeHints hints = new RuntimeHints();
+		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(hints, Jobs.class);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Jobs.class, "report")).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Jobs.class, "nightly")).accepts(hints);
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Jobs.class, "unguarded")).rejects(hints);
 	}
 
 	private static RuntimeHints hintsFromAotFactories() {
@@ -86,6 +98,21 @@ class LeaderElectionRuntimeHintsTests {
 			.load(RuntimeHintsRegistrar.class)
 			.forEach((registrar) -> registrar.registerHints(hints, LeaderElectionRuntimeHintsTests.class.getClassLoader()));
 		return hints;
+	}
+
+	static class Jobs {
+
+		@LeaderOnly
+		public void report() {
+		}
+
+		@ClusterLock
+		public void nightly() {
+		}
+
+		public void unguarded() {
+		}
+
 	}
 
 }

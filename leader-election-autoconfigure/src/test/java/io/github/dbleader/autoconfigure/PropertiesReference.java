@@ -106,7 +106,7 @@ final class PropertiesReference {
 			section.getValue().forEach((row) -> page.append(row).append('\n'));
 		}
 		page.append("\nRelated Spring Boot properties: `management.endpoints.web.exposure.include` (add `leader`,\n");
-		page.append("`locks`, `partitions`) and `management.health.leader.enabled` / `management.health.locks.enabled`\n");
+		page.append("`locks`, `partitions`, `jobs`) and `management.health.leader.enabled` / `management.health.locks.enabled`\n");
 		page.append("(`true`). Invalid values stop the start-up with a report that names the property, the value\n");
 		page.append("and what is allowed.\n");
 		return page.toString();

@@ -68,6 +68,27 @@ class SampleApplicationTests {
 	}
 
 	@Test
+	void runsItsJobsNowOnRequest() throws Exception {
+		// Triggers far apart: the runs below are the requests'.
+		this.node = SampleNode.start("solo", List.of(inMemoryDatabase(), "--sample.job-interval=1h",
+				"--sample.lock-job-cron=0 0 0 1 1 *"));
+		await().atMost(Duration.ofSeconds(10)).until(this.node.election()::isLeader);
+		assertThat(this.node.send("GET", "/actuator/jobs", null).body()).contains(
+				"\"fencedJob.run\":{\"kind\":\"LEADER_ONLY\",\"election\":\"default\",\"method\":\"FencedJob.run\"}",
+				"\"clusterLockJob.run\":{\"kind\":\"CLUSTER_LOCK\",\"lock\":\"sample-report\",\"method\":\"ClusterLockJob.run\"}");
+		int before = this.node.bean(JobRunRepository.class).latest(100).size();
+		HttpResponse<String> fenced = this.node.send("POST", "/actuator/jobs/fencedJob.run", null);
+		assertThat(fenced.statusCode()).isEqualTo(200);
+		assertThat(fenced.body()).contains("\"outcome\":\"COMPLETED\"", "\"nodeId\":\"solo\"",
+				"\"term\":" + this.node.election().term());
+		assertThat(this.node.bean(JobRunRepository.class).latest(100)).hasSize(before + 1);
+		HttpResponse<String> locked = this.node.send("POST", "/actuator/jobs/clusterLockJob.run", null);
+		assertThat(locked.statusCode()).isEqualTo(200);
+		assertThat(locked.body()).contains("\"outcome\":\"COMPLETED\"");
+		assertThat(this.node.send("GET", "/actuator/locks/sample-report", null).body()).contains("\"outcome\":\"COMPLETED\"");
+	}
+
+	@Test
 	void ownsEveryPartitionAloneAndRecordsFencedRunsOfEach() {
 		this.node = SampleNode.start("solo", List.of(inMemoryDatabase(), "--sample.partition-job-interval=100ms"));
 		PartitionGroup orders = this.node.bean(PartitionGroups.class).group(PartitionedJob.GROUP);

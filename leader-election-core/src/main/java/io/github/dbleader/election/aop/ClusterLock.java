@@ -6,6 +6,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Run each call of the annotated method under a cluster lock
  * ({@link io.github.dbleader.election.lock.ClusterLocks}): the node that takes the lock
@@ -27,10 +29,15 @@ import java.lang.annotation.Target;
  * <p>Like {@code @Transactional}, the annotation works through a Spring proxy: it applies
  * to calls from other beans (including the scheduler calling a {@code @Scheduled}
  * method), not to calls a bean makes on itself.
+ *
+ * <p>The annotation is {@link Reflective @Reflective}: an application processed ahead of
+ * time may invoke an annotated method reflectively, as the starter's {@code jobs} endpoint
+ * does to run it now.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective
 public @interface ClusterLock {
 
 	/**

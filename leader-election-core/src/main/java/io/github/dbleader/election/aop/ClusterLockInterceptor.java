@@ -43,6 +43,7 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 		Throwable[] failure = new Throwable[1];
 		boolean ran = this.clusterLocks.get()
 			.runLocked(settings.name(), settings.atMostFor(), settings.atLeastFor(), settings.release(), (lock) -> {
+				GuardedCall.started(lock.term());
 				if (settings.maxFor() != null) {
 					lock.keepAlive(settings.maxFor());
 					if (settings.interruptOnLoss()) {

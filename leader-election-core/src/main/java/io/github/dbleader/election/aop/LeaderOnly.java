@@ -7,6 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
 import org.springframework.core.annotation.AliasFor;
 
 /**
@@ -33,6 +34,10 @@ import org.springframework.core.annotation.AliasFor;
  * bounded ({@link #maxRunTime()}) and interrupted when the leadership is lost
  * ({@link #interruptOnLoss()}).
  *
+ * <p>The annotation is {@link Reflective @Reflective}: an application processed ahead of
+ * time may invoke an annotated method reflectively, as the starter's {@code jobs} endpoint
+ * does to run it now.
+ *
  * <p>With the starter's auto-configuration, this node joins every election named here at
  * start-up. Without it, make sure the election is created (e.g.
  * {@code ElectionService.election(name)}) before the first call, which is otherwise
@@ -42,6 +47,7 @@ import org.springframework.core.annotation.AliasFor;
 @Retention(RetentionPolicy.RUNTIME)
 @Inherited
 @Documented
+@Reflective
 public @interface LeaderOnly {
 
 	/**

@@ -147,6 +147,7 @@ public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<LeaderOnlyI
 			this.runs.get().skipped(settings, election.nodeId());
 			return Call.SKIPPED;
 		}
+		GuardedCall.started(term);
 		return Call.ran(this.runs.get().run(settings, election.nodeId(), term, election::term, invocation::proceed));
 	}
 

@@ -36,13 +36,25 @@ abstract class SkippingMethodInterceptor<S> implements MethodInterceptor {
 		Class<?> targetClass = targetClass(invocation);
 		S settings = this.settings.computeIfAbsent(new MethodKey(method, targetClass),
 				(key) -> settingsOf(key.method(), key.targetClass()));
-		Call call = proceedIfAllowed(invocation, settings);
+		GuardedCall.Listener watcher = GuardedCall.claim();
+		Call call;
+		try {
+			call = proceedIfAllowed(invocation, settings);
+		}
+		finally {
+			if (watcher != null) {
+				GuardedCall.release();
+			}
+		}
 		if (call.ran()) {
 			return call.result();
 		}
 		if (this.logger.isDebugEnabled()) {
 			this.logger.debug("Skipped " + method.getDeclaringClass().getSimpleName() + "." + method.getName() + "(): "
 					+ skipReason(settings));
+		}
+		if (watcher != null) {
+			watcher.skipped(skipReason(settings));
 		}
 		skipped(settings, method);
 		return skippedResult(method.getReturnType());
@@ -57,7 +69,8 @@ abstract class SkippingMethodInterceptor<S> implements MethodInterceptor {
 	abstract S settingsOf(Method method, Class<?> targetClass);
 
 	/**
-	 * Proceed with the call if this node may run it.
+	 * Proceed with the call if this node may run it, telling {@link GuardedCall#started}
+	 * the term just before the method runs.
 	 * @param invocation the call
 	 * @param settings the method's settings
 	 * @return what the call returned, or {@link Call#SKIPPED}
