@@ -64,6 +64,9 @@ class SimulationTests {
 		long started = System.nanoTime();
 		// Each schedule runs on one thread from its seed alone; threads only share the seeds out.
 		AtomicLong next = new AtomicLong(first);
+		// A long run says how far it got: a run stopped by hand still leaves a record.
+		long progressEvery = Long.getLong("simulation.progress", 50_000);
+		AtomicLong done = new AtomicLong();
 		List<Simulation.Outcome> outcomes = new ArrayList<>();
 		Map<Long, AssertionError> violations = new ConcurrentSkipListMap<>();
 		ExecutorService executor = Executors.newFixedThreadPool(threads);
@@ -76,6 +79,11 @@ class SimulationTests {
 							&& violations.isEmpty(); seed = next.getAndIncrement()) {
 						try {
 							ran.add(Simulation.run(seed, SCHEDULE_LENGTH));
+							long finished = done.incrementAndGet();
+							if (finished % progressEvery == 0) {
+								System.out.printf("[simulation] %d schedules done (seeds from %d), no violation so far,"
+										+ " in %.0f s%n", finished, first, (System.nanoTime() - started) / 1e9);
+							}
 						}
 						catch (AssertionError violation) {
 							violations.put(seed, violation);
