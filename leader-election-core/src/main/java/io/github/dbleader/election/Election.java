@@ -159,6 +159,7 @@ public final class Election {
 	 * when it expires. Nothing happens if the target already leads.
 	 * @param targetNodeId the node that should lead
 	 * @throws UnknownCandidateException if the node is not a live candidate
+	 * @throws NoLeaseException if the election has no lease row yet
 	 */
 	public void forceLeader(String targetNodeId) {
 		if (candidates().stream().noneMatch((candidate) -> candidate.nodeId().equals(targetNodeId))) {
@@ -169,7 +170,7 @@ public final class Election {
 			return;
 		}
 		if (!this.repository.requestHandover(name(), targetNodeId)) {
-			throw new IllegalStateException("Election '" + name() + "' has no lease yet");
+			throw new NoLeaseException(name());
 		}
 	}
 

@@ -16,6 +16,7 @@ import io.github.dbleader.autoconfigure.endpoint.LeaseReader.Read;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.NoLeaseException;
 import io.github.dbleader.election.UnknownCandidateException;
 import io.github.dbleader.election.aop.LeaderOnlyRun;
 import io.github.dbleader.election.aop.LeaderOnlyRuns;
@@ -183,7 +184,7 @@ public class LeaderEndpoint implements AutoCloseable {
 					+ "' is not a live candidate of election '" + election + "'; live candidates are "
 					+ liveCandidates(election));
 		}
-		catch (IllegalStateException ex) {
+		catch (NoLeaseException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(), "Election '" + election
 					+ "' has no lease yet; try again after the first heartbeat");
 		}

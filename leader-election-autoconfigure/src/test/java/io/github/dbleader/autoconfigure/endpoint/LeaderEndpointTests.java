@@ -1,10 +1,14 @@
 package io.github.dbleader.autoconfigure.endpoint;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 
 import javax.sql.DataSource;
 
@@ -12,18 +16,24 @@ import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.ElectionDescriptor;
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.LeaderDescriptor;
 import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
+import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.partition.PartitionGroup;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -90,6 +100,54 @@ class LeaderEndpointTests {
 				.satisfies((ex) -> assertThat(ex.getReason()).contains("[default, e001, e002")
 					.endsWith(", and " + (all.size() - 20) + " more]"));
 		});
+	}
+
+	@Test
+	void aFailureOfTheHandOverIsNotTakenForALeaseNotCreatedYet() {
+		this.contextRunner.withUserConfiguration(FailingHandOverConfiguration.class).run((context) -> {
+			ElectionService service = context.getBean(ElectionService.class);
+			LeaderEndpoint endpoint = context.getBean(LeaderEndpoint.class);
+			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
+			// Not a request to refuse with "no lease yet": the failure of the write itself.
+			assertThatIllegalStateException().isThrownBy(() -> endpoint.forceLeader("default", "other"))
+				.isNotInstanceOf(InvalidEndpointRequestException.class)
+				.withMessage("Connection pool is closed");
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FailingHandOverConfiguration {
+
+		@Bean
+		static BeanPostProcessor failingHandOver() {
+			return new BeanPostProcessor() {
+
+				@Override
+				public Object postProcessAfterInitialization(Object bean, String beanName) {
+					if (!(bean instanceof LeaseRepository repository)) {
+						return bean;
+					}
+					return Proxy.newProxyInstance(LeaseRepository.class.getClassLoader(),
+							new Class<?>[] { LeaseRepository.class }, (proxy, method, args) -> {
+								if (method.getName().equals("requestHandover")) {
+									throw new IllegalStateException("Connection pool is closed");
+								}
+								if (method.getName().equals("liveCandidates")) {
+									// Another live candidate to hand over to.
+									return List.of(new Candidate("other", Instant.now(), Instant.now()));
+								}
+								try {
+									return method.invoke(repository, args);
+								}
+								catch (InvocationTargetException ex) {
+									throw ex.getCause();
+								}
+							});
+				}
+
+			};
+		}
+
 	}
 
 }

@@ -25,6 +25,7 @@ import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
 import io.github.dbleader.election.MonotonicClock;
+import io.github.dbleader.election.NoLeaseException;
 import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.UnknownCandidateException;
@@ -276,7 +277,7 @@ public final class PartitionGroup implements AutoCloseable {
 		try {
 			election.forceLeader(nodeId);
 		}
-		catch (IllegalStateException ex) {
+		catch (NoLeaseException ex) {
 			// No lease yet: the pinned node takes it when balancing runs.
 		}
 	}
