@@ -53,7 +53,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * as its heartbeat last read it, the candidates of the endpoint's last successful read, and
  * for how long the heartbeat has failed to reach the database. Each election also shows
  * this node's recent calls of its {@code @LeaderOnly} methods ({@link LeaderOnlyRuns}):
- * those running, then the last ones that ended, newest first.
+ * those running, then the last ones that ended, newest first. Writes wait as long
+ * ({@link TimeBound}); one the database does not answer in time fails with
+ * {@link DatabaseUnavailableException} (HTTP 503), its outcome unknown.
  * <p>
  * Write and delete apply only to elections this node runs; invalid requests change
  * nothing and fail with a message ({@link InvalidEndpointRequestException}, HTTP 400).
@@ -79,6 +81,8 @@ public class LeaderEndpoint implements AutoCloseable {
 
 	private final LeaseReader reader;
 
+	private final TimeBound writes;
+
 	private final @Nullable LeaderOnlyRuns leaderOnlyRuns;
 
 	/**
@@ -95,8 +99,8 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * Create an endpoint.
 	 * @param electionService the elections of this node
 	 * @param leaseRepository where to read leases and candidates
-	 * @param readTimeout longest wait for the database when reading; then the endpoint
-	 * answers with this node's last view
+	 * @param readTimeout longest wait for the database; then a read answers with this node's
+	 * last view, and a write fails with {@link DatabaseUnavailableException}
 	 */
 	public LeaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository, Duration readTimeout) {
 		this(electionService, leaseRepository, readTimeout, null);
@@ -106,8 +110,8 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * Create an endpoint that shows the recent {@code @LeaderOnly} calls of each election.
 	 * @param electionService the elections of this node
 	 * @param leaseRepository where to read leases and candidates
-	 * @param readTimeout longest wait for the database when reading; then the endpoint
-	 * answers with this node's last view
+	 * @param readTimeout longest wait for the database; then a read answers with this node's
+	 * last view, and a write fails with {@link DatabaseUnavailableException}
 	 * @param leaderOnlyRuns the record of the {@code @LeaderOnly} calls, or {@code null} to
 	 * show none
 	 */
@@ -115,6 +119,7 @@ public class LeaderEndpoint implements AutoCloseable {
 			@Nullable LeaderOnlyRuns leaderOnlyRuns) {
 		this.electionService = electionService;
 		this.reader = new LeaseReader(leaseRepository, electionService.settings().leaseDuration(), readTimeout);
+		this.writes = new TimeBound("leader-endpoint-write", 2, 16, readTimeout);
 		this.leaderOnlyRuns = leaderOnlyRuns;
 	}
 
@@ -164,6 +169,8 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * @param nodeId the node that should lead, or {@code null} for this node
 	 * @return the election after the request: the hand-over is pending until the current
 	 * leader carries it out
+	 * @throws DatabaseUnavailableException if the database did not answer in time: the
+	 * hand-over may still be requested
 	 */
 	@WriteOperation
 	@SuppressWarnings("deprecation") // Spring's @Nullable: see LeaderEndpointWebExtension.forceLeader
@@ -177,7 +184,10 @@ public class LeaderEndpoint implements AutoCloseable {
 							+ leader.length());
 		}
 		try {
-			target.forceLeader(leader);
+			this.writes.write("Hand-over of election '" + election + "' to '" + leader + "'", () -> {
+				target.forceLeader(leader);
+				return null;
+			});
 		}
 		catch (UnknownCandidateException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(), "Node '" + leader
@@ -195,11 +205,13 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * Force a re-election: the current leader steps down at its next renewal.
 	 * @param election the election name
 	 * @return the election after the request
+	 * @throws DatabaseUnavailableException if the database did not answer in time: the
+	 * re-election may still be requested
 	 */
 	@DeleteOperation
 	public ElectionDescriptor forceReelection(@Selector String election) {
 		Election target = requireElectionOfThisNode(election);
-		if (!target.forceReelection()) {
+		if (!this.writes.write("Re-election of election '" + election + "'", target::forceReelection)) {
 			throw new InvalidEndpointRequestException("Election '" + election + "' has no leader",
 					"Election '" + election + "' has no leader to re-elect");
 		}
@@ -337,6 +349,7 @@ public class LeaderEndpoint implements AutoCloseable {
 	@Override
 	public void close() {
 		this.reader.close();
+		this.writes.close();
 	}
 
 	/**

@@ -8,12 +8,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.LeaseRepository;
@@ -25,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * waiting at most a timeout for the database, so that a request never hangs on a frozen
  * or unreachable database, or behind a heartbeat that holds the election's connections.
  * <p>
- * The reads run on two threads of their own. A read that does not answer in time goes on
+ * The reads run on two threads of their own ({@link TimeBound}). A read that does not answer in time goes on
  * in the background, and later requests for the same election wait on that read instead of
  * starting another one: however often the endpoint is called during an outage, at most one
  * read per election is outstanding and no more than two threads are stuck. The last
@@ -34,8 +31,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class LeaseReader implements AutoCloseable {
 
-	private static final int THREADS = 2;
-
 	/** Reads waiting for a thread; beyond this, a read fails at once instead of queueing. */
 	private static final int QUEUE = 64;
 
@@ -43,9 +38,7 @@ final class LeaseReader implements AutoCloseable {
 
 	private final Duration candidateMaxAge;
 
-	private final Duration timeout;
-
-	private final ThreadPoolExecutor executor;
+	private final TimeBound bound;
 
 	private final Map<String, CompletableFuture<Read>> inFlight = new ConcurrentHashMap<>();
 
@@ -60,20 +53,11 @@ final class LeaseReader implements AutoCloseable {
 	LeaseReader(LeaseRepository repository, Duration candidateMaxAge, Duration timeout) {
 		this.repository = repository;
 		this.candidateMaxAge = candidateMaxAge;
-		this.timeout = timeout;
-		AtomicInteger count = new AtomicInteger();
-		// Threads start on the first read, not here, and end when idle.
-		this.executor = new ThreadPoolExecutor(THREADS, THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(QUEUE),
-				(runnable) -> {
-					Thread thread = new Thread(runnable, "leader-endpoint-read-" + count.incrementAndGet());
-					thread.setDaemon(true);
-					return thread;
-				});
-		this.executor.allowCoreThreadTimeOut(true);
+		this.bound = new TimeBound("leader-endpoint-read", 2, QUEUE, timeout);
 	}
 
 	Duration timeout() {
-		return this.timeout;
+		return this.bound.timeout();
 	}
 
 	/**
@@ -98,7 +82,7 @@ final class LeaseReader implements AutoCloseable {
 	private Map<String, Outcome> read(List<String> elections, boolean joinPending) {
 		Map<String, CompletableFuture<Read>> reads = new LinkedHashMap<>();
 		elections.forEach((election) -> reads.put(election, joinPending ? start(election) : submit(election)));
-		long deadline = System.nanoTime() + this.timeout.toNanos();
+		long deadline = System.nanoTime() + this.bound.timeout().toNanos();
 		Map<String, Outcome> outcomes = new LinkedHashMap<>();
 		reads.forEach((election, read) -> outcomes.put(election, await(election, read, deadline)));
 		return outcomes;
@@ -132,21 +116,18 @@ final class LeaseReader implements AutoCloseable {
 				this.lastReads.merge(election, read, (old, now) -> (now.readAtNanos() - old.readAtNanos() > 0) ? now : old);
 			}
 		});
-		try {
-			this.executor.execute(() -> {
-				try {
-					Optional<LeaseState> lease = this.repository.find(election);
-					List<Candidate> candidates = this.repository.liveCandidates(election, this.candidateMaxAge);
-					created.complete(new Read(lease, candidates, System.nanoTime()));
-				}
-				catch (Throwable ex) {
-					created.completeExceptionally(ex);
-				}
-			});
-		}
-		catch (RejectedExecutionException ex) {
-			created.completeExceptionally(ex);
-		}
+		this.bound.start(() -> {
+			Optional<LeaseState> lease = this.repository.find(election);
+			List<Candidate> candidates = this.repository.liveCandidates(election, this.candidateMaxAge);
+			return new Read(lease, candidates, System.nanoTime());
+		}).whenComplete((read, ex) -> {
+			if (ex != null) {
+				created.completeExceptionally(ex);
+			}
+			else {
+				created.complete(read);
+			}
+		});
 	}
 
 	private Outcome await(String election, CompletableFuture<Read> read, long deadline) {
@@ -156,7 +137,7 @@ final class LeaseReader implements AutoCloseable {
 					null);
 		}
 		catch (TimeoutException ex) {
-			error = "the database did not answer within " + this.timeout.toMillis() + " ms";
+			error = "the database did not answer within " + this.bound.timeout().toMillis() + " ms";
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
@@ -175,12 +156,12 @@ final class LeaseReader implements AutoCloseable {
 	 * @return the number of reads
 	 */
 	int pendingReads() {
-		return this.executor.getActiveCount() + this.executor.getQueue().size();
+		return this.bound.pending();
 	}
 
 	@Override
 	public void close() {
-		this.executor.shutdownNow();
+		this.bound.close();
 	}
 
 	/**

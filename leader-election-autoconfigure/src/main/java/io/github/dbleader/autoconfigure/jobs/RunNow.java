@@ -8,13 +8,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
+import io.github.dbleader.autoconfigure.endpoint.TimeBound;
 import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.Outcome;
 import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.RunDescriptor;
 import io.github.dbleader.election.MonotonicClock;
@@ -30,8 +25,9 @@ import org.springframework.beans.factory.BeanFactory;
 /**
  * Runs a job once, now, on a thread of its own, through the bean's proxy (so its guard
  * decides, and the run history, observations and metrics see the run as they see a
- * scheduled one), and waits for it at most a timeout: a run that takes longer goes on and
- * is answered {@code RUNNING} with its term and start. One run per job at a time: another
+ * scheduled one), and waits for it at most a timeout, the bound of every endpoint's writes
+ * ({@link TimeBound}): a run that takes longer goes on and is answered {@code RUNNING} with
+ * its term and start. One run per job at a time: another
  * request for a job whose run is under way is answered {@code ALREADY_RUNNING}, so repeated
  * requests never pile up threads.
  */
@@ -43,28 +39,21 @@ final class RunNow implements AutoCloseable {
 
 	private final String nodeId;
 
-	private final Duration timeout;
-
 	private final MonotonicClock clock;
 
 	private final Clock wallClock;
 
 	private final Map<String, Run> running = new ConcurrentHashMap<>();
 
-	private final ExecutorService executor;
+	/** A thread per run, and one run per job at a time: as many as the jobs at most. */
+	private final TimeBound bound;
 
 	RunNow(BeanFactory beanFactory, String nodeId, Duration timeout, MonotonicClock clock, Clock wallClock) {
 		this.beanFactory = beanFactory;
 		this.nodeId = nodeId;
-		this.timeout = timeout;
 		this.clock = clock;
 		this.wallClock = wallClock;
-		AtomicInteger threads = new AtomicInteger();
-		this.executor = Executors.newCachedThreadPool((task) -> {
-			Thread thread = new Thread(task, "leader-election-run-now-" + threads.incrementAndGet());
-			thread.setDaemon(true);
-			return thread;
-		});
+		this.bound = new TimeBound("leader-election-run-now", Integer.MAX_VALUE, 0, timeout);
 	}
 
 	/**
@@ -94,28 +83,20 @@ final class RunNow implements AutoCloseable {
 			return alreadyRunning(earlier);
 		}
 		logger.info("Running job '" + job.name() + "' now, as an operator asked");
-		try {
-			this.executor.execute(() -> carryOut(run));
-		}
-		catch (RuntimeException ex) {
+		CompletableFuture<Object> started = this.bound.start(() -> {
+			carryOut(run);
+			return run;
+		});
+		if (started.isCompletedExceptionally()) {
+			// Refused a thread: the endpoint is closing.
 			this.running.remove(job.name(), run);
-			throw ex;
+			started.join();
 		}
-		try {
-			return run.ended.get(this.timeout.toNanos(), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			return run.describe(Outcome.RUNNING, (run.term >= 0)
-					? "still running after " + this.timeout.toMillis() + " ms; the run goes on"
-					: "its guard has not decided within " + this.timeout.toMillis() + " ms; the call goes on");
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			return run.describe(Outcome.RUNNING, "the request was interrupted; the run goes on");
-		}
-		catch (ExecutionException ex) {
-			throw new IllegalStateException("Run of job '" + job.name() + "' failed to report", ex.getCause());
-		}
+		long timeout = this.bound.timeout().toMillis();
+		return this.bound.within(run.ended)
+			.orElseGet(() -> run.describe(Outcome.RUNNING,
+					(run.term >= 0) ? "still running after " + timeout + " ms; the run goes on"
+							: "its guard has not decided within " + timeout + " ms; the call goes on"));
 	}
 
 	private void carryOut(Run run) {
@@ -163,7 +144,7 @@ final class RunNow implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.executor.shutdownNow();
+		this.bound.close();
 	}
 
 	/**

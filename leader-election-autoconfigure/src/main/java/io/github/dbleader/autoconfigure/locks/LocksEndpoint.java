@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 
-import io.github.dbleader.autoconfigure.locks.LockReader.DatabaseTimeoutException;
+import io.github.dbleader.autoconfigure.endpoint.DatabaseUnavailableException;
 import io.github.dbleader.autoconfigure.locks.LockReader.Outcome;
 import io.github.dbleader.autoconfigure.locks.LockReader.Read;
 import io.github.dbleader.election.lock.ClusterLocks;
@@ -42,7 +42,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * </ul>
  * Every statement is waited for at most a timeout (the election's statement timeout by
  * default), however the database fails; a read then answers with the last rows this
- * endpoint read, marked {@code stale}, and a release says that its outcome is unknown.
+ * endpoint read, marked {@code stale}, and a release fails with
+ * {@link DatabaseUnavailableException} (HTTP 503): its outcome is unknown.
  * Read-only by default: the release needs {@code management.endpoint.locks.access=unrestricted}.
  */
 @Endpoint(id = "locks", defaultAccess = Access.READ_ONLY)
@@ -94,19 +95,14 @@ public class LocksEndpoint implements AutoCloseable {
 	 * Release a lock whoever holds it, with a new term that fences the holder out.
 	 * @param name the lock's name
 	 * @return the lock's new term, or {@code null} if it was never taken (HTTP 204)
+	 * @throws DatabaseUnavailableException if the database did not answer in time: the
+	 * release may still happen, and is safe to repeat
 	 */
 	@DeleteOperation
 	public @Nullable ReleaseDescriptor release(@Selector String name) {
 		requireValidName(name);
-		OptionalLong term;
-		try {
-			term = this.reader.write(() -> this.locks.forceRelease(name));
-		}
-		catch (DatabaseTimeoutException ex) {
-			return new ReleaseDescriptor(name, null, "outcome unknown, " + ex.getMessage()
-					+ "; the release may still happen, and is safe to repeat");
-		}
-		return term.isPresent() ? new ReleaseDescriptor(name, term.getAsLong(), null) : null;
+		OptionalLong term = this.reader.write("Release of lock '" + name + "'", () -> this.locks.forceRelease(name));
+		return term.isPresent() ? new ReleaseDescriptor(name, term.getAsLong()) : null;
 	}
 
 	private LockDescriptor describe(LockState lock) {
@@ -189,11 +185,9 @@ public class LocksEndpoint implements AutoCloseable {
 	 * The outcome of a release.
 	 *
 	 * @param lock the lock's name
-	 * @param term the lock's new term, or {@code null} if the outcome is unknown
-	 * @param databaseError why the outcome is unknown
+	 * @param term the lock's new term
 	 */
-	public record ReleaseDescriptor(String lock, @Nullable Long term, @Nullable String databaseError)
-			implements OperationResponseBody {
+	public record ReleaseDescriptor(String lock, long term) implements OperationResponseBody {
 
 	}
 

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import io.github.dbleader.autoconfigure.endpoint.DatabaseUnavailableException;
+import io.github.dbleader.autoconfigure.endpoint.TimeBound;
 import io.github.dbleader.election.UnknownCandidateException;
 import io.github.dbleader.election.partition.PartitionGroup;
 import io.github.dbleader.election.partition.PartitionGroupStatus;
@@ -38,20 +40,26 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * <li>delete: remove the pin ({@code DELETE /actuator/partitions/{group}?partition=3}).
  * </ul>
  * A node that is not a live member, or a partition out of range, changes nothing and
- * fails with a message (HTTP 400). Writes need
+ * fails with a message (HTTP 400). Writes wait for the database at most a timeout (the
+ * election's statement timeout, {@link TimeBound}); one it does not answer in time fails
+ * with {@link DatabaseUnavailableException} (HTTP 503), its outcome unknown. Writes need
  * {@code management.endpoint.partitions.access=unrestricted}.
  */
 @Endpoint(id = "partitions", defaultAccess = Access.READ_ONLY)
-public class PartitionsEndpoint {
+public class PartitionsEndpoint implements AutoCloseable {
 
 	private final PartitionGroups groups;
+
+	private final TimeBound writes;
 
 	/**
 	 * Create the endpoint.
 	 * @param groups the partition groups of this node
+	 * @param timeout longest wait for the database when writing
 	 */
-	public PartitionsEndpoint(PartitionGroups groups) {
+	public PartitionsEndpoint(PartitionGroups groups, Duration timeout) {
 		this.groups = groups;
+		this.writes = new TimeBound("partitions-endpoint-write", 2, 16, timeout);
 	}
 
 	/**
@@ -87,12 +95,18 @@ public class PartitionsEndpoint {
 	 * @param nodeId the node that should own it
 	 * @return the group after the request: the hand-over is pending until the owner's next
 	 * renewal
+	 * @throws DatabaseUnavailableException if the database did not answer in time: the pin
+	 * may still be made
 	 */
 	@WriteOperation
 	public GroupDescriptor pin(@Selector String group, int partition, String nodeId) {
 		PartitionGroup found = existing(group, partition);
 		try {
-			found.pin(partition, nodeId);
+			this.writes.write("Pin of partition " + partition + " of group '" + group + "' to '" + nodeId + "'",
+					() -> {
+						found.pin(partition, nodeId);
+						return null;
+					});
 		}
 		catch (UnknownCandidateException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(),
@@ -106,12 +120,20 @@ public class PartitionsEndpoint {
 	 * @param group group name
 	 * @param partition the partition
 	 * @return the group after the request
+	 * @throws DatabaseUnavailableException if the database did not answer in time: the pin
+	 * may still be removed
 	 */
 	@DeleteOperation
 	public GroupDescriptor unpin(@Selector String group, int partition) {
 		PartitionGroup found = existing(group, partition);
-		found.unpin(partition);
+		this.writes.write("Unpin of partition " + partition + " of group '" + group + "'",
+				() -> found.unpin(partition));
 		return describe(found);
+	}
+
+	@Override
+	public void close() {
+		this.writes.close();
 	}
 
 	private PartitionGroup existing(String group, int partition) {

@@ -1,5 +1,6 @@
 package io.github.dbleader.autoconfigure.partition;
 
+import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.partition.PartitionGroups;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -17,14 +18,15 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(after = PartitionAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)
-@ConditionalOnBean(PartitionGroups.class)
+@ConditionalOnBean({ PartitionGroups.class, ElectionService.class })
 @ConditionalOnAvailableEndpoint(PartitionsEndpoint.class)
 public final class PartitionsEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PartitionsEndpoint partitionsEndpoint(PartitionGroups groups) {
-		return new PartitionsEndpoint(groups);
+	PartitionsEndpoint partitionsEndpoint(PartitionGroups groups, ElectionService electionService) {
+		// The bound of the other endpoints' writes: the election's statement timeout.
+		return new PartitionsEndpoint(groups, electionService.settings().statementTimeout());
 	}
 
 	@Bean

@@ -9,7 +9,10 @@ import io.github.dbleader.autoconfigure.FaultyDatabaseConfiguration;
 import io.github.dbleader.autoconfigure.FaultyDatabaseConfiguration.Fault;
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.ElectionDescriptor;
-import io.github.dbleader.autoconfigure.endpoint.ErrorDescriptor;
+import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
+import io.github.dbleader.autoconfigure.partition.PartitionsEndpoint;
+import io.github.dbleader.autoconfigure.partition.PartitionsEndpointAutoConfiguration;
+import io.github.dbleader.autoconfigure.partition.PartitionsEndpointWebExtension;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
@@ -34,7 +37,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Tests for {@link LeaderEndpoint}'s read operations while the database does not answer:
  * they answer within the read timeout (the statement timeout, 250 ms here) with this node's
- * own view.
+ * own view; and for the writes of the {@code leader} and {@code partitions} endpoints, which
+ * fail within the same bound with 503.
  */
 class LeaderEndpointDatabaseFaultTests {
 
@@ -141,8 +145,46 @@ class LeaderEndpointDatabaseFaultTests {
 		});
 	}
 
+	@Test
+	void writesFailWithinTheBoundWhileTheDatabaseHangs() {
+		run((context, fault, endpoint, election) -> {
+			fault.start(Fault.HANG);
+			LeaderEndpointWebExtension web = new LeaderEndpointWebExtension(endpoint);
+			assertServiceUnavailable(within(BOUND, () -> web.forceReelection("default")),
+					"Re-election of election 'default'");
+			assertServiceUnavailable(within(BOUND, () -> web.forceLeader("default", null)),
+					"Hand-over of election 'default' to 'me'");
+		});
+	}
+
+	@Test
+	void partitionWritesFailWithinTheBoundWhileTheDatabaseHangs() {
+		run(this.contextRunner
+			.withConfiguration(AutoConfigurations.of(PartitionAutoConfiguration.class,
+					PartitionsEndpointAutoConfiguration.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=leader,partitions",
+					"leader-election.partitions.orders.count=2"),
+				(context, fault, endpoint, election) -> {
+					fault.start(Fault.HANG);
+					PartitionsEndpointWebExtension web = new PartitionsEndpointWebExtension(
+							context.getBean(PartitionsEndpoint.class));
+					assertServiceUnavailable(within(BOUND, () -> web.pin("orders", 1, "me")),
+							"Pin of partition 1 of group 'orders' to 'me'");
+				});
+	}
+
+	private static void assertServiceUnavailable(WebEndpointResponse<OperationResponseBody> response, String what) {
+		assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
+		assertThat(((ErrorDescriptor) response.getBody()).message()).isEqualTo(what + ": outcome unknown, the "
+				+ "database did not answer within 250 ms; it may still take effect: read before you repeat it");
+	}
+
 	private void run(FaultTest test) {
-		this.contextRunner.run((context) -> {
+		run(this.contextRunner, test);
+	}
+
+	private void run(ApplicationContextRunner contextRunner, FaultTest test) {
+		contextRunner.run((context) -> {
 			FaultyDatabaseConfiguration fault = context.getBean(FaultyDatabaseConfiguration.class);
 			try {
 				LeaderEndpoint endpoint = context.getBean(LeaderEndpoint.class);
