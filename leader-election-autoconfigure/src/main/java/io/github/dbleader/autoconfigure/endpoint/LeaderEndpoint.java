@@ -58,7 +58,9 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@link DatabaseUnavailableException} (HTTP 503), its outcome unknown.
  * <p>
  * Write and delete apply only to elections this node runs; invalid requests change
- * nothing and fail with a message ({@link InvalidEndpointRequestException}, HTTP 400).
+ * nothing and fail with a message ({@link InvalidEndpointRequestException}, HTTP 400; an
+ * unknown election is {@link UnknownTargetException}, 404), the same over HTTP and JMX
+ * ({@link EndpointErrors}).
  * Over HTTP, a POST must declare {@code Content-Type: application/json} (as every actuator
  * write with parameters), its body may be empty; properties without a value are left out
  * of the JSON, as everywhere in the actuator. Read-only by default: writes need
@@ -141,19 +143,21 @@ public class LeaderEndpoint implements AutoCloseable {
 	/**
 	 * Describe one election.
 	 * @param election the election name
-	 * @return the election, or {@code null} if it is neither run by this node nor has a
+	 * @return the election
+	 * @throws UnknownTargetException if the election is neither run by this node nor has a
 	 * lease row
 	 * @throws DatabaseUnavailableException if the election is not run by this node, the
 	 * database does not answer in time and this node never read the election before
 	 */
 	@ReadOperation
-	public @Nullable ElectionDescriptor election(@Selector String election) {
+	public ElectionDescriptor election(@Selector String election) {
 		requireValidElectionName(election);
 		Outcome outcome = this.reader.read(List.of(election)).get(election);
 		if (this.electionService.findElection(election) == null) {
 			Read fresh = outcome.fresh();
 			if (fresh != null && fresh.lease().isEmpty()) {
-				return null;
+				throw new UnknownTargetException(
+						"Election '" + election + "' is unknown: this node does not run it and it has no lease");
 			}
 			if (fresh == null && outcome.last() == null) {
 				throw new DatabaseUnavailableException("Election '" + election + "' is not run by this node and "
@@ -173,7 +177,10 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * hand-over may still be requested
 	 */
 	@WriteOperation
-	@SuppressWarnings("deprecation") // Spring's @Nullable: see LeaderEndpointWebExtension.forceLeader
+	// Spring Boot 3's actuator (leader-election-spring-boot-3-autoconfigure compiles this class
+	// too) takes a parameter for optional only with Spring's @Nullable, deprecated in Spring
+	// Framework 7; without it a POST without a body gets a 400 there. Boot 4 reads JSpecify's.
+	@SuppressWarnings("deprecation")
 	public ElectionDescriptor forceLeader(@Selector String election,
 			@org.springframework.lang.Nullable @Nullable String nodeId) {
 		Election target = requireElectionOfThisNode(election);

@@ -7,7 +7,7 @@ import io.github.dbleader.election.aop.LeaderOnlyRuns;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -34,11 +34,9 @@ public final class LeaderEndpointAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnBean(LeaderEndpoint.class)
-	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
-	LeaderEndpointWebExtension leaderEndpointWebExtension(LeaderEndpoint leaderEndpoint) {
-		return new LeaderEndpointWebExtension(leaderEndpoint);
+	@ConditionalOnMissingBean(name = "leaderEndpointErrors")
+	EndpointErrors leaderEndpointErrors() {
+		return new EndpointErrors(EndpointId.of("leader"));
 	}
 
 }

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.github.dbleader.autoconfigure.endpoint.UnknownTargetException;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.LeaseState;
@@ -89,25 +90,23 @@ public class JobsEndpoint implements AutoCloseable {
 	/**
 	 * Describe one job.
 	 * @param job the job's name
-	 * @return the job, or {@code null} if there is none of that name
+	 * @return the job
+	 * @throws UnknownTargetException if there is none of that name
 	 */
 	@ReadOperation
-	public @Nullable JobDescriptor job(@Selector String job) {
-		Job found = this.jobs.find(job);
-		return (found != null) ? describe(found) : null;
+	public JobDescriptor job(@Selector String job) {
+		return describe(existing(job));
 	}
 
 	/**
 	 * Run a job once, now, on this node, if this node may run it.
 	 * @param job the job's name
-	 * @return what became of the run, or {@code null} if there is no job of that name
+	 * @return what became of the run
+	 * @throws UnknownTargetException if there is no job of that name
 	 */
 	@WriteOperation
-	public @Nullable RunDescriptor run(@Selector String job) {
-		Job found = this.jobs.find(job);
-		if (found == null) {
-			return null;
-		}
+	public RunDescriptor run(@Selector String job) {
+		Job found = existing(job);
 		RunDescriptor underWay = this.runNow.underWay(found);
 		if (underWay != null) {
 			return underWay;
@@ -121,12 +120,13 @@ public class JobsEndpoint implements AutoCloseable {
 		return this.runNow.run(found);
 	}
 
-	/**
-	 * The names of the jobs, for a message about one that does not exist.
-	 * @return the names, in order
-	 */
-	String jobNames() {
-		return this.jobs.jobs().keySet().toString();
+	private Job existing(String job) {
+		Job found = this.jobs.find(job);
+		if (found == null) {
+			throw new UnknownTargetException(
+					"Job '" + job + "' is unknown on this node; its jobs are " + this.jobs.jobs().keySet());
+		}
+		return found;
 	}
 
 	/**

@@ -2,6 +2,7 @@ package io.github.dbleader.autoconfigure.jobs;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.aop.LeaderOnlyAutoConfiguration;
+import io.github.dbleader.autoconfigure.endpoint.EndpointErrors;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.aop.LeaderOnlyRuns;
 
@@ -9,6 +10,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -36,7 +38,7 @@ public final class JobsEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	JobsEndpoint jobsEndpoint(ElectionService electionService, GuardedJobs guardedJobs,
 			ConfigurableListableBeanFactory beanFactory, ObjectProvider<LeaderOnlyRuns> leaderOnlyRuns) {
-		// The bound of the locks endpoint's writes: the election's statement timeout.
+		// The bound of the other endpoints' writes: the election's statement timeout.
 		return new JobsEndpoint(electionService, guardedJobs, beanFactory, leaderOnlyRuns.getIfAvailable(),
 				electionService.settings().statementTimeout());
 	}
@@ -47,6 +49,12 @@ public final class JobsEndpointAutoConfiguration {
 	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
 	JobsEndpointWebExtension jobsEndpointWebExtension(JobsEndpoint jobsEndpoint) {
 		return new JobsEndpointWebExtension(jobsEndpoint);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = "jobsEndpointErrors")
+	EndpointErrors jobsEndpointErrors() {
+		return new EndpointErrors(EndpointId.of("jobs"));
 	}
 
 }

@@ -1,11 +1,8 @@
 package io.github.dbleader.autoconfigure.jobs;
 
-import io.github.dbleader.autoconfigure.endpoint.ErrorDescriptor;
-import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.JobDescriptor;
 import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.RunDescriptor;
 
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
-import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
@@ -15,8 +12,8 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
  * {@link EndpointWebExtension @EndpointWebExtension} for the {@link JobsEndpoint} that
  * answers a run by its outcome: 200 for a run that ended (completed, failed or refused by
  * its fence), 202 for one that still runs, 409 for a request that this node refused (it does
- * not lead, there is no leader, the lock is held, the job runs already), and 404 for an
- * unknown job (also when read), with a body that lists the jobs ({@link ErrorDescriptor}).
+ * not lead, there is no leader, the lock is held, the job runs already). An unknown job is
+ * 404, as for the other endpoints ({@code EndpointErrors}).
  */
 @EndpointWebExtension(endpoint = JobsEndpoint.class)
 public class JobsEndpointWebExtension {
@@ -38,31 +35,14 @@ public class JobsEndpointWebExtension {
 	}
 
 	/**
-	 * Describe one job.
-	 * @param job the job's name
-	 * @return the job; 404 if there is no such job
-	 */
-	@ReadOperation
-	public WebEndpointResponse<OperationResponseBody> job(@Selector String job) {
-		JobDescriptor found = this.delegate.job(job);
-		return (found != null) ? new WebEndpointResponse<>(found) : unknown(job);
-	}
-
-	/**
 	 * Run a job now.
 	 * @param job the job's name
-	 * @return what became of the run: 200 if it ended, 202 if it still runs, 409 if refused,
-	 * 404 if there is no such job
+	 * @return what became of the run: 200 if it ended, 202 if it still runs, 409 if refused
 	 */
 	@WriteOperation
 	public WebEndpointResponse<OperationResponseBody> run(@Selector String job) {
 		RunDescriptor run = this.delegate.run(job);
-		return (run != null) ? new WebEndpointResponse<>(run, status(run.outcome())) : unknown(job);
-	}
-
-	private WebEndpointResponse<OperationResponseBody> unknown(String job) {
-		return ErrorDescriptor
-			.notFound("Job '" + job + "' is unknown on this node; its jobs are " + this.delegate.jobNames());
+		return new WebEndpointResponse<>(run, status(run.outcome()));
 	}
 
 	private static int status(JobsEndpoint.Outcome outcome) {

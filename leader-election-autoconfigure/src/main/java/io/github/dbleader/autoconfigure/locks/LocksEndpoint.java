@@ -9,6 +9,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 import io.github.dbleader.autoconfigure.endpoint.DatabaseUnavailableException;
+import io.github.dbleader.autoconfigure.endpoint.UnknownTargetException;
 import io.github.dbleader.autoconfigure.locks.LockReader.Outcome;
 import io.github.dbleader.autoconfigure.locks.LockReader.Read;
 import io.github.dbleader.election.lock.ClusterLocks;
@@ -82,13 +83,19 @@ public class LocksEndpoint implements AutoCloseable {
 	/**
 	 * Describe one lock.
 	 * @param name the lock's name
-	 * @return the lock, or {@code null} if it was never taken (or, while the database does
-	 * not answer, this endpoint never read it)
+	 * @return the lock
+	 * @throws UnknownTargetException if it was never taken (or, while the database does not
+	 * answer, this endpoint never read it)
 	 */
 	@ReadOperation
-	public @Nullable LockDescriptor lock(@Selector String name) {
+	public LockDescriptor lock(@Selector String name) {
 		requireValidName(name);
-		return locks().locks().get(name);
+		LockDescriptor lock = locks().locks().get(name);
+		if (lock == null) {
+			throw new UnknownTargetException("Lock '" + name + "' is unknown: it was never taken (or, while the "
+					+ "database does not answer, this node never read it)");
+		}
+		return lock;
 	}
 
 	/**

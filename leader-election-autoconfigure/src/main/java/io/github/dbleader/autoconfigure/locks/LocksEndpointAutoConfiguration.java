@@ -1,11 +1,12 @@
 package io.github.dbleader.autoconfigure.locks;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.dbleader.autoconfigure.endpoint.EndpointErrors;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.lock.ClusterLocks;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -30,11 +31,9 @@ public final class LocksEndpointAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnBean(LocksEndpoint.class)
-	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
-	LocksEndpointWebExtension locksEndpointWebExtension(LocksEndpoint locksEndpoint) {
-		return new LocksEndpointWebExtension(locksEndpoint);
+	@ConditionalOnMissingBean(name = "locksEndpointErrors")
+	EndpointErrors locksEndpointErrors() {
+		return new EndpointErrors(EndpointId.of("locks"));
 	}
 
 }

@@ -8,6 +8,7 @@ import java.util.TreeMap;
 
 import io.github.dbleader.autoconfigure.endpoint.DatabaseUnavailableException;
 import io.github.dbleader.autoconfigure.endpoint.TimeBound;
+import io.github.dbleader.autoconfigure.endpoint.UnknownTargetException;
 import io.github.dbleader.election.UnknownCandidateException;
 import io.github.dbleader.election.partition.PartitionGroup;
 import io.github.dbleader.election.partition.PartitionGroupStatus;
@@ -80,12 +81,17 @@ public class PartitionsEndpoint implements AutoCloseable {
 	/**
 	 * Describe one group.
 	 * @param group group name
-	 * @return the group, or {@code null} if this node has no such group
+	 * @return the group
+	 * @throws UnknownTargetException if this node has no such group
 	 */
 	@ReadOperation
-	public @Nullable GroupDescriptor group(@Selector String group) {
+	public GroupDescriptor group(@Selector String group) {
 		PartitionGroup found = this.groups.group(group);
-		return (found != null) ? describe(found) : null;
+		if (found == null) {
+			throw new UnknownTargetException("This node has no partition group '" + group + "'; its groups are "
+					+ partitions().groups().keySet());
+		}
+		return describe(found);
 	}
 
 	/**

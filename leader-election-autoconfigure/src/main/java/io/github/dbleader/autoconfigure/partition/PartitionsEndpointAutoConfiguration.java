@@ -1,10 +1,11 @@
 package io.github.dbleader.autoconfigure.partition;
 
+import io.github.dbleader.autoconfigure.endpoint.EndpointErrors;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.partition.PartitionGroups;
 
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.autoconfigure.endpoint.expose.EndpointExposure;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -30,11 +31,9 @@ public final class PartitionsEndpointAutoConfiguration {
 	}
 
 	@Bean
-	@ConditionalOnMissingBean
-	@ConditionalOnBean(PartitionsEndpoint.class)
-	@ConditionalOnAvailableEndpoint(exposure = EndpointExposure.WEB)
-	PartitionsEndpointWebExtension partitionsEndpointWebExtension(PartitionsEndpoint partitionsEndpoint) {
-		return new PartitionsEndpointWebExtension(partitionsEndpoint);
+	@ConditionalOnMissingBean(name = "partitionsEndpointErrors")
+	EndpointErrors partitionsEndpointErrors() {
+		return new EndpointErrors(EndpointId.of("partitions"));
 	}
 
 }

@@ -12,7 +12,6 @@ import io.github.dbleader.autoconfigure.endpoint.LeaderEndpoint.ElectionDescript
 import io.github.dbleader.autoconfigure.partition.PartitionAutoConfiguration;
 import io.github.dbleader.autoconfigure.partition.PartitionsEndpoint;
 import io.github.dbleader.autoconfigure.partition.PartitionsEndpointAutoConfiguration;
-import io.github.dbleader.autoconfigure.partition.PartitionsEndpointWebExtension;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
@@ -20,17 +19,17 @@ import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.ThrowingSupplier;
 
-import org.springframework.boot.actuate.endpoint.OperationResponseBody;
-import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.awaitility.Awaitility.await;
 
@@ -134,14 +133,13 @@ class LeaderEndpointDatabaseFaultTests {
 	}
 
 	@Test
-	void electionNeverReadIsServiceUnavailableOverHttp() {
+	void electionNeverReadIsServiceUnavailable() {
 		run((context, fault, endpoint, election) -> {
 			fault.start(Fault.HANG);
-			WebEndpointResponse<OperationResponseBody> response = within(BOUND,
-					() -> new LeaderEndpointWebExtension(endpoint).election("nightly"));
-			assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
-			assertThat(((ErrorDescriptor) response.getBody()).message()).isEqualTo("Election 'nightly' is not run by "
-					+ "this node and the database did not answer within 250 ms; this node has not read it before");
+			assertTimeoutPreemptively(BOUND, () -> assertThatExceptionOfType(DatabaseUnavailableException.class)
+				.isThrownBy(() -> endpoint.election("nightly"))
+				.withMessage("Election 'nightly' is not run by this node and the database did not answer within "
+						+ "250 ms; this node has not read it before"));
 		});
 	}
 
@@ -149,10 +147,8 @@ class LeaderEndpointDatabaseFaultTests {
 	void writesFailWithinTheBoundWhileTheDatabaseHangs() {
 		run((context, fault, endpoint, election) -> {
 			fault.start(Fault.HANG);
-			LeaderEndpointWebExtension web = new LeaderEndpointWebExtension(endpoint);
-			assertServiceUnavailable(within(BOUND, () -> web.forceReelection("default")),
-					"Re-election of election 'default'");
-			assertServiceUnavailable(within(BOUND, () -> web.forceLeader("default", null)),
+			assertServiceUnavailable(() -> endpoint.forceReelection("default"), "Re-election of election 'default'");
+			assertServiceUnavailable(() -> endpoint.forceLeader("default", null),
 					"Hand-over of election 'default' to 'me'");
 		});
 	}
@@ -166,17 +162,17 @@ class LeaderEndpointDatabaseFaultTests {
 					"leader-election.partitions.orders.count=2"),
 				(context, fault, endpoint, election) -> {
 					fault.start(Fault.HANG);
-					PartitionsEndpointWebExtension web = new PartitionsEndpointWebExtension(
-							context.getBean(PartitionsEndpoint.class));
-					assertServiceUnavailable(within(BOUND, () -> web.pin("orders", 1, "me")),
+					PartitionsEndpoint partitions = context.getBean(PartitionsEndpoint.class);
+					assertServiceUnavailable(() -> partitions.pin("orders", 1, "me"),
 							"Pin of partition 1 of group 'orders' to 'me'");
 				});
 	}
 
-	private static void assertServiceUnavailable(WebEndpointResponse<OperationResponseBody> response, String what) {
-		assertThat(response.getStatus()).isEqualTo(WebEndpointResponse.STATUS_SERVICE_UNAVAILABLE);
-		assertThat(((ErrorDescriptor) response.getBody()).message()).isEqualTo(what + ": outcome unknown, the "
-				+ "database did not answer within 250 ms; it may still take effect: read before you repeat it");
+	private static void assertServiceUnavailable(ThrowingCallable write, String what) {
+		assertTimeoutPreemptively(BOUND,
+				() -> assertThatExceptionOfType(DatabaseUnavailableException.class).isThrownBy(write)
+					.withMessage(what + ": outcome unknown, the database did not answer within 250 ms; it may still "
+							+ "take effect: read before you repeat it"));
 	}
 
 	private void run(FaultTest test) {

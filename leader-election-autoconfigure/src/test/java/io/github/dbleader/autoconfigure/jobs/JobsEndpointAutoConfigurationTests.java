@@ -11,6 +11,7 @@ import javax.sql.DataSource;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.autoconfigure.aop.LeaderOnlyAutoConfiguration;
+import io.github.dbleader.autoconfigure.endpoint.UnknownTargetException;
 import io.github.dbleader.autoconfigure.jobs.elsewhere.ElsewhereJobsConfiguration;
 import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.JobDescriptor;
 import io.github.dbleader.autoconfigure.jobs.JobsEndpoint.Outcome;
@@ -43,6 +44,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.Scheduled;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -265,17 +267,16 @@ class JobsEndpointAutoConfigurationTests {
 	@Test
 	void anUnknownJobIsNotFound() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=jobs").run((context) -> {
-			assertThat(context.getBean(JobsEndpoint.class).run("reportJobs.nothing")).isNull();
-			assertThat(context.getBean(JobsEndpoint.class).job("reportJobs.nothing")).isNull();
-			assertThat(context.getBean(JobsEndpointWebExtension.class).job("reportJobs.nothing").getStatus())
-				.isEqualTo(404);
-			assertThat(context.getBean(JobsEndpointWebExtension.class).job("reportJobs.report").getBody())
-				.isEqualTo(context.getBean(JobsEndpoint.class).jobs().jobs().get("reportJobs.report"));
-			WebEndpointResponse<?> response = webRun(context, "reportJobs.nothing");
-			assertThat(response.getStatus()).isEqualTo(404);
-			assertThat(response.getBody()).hasToString("ErrorDescriptor[message=Job 'reportJobs.nothing' is unknown on"
-					+ " this node; its jobs are [reportJobs.cleanUp, reportJobs.failing, reportJobs.nightly,"
-					+ " reportJobs.report, reportJobs.slow, scheduledJobs.sweep]]");
+			String message = "Job 'reportJobs.nothing' is unknown on this node; its jobs are [reportJobs.cleanUp,"
+					+ " reportJobs.failing, reportJobs.nightly, reportJobs.report, reportJobs.slow, scheduledJobs.sweep]";
+			JobsEndpoint endpoint = context.getBean(JobsEndpoint.class);
+			assertThatExceptionOfType(UnknownTargetException.class).isThrownBy(() -> endpoint.run("reportJobs.nothing"))
+				.withMessage(message);
+			assertThatExceptionOfType(UnknownTargetException.class).isThrownBy(() -> endpoint.job("reportJobs.nothing"))
+				.withMessage(message);
+			assertThatExceptionOfType(UnknownTargetException.class)
+				.isThrownBy(() -> webRun(context, "reportJobs.nothing"))
+				.withMessage(message);
 		});
 	}
 

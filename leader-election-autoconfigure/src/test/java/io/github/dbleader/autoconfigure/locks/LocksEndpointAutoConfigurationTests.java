@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.UUID;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
+import io.github.dbleader.autoconfigure.endpoint.UnknownTargetException;
 import io.github.dbleader.autoconfigure.locks.LocksEndpoint.LockDescriptor;
 import io.github.dbleader.autoconfigure.locks.LocksEndpoint.LocksDescriptor;
 import io.github.dbleader.autoconfigure.locks.LocksEndpoint.ReleaseDescriptor;
@@ -44,16 +45,14 @@ class LocksEndpointAutoConfigurationTests {
 	@Test
 	void configuresTheEndpointWhenExposed() {
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=locks")
-			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class)
-				.hasSingleBean(LocksEndpointWebExtension.class));
+			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class).hasBean("locksEndpointErrors"));
 	}
 
 	@Test
-	void noWebExtensionWhenExposedOverJmxOnly() {
+	void configuresTheEndpointWhenExposedOverJmxOnly() {
 		this.contextRunner
 			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=locks")
-			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class)
-				.doesNotHaveBean(LocksEndpointWebExtension.class));
+			.run((context) -> assertThat(context).hasSingleBean(LocksEndpoint.class).hasBean("locksEndpointErrors"));
 	}
 
 	@Test
@@ -107,7 +106,9 @@ class LocksEndpointAutoConfigurationTests {
 				assertThat(run.endedAt()).isNotNull();
 				assertThat(run.term()).isLessThan(held.term());
 			});
-			assertThat(endpoint.lock("unknown")).isNull();
+			assertThatExceptionOfType(UnknownTargetException.class).isThrownBy(() -> endpoint.lock("unknown"))
+				.withMessage("Lock 'unknown' is unknown: it was never taken (or, while the database does not answer,"
+						+ " this node never read it)");
 			assertThatExceptionOfType(InvalidEndpointRequestException.class)
 				.isThrownBy(() -> endpoint.lock("x".repeat(200)));
 		});

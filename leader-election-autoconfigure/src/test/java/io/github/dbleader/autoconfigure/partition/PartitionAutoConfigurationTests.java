@@ -110,11 +110,11 @@ class PartitionAutoConfigurationTests {
 		this.contextRunner.run((context) -> assertThat(context).doesNotHaveBean(PartitionsEndpoint.class));
 		this.contextRunner.withPropertyValues("management.endpoints.web.exposure.include=partitions")
 			.run((context) -> assertThat(context).hasSingleBean(PartitionsEndpoint.class)
-				.hasSingleBean(PartitionsEndpointWebExtension.class));
+				.hasBean("partitionsEndpointErrors"));
 		this.contextRunner
 			.withPropertyValues("spring.jmx.enabled=true", "management.endpoints.jmx.exposure.include=partitions")
 			.run((context) -> assertThat(context).hasSingleBean(PartitionsEndpoint.class)
-				.doesNotHaveBean(PartitionsEndpointWebExtension.class));
+				.hasBean("partitionsEndpointErrors"));
 	}
 
 	@Test
@@ -138,7 +138,11 @@ class PartitionAutoConfigurationTests {
 					.containsOnly("node-a");
 				assertThat(group.partitions().get(2).term()).isEqualTo(orders.term(2));
 				assertThat(group.pendingMoves()).isEmpty();
-				assertThat(endpoint.group("nothing")).isNull();
+				org.assertj.core.api.Assertions
+					.assertThatExceptionOfType(
+							io.github.dbleader.autoconfigure.endpoint.UnknownTargetException.class)
+					.isThrownBy(() -> endpoint.group("nothing"))
+					.withMessage("This node has no partition group 'nothing'; its groups are [orders]");
 				org.assertj.core.api.Assertions
 					.assertThatExceptionOfType(
 							org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
