@@ -35,12 +35,13 @@ import static org.awaitility.Awaitility.await;
  * The starter's endpoints refuse the same requests with the same status and body on Spring
  * MVC and on WebFlux, and with the same message over JMX ({@link EndpointErrors}): an
  * unknown election, lock, group or job, a body or query the operation does not take, a
- * database that does not answer, a write with read-only access. No server is started.
+ * database that does not answer, a write with read-only access. No server is started. The
+ * statement timeout is 500 ms, so that a loaded machine reads an unknown election in time.
  */
 class EndpointErrorsTests {
 
-	private static final String[] PROPERTIES = { "leader-election.node-id=me", "leader-election.lease-duration=3s",
-			"leader-election.renew-interval=200ms", "leader-election.partitions.orders.count=2",
+	private static final String[] PROPERTIES = { "leader-election.node-id=me", "leader-election.lease-duration=5s",
+			"leader-election.renew-interval=1s", "leader-election.partitions.orders.count=2",
 			"management.endpoints.web.exposure.include=leader,locks,partitions,jobs",
 			"management.endpoint.leader.access=UNRESTRICTED", "management.endpoint.partitions.access=UNRESTRICTED",
 			"management.endpoint.jobs.access=UNRESTRICTED", "spring.jmx.enabled=true", "spring.jmx.unique-names=true",
@@ -82,13 +83,13 @@ class EndpointErrorsTests {
 			new Refusal("GET", "/actuator/jobs/nothing", null, 404, UNKNOWN_JOB),
 			new Refusal("POST", "/actuator/jobs/nothing", null, 404, UNKNOWN_JOB));
 
-	private static final String UNKNOWN_OUTCOME = ": outcome unknown, the database did not answer within 100 ms; it"
+	private static final String UNKNOWN_OUTCOME = ": outcome unknown, the database did not answer within 500 ms; it"
 			+ " may still take effect: read before you repeat it";
 
 	/** What they refuse while the database hangs. */
 	private static final List<Refusal> DATABASE_AWAY = List.of(
 			new Refusal("GET", "/actuator/leader/weekly", null, 503, "Election 'weekly' is not run by this node and"
-					+ " the database did not answer within 100 ms; this node has not read it before"),
+					+ " the database did not answer within 500 ms; this node has not read it before"),
 			new Refusal("DELETE", "/actuator/leader/default", null, 503,
 					"Re-election of election 'default'" + UNKNOWN_OUTCOME),
 			new Refusal("POST", "/actuator/partitions/orders", "{\"partition\":1,\"nodeId\":\"me\"}", 503,
