@@ -27,9 +27,9 @@ import org.springframework.beans.factory.BeanFactory;
  * decides, and the run history, observations and metrics see the run as they see a
  * scheduled one), and waits for it at most a timeout, the bound of every endpoint's writes
  * ({@link TimeBound}): a run that takes longer goes on and is answered {@code RUNNING} with
- * its term and start. One run per job at a time: another
- * request for a job whose run is under way is answered {@code ALREADY_RUNNING}, so repeated
- * requests never pile up threads.
+ * its term and start. One run per job at a time: another request for a job whose run is
+ * under way is answered {@code ALREADY_RUNNING}, so repeated requests never pile up
+ * threads.
  */
 final class RunNow implements AutoCloseable {
 
