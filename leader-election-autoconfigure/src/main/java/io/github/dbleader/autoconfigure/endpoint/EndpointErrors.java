@@ -22,7 +22,7 @@ import org.springframework.boot.actuate.endpoint.web.WebServerNamespace;
 
 /**
  * {@link OperationInvokerAdvisor} that gives one of the starter's endpoints the same errors
- * on every web stack (Spring MVC, WebFlux, Jersey) and over JMX, because it wraps the
+ * on every web stack (Spring MVC, WebFlux) and over JMX, because it wraps the
  * operation where the actuator binds the request, whatever carries it:
  * <ul>
  * <li>an invalid request (the endpoint's own refusals, and what the actuator's binding

@@ -68,6 +68,9 @@ class EndpointErrorsTests {
 					"Election 'nightly' is not run by this node; elections run here are [default]"),
 			new Refusal("POST", "/actuator/leader/default", "{\"node\":\"me\"}", 400,
 					"Unknown field(s) [node] in the request body; the only field is nodeId"),
+			// Refused by the web stack before the actuator binds the request: its own body.
+			new Refusal("POST", "/actuator/leader/default", "{\"nodeId\":", 400, null),
+			new Refusal("POST", "/actuator/leader/default", null, 415, null),
 			new Refusal("GET", "/actuator/locks/nightly", null, 404, UNKNOWN_LOCK),
 			new Refusal("DELETE", "/actuator/locks/nightly", null, 405, null),
 			new Refusal("GET", "/actuator/partitions/nothing", null, 404, UNKNOWN_GROUP),
