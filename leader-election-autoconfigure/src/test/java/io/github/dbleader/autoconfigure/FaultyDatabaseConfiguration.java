@@ -34,14 +34,25 @@ public class FaultyDatabaseConfiguration {
 	@Bean
 	LeaseRepository faultyLeaseRepository(DataSource dataSource, LeaderElectionProperties properties) {
 		Duration statementTimeout = properties.determineElectionSettings().statementTimeout();
-		LeaseRepository real = new JdbcLeaseRepository(dataSource, SqlDialect.H2, LeaseTables.defaults(),
+		return faulty(new JdbcLeaseRepository(dataSource, SqlDialect.H2, LeaseTables.defaults(), statementTimeout),
 				statementTimeout);
-		ProxyFactory factory = new ProxyFactory(real);
+	}
+
+	/**
+	 * Another repository on the same database, whose statements this fault holds up too.
+	 * @param <T> the repository's type
+	 * @param repository the repository
+	 * @param statementTimeout its statement timeout
+	 * @return the repository behind the fault
+	 */
+	@SuppressWarnings("unchecked")
+	public <T> T faulty(T repository, Duration statementTimeout) {
+		ProxyFactory factory = new ProxyFactory(repository);
 		factory.addAdvice((MethodInterceptor) (invocation) -> {
 			awaitAnswer(statementTimeout);
 			return invocation.proceed();
 		});
-		return (LeaseRepository) factory.getProxy();
+		return (T) factory.getProxy();
 	}
 
 	/**

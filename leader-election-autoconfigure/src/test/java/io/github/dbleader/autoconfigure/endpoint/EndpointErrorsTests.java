@@ -7,16 +7,24 @@ import java.util.UUID;
 
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
+import javax.sql.DataSource;
 
 import io.github.dbleader.autoconfigure.FaultyDatabaseConfiguration;
 import io.github.dbleader.autoconfigure.FaultyDatabaseConfiguration.Fault;
+import io.github.dbleader.autoconfigure.LeaderElectionProperties;
 import io.github.dbleader.autoconfigure.TestApplication;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.LeaseTables;
+import io.github.dbleader.election.jdbc.SqlDialect;
+import io.github.dbleader.election.lock.LockRepository;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.reactive.server.EntityExchangeResult;
@@ -44,7 +52,7 @@ class EndpointErrorsTests {
 			"leader-election.renew-interval=1s", "leader-election.partitions.orders.count=2",
 			"management.endpoints.web.exposure.include=leader,locks,partitions,jobs",
 			"management.endpoint.leader.access=UNRESTRICTED", "management.endpoint.partitions.access=UNRESTRICTED",
-			"management.endpoint.jobs.access=UNRESTRICTED", "spring.jmx.enabled=true", "spring.jmx.unique-names=true",
+			"management.endpoint.locks.access=UNRESTRICTED", "spring.jmx.enabled=true", "spring.jmx.unique-names=true",
 			"management.endpoints.jmx.exposure.include=leader,locks,partitions,jobs", "spring.flyway.enabled=false",
 			"spring.liquibase.enabled=false", "spring.main.banner-mode=off", "leader-election.follow-readiness=false" };
 
@@ -72,7 +80,6 @@ class EndpointErrorsTests {
 			new Refusal("POST", "/actuator/leader/default", "{\"nodeId\":", 400, null),
 			new Refusal("POST", "/actuator/leader/default", null, 415, null),
 			new Refusal("GET", "/actuator/locks/nightly", null, 404, UNKNOWN_LOCK),
-			new Refusal("DELETE", "/actuator/locks/nightly", null, 405, null),
 			new Refusal("GET", "/actuator/partitions/nothing", null, 404, UNKNOWN_GROUP),
 			new Refusal("POST", "/actuator/partitions/orders", "{\"partition\":\"x\",\"nodeId\":\"me\"}", 400,
 					NOT_AN_INTEGER),
@@ -84,7 +91,8 @@ class EndpointErrorsTests {
 			new Refusal("DELETE", "/actuator/partitions/orders?partition=abc", null, 400,
 					"partition must be an integer but was 'abc'"),
 			new Refusal("GET", "/actuator/jobs/nothing", null, 404, UNKNOWN_JOB),
-			new Refusal("POST", "/actuator/jobs/nothing", null, 404, UNKNOWN_JOB));
+			// Read-only access (the default): the web stack's own body.
+			new Refusal("POST", "/actuator/jobs/nothing", null, 405, null));
 
 	private static final String UNKNOWN_OUTCOME = ": outcome unknown, the database did not answer within 500 ms; it"
 			+ " may still take effect: read before you repeat it";
@@ -96,11 +104,13 @@ class EndpointErrorsTests {
 			new Refusal("DELETE", "/actuator/leader/default", null, 503,
 					"Re-election of election 'default'" + UNKNOWN_OUTCOME),
 			new Refusal("POST", "/actuator/partitions/orders", "{\"partition\":1,\"nodeId\":\"me\"}", 503,
-					"Pin of partition 1 of group 'orders' to 'me'" + UNKNOWN_OUTCOME));
+					"Pin of partition 1 of group 'orders' to 'me'" + UNKNOWN_OUTCOME),
+			new Refusal("DELETE", "/actuator/locks/nightly", null, 503, "Release of lock 'nightly'" + UNKNOWN_OUTCOME));
 
 	@Test
 	void springMvcAndJmx() {
-		new WebApplicationContextRunner().withUserConfiguration(TestApplication.class, FaultyDatabaseConfiguration.class)
+		new WebApplicationContextRunner()
+			.withUserConfiguration(TestApplication.class, FaultyDatabaseConfiguration.class, FaultyLocks.class)
 			.withPropertyValues(PROPERTIES)
 			.withPropertyValues(database())
 			.run((context) -> {
@@ -121,7 +131,7 @@ class EndpointErrorsTests {
 	@Test
 	void webFlux() {
 		new ReactiveWebApplicationContextRunner()
-			.withUserConfiguration(TestApplication.class, FaultyDatabaseConfiguration.class)
+			.withUserConfiguration(TestApplication.class, FaultyDatabaseConfiguration.class, FaultyLocks.class)
 			.withPropertyValues(PROPERTIES)
 			.withPropertyValues(database())
 			.run((context) -> {
@@ -145,7 +155,7 @@ class EndpointErrorsTests {
 		assertJmxRefusal(server, "Partitions", "group", new Object[] { "nothing" }, UNKNOWN_GROUP);
 		assertJmxRefusal(server, "Partitions", "pin", new Object[] { "orders", "x", "me" }, NOT_AN_INTEGER);
 		assertJmxRefusal(server, "Partitions", "pin", new Object[] { "orders", "5", "me" }, OUT_OF_RANGE);
-		assertJmxRefusal(server, "Jobs", "run", new Object[] { "nothing" }, UNKNOWN_JOB);
+		assertJmxRefusal(server, "Jobs", "job", new Object[] { "nothing" }, UNKNOWN_JOB);
 	}
 
 	private static void assertJmxRefusal(MBeanServer server, String endpoint, String operation, Object[] arguments,
@@ -179,6 +189,20 @@ class EndpointErrorsTests {
 
 	private static String database() {
 		return "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+	}
+
+	/** The locks behind the same fault as the elections. */
+	@Configuration(proxyBeanMethods = false)
+	static class FaultyLocks {
+
+		@Bean
+		LockRepository faultyLockRepository(FaultyDatabaseConfiguration fault, DataSource dataSource,
+				LeaderElectionProperties properties) {
+			Duration statementTimeout = properties.determineElectionSettings().statementTimeout();
+			return fault.faulty(new JdbcLockRepository(dataSource, SqlDialect.H2, LeaseTables.defaults(),
+					statementTimeout), statementTimeout);
+		}
+
 	}
 
 	@FunctionalInterface
