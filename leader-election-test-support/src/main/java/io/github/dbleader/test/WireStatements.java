@@ -4,11 +4,19 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntConsumer;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The statements that clients send a server through a {@link TcpProxy}, read off the wire
@@ -21,7 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code BEGIN} and {@code COMMIT} among them. The connection must not use TLS
  * ({@code sslMode=DISABLED}, {@code sslmode=disable}).
  */
-public final class WireStatements implements TcpProxy.RequestObserver {
+public final class WireStatements implements TcpProxy.RequestObserver, AutoCloseable {
 
 	private static final int POSTGRESQL_PROTOCOL_3 = 196608;
 
@@ -29,10 +37,74 @@ public final class WireStatements implements TcpProxy.RequestObserver {
 
 	private final Map<Integer, Connection> connections = new ConcurrentHashMap<>();
 
+	private @Nullable TestDatabase database;
+
+	private @Nullable TcpProxy proxy;
+
 	private final List<String> statements = new ArrayList<>();
+
+	/** What closes with this record: the proxy and pools it started, newest first. */
+	private final Deque<AutoCloseable> owned = new ArrayDeque<>();
 
 	private WireStatements(boolean postgresql) {
 		this.postgresql = postgresql;
+	}
+
+	/**
+	 * Start a proxy in front of a test database's server and record the statements that go
+	 * through it; pools through it come from {@link #dataSource}.
+	 * @param database a MySQL-protocol or PostgreSQL test database
+	 * @return the record; close it to close its pools and the proxy
+	 */
+	public static WireStatements through(TestDatabase database) {
+		TcpProxy proxy = TcpProxy.start("wire-" + database.name().toLowerCase(Locale.ROOT), database.serverAddress());
+		WireStatements statements = record(proxy, database.platform());
+		statements.owned.push(proxy);
+		statements.database = database;
+		statements.proxy = proxy;
+		return statements;
+	}
+
+	/**
+	 * A new pool whose connections go through this record's proxy in plain text.
+	 * @param maxPoolSize maximum pool size
+	 * @return the pool, closed with this record
+	 */
+	public HikariDataSource dataSource(int maxPoolSize) {
+		TestDatabase database = Objects.requireNonNull(this.database, "not started by through(TestDatabase)");
+		HikariDataSource dataSource = database
+			.dataSource(database.plainTextUrlThrough(Objects.requireNonNull(this.proxy)), maxPoolSize);
+		this.owned.push(dataSource);
+		return dataSource;
+	}
+
+	/**
+	 * Measure what a run costs: warm up, forget what that sent, then run again and again.
+	 * @param warmUps runs before the measurement
+	 * @param runs runs measured
+	 * @param run one run, given its number (from 0 in the warm-up and again in the measurement)
+	 * @return the statements per run, and those of the last run
+	 */
+	public Measurement measure(int warmUps, int runs, IntConsumer run) {
+		for (int i = 0; i < warmUps; i++) {
+			run.accept(i);
+		}
+		clear();
+		List<String> last = List.of();
+		for (int i = 0; i < runs; i++) {
+			int before = count();
+			run.accept(i);
+			List<String> sent = statements();
+			last = sent.subList(before, sent.size());
+		}
+		return new Measurement((double) count() / runs, last);
+	}
+
+	@Override
+	public void close() throws Exception {
+		while (!this.owned.isEmpty()) {
+			this.owned.pop().close();
+		}
 	}
 
 	/**
@@ -72,6 +144,21 @@ public final class WireStatements implements TcpProxy.RequestObserver {
 
 	private synchronized void add(String statement) {
 		this.statements.add(statement);
+	}
+
+	/**
+	 * What a run costs.
+	 * @param perRun statements per run, on average
+	 * @param lastRun the statements of the last run, in order
+	 */
+	public record Measurement(double perRun, List<String> lastRun) {
+
+		@Override
+		public String toString() {
+			return String.format(Locale.ROOT, "%.1f statements per run; the last run's:%n  %s", this.perRun,
+					String.join(String.format("%n  "), this.lastRun));
+		}
+
 	}
 
 	/** One client connection's stream, cut into messages. */

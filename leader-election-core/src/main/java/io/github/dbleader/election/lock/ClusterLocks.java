@@ -33,8 +33,9 @@ import org.jspecify.annotations.Nullable;
  * between runs.
  *
  * <ul>
- * <li>A try that finds the lock taken costs one conditional {@code UPDATE}; a successful
- * one that statement and a read of the new term; a release one {@code UPDATE}.</li>
+ * <li>A try costs one conditional {@code UPDATE}, which takes an expired lock, writes its
+ * fence row and answers the new term at once (on H2 a short transaction); a release one
+ * {@code UPDATE}. A try that finds the lock taken waits for no fenced run of its holder.</li>
  * <li>{@code atMostFor} bounds how long a crashed holder keeps the lock (database clock).
  * The holder itself believes it holds the lock only until {@code atMostFor} minus a guard
  * of a fifth of it, from the moment before it sent the statement that took the lock, on
