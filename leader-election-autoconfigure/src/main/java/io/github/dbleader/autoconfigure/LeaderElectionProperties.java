@@ -98,6 +98,8 @@ public class LeaderElectionProperties {
 
 	private final Metrics metrics = new Metrics();
 
+	private final Locks locks = new Locks();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -176,6 +178,10 @@ public class LeaderElectionProperties {
 
 	public Metrics getMetrics() {
 		return this.metrics;
+	}
+
+	public Locks getLocks() {
+		return this.locks;
 	}
 
 	/**
@@ -461,6 +467,43 @@ public class LeaderElectionProperties {
 
 		/** The platforms, as the failure analysis lists them. */
 		static final String SUPPORTED_PLATFORMS = "mysql (also for MariaDB), mariadb, postgresql or h2";
+
+	}
+
+	/**
+	 * Properties of the cluster locks ({@code @ClusterLock}, {@code ClusterLocks}).
+	 */
+	public static class Locks {
+
+		/**
+		 * Longest random pause before a run under a cluster lock (@ClusterLock, a ShedLock
+		 * task on the provider) tries the lock, so that when every node's scheduler fires for
+		 * the same trigger, the run goes to a random node rather than to the one whose
+		 * scheduler fires first. At most a quarter of the run's atLeastFor; runs without
+		 * atLeastFor try at once. 0 to try at once always.
+		 */
+		private Duration spread = Duration.ofMillis(100);
+
+		public Duration getSpread() {
+			return this.spread;
+		}
+
+		public void setSpread(Duration spread) {
+			this.spread = spread;
+		}
+
+		/**
+		 * Determine the longest pause before a run tries its lock.
+		 * @return the pause
+		 * @throws InvalidLeaderElectionPropertyException if it is negative
+		 */
+		public Duration determineSpread() {
+			if (this.spread.isNegative()) {
+				throw invalid("locks.spread", this.spread, "a pause cannot be negative",
+						"a duration such as 100ms, 0 to try at once");
+			}
+			return this.spread;
+		}
 
 	}
 

@@ -10,6 +10,9 @@ import java.util.Set;
 import java.util.Deque;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
@@ -101,6 +104,12 @@ public class ClusterLocks implements AutoCloseable {
 
 	/** Where fenced transactions are observed: made anew by the setters. */
 	private volatile FencedTransactionObservation fencedTransactionObservation = FencedTransactionObservation.NONE;
+
+	/** The longest pause before a run tries its lock; zero for none. */
+	private volatile Duration runSpread = Duration.ZERO;
+
+	/** Pauses the calling thread for a random time below the given nanoseconds. */
+	private volatile LongConsumer pauseBelow = ClusterLocks::pauseBelow;
 
 	/**
 	 * Create cluster locks.
@@ -199,6 +208,40 @@ public class ClusterLocks implements AutoCloseable {
 	 */
 	public void setFencedTransactionObservationConvention(@Nullable FencedTransactionObservationConvention convention) {
 		this.fencedTransactionObservation = this.fencedTransactionObservation.withConvention(convention);
+	}
+
+	/**
+	 * Spread the runs of a lock over the nodes whose schedulers all fire for the same
+	 * trigger: before a run ({@link #runLocked}, {@link #startRun}) tries its lock, it waits
+	 * a random time below {@code spread} and below a quarter of the run's
+	 * {@code atLeastFor}, so that every node's try still comes while the winner's run keeps
+	 * the lock taken. Without it each trigger goes to the node whose scheduler fires first,
+	 * by a few milliseconds, which can be the same node for most triggers. A run without
+	 * {@code atLeastFor} (which does not keep its trigger from running again on a node whose
+	 * scheduler fires later) and {@link #tryLock} never wait.
+	 * @param spread the longest pause, zero (the default) for none
+	 * @throws IllegalArgumentException if {@code spread} is negative
+	 */
+	public void setRunSpread(Duration spread) {
+		Objects.requireNonNull(spread, "spread must not be null");
+		if (spread.isNegative()) {
+			throw new IllegalArgumentException("run spread (" + spread + ") must not be negative");
+		}
+		this.runSpread = spread;
+	}
+
+	/** @return the longest pause before a run tries its lock ({@link #setRunSpread}) */
+	public Duration getRunSpread() {
+		return this.runSpread;
+	}
+
+	/**
+	 * Pause some other way than the calling thread's random sleep, e.g. to record the bounds
+	 * in a test.
+	 * @param pauseBelow pauses for a random time below the given nanoseconds (positive)
+	 */
+	void setPause(LongConsumer pauseBelow) {
+		this.pauseBelow = Objects.requireNonNull(pauseBelow, "pauseBelow must not be null");
 	}
 
 	/** @return this node's id, the holder recorded in the lock rows it takes */
@@ -300,6 +343,7 @@ public class ClusterLocks implements AutoCloseable {
 	 * @throws IllegalArgumentException if the name or the durations are invalid
 	 */
 	public Optional<LockedRun> startRun(String name, Duration atMostFor, Duration atLeastFor) {
+		spread(atLeastFor);
 		LockCallContext context = new LockCallContext(name);
 		Observation observation = LeaderElectionObservationDocumentation.LOCK_CALL
 			.observation(this.observationConvention, DEFAULT_OBSERVATION_CONVENTION, () -> context,
@@ -330,6 +374,21 @@ public class ClusterLocks implements AutoCloseable {
 		locks.addLast(lock);
 		this.history.started(lock);
 		return Optional.of(new LockedRun(this, lock, locks, observation));
+	}
+
+	/**
+	 * Wait before a run tries its lock, as {@link #setRunSpread} says.
+	 */
+	private void spread(@Nullable Duration atLeastFor) {
+		// An invalid atLeastFor is refused by the try, after no pause.
+		long bound = (atLeastFor != null) ? Math.min(this.runSpread.toNanos(), atLeastFor.toNanos() / 4) : 0;
+		if (bound > 0) {
+			this.pauseBelow.accept(bound);
+		}
+	}
+
+	private static void pauseBelow(long nanos) {
+		LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(nanos));
 	}
 
 	/**
