@@ -340,6 +340,26 @@ class JdbcLockIntegrationTests {
 	}
 
 	/**
+	 * A lock whose row has no fence row (taken before locks had fence rows) gets one at its
+	 * next take, with the new holder and term, so that the new holder's fenced work passes.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aLockWithoutAFenceRowGetsOneAtItsNextTake(TestDatabase database) {
+		JdbcLockRepository a = repository(database);
+		long first = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+		assertThat(a.releaseLock("lock:job", "a", first, Duration.ZERO, Duration.ZERO)).isTrue();
+		this.jdbc.update("DELETE FROM " + TABLES.fenceTable() + " WHERE election_name = 'lock:job'");
+		JdbcLockRepository b = node(database);
+		long second = b.tryLock("lock:job", "b", AT_MOST).orElseThrow();
+		assertThat(second).isGreaterThan(first);
+		assertThat(this.jdbc.queryForMap("SELECT leader_id, term FROM " + TABLES.fenceTable()
+				+ " WHERE election_name = 'lock:job'")).containsValues("b", second);
+		Long fenced = b.runLockFenced("lock:job", "b", second, AT_MOST, (term) -> term);
+		assertThat(fenced).isEqualTo(second);
+	}
+
+	/**
 	 * The take-over of an expired lock waits for the fenced transaction of its holder: the
 	 * holder's work, checked while it held the lock, commits before anyone else holds it.
 	 */
