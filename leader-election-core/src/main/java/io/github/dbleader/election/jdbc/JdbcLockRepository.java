@@ -1,5 +1,6 @@
 package io.github.dbleader.election.jdbc;
 
+import java.math.BigDecimal;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
@@ -41,9 +42,10 @@ import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTrans
  * and every change of holder (a take, an operator's release) writes it atomically with the
  * lease row, so that it waits for them (I5); on PostgreSQL a take skips a lock whose fence
  * row is held instead of waiting. A take is one statement on both rows that answers the new
- * term (H2: a transaction), and it reaches the fence row only once the lease row has
- * expired, so a try of a held lock costs that one statement and never waits for its
- * holder's fenced runs. Extensions and the holder's own release write only the lease row,
+ * term (H2: a transaction), which on MySQL and MariaDB follows a read that waits a bounded
+ * time for the fenced runs of an expired lock; each reaches the fence row only once the
+ * lease row has expired, so a try of a held lock costs one statement and never waits for
+ * its holder's fenced runs. Extensions and the holder's own release write only the lease row,
  * so they never wait for fenced work (I9). Fenced work runs on the application's transaction
  * manager, so that the application's own {@code JdbcTemplate} joins the fenced transaction.
  *
@@ -82,6 +84,12 @@ public class JdbcLockRepository implements LockRepository {
 	 * MariaDB, a data-modifying {@code WITH} on PostgreSQL; {@code null} on H2.
 	 */
 	private final @Nullable String takeLockAndFence;
+
+	/**
+	 * MySQL and MariaDB: the read before a take that waits, a bounded time, for the fenced
+	 * runs of a lock that has expired; {@code null} elsewhere.
+	 */
+	private final @Nullable String awaitFencedRuns;
 
 	/** The take-over of an expired lock's row alone, followed by the write of its fence row (H2). */
 	private final String takeLock;
@@ -149,6 +157,8 @@ public class JdbcLockRepository implements LockRepository {
 		this.takeLock = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND expires_at <= "
 				+ now;
 		this.takeLockAndFence = takeLockAndFence(dialect, lease, fence, newTerm, skipFencedLock);
+		this.awaitFencedRuns = (dialect == SqlDialect.MYSQL)
+				? awaitFencedRuns(lease, fence, now, statementTimeout.dividedBy(2)) : null;
 		this.lockTerm = "SELECT term FROM " + lease + " WHERE election_name = ? AND leader_id = ? AND expires_at > " + now;
 		// renewed_at, which nobody renews on a lock row, is the time of its last extension
 		// (its acquisition until then): a release counts an extension's atLeastFor from it.
@@ -215,8 +225,9 @@ public class JdbcLockRepository implements LockRepository {
 	}
 
 	/**
-	 * Take a lock: one conditional statement on the row of the lock and its fence row (on H2
-	 * a transaction of three). The row is created on first use, held by the node that
+	 * Take a lock: one conditional statement on the row of the lock and its fence row (on
+	 * MySQL and MariaDB after a read that waits a bounded time for the fenced runs of an
+	 * expired lock; on H2 a transaction of three). The row is created on first use, held by the node that
 	 * creates it: until this repository has seen the row exist, a try that takes nothing
 	 * also tries to insert it.
 	 */
@@ -268,8 +279,19 @@ public class JdbcLockRepository implements LockRepository {
 			List<Long> terms = this.jdbc.queryForList(takeLockAndFence, Long.class, nodeId, millis, key, key);
 			return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
 		}
-		// MySQL and MariaDB: the new term comes back in the answer as the statement's
-		// LAST_INSERT_ID, without a statement to read it.
+		// MySQL and MariaDB: first wait for the fenced runs of an expired lock, for a bounded
+		// time that the server enforces. The take alone would wait for them as long as they
+		// last, and in autocommit mode the server would then carry out a take whose client
+		// gave up (a socket timeout before the query timeout's cancel, or none at all where
+		// the query timeout rounds up to a whole second), for a node that believes nothing.
+		// A lock that has not expired is answered here, in this one statement.
+		List<Integer> expired = this.jdbc.query(Objects.requireNonNull(this.awaitFencedRuns),
+				(rs, row) -> rs.getInt(1), key);
+		if (expired.isEmpty() || expired.get(0) != 1) {
+			return OptionalLong.empty();
+		}
+		// The new term comes back in the answer as the statement's LAST_INSERT_ID, without a
+		// statement to read it.
 		GeneratedKeyHolder keys = new GeneratedKeyHolder();
 		int changed = this.jdbc.update((connection) -> {
 			PreparedStatement statement = connection.prepareStatement(takeLockAndFence,
@@ -289,6 +311,24 @@ public class JdbcLockRepository implements LockRepository {
 			this.jdbc.update(this.writeFence, key);
 		}
 		return OptionalLong.of(((Number) keys.getKeyList().get(0).values().iterator().next()).longValue());
+	}
+
+	/**
+	 * MySQL's and MariaDB's read that answers whether a lock has expired (1) or not (0), and
+	 * only when it has, locks its fence row, and so waits for its fenced runs in flight; the
+	 * server ends the wait after {@code bound} (MAX_EXECUTION_TIME on MySQL,
+	 * max_statement_time on MariaDB, as {@link SqlDialect#boundFenceWait} does). The fence
+	 * row is joined on a key that is null until the lease row has expired, and one of its
+	 * columns is read: MariaDB drops an outer-joined table whose columns a query does not
+	 * use (table elimination), and its lock with it.
+	 */
+	private static String awaitFencedRuns(String lease, String fence, String now, Duration bound) {
+		long millis = Math.max(1, bound.toMillis());
+		return "/*M! SET STATEMENT max_statement_time = " + BigDecimal.valueOf(millis, 3).toPlainString()
+				+ " FOR */ SELECT /*+ MAX_EXECUTION_TIME(" + millis + ") */ CASE WHEN l.expires_at <= " + now
+				+ " THEN 1 ELSE 0 END, f.term FROM " + lease + " l LEFT JOIN " + fence
+				+ " f ON f.election_name = CASE WHEN l.expires_at <= " + now
+				+ " THEN l.election_name END WHERE l.election_name = ? FOR UPDATE";
 	}
 
 	/**

@@ -36,9 +36,11 @@ import org.jspecify.annotations.Nullable;
  * between runs.
  *
  * <ul>
- * <li>A try costs one conditional {@code UPDATE}, which takes an expired lock, writes its
- * fence row and answers the new term at once (on H2 a short transaction); a release one
- * {@code UPDATE}. A try that finds the lock taken waits for no fenced run of its holder.</li>
+ * <li>A try that finds the lock taken costs one statement, which waits for no fenced run of
+ * its holder; a successful one a conditional {@code UPDATE} that takes the expired lock,
+ * writes its fence row and answers the new term at once (on MySQL and MariaDB after a read
+ * that waits a bounded time for the previous holder's fenced runs; on H2 a short
+ * transaction); a release one {@code UPDATE}.</li>
  * <li>{@code atMostFor} bounds how long a crashed holder keeps the lock (database clock).
  * The holder itself believes it holds the lock only until {@code atMostFor} minus a guard
  * of a fifth of it, from the moment before it sent the statement that took the lock, on
