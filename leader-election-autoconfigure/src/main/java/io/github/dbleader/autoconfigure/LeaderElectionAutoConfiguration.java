@@ -197,13 +197,14 @@ public final class LeaderElectionAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Lazy
 	ClusterLocks clusterLocks(LockRepository lockRepository, ElectionService electionService,
-			ObjectProvider<LockRunListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
+			LeaderElectionProperties properties, ObjectProvider<LockRunListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<LockCallObservationConvention> lockCallObservationConvention,
 			ObjectProvider<FencedTransactionObservationConvention> fencedTransactionObservationConvention) {
 		// Kept-alive locks are renewed as the elections are: by a lease, every renew interval.
 		ClusterLocks locks = new ClusterLocks(lockRepository, electionService.nodeId(), MonotonicClock.SYSTEM,
 				Clock.systemUTC(), new CompositeLockRunListener(listeners.orderedStream().toList()),
 				KeepAliveSettings.of(electionService.settings()));
+		locks.setRunSpread(properties.getLocks().determineSpread());
 		observationRegistry.ifUnique((registry) -> {
 			locks.setObservationRegistry(registry);
 			locks.setObservationConvention(lockCallObservationConvention.getIfUnique());

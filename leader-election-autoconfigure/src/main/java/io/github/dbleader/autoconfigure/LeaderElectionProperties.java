@@ -99,7 +99,10 @@ public class LeaderElectionProperties {
 	private final Metrics metrics = new Metrics();
 
 	private final LeaderOnly leaderOnly = new LeaderOnly();
+
 	private final ScopedServices scopedServices = new ScopedServices();
+
+	private final Locks locks = new Locks();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -187,6 +190,10 @@ public class LeaderElectionProperties {
 
 	public ScopedServices getScopedServices() {
 		return this.scopedServices;
+	}
+
+	public Locks getLocks() {
+		return this.locks;
 	}
 
 	/**
@@ -472,6 +479,43 @@ public class LeaderElectionProperties {
 
 		/** The platforms, as the failure analysis lists them. */
 		static final String SUPPORTED_PLATFORMS = "mysql (also for MariaDB), mariadb, postgresql or h2";
+
+	}
+
+	/**
+	 * Properties of the cluster locks ({@code @ClusterLock}, {@code ClusterLocks}).
+	 */
+	public static class Locks {
+
+		/**
+		 * Longest random pause before a run under a cluster lock (@ClusterLock, a ShedLock
+		 * task on the provider) tries the lock, so that when every node's scheduler fires for
+		 * the same trigger, the run goes to a random node rather than to the one whose
+		 * scheduler fires first. At most a quarter of the run's atLeastFor; runs without
+		 * atLeastFor try at once. 0 to try at once always.
+		 */
+		private Duration spread = Duration.ofMillis(100);
+
+		public Duration getSpread() {
+			return this.spread;
+		}
+
+		public void setSpread(Duration spread) {
+			this.spread = spread;
+		}
+
+		/**
+		 * Determine the longest pause before a run tries its lock.
+		 * @return the pause
+		 * @throws InvalidLeaderElectionPropertyException if it is negative
+		 */
+		public Duration determineSpread() {
+			if (this.spread.isNegative()) {
+				throw invalid("locks.spread", this.spread, "a pause cannot be negative",
+						"a duration such as 100ms, 0 to try at once");
+			}
+			return this.spread;
+		}
 
 	}
 

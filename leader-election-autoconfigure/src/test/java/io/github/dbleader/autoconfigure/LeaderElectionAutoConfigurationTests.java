@@ -41,6 +41,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.mock.env.MockEnvironment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatException;
 import static org.awaitility.Awaitility.await;
 import static org.mockito.BDDMockito.given;
 import static org.mockito.Mockito.mock;
@@ -285,6 +286,19 @@ class LeaderElectionAutoConfigurationTests {
 					.as("the mock takes no lock")
 					.isEmpty();
 			});
+	}
+
+	@Test
+	void runsUnderClusterLocksSpreadByAPauseOfAtMost100MillisecondsUnlessConfiguredOtherwise() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(ClusterLocks.class).getRunSpread())
+			.isEqualTo(Duration.ofMillis(100)));
+		this.contextRunner.withPropertyValues("leader-election.locks.spread=0")
+			.run((context) -> assertThat(context.getBean(ClusterLocks.class).getRunSpread()).isZero());
+		// ClusterLocks is lazy: its first use fails, saying why.
+		this.contextRunner.withPropertyValues("leader-election.locks.spread=-1ms")
+			.run((context) -> assertThatException().isThrownBy(() -> context.getBean(ClusterLocks.class))
+				.havingRootCause()
+				.withMessageContaining("leader-election.locks.spread"));
 	}
 
 	@Test

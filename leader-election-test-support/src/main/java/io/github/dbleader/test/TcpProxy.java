@@ -95,6 +95,8 @@ public final class TcpProxy implements AutoCloseable {
 
 	private final AtomicReference<@Nullable Trigger> trigger = new AtomicReference<>();
 
+	private volatile @Nullable RequestObserver requestObserver;
+
 	private final AtomicInteger lostReplies = new AtomicInteger();
 
 	private final AtomicLong firstLossMillis = new AtomicLong();
@@ -224,6 +226,15 @@ public final class TcpProxy implements AutoCloseable {
 	 */
 	public void onStatement(String sqlFragment, Runnable action) {
 		this.trigger.set(new Trigger(sqlFragment.getBytes(StandardCharsets.UTF_8), action));
+	}
+
+	/**
+	 * From now on, show every chunk that a client sends to an observer before it is
+	 * forwarded, e.g. {@link WireStatements}, which counts the statements the server runs.
+	 * @param observer the observer, {@code null} for none
+	 */
+	public void observeRequests(@Nullable RequestObserver observer) {
+		this.requestObserver = observer;
 	}
 
 	/** Lift every fault: no pending action, no lost replies, no delay, no outage. */
@@ -390,6 +401,21 @@ public final class TcpProxy implements AutoCloseable {
 		}
 	}
 
+	/** Sees what clients send, chunk by chunk, in order per connection. */
+	@FunctionalInterface
+	public interface RequestObserver {
+
+		/**
+		 * A client sent a chunk; called on that connection's thread, before the chunk is
+		 * forwarded.
+		 * @param connection the connection's number, from 1, in the order they were accepted
+		 * @param data the buffer, valid only during the call
+		 * @param length how many bytes of it were sent
+		 */
+		void sent(int connection, byte[] data, int length);
+
+	}
+
 	/** What clients of the proxy see during an outage. */
 	public enum Outage {
 
@@ -446,6 +472,10 @@ public final class TcpProxy implements AutoCloseable {
 				int read;
 				while ((read = in.read(buffer)) >= 0) {
 					awaitFlow(null, read);
+					RequestObserver observer = TcpProxy.this.requestObserver;
+					if (observer != null) {
+						observer.sent(this.number, buffer, read);
+					}
 					Trigger armed = TcpProxy.this.trigger.get();
 					boolean fire = armed != null && contains(buffer, read, armed.fragment())
 							&& TcpProxy.this.trigger.compareAndSet(armed, null);

@@ -1,9 +1,12 @@
 package io.github.dbleader.test;
 
+import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.UUID;
 import java.util.function.Supplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -54,6 +57,10 @@ public enum TestDatabase {
 	/** H2 in memory, one database per JVM. */
 	H2("h2", null, TestServers::h2);
 
+	/** A server's JDBC URL: prefix, host, port (optional), and the rest. */
+	private static final Pattern SERVER_URL = Pattern
+		.compile("(jdbc:(?:mysql|mariadb|postgresql)://)([^/:?,]+)(?::(\\d+))?(.*)");
+
 	private final String platform;
 
 	private final @Nullable String envPrefix;
@@ -91,6 +98,45 @@ public enum TestDatabase {
 	/** @return the password */
 	public String password() {
 		return this.server.get().password();
+	}
+
+	/**
+	 * This database's URL with another host and port, e.g. a {@link TcpProxy}'s in front of
+	 * its server, and with the wire in plain text, so that the proxy can read the statements
+	 * ({@link WireStatements}).
+	 * @param proxy the proxy, forwarding to {@link #serverAddress()}
+	 * @return the URL
+	 * @throws IllegalStateException for H2, which runs in this JVM
+	 */
+	public String plainTextUrlThrough(TcpProxy proxy) {
+		Matcher url = serverUrl();
+		String plainText = switch (this) {
+			case MYSQL -> "sslMode=DISABLED&allowPublicKeyRetrieval=true";
+			case MARIADB -> "sslMode=disable";
+			default -> "sslmode=disable";
+		};
+		String rest = url.group(4);
+		return url.group(1) + proxy.address().getHostString() + ":" + proxy.port() + rest
+				+ (rest.contains("?") ? "&" : "?") + plainText;
+	}
+
+	/**
+	 * The address of this database's server, for a {@link TcpProxy} in front of it.
+	 * @return the address
+	 * @throws IllegalStateException for H2, which runs in this JVM
+	 */
+	public InetSocketAddress serverAddress() {
+		Matcher url = serverUrl();
+		int port = (url.group(3) != null) ? Integer.parseInt(url.group(3)) : (this == POSTGRESQL) ? 5432 : 3306;
+		return new InetSocketAddress(url.group(2), port);
+	}
+
+	private Matcher serverUrl() {
+		Matcher url = SERVER_URL.matcher(url());
+		if (this == H2 || !url.matches()) {
+			throw new IllegalStateException("No server address in " + url());
+		}
+		return url;
 	}
 
 	/**
@@ -133,6 +179,22 @@ public enum TestDatabase {
 			for (String table : tables) {
 				connection.createStatement().execute("DROP TABLE IF EXISTS " + table);
 			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
+	 * Drop a table if it exists and create it afresh.
+	 * @param dataSource where
+	 * @param table the table name
+	 * @param columns its columns, as in {@code CREATE TABLE}
+	 */
+	public void recreateTable(DataSource dataSource, String table, String columns) {
+		dropTables(dataSource, table);
+		try (Connection connection = dataSource.getConnection()) {
+			connection.createStatement().execute("CREATE TABLE " + table + " (" + columns + ")");
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException(ex);

@@ -60,7 +60,11 @@ public @interface ClusterLock {
 	/**
 	 * How long after its acquisition the lock stays taken even when the run has ended (in
 	 * {@link Mode#RELEASE_AFTER_RUN} mode), so that a node whose scheduler fires a little
-	 * later does not run the task again; at most {@link #atMostFor()}.
+	 * later does not run the task again; at most {@link #atMostFor()}. With it, each node
+	 * also waits a random pause before its try (up to a quarter of it, and at most
+	 * {@code ClusterLocks.setRunSpread}, {@code leader-election.locks.spread} with Spring
+	 * Boot), so that the runs go to random nodes, not to the node whose scheduler fires
+	 * first.
 	 * @return the shortest hold
 	 */
 	String atLeastFor() default "0s";

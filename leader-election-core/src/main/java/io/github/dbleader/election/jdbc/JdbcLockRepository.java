@@ -1,7 +1,9 @@
 package io.github.dbleader.election.jdbc;
 
+import java.math.BigDecimal;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -23,6 +25,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.support.GeneratedKeyHolder;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTransaction;
@@ -36,10 +39,14 @@ import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTrans
  * timeout, both from the statement timeout.
  *
  * <p>A lock has a fence row, as an election has: its fenced transactions lock that row,
- * and every change of holder (a take, an operator's release) writes it in the transaction
- * that changes the lease row, so that it waits for them (I5); on PostgreSQL a take skips a
- * lock whose fence row is held instead of waiting. Extensions and the holder's own release
- * write only the lease row, so they never wait for fenced work (I9). Fenced work runs on the application's transaction
+ * and every change of holder (a take, an operator's release) writes it atomically with the
+ * lease row, so that it waits for them (I5); on PostgreSQL a take skips a lock whose fence
+ * row is held instead of waiting. A take is one statement on both rows that answers the new
+ * term (H2: a transaction), which on MySQL and MariaDB follows a read that waits a bounded
+ * time for the fenced runs of an expired lock; each reaches the fence row only once the
+ * lease row has expired, so a try of a held lock costs one statement and never waits for
+ * its holder's fenced runs. Extensions and the holder's own release write only the lease row,
+ * so they never wait for fenced work (I9). Fenced work runs on the application's transaction
  * manager, so that the application's own {@code JdbcTemplate} joins the fenced transaction.
  *
  * <p>On a MariaDB Galera node (asked once, at the first statement that needs it), the
@@ -71,15 +78,23 @@ public class JdbcLockRepository implements LockRepository {
 	 */
 	private volatile @Nullable ServerLockStatements statements;
 
+	/**
+	 * The take-over of an expired lock and the write of its fence row in one statement that
+	 * answers the new term, where the database has one: an update of both rows on MySQL and
+	 * MariaDB, a data-modifying {@code WITH} on PostgreSQL; {@code null} on H2.
+	 */
+	private final @Nullable String takeLockAndFence;
+
+	/**
+	 * MySQL and MariaDB: the read before a take that waits, a bounded time, for the fenced
+	 * runs of a lock that has expired; {@code null} elsewhere.
+	 */
+	private final @Nullable String awaitFencedRuns;
+
+	/** The take-over of an expired lock's row alone, followed by the write of its fence row (H2). */
 	private final String takeLock;
 
-	/** Parameters of the take-over of a lock: the key a second time where it skips fenced rows. */
-	private final int takeLockParameters;
-
 	private final String lockTerm;
-
-	/** Whether a lock has expired, by a plain read. */
-	private final String lockFree;
 
 	private final String extendLock;
 
@@ -103,6 +118,9 @@ public class JdbcLockRepository implements LockRepository {
 
 	/** Locks whose fence row this repository has made sure of. */
 	private final Set<String> fenced = ConcurrentHashMap.newKeySet();
+
+	/** Locks whose row this repository has seen exist: a try that takes nothing creates no row. */
+	private final Set<String> seen = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Create a repository.
@@ -135,12 +153,13 @@ public class JdbcLockRepository implements LockRepository {
 		// A lock is free once it has expired; release shortens the expiry, keeping the holder
 		// for diagnosis. The version changes with every write, as for elections.
 		String skipFencedLock = dialect.skipFencedLock(fence);
-		this.takeLock = "UPDATE " + lease + " SET leader_id = ?, " + LeaseRows.newTerm(now, dialect.serverIdentity())
-				+ " WHERE election_name = ? AND expires_at <= " + now + ((skipFencedLock != null) ? skipFencedLock : "");
-		this.takeLockParameters = (skipFencedLock != null) ? 4 : 3;
+		String newTerm = LeaseRows.newTerm(now, dialect.serverIdentity());
+		this.takeLock = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND expires_at <= "
+				+ now;
+		this.takeLockAndFence = takeLockAndFence(dialect, lease, fence, newTerm, skipFencedLock);
+		this.awaitFencedRuns = (dialect == SqlDialect.MYSQL)
+				? awaitFencedRuns(lease, fence, now, statementTimeout.dividedBy(2)) : null;
 		this.lockTerm = "SELECT term FROM " + lease + " WHERE election_name = ? AND leader_id = ? AND expires_at > " + now;
-		this.lockFree = "SELECT CASE WHEN expires_at <= " + now + " THEN 1 ELSE 0 END FROM " + lease
-				+ " WHERE election_name = ?";
 		// renewed_at, which nobody renews on a lock row, is the time of its last extension
 		// (its acquisition until then): a release counts an extension's atLeastFor from it.
 		// yielded_by marks a released acquisition (the next take clears it), so that no
@@ -206,36 +225,148 @@ public class JdbcLockRepository implements LockRepository {
 	}
 
 	/**
-	 * Take a lock: one conditional statement on the row of the lock. The row is created on
-	 * first use, held by the node that creates it: until this repository has seen the row
-	 * exist, a try that takes nothing also tries to insert it.
+	 * Take a lock: one conditional statement on the row of the lock and its fence row (on
+	 * MySQL and MariaDB after a read that waits a bounded time for the fenced runs of an
+	 * expired lock; on H2 a transaction of three). The row is created on first use, held by the node that
+	 * creates it: until this repository has seen the row exist, a try that takes nothing
+	 * also tries to insert it.
 	 */
 	@Override
 	public OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
 		return OutsideCallerTransaction.run(() -> {
 			long millis = atMostFor.toMillis();
-			// A plain read first, which waits for no one: on InnoDB a take that finds the lock
-			// held would still lock the row to check it, and so wait for the holder's fenced run
-			// (I9). Only a lock that has expired is taken, and that take waits for a fenced run
-			// still open (I5).
-			List<Integer> free = this.jdbc.queryForList(this.lockFree, Integer.class, key);
-			if (free.isEmpty()) {
-				try {
-					changeHolder(key, () -> this.jdbc.update(statements().create(), key, nodeId, millis));
-				}
-				catch (DuplicateKeyException ex) {
-					return OptionalLong.empty();
-				}
+			ensureFence(key);
+			OptionalLong taken = take(key, nodeId, millis);
+			if (taken.isPresent() || this.seen.contains(key)) {
+				this.seen.add(key);
+				return taken;
 			}
-			else if (free.get(0) != 1 || !ensureFence(key) || !changeHolder(key, () -> this.jdbc.update(this.takeLock,
-					Arrays.copyOf(new Object[] { nodeId, millis, key, key }, this.takeLockParameters)))) {
+			try {
+				changeHolder(key, () -> this.jdbc.update(statements().create(), key, nodeId, millis));
+			}
+			catch (DuplicateKeyException ex) {
+				this.seen.add(key);
 				return OptionalLong.empty();
 			}
+			this.seen.add(key);
 			// The caller lets no other try of this lock by this node run meanwhile, so a row
 			// held by this node is this acquisition's, unless it has expired already.
 			List<Long> terms = this.jdbc.queryForList(this.lockTerm, Long.class, key, nodeId);
 			return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
 		});
+	}
+
+	/**
+	 * Take an expired lock and write its fence row with the new holder and term, atomically:
+	 * the take waits for (MySQL, MariaDB, H2) or skips (PostgreSQL) a fenced run of the
+	 * previous holder in flight, and the lock's row stays as it was until then (I5). A lock
+	 * that has not expired is left alone without a wait for its holder's fenced runs, as
+	 * the fence row is reached only once the lease row has expired.
+	 * @return the new term, or empty if the lock did not expire or has no row
+	 */
+	private OptionalLong take(String key, String nodeId, long millis) {
+		String takeLockAndFence = this.takeLockAndFence;
+		if (takeLockAndFence == null) {
+			return inTransaction(this.releases, () -> {
+				if (this.jdbc.update(this.takeLock, nodeId, millis, key) != 1) {
+					return OptionalLong.empty();
+				}
+				this.jdbc.update(this.writeFence, key);
+				return OptionalLong.of(this.jdbc.queryForObject(this.findTerm, Long.class, key));
+			});
+		}
+		if (this.dialect == SqlDialect.POSTGRESQL) {
+			List<Long> terms = this.jdbc.queryForList(takeLockAndFence, Long.class, nodeId, millis, key, key);
+			return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
+		}
+		// MySQL and MariaDB: first wait for the fenced runs of an expired lock, for a bounded
+		// time that the server enforces. The take alone would wait for them as long as they
+		// last, and in autocommit mode the server would then carry out a take whose client
+		// gave up (a socket timeout before the query timeout's cancel, or none at all where
+		// the query timeout rounds up to a whole second), for a node that believes nothing.
+		// A lock that has not expired is answered here, in this one statement.
+		List<Integer> expired = this.jdbc.query(Objects.requireNonNull(this.awaitFencedRuns),
+				(rs, row) -> rs.getInt(1), key);
+		if (expired.isEmpty() || expired.get(0) != 1) {
+			return OptionalLong.empty();
+		}
+		// The new term comes back in the answer as the statement's LAST_INSERT_ID, without a
+		// statement to read it.
+		GeneratedKeyHolder keys = new GeneratedKeyHolder();
+		int changed = this.jdbc.update((connection) -> {
+			PreparedStatement statement = connection.prepareStatement(takeLockAndFence,
+					Statement.RETURN_GENERATED_KEYS);
+			statement.setString(1, nodeId);
+			statement.setLong(2, millis);
+			statement.setString(3, nodeId);
+			statement.setString(4, key);
+			return statement;
+		}, keys);
+		if (changed == 0) {
+			return OptionalLong.empty();
+		}
+		if (changed == 1) {
+			// The lock's row only: a lock taken before locks had fence rows gets one, as
+			// nothing can have locked a row that did not exist.
+			this.jdbc.update(this.writeFence, key);
+		}
+		return OptionalLong.of(((Number) keys.getKeyList().get(0).values().iterator().next()).longValue());
+	}
+
+	/**
+	 * MySQL's and MariaDB's read that answers whether a lock has expired (1) or not (0), and
+	 * only when it has, locks its fence row, and so waits for its fenced runs in flight; the
+	 * server ends the wait after {@code bound} (MAX_EXECUTION_TIME on MySQL,
+	 * max_statement_time on MariaDB, as {@link SqlDialect#boundFenceWait} does). The fence
+	 * row is joined on a key that is null until the lease row has expired, and one of its
+	 * columns is read: MariaDB drops an outer-joined table whose columns a query does not
+	 * use (table elimination), and its lock with it.
+	 */
+	private static String awaitFencedRuns(String lease, String fence, String now, Duration bound) {
+		long millis = Math.max(1, bound.toMillis());
+		return "/*M! SET STATEMENT max_statement_time = " + BigDecimal.valueOf(millis, 3).toPlainString()
+				+ " FOR */ SELECT /*+ MAX_EXECUTION_TIME(" + millis + ") */ CASE WHEN l.expires_at <= " + now
+				+ " THEN 1 ELSE 0 END, f.term FROM " + lease + " l LEFT JOIN " + fence
+				+ " f ON f.election_name = CASE WHEN l.expires_at <= " + now
+				+ " THEN l.election_name END WHERE l.election_name = ? FOR UPDATE";
+	}
+
+	/**
+	 * The statement that takes an expired lock and writes its fence row at once, answering
+	 * the new term, or {@code null} where the database has none (H2).
+	 * @param newTerm the assignments of a new term ({@link LeaseRows#newTerm}), with one
+	 * parameter, the lock's duration
+	 * @param skipFencedLock the condition that skips a held fence row (PostgreSQL)
+	 */
+	private static @Nullable String takeLockAndFence(SqlDialect dialect, String lease, String fence, String newTerm,
+			@Nullable String skipFencedLock) {
+		String now = dialect.now();
+		return switch (dialect) {
+			// Parameters: the node, the duration, the node, the key. The fence row is joined
+			// only once the lease row has expired, so a try of a held lock never reads, and so
+			// never waits for, the fence row that its holder's fenced run holds. The order in
+			// which MySQL assigns the two rows' columns is not defined, so neither row's
+			// values are read from the other's: both compute the new term from their own
+			// (equal) old term and the statement's one clock reading.
+			case MYSQL -> {
+				String term = "term = GREATEST(term + 1, " + now + ")";
+				if (!newTerm.startsWith(term)) {
+					throw new IllegalStateException("The assignments of a new term no longer start with " + term);
+				}
+				yield "UPDATE " + lease + " l LEFT JOIN " + fence + " f ON f.election_name = CASE WHEN l.expires_at <= "
+						+ now + " THEN l.election_name END SET l.leader_id = ?, l.term = LAST_INSERT_ID(GREATEST(l.term + 1, "
+						+ now + "))" + newTerm.substring(term.length()) + ", f.leader_id = ?, f.term = GREATEST(f.term + 1, "
+						+ now + ") WHERE l.election_name = ? AND l.expires_at <= " + now;
+			}
+			// Parameters: the node, the duration, the key, the key. The fence row, locked by the
+			// take's condition, gets the holder and term the take answers.
+			case POSTGRESQL -> "WITH taken AS (UPDATE " + lease + " SET leader_id = ?, " + newTerm
+					+ " WHERE election_name = ? AND expires_at <= " + now + skipFencedLock
+					+ " RETURNING election_name, leader_id, term) UPDATE " + fence
+					+ " f SET leader_id = taken.leader_id, term = taken.term FROM taken"
+					+ " WHERE f.election_name = taken.election_name RETURNING taken.term";
+			case H2 -> null;
+		};
 	}
 
 	/**

@@ -10,6 +10,9 @@ import java.util.Set;
 import java.util.Deque;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
@@ -33,8 +36,11 @@ import org.jspecify.annotations.Nullable;
  * between runs.
  *
  * <ul>
- * <li>A try that finds the lock taken costs one conditional {@code UPDATE}; a successful
- * one that statement and a read of the new term; a release one {@code UPDATE}.</li>
+ * <li>A try that finds the lock taken costs one statement, which waits for no fenced run of
+ * its holder; a successful one a conditional {@code UPDATE} that takes the expired lock,
+ * writes its fence row and answers the new term at once (on MySQL and MariaDB after a read
+ * that waits a bounded time for the previous holder's fenced runs; on H2 a short
+ * transaction); a release one {@code UPDATE}.</li>
  * <li>{@code atMostFor} bounds how long a crashed holder keeps the lock (database clock).
  * The holder itself believes it holds the lock only until {@code atMostFor} minus a guard
  * of a fifth of it, from the moment before it sent the statement that took the lock, on
@@ -100,6 +106,12 @@ public class ClusterLocks implements AutoCloseable {
 
 	/** Where fenced transactions are observed: made anew by the setters. */
 	private volatile FencedTransactionObservation fencedTransactionObservation = FencedTransactionObservation.NONE;
+
+	/** The longest pause before a run tries its lock; zero for none. */
+	private volatile Duration runSpread = Duration.ZERO;
+
+	/** Pauses the calling thread for a random time below the given nanoseconds. */
+	private volatile LongConsumer pauseBelow = ClusterLocks::pauseBelow;
 
 	/**
 	 * Create cluster locks.
@@ -198,6 +210,40 @@ public class ClusterLocks implements AutoCloseable {
 	 */
 	public void setFencedTransactionObservationConvention(@Nullable FencedTransactionObservationConvention convention) {
 		this.fencedTransactionObservation = this.fencedTransactionObservation.withConvention(convention);
+	}
+
+	/**
+	 * Spread the runs of a lock over the nodes whose schedulers all fire for the same
+	 * trigger: before a run ({@link #runLocked}, {@link #startRun}) tries its lock, it waits
+	 * a random time below {@code spread} and below a quarter of the run's
+	 * {@code atLeastFor}, so that every node's try still comes while the winner's run keeps
+	 * the lock taken. Without it each trigger goes to the node whose scheduler fires first,
+	 * by a few milliseconds, which can be the same node for most triggers. A run without
+	 * {@code atLeastFor} (which does not keep its trigger from running again on a node whose
+	 * scheduler fires later) and {@link #tryLock} never wait.
+	 * @param spread the longest pause, zero (the default) for none
+	 * @throws IllegalArgumentException if {@code spread} is negative
+	 */
+	public void setRunSpread(Duration spread) {
+		Objects.requireNonNull(spread, "spread must not be null");
+		if (spread.isNegative()) {
+			throw new IllegalArgumentException("run spread (" + spread + ") must not be negative");
+		}
+		this.runSpread = spread;
+	}
+
+	/** @return the longest pause before a run tries its lock ({@link #setRunSpread}) */
+	public Duration getRunSpread() {
+		return this.runSpread;
+	}
+
+	/**
+	 * Pause some other way than the calling thread's random sleep, e.g. to record the bounds
+	 * in a test.
+	 * @param pauseBelow pauses for a random time below the given nanoseconds (positive)
+	 */
+	void setPause(LongConsumer pauseBelow) {
+		this.pauseBelow = Objects.requireNonNull(pauseBelow, "pauseBelow must not be null");
 	}
 
 	/** @return this node's id, the holder recorded in the lock rows it takes */
@@ -299,6 +345,7 @@ public class ClusterLocks implements AutoCloseable {
 	 * @throws IllegalArgumentException if the name or the durations are invalid
 	 */
 	public Optional<LockedRun> startRun(String name, Duration atMostFor, Duration atLeastFor) {
+		spread(atLeastFor);
 		LockCallContext context = new LockCallContext(name);
 		Observation observation = LeaderElectionObservationDocumentation.LOCK_CALL
 			.observation(this.observationConvention, DEFAULT_OBSERVATION_CONVENTION, () -> context,
@@ -329,6 +376,21 @@ public class ClusterLocks implements AutoCloseable {
 		locks.addLast(lock);
 		this.history.started(lock);
 		return Optional.of(new LockedRun(this, lock, locks, observation));
+	}
+
+	/**
+	 * Wait before a run tries its lock, as {@link #setRunSpread} says.
+	 */
+	private void spread(@Nullable Duration atLeastFor) {
+		// An invalid atLeastFor is refused by the try, after no pause.
+		long bound = (atLeastFor != null) ? Math.min(this.runSpread.toNanos(), atLeastFor.toNanos() / 4) : 0;
+		if (bound > 0) {
+			this.pauseBelow.accept(bound);
+		}
+	}
+
+	private static void pauseBelow(long nanos) {
+		LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(nanos));
 	}
 
 	/**

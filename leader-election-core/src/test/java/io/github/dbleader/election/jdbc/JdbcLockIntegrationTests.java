@@ -340,6 +340,26 @@ class JdbcLockIntegrationTests {
 	}
 
 	/**
+	 * A lock whose row has no fence row (taken before locks had fence rows) gets one at its
+	 * next take, with the new holder and term, so that the new holder's fenced work passes.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aLockWithoutAFenceRowGetsOneAtItsNextTake(TestDatabase database) {
+		JdbcLockRepository a = repository(database);
+		long first = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
+		assertThat(a.releaseLock("lock:job", "a", first, Duration.ZERO, Duration.ZERO)).isTrue();
+		this.jdbc.update("DELETE FROM " + TABLES.fenceTable() + " WHERE election_name = 'lock:job'");
+		JdbcLockRepository b = node(database);
+		long second = b.tryLock("lock:job", "b", AT_MOST).orElseThrow();
+		assertThat(second).isGreaterThan(first);
+		assertThat(this.jdbc.queryForMap("SELECT leader_id, term FROM " + TABLES.fenceTable()
+				+ " WHERE election_name = 'lock:job'")).containsValues("b", second);
+		Long fenced = b.runLockFenced("lock:job", "b", second, AT_MOST, (term) -> term);
+		assertThat(fenced).isEqualTo(second);
+	}
+
+	/**
 	 * The take-over of an expired lock waits for the fenced transaction of its holder: the
 	 * holder's work, checked while it held the lock, commits before anyone else holds it.
 	 */
@@ -368,6 +388,46 @@ class JdbcLockIntegrationTests {
 		});
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work", Integer.class)).containsExactly(1);
 		awaitLock(b, "b");
+	}
+
+	/**
+	 * A take that finds an expired lock whose previous holder's fenced transaction is still
+	 * open gives up within its statement timeout and takes nothing, not even once that
+	 * transaction has ended: the server must not carry out, later, a take whose client gave
+	 * up. With a statement timeout of 1.5 s the client's socket timeout (1.5 s) comes before
+	 * the query timeout (whole seconds: 2 s) would cancel the statement at the server.
+	 */
+	@ParameterizedTest
+	@EnumSource(TestDatabase.class)
+	void aTakeThatGaveUpWaitingForAFencedRunTakesNothingOnceTheRunHasEnded(TestDatabase database) throws Exception {
+		JdbcLockRepository a = repository(database);
+		JdbcLockRepository b = new JdbcLockRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES,
+				Duration.ofMillis(1500));
+		long term = awaitLock(a, "a");
+		CountDownLatch fenced = new CountDownLatch(1);
+		CountDownLatch finish = new CountDownLatch(1);
+		CompletableFuture<Void> run = openFencedRun(a, term, fenced, finish);
+		try {
+			assertThat(fenced.await(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(a.releaseLock("lock:job", "a", term, Duration.ZERO, Duration.ZERO)).isTrue();
+			OptionalLong taken;
+			try {
+				taken = b.tryLock("lock:job", "b", AT_MOST);
+			}
+			catch (RuntimeException ex) {
+				// Waited for the fence past its limit: not taken.
+				taken = OptionalLong.empty();
+			}
+			assertThat(taken).as("taken during the holder's fenced transaction").isEmpty();
+		}
+		finally {
+			finish.countDown();
+		}
+		run.get(10, TimeUnit.SECONDS);
+		await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+			.until(() -> "a".equals(this.jdbc.queryForObject("SELECT leader_id FROM " + TABLES.leaseTable()
+					+ " WHERE election_name = 'lock:job'", String.class)));
+		assertThat(b.tryLock("lock:job", "b", AT_MOST)).as("free once the run has ended").isPresent();
 	}
 
 	/**

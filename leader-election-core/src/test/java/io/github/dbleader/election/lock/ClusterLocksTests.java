@@ -698,4 +698,38 @@ class ClusterLocksTests {
 		assertThat(unused).isPresent();
 	}
 
+	/**
+	 * Runs spread over nodes whose schedulers fire for the same trigger: each waits a random
+	 * time before its try, below the spread and a quarter of its atLeastFor, so that the
+	 * winner's run still keeps the lock taken when the last node tries; plain tries and runs
+	 * without atLeastFor do not wait, nor do nodes without a spread.
+	 */
+	@Test
+	void aRunWaitsARandomTimeBelowTheSpreadAndAQuarterOfAtLeastForBeforeItTries() throws Exception {
+		List<Duration> bounds = new ArrayList<>();
+		List<Integer> statementsAtPause = new ArrayList<>();
+		this.a.setRunSpread(Duration.ofMillis(100));
+		this.a.setPause((nanos) -> {
+			bounds.add(Duration.ofNanos(nanos));
+			statementsAtPause.add(this.repository.statements);
+		});
+		this.b.setPause((nanos) -> bounds.add(Duration.ofNanos(nanos)));
+		int before = this.repository.statements;
+		assertThat(this.a.runLocked("job", AT_MOST, Duration.ofSeconds(1), true, (lock) -> {
+		})).isTrue();
+		assertThat(statementsAtPause).as("paused before the try").containsExactly(before);
+		assertThat(this.a.runLocked("job2", AT_MOST, Duration.ofMillis(200), true, (lock) -> {
+		})).isTrue();
+		this.a.startRun("job3", AT_MOST, Duration.ofMillis(400)).orElseThrow().end(LockRun.Outcome.COMPLETED, true);
+		assertThat(bounds).containsExactly(Duration.ofMillis(100), Duration.ofMillis(50), Duration.ofMillis(100));
+		bounds.clear();
+		assertThat(this.a.runLocked("job4", AT_MOST, Duration.ZERO, true, (lock) -> {
+		})).isTrue();
+		assertThat(this.a.tryLock("job5", AT_MOST, Duration.ofSeconds(1))).isPresent();
+		assertThat(this.b.runLocked("job6", AT_MOST, Duration.ofSeconds(1), true, (lock) -> {
+		})).isTrue();
+		assertThat(bounds).as("no pause without atLeastFor, for a plain try, or without a spread").isEmpty();
+		assertThatIllegalArgumentException().isThrownBy(() -> this.a.setRunSpread(Duration.ofMillis(-1)));
+	}
+
 }
