@@ -444,6 +444,10 @@ final class Heartbeat {
 			if (state != null && change.kind() == LeaseChange.Kind.HAND_OVER) {
 				logger.info("Election '{}': handed leadership over to '{}'", loop.election(), change.target());
 			}
+			else if (state != null && change.kind() == LeaseChange.Kind.YIELD) {
+				// As the releases at stop() and of released elections say it (I10).
+				logger.info("Election '{}': released leadership of term {}", loop.election(), change.term());
+			}
 			else if (state == null && !relinquished) {
 				// Left as it was (its fence row busy with fenced work, or the row moved on):
 				// the next round's read says whether to try again.
