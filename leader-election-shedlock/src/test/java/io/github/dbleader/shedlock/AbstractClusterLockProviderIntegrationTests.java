@@ -78,14 +78,15 @@ abstract class AbstractClusterLockProviderIntegrationTests extends AbstractExten
 
 	/**
 	 * Excluded: it takes a lock with {@code lockAtMostFor} of 2 ms and expects to get it.
-	 * The take of a cluster lock reads the new term back in a second statement and reports
-	 * the lock taken only if it has not expired by then, so that it never hands out an
-	 * acquisition that has lapsed already; a 2 ms lock often has. The same contract with a
+	 * The first take of a lock, which creates its row, reads the new term back in a second
+	 * statement and reports the lock taken only if it has not expired by then, so that it
+	 * never hands out an acquisition that has lapsed already; a 2 ms lock often has (later
+	 * takes answer the term in the taking statement itself). The same contract with a
 	 * lock that lives long enough to be taken is {@link #anExpiredLockIsNotExtended()}.
 	 */
 	@Override
 	@Test
-	@Disabled("takes a 2 ms lock, which has usually expired before its term is read back; see anExpiredLockIsNotExtended")
+	@Disabled("takes a 2 ms lock on a new row, which has usually expired before its term is read back; see anExpiredLockIsNotExtended")
 	public void shouldNotBeAbleToExtendExpiredLock() {
 	}
 
