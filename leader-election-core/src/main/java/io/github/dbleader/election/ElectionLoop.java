@@ -131,6 +131,9 @@ final class ElectionLoop {
 
 	private long serverChangedAtNanos;
 
+	/** Whether a change of the answering server was seen that the heartbeat has not told yet. */
+	private boolean serverChangeUntold;
+
 	private @Nullable String seenLeader;
 
 	private long seenTerm = -1;
@@ -401,11 +404,23 @@ final class ElectionLoop {
 			if (this.readFrom != null) {
 				this.serverChanged = true;
 				this.serverChangedAtNanos = readAtNanos;
+				this.serverChangeUntold = true;
 			}
 			this.readFrom = server;
 			this.readFromSinceNanos = readAtNanos;
 			this.watching = false;
 		}
+	}
+
+	/**
+	 * Whether this election's reads showed another server than before since the last call
+	 * (a failover): the heartbeat says so once for the node.
+	 * @return {@code true} once per change seen
+	 */
+	boolean takeServerChange() {
+		boolean untold = this.serverChangeUntold;
+		this.serverChangeUntold = false;
+		return untold;
 	}
 
 	private @Nullable LeaseChange leaderDecision(long renewedTerm, long sentNanos, @Nullable LeaseState state,
@@ -425,6 +440,8 @@ final class ElectionLoop {
 				logger.warn("Election '{}': database server changed, re-acquiring leadership with a new term once a "
 						+ "lease has passed", this.election);
 			}
+			// Once, as the belief ends (the rounds within the lease after it come here too).
+			this.serverChangeUntold |= this.announced != null;
 			endBelief(RevocationReason.SERVER_CHANGED);
 			this.heldVersion = -1;
 			this.unconfirmedRenewals = 0;

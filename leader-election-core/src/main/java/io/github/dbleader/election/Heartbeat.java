@@ -221,7 +221,7 @@ final class Heartbeat {
 		try {
 			// The refresh first: nothing that may wait for application work comes before it (I9).
 			candidacies(loops, holding);
-			removePendingCandidacies();
+			removePendingCandidacies(loops);
 		}
 		catch (RuntimeException ex) {
 			renewalsUnconfirmed(loops);
@@ -312,6 +312,7 @@ final class Heartbeat {
 		Map<Batch, List<PendingChange>> leaders = new LinkedHashMap<>();
 		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();
+		boolean serverChanged = false;
 		for (ElectionLoop loop : loops) {
 			if (!loop.candidate() || this.pendingYields.containsKey(loop.election())) {
 				// Takes no part this round (its candidacy, just now), or gave its lease up and
@@ -325,6 +326,7 @@ final class Heartbeat {
 				// Nothing renewed where this round's refresh did not find the row this instance's.
 				long renewedTerm = this.refreshed ? loop.roundTerm() : -1;
 				LeaseChange change = loop.decide(renewedTerm, sent, state, readAt);
+				serverChanged |= loop.takeServerChange();
 				if (change == null) {
 					continue;
 				}
@@ -336,6 +338,13 @@ final class Heartbeat {
 						.add(pending);
 				}
 			}
+		}
+		if (serverChanged) {
+			// Followers too: every take-over and re-acquisition on this node now waits a lease,
+			// and several failovers in a row leave elections without a leader for longer.
+			logger.warn("Node '{}': another database server answers than before (a failover); no lease is taken "
+					+ "over or acquired again for a lease from now, in case the new server lost a newer one (I3)",
+					this.nodeId);
 		}
 		// The changes of leases this node holds never wait for the budget: their beliefs
 		// ended already, and the requests behind them wait for them.
@@ -643,9 +652,12 @@ final class Heartbeat {
 		}
 	}
 
-	private void removePendingCandidacies() {
+	private void removePendingCandidacies(List<ElectionLoop> loops) {
 		for (String election : this.pendingRemovals) {
-			this.repository.removeCandidate(election, this.nodeId, this.instanceId);
+			// Joined again since the leave: the candidacy is the new join's, not the leave's.
+			if (loops.stream().noneMatch((loop) -> loop.election().equals(election))) {
+				this.repository.removeCandidate(election, this.nodeId, this.instanceId);
+			}
 			this.pendingRemovals.remove(election);
 		}
 	}

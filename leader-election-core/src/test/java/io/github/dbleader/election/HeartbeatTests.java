@@ -351,6 +351,26 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void aLeaveWhoseRemovalFailedIsNotCarriedOutAfterTheElectionWasJoinedAgain() {
+		// The application left x, the removal of the candidacy failed and waits for the next
+		// round; meanwhile the application joined x again. The retry must not undo the join
+		// (simulator seed 20009786: a partition of its leaderless time went to leaving the
+		// candidates again and joining once more).
+		List.of("x", "y").forEach(this.a::join);
+		this.a.tick();
+		this.repository.failNext("removeCandidate");
+		this.a.leave("x");
+		this.a.join("x");
+		elapse(R);
+		this.a.tick();
+		assertThat(this.repository.liveCandidates("x", L)).extracting(Candidate::nodeId).containsExactly("a");
+		elapse(R);
+		this.a.tick();
+		assertThat(this.repository.liveCandidates("x", L)).extracting(Candidate::nodeId).containsExactly("a");
+		assertThat(this.a.leads("y")).isTrue();
+	}
+
+	@Test
 	void instanceThatTakesItsNodeIdOverLeavesTheElectionsItDoesNotRunEvenAfterAFailedAttempt() {
 		// A process with node id "a" ran x and y and crashed; the next one with that id runs
 		// x alone. Taking the node's row over made y's candidacy its own: it must leave it,
@@ -625,6 +645,39 @@ class HeartbeatTests {
 	 * run silently: the node creates nothing, and says so at WARN once, naming the election,
 	 * then once more at INFO when the lease shows again.
 	 */
+	@Test
+	void aFailoverIsNamedAtWarnOnceByEveryNodeFollowersToo() {
+		// After a failover no node takes a lease over or acquires one again for a lease; a few
+		// failovers in a row leave elections without a leader for longer than the silence the
+		// simulator allows without a WARN line (seed 20048508: partition 0, three failovers in
+		// four seconds after its holder crashed, no line from the followers that waited).
+		this.a.join("x");
+		this.a.tick();
+		this.b.join("x");
+		this.b.tick();
+		ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+			.getLogger(Heartbeat.class);
+		ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = new ch.qos.logback.core.read.ListAppender<>();
+		logged.start();
+		logger.addAppender(logged);
+		try {
+			this.repository.failOver("server-2");
+			for (int round = 0; round < 3; round++) {
+				elapse(R);
+				this.a.tick();
+				this.b.tick();
+			}
+			assertThat(logged.list).filteredOn((event) -> event.getLevel() == ch.qos.logback.classic.Level.WARN)
+				.extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+				.hasSize(2)
+				.anySatisfy((message) -> assertThat(message).startsWith("Node 'a'").contains("failover"))
+				.anySatisfy((message) -> assertThat(message).startsWith("Node 'b'").contains("failover"));
+		}
+		finally {
+			logger.detachAppender(logged);
+		}
+	}
+
 	@Test
 	void anElectionWhoseLeaseTheReadsKeepMissingIsNamedAtWarnOnce() {
 		this.b.join("x");

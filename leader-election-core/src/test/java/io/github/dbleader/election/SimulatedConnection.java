@@ -38,6 +38,9 @@ final class SimulatedConnection implements LeaseRepository {
 	 */
 	private @Nullable String session;
 
+	/** When this process's heartbeat got its node id (simulated time), -1 while it has not. */
+	private long sessionSince = -1;
+
 	/** The node rows this node's last purge found stale, as its JDBC repository remembers them. */
 	private Map<String, Long> staleAtLastPurge = Map.of();
 
@@ -238,6 +241,9 @@ final class SimulatedConnection implements LeaseRepository {
 	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
 		Candidacy candidacy = send("heartbeat", null, (server) -> server.heartbeat(nodeId, instanceId, staleAfter));
 		this.session = (candidacy != Candidacy.IN_USE) ? instanceId : null;
+		if (candidacy != Candidacy.IN_USE && candidacy != Candidacy.HELD) {
+			this.sessionSince = this.simulation.now();
+		}
 		return candidacy;
 	}
 
@@ -285,6 +291,15 @@ final class SimulatedConnection implements LeaseRepository {
 	void restarted() {
 		this.staleAtLastPurge = Map.of();
 		this.session = null;
+		this.sessionSince = -1;
+	}
+
+	/**
+	 * @return when this process's heartbeat last created or took over its node's row
+	 * (simulated time), or -1 if it has not
+	 */
+	long sessionSince() {
+		return this.sessionSince;
 	}
 
 	@Override

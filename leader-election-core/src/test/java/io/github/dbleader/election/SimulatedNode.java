@@ -158,6 +158,11 @@ final class SimulatedNode {
 	 * Since when the process has run without a pause: in the future while it is paused.
 	 * @return simulated time
 	 */
+	/** @return when this process last got its node id, or -1 if it has not */
+	long sessionSince() {
+		return this.connection.sessionSince();
+	}
+
 	long unpausedSince() {
 		long renew = this.settings.renewInterval().toNanos();
 		if (this.roundStartedAt >= 0 && this.simulation.now() - this.roundStartedAt > renew) {
@@ -269,6 +274,9 @@ final class SimulatedNode {
 		if (!this.running) {
 			return;
 		}
+		if (this.byIndex[this.electionNames.indexOf(name)] == null) {
+			this.simulation.trace(this.instanceId, "joins " + name);
+		}
 		this.byIndex[this.electionNames.indexOf(name)] = this.service.election(name);
 	}
 
@@ -279,7 +287,16 @@ final class SimulatedNode {
 			return;
 		}
 		this.byIndex[this.electionNames.indexOf(name)] = null;
+		this.simulation.trace(this.instanceId, "leaves " + name);
+		boolean duringFaults = this.simulation.faultPhase();
 		this.service.leave(name);
+		if (duringFaults && !this.simulation.faultPhase()) {
+			// Left during the faults, done after them (its release waited): a join of the
+			// election since (the heal's) may have been undone by the leave's removal of the
+			// candidacy; the node joins again once a read shows it missing, within two rounds
+			// (seed 20094587).
+			this.simulation.faultEndedLate(this.simulation.now() + 2 * this.settings.renewInterval().toNanos());
+		}
 	}
 
 	/**
@@ -292,7 +309,11 @@ final class SimulatedNode {
 		}
 		for (Election election : this.service.elections()) {
 			if (monitorHeld(election)) {
-				// A release of that election holds its monitor further up: the round waits for it.
+				// A release of that election holds its monitor further up: the round waits for it,
+				// which counts as a round under way (a hidden pause once it lasts).
+				if (this.roundStartedAt < 0) {
+					this.roundStartedAt = this.simulation.now();
+				}
 				this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, again);
 				return;
 			}
@@ -303,7 +324,9 @@ final class SimulatedNode {
 			return;
 		}
 		int generation = this.generation;
-		long started = this.simulation.now();
+		// A round that waited for a release's monitor started when it was first due.
+		long ranAt = this.simulation.now();
+		long started = (this.roundStartedAt >= 0) ? this.roundStartedAt : ranAt;
 		this.inRound = true;
 		this.roundStartedAt = started;
 		try {
@@ -322,7 +345,7 @@ final class SimulatedNode {
 			}
 		}
 		if (regular) {
-			long next = Math.max(this.simulation.now(), started + this.settings.renewInterval().toNanos());
+			long next = Math.max(this.simulation.now(), ranAt + this.settings.renewInterval().toNanos());
 			this.simulation.schedule(next, this, generation, again);
 		}
 	}
@@ -653,6 +676,17 @@ final class SimulatedNode {
 		this.service.stop();
 		this.locks.close();
 		end();
+		if (!this.simulation.faultPhase()) {
+			// The faults ended while the stop's statements waited, and the heal found this
+			// process still running: it starts again now, as every process is up in the quiet
+			// phase (seed 20003464 of the bounded-liveness check: partition 1 handed to node c,
+			// which no process ran to the end).
+			this.simulation.at(this.simulation.now(), "restart " + this.id + " after its stop", () -> {
+				if (!this.running) {
+					start();
+				}
+			});
+		}
 	}
 
 	private void end() {

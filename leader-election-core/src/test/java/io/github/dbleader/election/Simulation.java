@@ -107,6 +107,19 @@ final class Simulation {
 	/** When the last failover that may lose writes happens (simulated time). */
 	private long lastLossyFailover = Long.MIN_VALUE / 2;
 
+	/**
+	 * When the database last failed over, or an action of the fault phase ended after it
+	 * (simulated time).
+	 */
+	private long lastFailover;
+
+	/**
+	 * Until when the database clock's backward steps may still delay a take-over: a session
+	 * refreshed before a step of {@code s} back expires {@code s} later than it said, and
+	 * steps in a row add up. Simulated time.
+	 */
+	private long backwardStepsUntil;
+
 	/** When the database clock last stepped back (simulated time). */
 	private long lastBackStep = Long.MIN_VALUE / 2;
 
@@ -176,7 +189,10 @@ final class Simulation {
 			scheduleLockRuns(node, faultsEnd);
 		}
 		scheduleFault(faultsEnd);
-		at(faultsEnd, "faults end: heal, restart, rejoin", this::heal);
+		at(faultsEnd, "faults end: heal, restart, rejoin", () -> {
+			this.checker.faultsEnded(faultsEnd);
+			heal();
+		});
 		at(length, "end", () -> {
 		});
 		advanceTo(length);
@@ -192,18 +208,31 @@ final class Simulation {
 		this.checker.checkPartitionsLive(end);
 		this.lockNames.forEach((name) -> this.checker.checkLockLive(name, LONGEST_LOCK_HOLD));
 		long quietFrom = Math.max(faultsEnd, calmSince());
+		long[] leaderless = this.checker.longestLeaderless(quietFrom, end);
 		return new Outcome(this.seed, this.nodes.size(), this.electionNames.size(), this.eventsRun,
 				this.checker.grants(), this.checker.commits(), this.checker.lockRuns(),
 				Math.max(0, this.checker.electionsSettledAt() - quietFrom),
-				Math.max(0, this.checker.partitionsSettledAt() - quietFrom));
+				Math.max(0, this.checker.partitionsSettledAt() - quietFrom),
+				(leaderless != null) ? leaderless[1] : 0,
+				(leaderless != null) ? this.electionNames.get((int) leaderless[0])
+						+ ((leaderless[2] > quietFrom)
+								? " from " + (leaderless[2] - quietFrom) / 1_000_000 + " ms after the quiet phase began"
+								: " from the quiet phase's start")
+						: "");
 	}
 
-	/** Since when every running process has run without a pause, a hidden one included. */
-	private long calmSince() {
-		long calm = 0;
+	/**
+	 * Since when every running process has run without a pause, a hidden one included, and
+	 * has held its node id (a process restarted as the faults ended gets it only once the
+	 * crashed one's session has expired), and the database has not failed over (one that the
+	 * faults set off may come after them, as may an application's leave that waited), and its clock's backward steps can delay nothing
+	 * more (a backward step of the database clock costs a take-over up to its size).
+	 */
+	long calmSince() {
+		long calm = Math.max(this.lastFailover, this.backwardStepsUntil);
 		for (SimulatedNode node : this.nodes) {
 			if (node.running()) {
-				calm = Math.max(calm, node.unpausedSince());
+				calm = Math.max(calm, Math.max(node.unpausedSince(), node.sessionSince()));
 			}
 		}
 		return calm;
@@ -388,6 +417,7 @@ final class Simulation {
 			this.database.stepClock(step);
 			if (step < 0) {
 				this.lastBackStep = this.now;
+				this.backwardStepsUntil = Math.max(this.backwardStepsUntil, this.now) - step * MS;
 			}
 			if (step > GUARD.toMillis() / 2) {
 				this.lastBigForwardStep = this.now;
@@ -465,9 +495,11 @@ final class Simulation {
 		}
 		at(this.now + lag, "db fails over to the replica", () -> {
 			this.database.failOver();
+			this.lastFailover = this.now;
 			// The replica may have lost a lock's take or extension: the lock is free there.
 			this.checker.lockGap();
-			if (this.random.nextBoolean()) {
+			// A failover due after the faults ended still happens, but cuts no node off.
+			if (this.random.nextBoolean() && this.faulty) {
 				long cut = (this.random.nextInt(4_000)) * MS;
 				for (SimulatedNode node : late) {
 					trace(node.label(), "cut off the new primary for " + cut / MS + " ms");
@@ -626,6 +658,15 @@ final class Simulation {
 		return this.faulty;
 	}
 
+	/**
+	 * An action of the fault phase ended after it: the quiet phase counts from when its
+	 * effects have been read.
+	 * @param effectsEnd simulated time
+	 */
+	void faultEndedLate(long effectsEnd) {
+		this.lastFailover = Math.max(this.lastFailover, effectsEnd);
+	}
+
 	/** @return a number for a new process's instance id, unique in the simulation */
 	int nextInstance() {
 		return ++this.instances;
@@ -763,7 +804,7 @@ final class Simulation {
 	 * @param partitionsSettled the same for the partitions' owners
 	 */
 	record Outcome(long seed, int nodes, int elections, long events, int grants, int commits, int lockRuns,
-			long electionsSettled, long partitionsSettled) {
+			long electionsSettled, long partitionsSettled, long longestLeaderless, String leaderlessElection) {
 	}
 
 }

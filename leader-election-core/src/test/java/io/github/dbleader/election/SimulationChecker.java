@@ -82,6 +82,12 @@ final class SimulationChecker {
 	/** By election index: since when no process believes it leads it, or -1 while one does. */
 	private final long[] leaderlessSince;
 
+	/** Gaps without a leader that ended after the faults did: election index, start, end. */
+	private final List<long[]> leaderlessGaps = new ArrayList<>();
+
+	/** When the faults ended (simulated time), {@code Long.MAX_VALUE} until they have. */
+	private long faultsEnded = Long.MAX_VALUE;
+
 	/** By election index: when its believer last changed (a process, or none, for another). */
 	private final long[] believerChanged;
 
@@ -90,6 +96,9 @@ final class SimulationChecker {
 
 	/** By partition: when its owner last changed, as {@link #believerChanged}. */
 	private final long[] ownerChanged;
+
+	/** By partition: since when no process believes it owns it, or -1 while one does. */
+	private final long[] ownerlessSince;
 
 	/** By partition: the owner as the last check found it, -1 for none. */
 	private final int[] lastOwners;
@@ -109,6 +118,7 @@ final class SimulationChecker {
 		this.lastBelievers = new int[this.believers.length];
 		Arrays.fill(this.lastBelievers, -1);
 		this.ownerChanged = new long[this.partitionOwners.length];
+		this.ownerlessSince = new long[this.partitionOwners.length];
 		this.lastOwners = new int[this.partitionOwners.length];
 		Arrays.fill(this.lastOwners, -1);
 	}
@@ -140,6 +150,9 @@ final class SimulationChecker {
 		noteChanges(believers, this.lastBelievers, this.believerChanged);
 		for (int index = 0; index < believers.length; index++) {
 			if (believers[index] >= 0) {
+				if (this.leaderlessSince[index] >= 0) {
+					noteLeaderless(index, this.leaderlessSince[index], this.simulation.now());
+				}
 				this.leaderlessSince[index] = -1;
 			}
 			else if (this.leaderlessSince[index] < 0) {
@@ -147,6 +160,7 @@ final class SimulationChecker {
 			}
 			else {
 				checkNotSilent(elections.get(index), this.leaderlessSince[index]);
+				checkLeaderlessWithinBound(elections.get(index), this.leaderlessSince[index], LEADERLESS_BOUND);
 			}
 		}
 		checkLocks(nodes);
@@ -179,6 +193,19 @@ final class SimulationChecker {
 			}
 		}
 		noteChanges(owners, this.lastOwners, this.ownerChanged);
+		for (int partition = 0; partition < owners.length; partition++) {
+			if (owners[partition] >= 0) {
+				this.ownerlessSince[partition] = -1;
+			}
+			else if (this.ownerlessSince[partition] < 0) {
+				this.ownerlessSince[partition] = this.simulation.now();
+			}
+			else {
+				String election = PartitionGroup.electionName(Simulation.PARTITION_GROUP, partition);
+				checkNotSilent(election, this.ownerlessSince[partition]);
+				checkLeaderlessWithinBound(election, this.ownerlessSince[partition], OWNERLESS_BOUND);
+			}
+		}
 	}
 
 	private void noteChanges(int[] now, int[] last, long[] changed) {
@@ -188,6 +215,40 @@ final class SimulationChecker {
 				changed[index] = this.simulation.now();
 			}
 		}
+	}
+
+	private void noteLeaderless(int index, long since, long until) {
+		if (until > this.faultsEnded) {
+			this.leaderlessGaps.add(new long[] { index, since, until });
+		}
+	}
+
+	/** Keep the gaps without a leader that end from now on (the faults' end). */
+	void faultsEnded(long at) {
+		this.faultsEnded = at;
+	}
+
+	/**
+	 * The longest time an election went without a leader in the quiet phase: from the later of
+	 * the gap's start and the quiet phase's, to a leader's grant or the end.
+	 * @param quietFrom when the quiet phase began: the faults' end or the last pause after it
+	 * @param end the end of the quiet phase
+	 * @return the election and the gap, in nanoseconds; {@code null} if none had one
+	 */
+	long[] longestLeaderless(long quietFrom, long end) {
+		for (int index = 0; index < this.leaderlessSince.length; index++) {
+			if (this.leaderlessSince[index] >= 0) {
+				noteLeaderless(index, this.leaderlessSince[index], end);
+			}
+		}
+		long[] longest = null;
+		for (long[] gap : this.leaderlessGaps) {
+			long length = gap[2] - Math.max(gap[1], quietFrom);
+			if (length > 0 && (longest == null || length > longest[1])) {
+				longest = new long[] { gap[0], length, gap[1] };
+			}
+		}
+		return longest;
 	}
 
 	/** @return when the last election's believer last changed (simulated time) */
@@ -225,6 +286,41 @@ final class SimulationChecker {
 		}
 		if (!problems.isEmpty()) {
 			fail("after the quiet phase, at " + at / 1e9 + " s: " + String.join("; ", problems));
+		}
+	}
+
+	/**
+	 * How long an election may go without a leader once the faults have ended (and every
+	 * process has run unpaused since, has held its node id, and the database has neither
+	 * failed over nor stepped its clock back since): up to a renew interval until a candidate's
+	 * round reads the database as the faults left it, a renew interval to join again where a
+	 * failover lost the join (its leases are read once joined), a lease that it watches the row
+	 * unchanged (or waits after a failover), up to a renew interval until the round that takes
+	 * it, and that round's statements (each within the statement timeout; the processes'
+	 * clocks drift by a few milliseconds over a lease at most). The lease and the renew
+	 * interval are the part a crash of the holder costs in a healthy cluster (I6); the rest
+	 * is how long the faults' last effects take to be read.
+	 */
+	static final long LEADERLESS_BOUND = Simulation.LEASE.toNanos() + 3 * Simulation.RENEW.toNanos()
+			+ Simulation.STATEMENT_TIMEOUT.toNanos();
+
+	/**
+	 * As {@link #LEADERLESS_BOUND}, for a partition: its election's bound, then the settle
+	 * time, in which balancing may hand it to a member that has just joined (a hand-over
+	 * leaves it without an owner for a round or two).
+	 */
+	static final long OWNERLESS_BOUND = LEADERLESS_BOUND + Simulation.PARTITION_SETTINGS.settleTime().toNanos();
+
+	private void checkLeaderlessWithinBound(String election, long since, long bound) {
+		if (this.faultsEnded == Long.MAX_VALUE) {
+			return;
+		}
+		long now = this.simulation.now();
+		long from = Math.max(since, Math.max(this.faultsEnded, this.simulation.calmSince()));
+		if (now - from > bound) {
+			fail(election + " has had no leader for " + (now - from) / 1_000_000 + " ms of the quiet phase, more than"
+					+ " its bound of " + bound / 1_000_000 + " ms (row: "
+					+ this.simulation.database().server().describe(election) + ")");
 		}
 	}
 

@@ -120,6 +120,15 @@ class SimulationTests {
 				+ " partitions max %.2f s (seed %d)%n", settled[settled.length / 2] / 1e9,
 				settled[settled.length * 99 / 100] / 1e9, slowestElections.electionsSettled() / 1e9,
 				slowestElections.seed(), slowestPartitions.partitionsSettled() / 1e9, slowestPartitions.seed());
+		long[] leaderless = outcomes.stream().mapToLong(Simulation.Outcome::longestLeaderless).sorted().toArray();
+		Simulation.Outcome longestLeaderless = outcomes.stream()
+			.max(java.util.Comparator.comparingLong(Simulation.Outcome::longestLeaderless))
+			.orElseThrow();
+		System.out.printf("[simulation] longest without a leader in the quiet phase: p50 %.2f s, p99 %.2f s, p99.9 %.2f s,"
+				+ " max %.2f s (seed %d, %s)%n", leaderless[leaderless.length / 2] / 1e9,
+				leaderless[leaderless.length * 99 / 100] / 1e9, leaderless[leaderless.length * 999 / 1000] / 1e9,
+				longestLeaderless.longestLeaderless() / 1e9, longestLeaderless.seed(),
+				longestLeaderless.leaderlessElection());
 		System.out.printf("[simulation] %d schedules (seeds %d to %d), %s of simulated time each, on %d threads: "
 				+ "0 violations, %d events, %d grants, %d lock acquisitions, %d fenced commits, in %.1f s (%.2f ms a"
 				+ " schedule per thread)%n", count, first, first + count - 1, SCHEDULE_LENGTH, threads, events, grants,
