@@ -91,6 +91,22 @@ final class Heartbeat {
 	/** Whether, as of the last round, another instance uses this node id. */
 	private boolean nodeIdInUse;
 
+	/** Whether this instance said that it waits to take over a stale row of its node id. */
+	private boolean nodeIdWaiting;
+
+	/**
+	 * The version of another instance's row of this node id that this instance watches, or
+	 * -1: only a version seen unchanged for a whole lease on this instance's clock is taken
+	 * over, as a follower takes a lease over (I3).
+	 */
+	private long watchedNodeVersion = -1;
+
+	/** When this instance first saw {@link #watchedNodeVersion} (monotonic clock). */
+	private long watchedNodeSinceNanos;
+
+	/** Whether the watched row was stale on the database clock at the last read. */
+	private boolean watchedNodeStale;
+
 	/**
 	 * Whether the candidacies of elections this instance does not run, which came with the
 	 * node's row when this instance created or took it over, are still to be left.
@@ -562,7 +578,11 @@ final class Heartbeat {
 		this.rowHeld = false;
 		this.refreshSent = true;
 		this.refreshSentNanos = now;
-		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration());
+		long inherit = (this.watchedNodeVersion >= 0
+				&& now - this.watchedNodeSinceNanos >= this.settings.leaseDuration().toNanos())
+						? this.watchedNodeVersion : -1;
+		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration(),
+				inherit);
 		if (candidacy == Candidacy.HELD && !this.rowAnswered) {
 			// The row is this instance's, and the answer that said how was lost: it may have
 			// taken the id over from another instance, which may only be paused (I3).
@@ -579,18 +599,52 @@ final class Heartbeat {
 			this.rowHeld = true;
 			this.rowRefreshedNanos = now;
 			this.refreshed = candidacy == Candidacy.HELD;
+			this.watchedNodeVersion = -1;
+		}
+		else {
+			watchNodeRow();
 		}
 		return candidacy;
 	}
 
+	/**
+	 * Watch another instance's row of this node id: its version, from when this instance
+	 * first saw it (after the read's answer, so never before the row was written). That
+	 * instance may be paused rather than gone: it believes in its leases until a lease after
+	 * its last refresh at most, on its own clock, and a row that looks stale early on the
+	 * database clock (a forward step) must not hand its id over sooner.
+	 */
+	private void watchNodeRow() {
+		NodeRowSighting row = this.repository.nodeRow(this.nodeId, this.settings.leaseDuration());
+		long seenAt = this.clock.nanoTime();
+		if (row == null) {
+			// Gone (its instance stopped): the next heartbeat creates it anew.
+			this.watchedNodeVersion = -1;
+			this.watchedNodeStale = true;
+			return;
+		}
+		if (row.version() != this.watchedNodeVersion) {
+			this.watchedNodeVersion = row.version();
+			this.watchedNodeSinceNanos = seenAt;
+		}
+		this.watchedNodeStale = row.stale();
+	}
+
 	private void logNodeIdInUse(boolean inUse) {
-		if (inUse && !this.nodeIdInUse) {
+		if (inUse && !this.watchedNodeStale && !this.nodeIdInUse) {
 			this.nodeIdInUse = true;
 			logger.error("Node id '{}' is in use by another running instance; this instance takes no part until that "
 					+ "one stops. Give every instance its own leader-election.node-id", this.nodeId);
 		}
-		else if (!inUse && this.nodeIdInUse) {
+		else if (inUse && this.watchedNodeStale && !this.nodeIdInUse && !this.nodeIdWaiting) {
+			// A restart after a crash: the earlier instance may only be paused.
+			this.nodeIdWaiting = true;
+			logger.info("Node id '{}': an earlier instance's heartbeats have stopped; this instance takes the id over "
+					+ "once it has seen that instance's row unchanged for a lease", this.nodeId);
+		}
+		else if (!inUse && (this.nodeIdInUse || this.nodeIdWaiting)) {
 			this.nodeIdInUse = false;
+			this.nodeIdWaiting = false;
 			logger.info("Node id '{}' is no longer in use by another instance; taking part", this.nodeId);
 		}
 	}

@@ -258,17 +258,30 @@ public interface LeaseRepository {
 	/**
 	 * Record that this node is alive, in the one row of its node id, unless another running
 	 * instance uses the same node id: the row carries the token of the instance that wrote
-	 * it, and another instance's row counts as in use until its last heartbeat is older than
-	 * {@code staleAfter} (database clock). When this instance creates the row or takes it
-	 * over, the candidates rows of the node id become this instance's too. The row is the
-	 * instance's session: every write of it moves its version on by one and makes it live
-	 * until {@code staleAfter} from now, and with it every lease this instance acquired.
+	 * it. Another instance's row is taken over only where it is still at
+	 * {@code inheritVersion}, a version this instance has watched unchanged for a whole lease
+	 * on its own clock ({@link #nodeRow}), and its last heartbeat is older than
+	 * {@code staleAfter} (database clock); it counts as in use otherwise. When this instance
+	 * creates the row or takes it over, the candidates rows of the node id become this
+	 * instance's too. The row is the instance's session: every write of it moves its version
+	 * on by one and makes it live until {@code staleAfter} from now, and with it every lease
+	 * this instance acquired.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance, the same for all its heartbeats
 	 * @param staleAfter age after which another instance's row may be taken over: the lease
+	 * @param inheritVersion the version of another instance's row that may be taken over, or
+	 * {@code -1} to take none over
 	 * @return whether this instance may use the node id, and how it got it
 	 */
-	Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter);
+	Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion);
+
+	/**
+	 * Read the row of a node id, as an instance that found it another's does to watch it.
+	 * @param nodeId the node id
+	 * @param staleAfter age after which the row counts as stale (database clock): the lease
+	 * @return the row's version and whether it is stale, or {@code null} if there is no row
+	 */
+	@Nullable NodeRowSighting nodeRow(String nodeId, Duration staleAfter);
 
 	/**
 	 * Whether the database refuses a row of the election (its name taken for another's under

@@ -14,6 +14,8 @@ final class FakeNode {
 
 	final String id;
 
+	final String instanceId;
+
 	final FakeClock clock = new FakeClock();
 
 	final RecordingListener listener = new RecordingListener();
@@ -33,6 +35,7 @@ final class FakeNode {
 
 	FakeNode(String id, String instanceId, LeaseRepository repository, ElectionSettings settings) {
 		this.id = id;
+		this.instanceId = instanceId;
 		this.repository = repository;
 		this.settings = settings;
 		this.heartbeat = new Heartbeat(id, instanceId, repository, settings, this.clock,

@@ -251,7 +251,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		JdbcLeaseRepository b = new JdbcLeaseRepository(this.bPool, SqlDialect.MYSQL, RACE_TABLES,
 				Duration.ofSeconds(10));
 		long term = leaseHeldByA(a, b);
-		b.heartbeat("b", "b-instance", Duration.ofMinutes(1));
+		b.heartbeat("b", "b-instance", Duration.ofMinutes(1), -1);
 		b.join("b", "b-instance", List.of(this.election));
 		assertThat(b.findAll("b", "b-instance")).extracting(LeaseState::leaderId).containsExactly("a");
 		CompletableFuture<List<LeaseState>> causal;
@@ -285,7 +285,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		// Follower f on the second node: a node id of its own, as the other tests' b reads its elections.
 		JdbcLeaseRepository f = repository(this.bPool);
 		assertThat(a.create(this.election, "a", Duration.ofMillis(100))).isTrue();
-		f.heartbeat("f", "f-instance", Duration.ofMinutes(1));
+		f.heartbeat("f", "f-instance", Duration.ofMinutes(1), -1);
 		f.join("f", "f-instance", List.of(this.election));
 		LeaseState expired = await("the second node shows a's lease expired").atMost(Duration.ofSeconds(10))
 			.pollInterval(Duration.ofMillis(20))

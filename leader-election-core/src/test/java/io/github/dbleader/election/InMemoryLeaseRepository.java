@@ -480,7 +480,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
+	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion) {
 		return write("heartbeat", () -> {
 			NodeRow row = this.nodes.get(nodeId);
 			Candidacy candidacy;
@@ -499,8 +499,7 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 			if (row == null) {
 				candidacy = Candidacy.CREATED;
 			}
-			else if (row.expiresAt <= this.databaseMillis
-					&& row.lastSeen <= this.databaseMillis - staleAfter.toMillis()) {
+			else if (inheritVersion >= 0 && row.version == inheritVersion && stale(row, staleAfter)) {
 				candidacy = Candidacy.INHERITED;
 			}
 			else {
@@ -520,6 +519,18 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 					(key, candidate) -> candidate.instanceId.equals(instanceId) ? candidate
 							: new CandidateRow(instanceId, this.databaseMillis)));
 			return candidacy;
+		});
+	}
+
+	private boolean stale(NodeRow row, Duration staleAfter) {
+		return row.expiresAt <= this.databaseMillis && row.lastSeen <= this.databaseMillis - staleAfter.toMillis();
+	}
+
+	@Override
+	public @Nullable NodeRowSighting nodeRow(String nodeId, Duration staleAfter) {
+		return read("nodeRow", () -> {
+			NodeRow row = this.nodes.get(nodeId);
+			return (row != null) ? new NodeRowSighting(row.version, stale(row, staleAfter)) : null;
 		});
 	}
 
@@ -791,6 +802,12 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	 * The lease row, its candidates and its holder's session as this server holds them, for
 	 * a simulator's report of a violation.
 	 */
+	/** @return the instance that holds a node id's row, or {@code null} if it has none */
+	synchronized @Nullable String instanceOf(String nodeId) {
+		NodeRow row = this.nodes.get(nodeId);
+		return (row != null) ? row.instanceId : null;
+	}
+
 	synchronized String describe(String election) {
 		Row row = this.rows.get(election);
 		StringBuilder text = new StringBuilder((row != null) ? row.toString() : "no row");

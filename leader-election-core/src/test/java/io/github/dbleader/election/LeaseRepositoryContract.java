@@ -69,7 +69,7 @@ abstract class LeaseRepositoryContract {
 	 * @param elections the elections it joins
 	 */
 	static void joinAs(LeaseRepository repository, String nodeId, String... elections) {
-		assertThat(repository.heartbeat(nodeId, nodeId + "-1", LEASE)).isIn(Candidacy.HELD, Candidacy.CREATED);
+		assertThat(repository.heartbeat(nodeId, nodeId + "-1", LEASE, -1)).isIn(Candidacy.HELD, Candidacy.CREATED);
 		repository.join(nodeId, nodeId + "-1", List.of(elections));
 	}
 
@@ -365,7 +365,7 @@ abstract class LeaseRepositoryContract {
 	void leasesLiveOnTheSessionOfTheInstanceThatAcquiredThemWhichTheRefreshAloneRenews() {
 		LeaseRepository repository = repository();
 		Duration session = LEASE;
-		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("a", "a-1", session, -1)).isEqualTo(Candidacy.CREATED);
 		// Their own expiry is over at once: only the session keeps them.
 		assertThat(repository.create("e1", "a", MOMENT)).isTrue();
 		assertThat(repository.createAll("a", List.of("e2"), MOMENT)).singleElement()
@@ -377,7 +377,7 @@ abstract class LeaseRepositoryContract {
 		assertThat(before.expiresAt()).isAfter(before.databaseTime());
 
 		for (int refresh = 1; refresh <= 3; refresh++) {
-			assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
+			assertThat(repository.heartbeat("a", "a-1", session, -1)).isEqualTo(Candidacy.HELD);
 			LeaseState after = repository.find("e1").orElseThrow();
 			assertThat(after.holderVersion()).isEqualTo(before.holderVersion() + refresh);
 			assertThat(List.of(after.version(), after.term())).containsExactly(before.version(), before.term());
@@ -392,8 +392,8 @@ abstract class LeaseRepositoryContract {
 		// Another instance with the node id does not keep the earlier one's leases alive: their
 		// session ended at its last version, which a follower's watch goes on with.
 		LeaseState lastRefreshed = repository.find("e1").orElseThrow();
-		assertThat(repository.heartbeat("a", "a-2", session)).isEqualTo(Candidacy.INHERITED);
-		assertThat(repository.heartbeat("a", "a-2", session)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "a-2", session, watched(repository, "a"))).isEqualTo(Candidacy.INHERITED);
+		assertThat(repository.heartbeat("a", "a-2", session, -1)).isEqualTo(Candidacy.HELD);
 		LeaseState inherited = repository.find("e1").orElseThrow();
 		assertThat(inherited.expired()).isTrue();
 		assertThat(inherited.sessionEnded()).isTrue();
@@ -411,7 +411,7 @@ abstract class LeaseRepositoryContract {
 		LeaseRepository repository = repository();
 		assertThat(repository.create("t1", "a", MOMENT)).isTrue();
 		assertThat(repository.create("t2", "a", MOMENT)).isTrue();
-		assertThat(repository.heartbeat("b", "b-1", LEASE)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("b", "b-1", LEASE, -1)).isEqualTo(Candidacy.CREATED);
 		assertThat(repository.create("c1", "b", MOMENT)).isTrue();
 		assertThat(repository.createAll("b", List.of("c2"), MOMENT)).hasSize(1);
 		advanceDatabaseClock(SECOND);
@@ -429,7 +429,7 @@ abstract class LeaseRepositoryContract {
 			assertThat(List.of(lease.leaderId(), lease.holderVersion(), lease.expired())).as(election)
 				.containsExactly("b", session, false);
 		}
-		assertThat(repository.heartbeat("b", "b-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("b", "b-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 		assertThat(acquired).allSatisfy((election) -> assertThat(repository.find(election).orElseThrow().holderVersion())
 			.isEqualTo(session + 1));
 
@@ -450,9 +450,9 @@ abstract class LeaseRepositoryContract {
 	void sessionRefreshedAfterTheDatabaseClockSteppedBackRunsOutALeaseAfterTheRefresh() {
 		LeaseRepository repository = repository();
 		Duration session = LEASE;
-		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("a", "a-1", session, -1)).isEqualTo(Candidacy.CREATED);
 		advanceDatabaseClock(Duration.ofSeconds(-60));
-		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "a-1", session, -1)).isEqualTo(Candidacy.HELD);
 		// Acquired after the step, for a moment: only the session keeps the lease.
 		assertThat(repository.create("e", "a", MOMENT)).isTrue();
 		LeaseState refreshed = repository.find("e").orElseThrow();
@@ -460,25 +460,27 @@ abstract class LeaseRepositoryContract {
 		assertThat(refreshed.renewedAt()).as("the session's last refresh").isBeforeOrEqualTo(refreshed.databaseTime());
 		assertThat(Duration.between(refreshed.databaseTime(), refreshed.expiresAt())).as("session left")
 			.isLessThanOrEqualTo(session);
-		assertThat(repository.heartbeat("a", "a-2", session)).as("another instance while the session is live")
+		assertThat(repository.heartbeat("a", "a-2", session, watched(repository, "a")))
+			.as("another instance while the session is live")
 			.isEqualTo(Candidacy.IN_USE);
 		advanceDatabaseClock(session.minus(SECOND));
 		assertThat(repository.find("e").orElseThrow().expired()).isFalse();
-		assertThat(repository.heartbeat("a", "a-2", session)).isEqualTo(Candidacy.IN_USE);
+		assertThat(repository.heartbeat("a", "a-2", session, watched(repository, "a"))).isEqualTo(Candidacy.IN_USE);
 		advanceDatabaseClock(SECOND);
 		assertThat(repository.find("e").orElseThrow().expired()).isTrue();
-		assertThat(repository.heartbeat("a", "a-2", session)).isEqualTo(Candidacy.INHERITED);
+		assertThat(repository.heartbeat("a", "a-2", session, watched(repository, "a"))).isEqualTo(Candidacy.INHERITED);
 	}
 
 	@Test
 	void leaseWhoseSessionEndedIsTakenOnlyAtTheVersionItEndedAt() {
 		LeaseRepository repository = repository();
 		Duration session = LEASE;
-		repository.heartbeat("a", "a-1", session);
+		repository.heartbeat("a", "a-1", session, -1);
 		assertThat(repository.create("e", "a", MOMENT)).isTrue();
 		LeaseObservation watched = LeaseObservation.of(repository.find("e").orElseThrow());
 		advanceDatabaseClock(session);
-		assertThat(repository.heartbeat("a", "a-2", session)).as("the node id gone stale").isEqualTo(Candidacy.INHERITED);
+		assertThat(repository.heartbeat("a", "a-2", session, watched(repository, "a"))).as("the node id gone stale")
+			.isEqualTo(Candidacy.INHERITED);
 		LeaseObservation ended = LeaseObservation.of(repository.find("e").orElseThrow());
 		assertThat(ended.sessionEnded()).isTrue();
 		assertThat(ended.unchangedSince(watched)).isTrue();
@@ -496,13 +498,13 @@ abstract class LeaseRepositoryContract {
 	void leaseIsTakenFromItsSessionOnlyOnceTheSessionRanOutAtTheVersionWatched() {
 		LeaseRepository repository = repository();
 		Duration session = LEASE;
-		repository.heartbeat("a", "a-1", session);
+		repository.heartbeat("a", "a-1", session, -1);
 		assertThat(repository.create("e", "a", MOMENT)).isTrue();
 		advanceDatabaseClock(SECOND);
 		LeaseObservation watched = LeaseObservation.of(repository.find("e").orElseThrow());
 		assertThat(repository.takeOver("e", "b", watched, LEASE)).as("while the session lives").isFalse();
 		// The holder refreshes once more, then stops: the follower's watch must start again.
-		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "a-1", session, -1)).isEqualTo(Candidacy.HELD);
 		advanceDatabaseClock(session);
 		assertThat(repository.find("e").orElseThrow().expired()).as("the session ran out").isTrue();
 		LeaseObservation now = LeaseObservation.of(repository.find("e").orElseThrow());
@@ -517,7 +519,7 @@ abstract class LeaseRepositoryContract {
 			assertThat(taken.version()).isGreaterThan(now.version());
 		});
 		// The old holder's refresh works again, but the lease is no longer its own.
-		assertThat(repository.heartbeat("a", "a-1", session)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "a-1", session, -1)).isEqualTo(Candidacy.HELD);
 		assertThat(repository.find("e").orElseThrow().leaderId()).isEqualTo("b");
 	}
 
@@ -573,7 +575,7 @@ abstract class LeaseRepositoryContract {
 		joinAs(repository, "a", "e");
 		joinAs(repository, "b", "e");
 		advanceDatabaseClock(SECOND.multipliedBy(2));
-		assertThat(repository.heartbeat("b", "b-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("b", "b-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 		assertThat(repository.liveCandidates("e", SECOND)).extracting(Candidate::nodeId).containsExactly("b");
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a", "b");
 		// A candidacy of another instance than the one whose heartbeat holds the node's row.
@@ -584,11 +586,11 @@ abstract class LeaseRepositoryContract {
 	@Test
 	void instanceLeavesOnlyItsOwnCandidaciesInTheElectionsItDoesNotList() {
 		LeaseRepository repository = repository();
-		repository.heartbeat("a", "first", LEASE);
+		repository.heartbeat("a", "first", LEASE, -1);
 		repository.join("a", "first", List.of("kept", "left", "also-left"));
-		repository.heartbeat("b", "b-1", LEASE);
+		repository.heartbeat("b", "b-1", LEASE, -1);
 		repository.join("b", "b-1", List.of("kept", "left"));
-		repository.heartbeat("c", "c-1", LEASE);
+		repository.heartbeat("c", "c-1", LEASE, -1);
 		repository.join("c", "c-1", List.of("left"));
 
 		repository.leaveOtherElections("a", "first", List.of("kept", "not-joined"));
@@ -609,29 +611,38 @@ abstract class LeaseRepositoryContract {
 	void nodeIdOfALiveInstanceIsNotTakenByAnother() {
 		LeaseRepository repository = repository();
 		Duration staleAfter = LEASE;
-		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("a", "first", staleAfter, -1)).isEqualTo(Candidacy.CREATED);
 		repository.join("a", "first", List.of("e"));
-		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("a", "second", staleAfter)).isEqualTo(Candidacy.IN_USE);
+		assertThat(repository.heartbeat("a", "first", staleAfter, -1)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "second", staleAfter, -1)).isEqualTo(Candidacy.IN_USE);
 		// The second instance stopping leaves the first one's rows alone.
 		repository.removeCandidacies("a", "second");
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
 		// Once the first instance's heartbeats have stopped for that long, the second takes the
 		// id over, and with it the first one's candidacies.
 		advanceDatabaseClock(staleAfter.minus(SECOND));
-		assertThat(repository.heartbeat("a", "second", staleAfter)).isEqualTo(Candidacy.IN_USE);
+		assertThat(repository.nodeRow("a", staleAfter)).extracting(NodeRowSighting::stale).isEqualTo(false);
+		assertThat(repository.heartbeat("a", "second", staleAfter, watched(repository, "a")))
+			.isEqualTo(Candidacy.IN_USE);
 		advanceDatabaseClock(SECOND);
-		assertThat(repository.heartbeat("a", "second", staleAfter)).isEqualTo(Candidacy.INHERITED);
+		assertThat(repository.nodeRow("a", staleAfter)).extracting(NodeRowSighting::stale).isEqualTo(true);
+		assertThat(repository.heartbeat("a", "second", staleAfter, -1)).as("without a watched version")
+			.isEqualTo(Candidacy.IN_USE);
+		assertThat(repository.heartbeat("a", "second", staleAfter, watched(repository, "a") - 1))
+			.as("at a version the row has moved on from")
+			.isEqualTo(Candidacy.IN_USE);
+		assertThat(repository.heartbeat("a", "second", staleAfter, watched(repository, "a")))
+			.isEqualTo(Candidacy.INHERITED);
 		assertThat(repository.liveCandidates("e", LEASE)).singleElement().satisfies((candidate) -> {
 			assertThat(candidate.nodeId()).isEqualTo("a");
 			assertThat(candidate.firstSeen()).as("a new member since the take-over")
 				.isAfterOrEqualTo(candidate.lastSeen());
 		});
-		assertThat(repository.heartbeat("a", "second", staleAfter)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.IN_USE);
+		assertThat(repository.heartbeat("a", "second", staleAfter, -1)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "first", staleAfter, -1)).isEqualTo(Candidacy.IN_USE);
 		repository.removeCandidacies("a", "second");
 		assertThat(repository.liveCandidates("e", LEASE)).isEmpty();
-		assertThat(repository.heartbeat("a", "first", staleAfter)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("a", "first", staleAfter, -1)).isEqualTo(Candidacy.CREATED);
 	}
 
 	/**
@@ -645,9 +656,9 @@ abstract class LeaseRepositoryContract {
 	@Test
 	void joinOfAnInstanceWhoseNodeIdAnotherTookOverInsertsNothing() {
 		LeaseRepository repository = repository();
-		assertThat(repository.heartbeat("a", "first", LEASE)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("a", "first", LEASE, -1)).isEqualTo(Candidacy.CREATED);
 		advanceDatabaseClock(LEASE.plus(SECOND));
-		assertThat(repository.heartbeat("a", "second", LEASE)).isEqualTo(Candidacy.INHERITED);
+		assertThat(repository.heartbeat("a", "second", LEASE, watched(repository, "a"))).isEqualTo(Candidacy.INHERITED);
 		repository.join("a", "first", List.of("e", "f"));
 		repository.join("a", "first", List.of("g"));
 		repository.join("a", "second", List.of("e", "f", "g"));
@@ -658,7 +669,7 @@ abstract class LeaseRepositoryContract {
 		}
 		// A node id that no instance holds yet is joined as before; its row comes with it.
 		repository.join("b", "b-1", List.of("e"));
-		assertThat(repository.heartbeat("b", "b-1", LEASE)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("b", "b-1", LEASE, -1)).isEqualTo(Candidacy.CREATED);
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a", "b");
 	}
 
@@ -675,7 +686,7 @@ abstract class LeaseRepositoryContract {
 		advanceDatabaseClock(maxAge.multipliedBy(2));
 		// The first purge that finds the crashed node's row stale remembers it, the second deletes it.
 		for (int purge = 1; purge <= 2; purge++) {
-			assertThat(repository.heartbeat("live", "live-1", LEASE)).isEqualTo(Candidacy.HELD);
+			assertThat(repository.heartbeat("live", "live-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 			assertThat(repository.find("orphan")).as("before purge %d", purge).isPresent();
 			repository.purge(maxAge);
 		}
@@ -689,7 +700,7 @@ abstract class LeaseRepositoryContract {
 		assertThat(repository.create("orphan", "live", LEASE)).isTrue();
 		assertThat(repository.find("orphan").orElseThrow().term()).isGreaterThan(orphanTerm);
 		// The crashed node, back, creates its row again and joins afresh: its candidacies went.
-		assertThat(repository.heartbeat("crashed", "c-2", LEASE)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("crashed", "c-2", LEASE, -1)).isEqualTo(Candidacy.CREATED);
 		assertThat(repository.findAll("crashed", "c-2")).isEmpty();
 		assertThat(repository.liveCandidates("shared", LEASE)).extracting(Candidate::nodeId).containsExactly("live");
 	}
@@ -706,10 +717,10 @@ abstract class LeaseRepositoryContract {
 		advanceDatabaseClock(step);
 		repository.purge(maxAge);
 		// The live node refreshes its row between two purges, as it does every renew interval.
-		assertThat(repository.heartbeat("live", "live-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("live", "live-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 		advanceDatabaseClock(step);
 		repository.purge(maxAge);
-		assertThat(repository.heartbeat("live", "live-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("live", "live-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 		assertThat(repository.liveCandidates("kept", Duration.ofHours(1))).extracting(Candidate::nodeId)
 			.containsExactly("live");
 		assertThat(repository.find("kept")).hasValueSatisfying((lease) -> assertThat(lease.leaderId()).isEqualTo("live"));
@@ -735,7 +746,7 @@ abstract class LeaseRepositoryContract {
 		repository.purge(SECOND);
 		repository.purge(SECOND);
 		assertThat(repository.find("e")).isPresent();
-		assertThat(repository.heartbeat("x", "x-1", LEASE)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("x", "x-1", LEASE, -1)).isEqualTo(Candidacy.CREATED);
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("x");
 	}
 
@@ -751,7 +762,7 @@ abstract class LeaseRepositoryContract {
 		assertThat(repository.create("e", "a", MOMENT)).isTrue();
 		repository.removeCandidate("e", "a", "a-1");
 		advanceDatabaseClock(SECOND.multipliedBy(2));
-		assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 		assertThat(repository.find("e").orElseThrow().expired()).as("kept by the session").isFalse();
 		repository.purge(SECOND);
 		assertThat(repository.find("e")).isEmpty();
@@ -788,7 +799,7 @@ abstract class LeaseRepositoryContract {
 			.runFenced("e", "a", term, LEASE, work));
 
 		// Kept by its holder's session, then run out.
-		assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.CREATED);
 		assertThat(repository.create("s", "a", MOMENT)).isTrue();
 		long sessionTerm = repository.find("s").orElseThrow().term();
 		advanceDatabaseClock(SECOND);
@@ -810,7 +821,7 @@ abstract class LeaseRepositoryContract {
 	void insideFencedWorkABatchLeavesTheLeaseAloneAndAChangeOfHolderWaitsAndFails() {
 		insideFencedWorkOfTheLease((repository, term, expired) -> {
 			Map<String, Long> held = Map.of("e", term);
-			assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+			assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 			assertThat(repository.handOverAll("a", held, "b", LEASE)).isEmpty();
 			timesOut(() -> repository.handOver("e", "a", term, "b", LEASE));
 			assertThat(repository.yieldAll("a", held)).isEmpty();
@@ -839,14 +850,14 @@ abstract class LeaseRepositoryContract {
 			assertThat(repository.handOverAll("a", held, "b", LEASE)).isEmpty();
 			assertThat(repository.yieldAll("a", held)).isEmpty();
 			assertThat(repository.reacquireAll("a", held, LEASE)).isEmpty();
-			assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+			assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 			timesOut(() -> repository.yield("e", "a", term));
 			assertThat(repository.yieldAll("a", held)).isEmpty();
 			advanceDatabaseClock(LEASE);
 			expired.putAll(observations(repository, "e"));
 			timesOut(() -> repository.takeOver("e", "b", expired.get("e"), LEASE));
 			assertThat(repository.takeOverAll("b", expired, LEASE)).isEmpty();
-			assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+			assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 		});
 	}
 
@@ -860,7 +871,7 @@ abstract class LeaseRepositoryContract {
 		repository.create("e", "a", LEASE);
 		long term = repository.find("e").orElseThrow().term();
 		Map<String, LeaseObservation> expired = new HashMap<>();
-		assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.CREATED);
 		// Held for longer than the waits of the changes of holder inside take on a database.
 		Long result = repository.runFenced("e", "a", term, LEASE.multipliedBy(4), (t) -> {
 			checks.run(repository, term, expired);
@@ -895,6 +906,16 @@ abstract class LeaseRepositoryContract {
 		assertThatException().isThrownBy(change)
 			.matches((ex) -> DatabaseFailureKind.of(ex) == DatabaseFailureKind.TIMED_OUT
 					|| DatabaseFailureKind.of(ex) == DatabaseFailureKind.CONFLICT, "timed out");
+	}
+
+	/**
+	 * The version of a node id's row as an instance that watched it for a lease would pass to
+	 * {@link LeaseRepository#heartbeat}; the watch itself is the heartbeat's (HeartbeatTests).
+	 */
+	private static long watched(LeaseRepository repository, String nodeId) {
+		NodeRowSighting row = repository.nodeRow(nodeId, LEASE);
+		assertThat(row).as("the row of node id %s", nodeId).isNotNull();
+		return row.version();
 	}
 
 }

@@ -238,13 +238,19 @@ final class SimulatedConnection implements LeaseRepository {
 	}
 
 	@Override
-	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
-		Candidacy candidacy = send("heartbeat", null, (server) -> server.heartbeat(nodeId, instanceId, staleAfter));
+	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion) {
+		Candidacy candidacy = send("heartbeat", null,
+				(server) -> server.heartbeat(nodeId, instanceId, staleAfter, inheritVersion));
 		this.session = (candidacy != Candidacy.IN_USE) ? instanceId : null;
 		if (candidacy != Candidacy.IN_USE && candidacy != Candidacy.HELD) {
 			this.sessionSince = this.simulation.now();
 		}
 		return candidacy;
+	}
+
+	@Override
+	public @Nullable NodeRowSighting nodeRow(String nodeId, Duration staleAfter) {
+		return send("nodeRow", null, (server) -> server.nodeRow(nodeId, staleAfter));
 	}
 
 	@Override

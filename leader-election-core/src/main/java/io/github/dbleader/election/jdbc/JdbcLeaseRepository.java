@@ -18,6 +18,7 @@ import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseReads;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.NodeRowSighting;
 import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.election.lock.ClusterLocks;
 import org.jspecify.annotations.Nullable;
@@ -244,8 +245,13 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
-		return this.sessions.heartbeat(nodeId, instanceId, staleAfter);
+	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion) {
+		return this.sessions.heartbeat(nodeId, instanceId, staleAfter, inheritVersion);
+	}
+
+	@Override
+	public @Nullable NodeRowSighting nodeRow(String nodeId, Duration staleAfter) {
+		return this.sessions.nodeRow(nodeId, staleAfter);
 	}
 
 	@Override

@@ -59,10 +59,17 @@ final class LeaseStatements {
 	final String refreshNode;
 
 	/**
-	 * Takes a node id over from an earlier instance whose session expired; parameters: the
-	 * instance id, the lease, the node id and the lease again.
+	 * Takes a node id over from an earlier instance whose session expired, at the version
+	 * the taker watched; parameters: the instance id, the lease, the node id, the lease again
+	 * and the version.
 	 */
 	final String inheritNode;
+
+	/**
+	 * Reads another instance's row of a node id: its version, and 1 if it is stale (as
+	 * {@link #inheritNode} would find it), 0 if not; parameters: the lease and the node id.
+	 */
+	final String readNode;
 
 	/** Creates the row of a node id; parameters: the node id, the instance id and the lease. */
 	final String insertNode;
@@ -392,11 +399,15 @@ final class LeaseStatements {
 		// session's expiry on, as a refresh sets the expiry no earlier than a lease after
 		// last_seen (from the statement's now; on PostgreSQL from a later clock_timestamp(),
 		// as it assigns in the columns' order), so the id may be taken over exactly when the
-		// session counts expired.
+		// session counts expired. And only at the version the taker has watched unchanged for a
+		// lease on its own clock: the database clock may have stepped forward, and the earlier
+		// instance, paused since its last refresh, believes for a lease after it on its own (I3).
 		this.inheritNode = "UPDATE " + nodes + " SET previous_instance = instance_id, previous_version = version,"
 				+ " instance_id = ?, first_seen = " + now + ", last_seen = " + now + ", version = version + 1,"
 				+ " expires_at = " + now + " + ? WHERE node_id = ? AND expires_at <= " + now + " AND last_seen <= "
-				+ now + " - ?";
+				+ now + " - ? AND version = ?";
+		this.readNode = "SELECT version, CASE WHEN expires_at <= " + now + " AND last_seen <= " + now
+				+ " - ? THEN 1 ELSE 0 END FROM " + nodes + " WHERE node_id = ?";
 		this.insertNode = "INSERT INTO " + nodes + " (node_id, instance_id, first_seen, last_seen, version, expires_at)"
 				+ " VALUES (?, ?, " + now + ", " + now + ", 1, " + now + " + ?)";
 		this.removeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND instance_id = ?";

@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 import io.github.dbleader.election.Candidacy;
+import io.github.dbleader.election.NodeRowSighting;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
@@ -56,7 +57,7 @@ final class NodeSessions {
 		return this.sessions.get(nodeId);
 	}
 
-	Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
+	Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion) {
 		LeaseStatements statements = this.store.platformStatements();
 		JdbcTemplate jdbc = this.store.jdbc();
 		long millis = staleAfter.toMillis();
@@ -68,7 +69,8 @@ final class NodeSessions {
 		this.sessions.remove(nodeId, instanceId);
 		this.views.invalidate(nodeId);
 		Candidacy candidacy;
-		if (jdbc.update(statements.inheritNode, instanceId, millis, nodeId, millis) == 1) {
+		if (inheritVersion >= 0
+				&& jdbc.update(statements.inheritNode, instanceId, millis, nodeId, millis, inheritVersion) == 1) {
 			candidacy = Candidacy.INHERITED;
 		}
 		else {
@@ -87,6 +89,13 @@ final class NodeSessions {
 		this.store.updateListed(statements.claimCandidacies, List.of(instanceId, nodeId, instanceId), earlier,
 				LeaseStatements.MAX_PARAMETERS_PER_STATEMENT);
 		return candidacy;
+	}
+
+	@Nullable NodeRowSighting nodeRow(String nodeId, Duration staleAfter) {
+		List<NodeRowSighting> rows = this.store.jdbc()
+			.query(this.store.platformStatements().readNode,
+					(rs, row) -> new NodeRowSighting(rs.getLong(1), rs.getInt(2) == 1), staleAfter.toMillis(), nodeId);
+		return rows.isEmpty() ? null : rows.get(0);
 	}
 
 	void removeCandidate(String election, String nodeId, String instanceId) {

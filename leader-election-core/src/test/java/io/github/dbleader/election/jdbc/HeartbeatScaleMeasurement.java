@@ -38,7 +38,7 @@ class HeartbeatScaleMeasurement {
 			seed(database, dataSource, jdbc, elections);
 			JdbcLeaseRepository repository = new JdbcLeaseRepository(dataSource, SqlDialect.MYSQL, TABLES,
 					Duration.ofSeconds(60));
-			repository.heartbeat("a", "a-1", LEASE);
+			repository.heartbeat("a", "a-1", LEASE, -1);
 			String findAll = LeaseRows.selectElections(SqlDialect.MYSQL, TABLES.leaseTable(), TABLES.nodesTable(),
 					SqlDialect.MYSQL.serverIdentity()) + " WHERE l.election_name IN (SELECT election_name FROM "
 					+ TABLES.candidateTable() + " WHERE node_id = ? AND instance_id = ?)";
@@ -47,11 +47,11 @@ class HeartbeatScaleMeasurement {
 				.forEach((row) -> System.out.println("EXPLAIN findAll: " + row));
 			// Warm up.
 			for (int i = 0; i < 3; i++) {
-				repository.heartbeat("a", "a-1", LEASE);
+				repository.heartbeat("a", "a-1", LEASE, -1);
 				repository.findAll("a", "a-1");
 			}
 			measure("refresh (heartbeat), which renews every lease a holds", rounds,
-					() -> time(() -> repository.heartbeat("a", "a-1", LEASE)));
+					() -> time(() -> repository.heartbeat("a", "a-1", LEASE, -1)));
 			measure("readAll: what changed and a slice, no lease composed (as the heartbeat reads)", rounds,
 					() -> time(() -> repository.readAll("a", "a-1")));
 			measure("findAll: the same read, every lease composed", rounds,

@@ -81,7 +81,7 @@ class HeartbeatStatementsIntegrationTests {
 		for (int i = 0; i < ELECTIONS; i++) {
 			elections.add("e" + i);
 		}
-		a.heartbeat("a", "a-1", LEASE);
+		a.heartbeat("a", "a-1", LEASE, -1);
 		a.join("a", "a-1", elections);
 		for (String election : elections) {
 			assertThat(a.create(election, "a", LEASE)).isTrue();
@@ -95,7 +95,7 @@ class HeartbeatStatementsIntegrationTests {
 		assertThat(b.create("free", "b", Duration.ofMillis(1))).isTrue();
 		assertThat(b.create("old", "b", Duration.ofMillis(1))).isTrue();
 		jdbc.update("UPDATE " + TABLES.leaseTable() + " SET expires_at = expires_at - 3600000 WHERE election_name = 'old'");
-		b.heartbeat("gone", "gone-1", LEASE);
+		b.heartbeat("gone", "gone-1", LEASE, -1);
 		b.join("gone", "gone-1", List.of("b0"));
 		// A lease of "gone", whose session runs out: a's take-over writes the session's row.
 		assertThat(b.create("dead", "gone", Duration.ofMillis(1))).isTrue();
@@ -124,7 +124,7 @@ class HeartbeatStatementsIntegrationTests {
 
 			// One round of node a while all of that work stays open: each would fail its
 			// one-second timeout if it waited. The refresh of a's session renews its leases.
-			assertThat(a.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+			assertThat(a.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 			a.join("a", "a-1", elections);
 			assertThat(a.findAll("a", "a-1")).hasSize(ELECTIONS)
 				.allSatisfy((lease) -> assertThat(lease.holderVersion()).isNotNegative());

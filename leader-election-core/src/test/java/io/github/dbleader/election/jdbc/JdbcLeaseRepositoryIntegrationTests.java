@@ -95,7 +95,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void theTroubleshootingQueryReadsALeaseThroughItsHoldersSession(TestDatabase database) throws IOException {
 		JdbcLeaseRepository repository = repository(database);
-		assertThat(repository.heartbeat("a", "a-1", Duration.ofSeconds(30))).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("a", "a-1", Duration.ofSeconds(30), -1)).isEqualTo(Candidacy.CREATED);
 		assertThat(repository.create("e", "a", Duration.ofMillis(1))).isTrue();
 		assertThat(repository.create("lock:job", "b", Duration.ofSeconds(30))).isTrue();
 		String query = Files.readString(Path.of("..", "docs", "how-to", "who-leads.sql"))
@@ -166,7 +166,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
 		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
 
-		assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.CREATED);
+		assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.CREATED);
 		assertThat(repository.create("e", "a", MOMENT)).isTrue();
 		LeaseState lease = repository.find("e").orElseThrow();
 		assertThat(lease.holderVersion()).isOne();
@@ -200,7 +200,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 	 * @param elections the elections it joins
 	 */
 	private static void joinAs(JdbcLeaseRepository repository, String nodeId, String... elections) {
-		assertThat(repository.heartbeat(nodeId, nodeId + "-1", LEASE)).isIn(Candidacy.HELD, Candidacy.CREATED);
+		assertThat(repository.heartbeat(nodeId, nodeId + "-1", LEASE, -1)).isIn(Candidacy.HELD, Candidacy.CREATED);
 		repository.join(nodeId, nodeId + "-1", List.of(elections));
 	}
 
@@ -208,7 +208,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void theAnswersToChangesOfHolderNameTheServerThatAnsweredAsTheReadsDo(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
-		assertThat(repository.heartbeat("a", "a-1", LEASE)).isIn(Candidacy.HELD, Candidacy.CREATED);
+		assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isIn(Candidacy.HELD, Candidacy.CREATED);
 		repository.join("a", "a-1", List.of("e"));
 		List<LeaseState> created = repository.createAll("a", List.of("e"), LEASE);
 		String read = repository.readAll("a", "a-1").lease("e").server();
@@ -246,7 +246,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(repository.create("shared", "crashed", Duration.ofMillis(1))).isTrue();
 		joinAs(repository, "live", "shared");
 		await().atMost(Duration.ofSeconds(10)).until(() -> {
-			repository.heartbeat("live", "live-1", LEASE);
+			repository.heartbeat("live", "live-1", LEASE, -1);
 			repository.purge(maxAge);
 			return repository.find("orphan").isEmpty();
 		});
@@ -704,8 +704,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(repository.requestReelection("e")).isTrue();
 		assertThat(repository.reacquire("e", "a", term, LEASE)).isTrue();
 		joinAs(repository, "a", "e");
-		assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
-		assertThat(repository.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
+		assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
 	}
 

@@ -104,7 +104,7 @@ class LeaseSchemaIntegrationTests {
 			}
 			JdbcLeaseRepository repository = new JdbcLeaseRepository(this.dataSource, dialect, TABLES,
 					Duration.ofSeconds(1));
-			assertThat(repository.heartbeat("a", "a-1", Duration.ofSeconds(30))).as("round %d", round)
+			assertThat(repository.heartbeat("a", "a-1", Duration.ofSeconds(30), -1)).as("round %d", round)
 				.isEqualTo(Candidacy.CREATED);
 		}
 	}

@@ -78,7 +78,7 @@ class LeaseViewIntegrationTests {
 	/** Every node checks in and joins every election. */
 	private static void joinAll(JdbcLeaseRepository writer, List<String> elections) {
 		for (String node : NODES) {
-			assertThat(writer.heartbeat(node, node + "-1", LEASE)).isIn(Candidacy.CREATED, Candidacy.HELD);
+			assertThat(writer.heartbeat(node, node + "-1", LEASE, -1)).isIn(Candidacy.CREATED, Candidacy.HELD);
 			writer.join(node, node + "-1", elections);
 		}
 	}
@@ -114,7 +114,7 @@ class LeaseViewIntegrationTests {
 				case 5 -> "request re-election " + writer.requestReelection(election);
 				case 6 -> held ? "re-acquire " + writer.reacquire(election, lease.leaderId(), lease.term(), LEASE)
 						: "nothing";
-				case 7 -> "refresh " + writer.heartbeat(node, node + "-1", LEASE);
+				case 7 -> "refresh " + writer.heartbeat(node, node + "-1", LEASE, -1);
 				case 8 -> {
 					// The node itself joins a new election, or leaves one.
 					String joined = "j" + step;
@@ -180,7 +180,7 @@ class LeaseViewIntegrationTests {
 		// Marked long ago, as if its commit had been delayed: only the session's row, which
 		// the take-over wrote, tells a that it lost a lease.
 		this.jdbc.update("UPDATE " + TABLES.leaseTable() + " SET changed_at = 0 WHERE election_name = 'e09'");
-		assertThat(writer.heartbeat("a", "a-1", LEASE)).isEqualTo(Candidacy.HELD);
+		assertThat(writer.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 
 		assertThat(holder(partial.findAll("a", "a-1"), "e09")).isEqualTo("b");
 	}
@@ -191,11 +191,11 @@ class LeaseViewIntegrationTests {
 		JdbcLeaseRepository writer = repository(database);
 		JdbcLeaseRepository partial = partial(database, 1);
 		List<String> elections = elections(12);
-		writer.heartbeat("b", "b-1", LEASE);
+		writer.heartbeat("b", "b-1", LEASE, -1);
 		writer.join("b", "b-1", elections);
 		assertThat(writer.createAll("b", elections, LEASE)).hasSize(12);
 		this.jdbc.update("UPDATE " + TABLES.leaseTable() + " SET changed_at = 0");
-		partial.heartbeat("a", "a-1", LEASE);
+		partial.heartbeat("a", "a-1", LEASE, -1);
 		partial.join("a", "a-1", elections.subList(0, 11));
 		assertThat(partial.findAll("a", "a-1")).hasSize(11);
 		assertThat(partial.findAll("a", "a-1")).hasSize(11);
@@ -216,7 +216,7 @@ class LeaseViewIntegrationTests {
 	void theReadOfChangesReachesTheLeaseRowsByIndex(TestDatabase database) {
 		JdbcLeaseRepository writer = repository(database);
 		List<String> elections = IntStream.range(0, 2_000).mapToObj((i) -> "e" + i).toList();
-		writer.heartbeat("b", "b-1", LEASE);
+		writer.heartbeat("b", "b-1", LEASE, -1);
 		writer.join("b", "b-1", elections);
 		assertThat(writer.createAll("b", elections, LEASE)).hasSize(2_000);
 		SqlDialect dialect = SqlDialect.forName(database.platform());

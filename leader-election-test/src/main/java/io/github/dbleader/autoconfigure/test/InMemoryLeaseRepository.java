@@ -24,6 +24,7 @@ import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.NodeRowSighting;
 import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.election.lock.LockNotHeldException;
 import io.github.dbleader.election.lock.LockRepository;
@@ -289,13 +290,20 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 	}
 
 	@Override
-	public synchronized Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
+	public synchronized Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter,
+			long inheritVersion) {
 		this.thisNode = nodeId;
 		// Every heartbeat renews this node's session, and with it the leases it holds.
 		this.sessionVersion++;
 		Instant now = now();
 		this.leases.values().stream().filter((row) -> nodeId.equals(row.leaderId)).forEach((row) -> row.renewedAt = now);
 		return this.nodesSeen.add(nodeId + '/' + instanceId) ? Candidacy.CREATED : Candidacy.HELD;
+	}
+
+	/** No other instance ever holds this node's id here. */
+	@Override
+	public @Nullable NodeRowSighting nodeRow(String nodeId, Duration staleAfter) {
+		return null;
 	}
 
 	@Override

@@ -14,6 +14,7 @@ import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseReads;
 import io.github.dbleader.election.LeaseRepository;
 import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.NodeRowSighting;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -146,9 +147,15 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
-	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter) {
+	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion) {
 		count();
-		return this.delegate.heartbeat(nodeId, instanceId, staleAfter);
+		return this.delegate.heartbeat(nodeId, instanceId, staleAfter, inheritVersion);
+	}
+
+	@Override
+	public @Nullable NodeRowSighting nodeRow(String nodeId, Duration staleAfter) {
+		count();
+		return this.delegate.nodeRow(nodeId, staleAfter);
 	}
 
 	@Override
