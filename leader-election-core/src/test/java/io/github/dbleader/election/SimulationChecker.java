@@ -97,6 +97,9 @@ final class SimulationChecker {
 	/** By partition: when its owner last changed, as {@link #believerChanged}. */
 	private final long[] ownerChanged;
 
+	/** By partition: the name of its election. */
+	private final String[] partitionNames;
+
 	/** By partition: since when no process believes it owns it, or -1 while one does. */
 	private final long[] ownerlessSince;
 
@@ -119,6 +122,10 @@ final class SimulationChecker {
 		Arrays.fill(this.lastBelievers, -1);
 		this.ownerChanged = new long[this.partitionOwners.length];
 		this.ownerlessSince = new long[this.partitionOwners.length];
+		this.partitionNames = new String[this.partitionOwners.length];
+		for (int partition = 0; partition < this.partitionNames.length; partition++) {
+			this.partitionNames[partition] = PartitionGroup.electionName(Simulation.PARTITION_GROUP, partition);
+		}
 		this.lastOwners = new int[this.partitionOwners.length];
 		Arrays.fill(this.lastOwners, -1);
 	}
@@ -201,7 +208,7 @@ final class SimulationChecker {
 				this.ownerlessSince[partition] = this.simulation.now();
 			}
 			else {
-				String election = PartitionGroup.electionName(Simulation.PARTITION_GROUP, partition);
+				String election = this.partitionNames[partition];
 				checkNotSilent(election, this.ownerlessSince[partition]);
 				checkLeaderlessWithinBound(election, this.ownerlessSince[partition], OWNERLESS_BOUND);
 			}
@@ -321,6 +328,10 @@ final class SimulationChecker {
 			return;
 		}
 		long now = this.simulation.now();
+		if (now - Math.max(since, this.faultsEnded) <= bound) {
+			// Within the bound even from the faults' end: the quiet phase starts no earlier.
+			return;
+		}
 		long from = Math.max(since, Math.max(this.faultsEnded, this.simulation.calmSince()));
 		if (now - from > bound) {
 			fail(election + " has had no leader for " + (now - from) / 1_000_000 + " ms of the quiet phase, more than"
