@@ -82,6 +82,17 @@ final class Heartbeat {
 	private final Set<String> pendingRemovals = ConcurrentHashMap.newKeySet();
 
 	/**
+	 * Elections this node left, with when (monotonic clock), for {@link #LEFT_REMEMBERED}
+	 * leases: a failover to a replica that had not applied a leave's release and removal
+	 * shows the lease on this node's live session again, which nobody may take over, and
+	 * the candidacy, which balancing targets. After a failover they are left again.
+	 */
+	private final Map<String, Long> recentlyLeft = new ConcurrentHashMap<>();
+
+	/** Whether a failover was seen whose lost leaves have not been checked yet. */
+	private volatile boolean leavesToCheck;
+
+	/**
 	 * Leases given up whose release could not be sent yet, by election: the term given up.
 	 * Left alone, such a lease would expire on its own, or, where the node stays a
 	 * candidate, be re-acquired by it at the next read, as a lease that names this node.
@@ -90,6 +101,12 @@ final class Heartbeat {
 
 	/** Whether, as of the last round, another instance uses this node id. */
 	private boolean nodeIdInUse;
+
+	/**
+	 * How many leases a leave is remembered for, to be carried out again after a failover
+	 * that lost it: longer than a replica lags behind where a failover is safe at all.
+	 */
+	static final int LEFT_REMEMBERED = 10;
 
 	/** Whether this instance said that it waits to take over a stale row of its node id. */
 	private boolean nodeIdWaiting;
@@ -237,6 +254,7 @@ final class Heartbeat {
 		try {
 			// The refresh first: nothing that may wait for application work comes before it (I9).
 			candidacies(loops, holding);
+			leaveAgainAfterAFailover(loops);
 			removePendingCandidacies(loops);
 		}
 		catch (RuntimeException ex) {
@@ -356,6 +374,7 @@ final class Heartbeat {
 			}
 		}
 		if (serverChanged) {
+			this.leavesToCheck = !this.recentlyLeft.isEmpty();
 			// Followers too: every take-over and re-acquisition on this node now waits a lease,
 			// and several failovers in a row leave elections without a leader for longer.
 			logger.warn("Node '{}': another database server answers than before (a failover); no lease is taken "
@@ -706,6 +725,32 @@ final class Heartbeat {
 		}
 	}
 
+	/**
+	 * After a failover, leave again the elections this node left recently and does not run:
+	 * remove the candidacy again, and give up the lease where it names this node. Statements
+	 * only once per failover, and only for a node that left an election recently.
+	 */
+	private void leaveAgainAfterAFailover(List<ElectionLoop> loops) {
+		if (!this.leavesToCheck) {
+			return;
+		}
+		long now = this.clock.nanoTime();
+		long remembered = LEFT_REMEMBERED * this.settings.leaseDuration().toNanos();
+		this.recentlyLeft.values().removeIf((leftAt) -> now - leftAt > remembered);
+		for (String election : this.recentlyLeft.keySet()) {
+			if (loops.stream().anyMatch((loop) -> loop.election().equals(election))) {
+				// Joined again since: the candidacy and the lease are the new join's.
+				this.recentlyLeft.remove(election);
+				continue;
+			}
+			this.pendingRemovals.add(election);
+			this.repository.find(election)
+				.filter((lease) -> this.nodeId.equals(lease.leaderId()))
+				.ifPresent((lease) -> this.pendingYields.put(election, lease.term()));
+		}
+		this.leavesToCheck = false;
+	}
+
 	private void removePendingCandidacies(List<ElectionLoop> loops) {
 		for (String election : this.pendingRemovals) {
 			// Joined again since the leave: the candidacy is the new join's, not the leave's.
@@ -744,6 +789,7 @@ final class Heartbeat {
 		synchronized (loop) {
 			yieldHeld(loop, loop.relinquish(reason, keepCompeting));
 			if (!keepCompeting) {
+				this.recentlyLeft.put(loop.election(), this.clock.nanoTime());
 				// Apart from the release: a node that failed to release must still leave the
 				// candidates, or a forced hand-over to it would be accepted for a whole lease.
 				try {

@@ -1119,6 +1119,48 @@ class HeartbeatTests {
 		assertThat(d.leads("x")).as("d believes while a does").isFalse();
 	}
 
+	@Test
+	void aLeaveThatAFailoverLostIsCarriedOutAgainOnTheNewServer() throws Exception {
+		// c leaves x (its partition group left, say): the release and the removal of its
+		// candidacy are applied on the primary, which dies before the replica applied them.
+		// On the promoted replica, x's lease still names c on c's live session, and c is
+		// still a candidate: nobody may take it over, c no longer reads it, and balancing
+		// would keep targeting c (on-demand seed 12198674: partition 0 without an owner for
+		// as long as c ran).
+		InMemoryLeaseRepository[] primary = { this.repository };
+		LeaseRepository connection = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { LeaseRepository.class }, (proxy, method, args) -> {
+					try {
+						return method.invoke(primary[0], args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+				});
+		FakeNode c = new FakeNode("c", "c-instance", connection, this.settings);
+		FakeNode d = new FakeNode("d", "d-instance", connection, this.settings);
+		List.of("x", "y").forEach(c::join);
+		c.tick();
+		d.join("x");
+		d.tick();
+		assertThat(c.leads("x")).isTrue();
+		InMemoryLeaseRepository replica = this.repository.copy();
+		c.leave("x");
+		assertThat(this.repository.find("x").orElseThrow().vacant()).isTrue();
+		replica.failOver("server-2");
+		primary[0] = replica;
+		for (int round = 0; round < 2 * L.dividedBy(R) + 3 && !d.leads("x"); round++) {
+			c.clock.advance(R);
+			d.clock.advance(R);
+			replica.advanceDatabaseClock(R);
+			c.tick();
+			d.tick();
+		}
+		assertThat(d.leads("x")).isTrue();
+		assertThat(replica.liveCandidates("x", L)).extracting(Candidate::nodeId).containsExactly("d");
+		assertThat(c.leads("y")).isTrue();
+	}
+
 	/**
 	 * Run a second instance of a node id whose first instance has stopped ticking until its
 	 * next round takes the id over: it takes over only a row it has seen unchanged for a
