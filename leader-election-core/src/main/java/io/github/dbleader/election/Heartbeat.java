@@ -725,6 +725,18 @@ final class Heartbeat {
 		}
 	}
 
+	/** Remember a leave, and forget those too old to matter: the map stays bounded without a failover. */
+	private void rememberLeft(String election) {
+		long now = this.clock.nanoTime();
+		forgetOldLeaves(now);
+		this.recentlyLeft.put(election, now);
+	}
+
+	private void forgetOldLeaves(long now) {
+		long remembered = LEFT_REMEMBERED * this.settings.leaseDuration().toNanos();
+		this.recentlyLeft.values().removeIf((leftAt) -> now - leftAt > remembered);
+	}
+
 	/**
 	 * After a failover, leave again the elections this node left recently and does not run:
 	 * remove the candidacy again, and give up the lease where it names this node. Statements
@@ -734,11 +746,11 @@ final class Heartbeat {
 		if (!this.leavesToCheck) {
 			return;
 		}
-		long now = this.clock.nanoTime();
-		long remembered = LEFT_REMEMBERED * this.settings.leaseDuration().toNanos();
-		this.recentlyLeft.values().removeIf((leftAt) -> now - leftAt > remembered);
+		forgetOldLeaves(this.clock.nanoTime());
+		Set<String> running = new HashSet<>();
+		loops.forEach((loop) -> running.add(loop.election()));
 		for (String election : this.recentlyLeft.keySet()) {
-			if (loops.stream().anyMatch((loop) -> loop.election().equals(election))) {
+			if (running.contains(election)) {
 				// Joined again since: the candidacy and the lease are the new join's.
 				this.recentlyLeft.remove(election);
 				continue;
@@ -789,7 +801,7 @@ final class Heartbeat {
 		synchronized (loop) {
 			yieldHeld(loop, loop.relinquish(reason, keepCompeting));
 			if (!keepCompeting) {
-				this.recentlyLeft.put(loop.election(), this.clock.nanoTime());
+				rememberLeft(loop.election());
 				// Apart from the release: a node that failed to release must still leave the
 				// candidates, or a forced hand-over to it would be accepted for a whole lease.
 				try {
