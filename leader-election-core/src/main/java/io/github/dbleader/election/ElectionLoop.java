@@ -354,12 +354,13 @@ final class ElectionLoop {
 		if (this.stopped) {
 			return null;
 		}
-		boolean otherServer = state != null && !state.sameServer();
-		if (otherServer && !this.onOtherServer) {
-			this.otherServerSinceNanos = readAtNanos;
-		}
-		this.onOtherServer = otherServer;
 		if (state != null) {
+			// A read without the lease says nothing of where it was acquired.
+			boolean otherServer = !state.sameServer();
+			if (otherServer && !this.onOtherServer) {
+				this.otherServerSinceNanos = readAtNanos;
+			}
+			this.onOtherServer = otherServer;
 			noteServer(state, readAtNanos);
 			if (this.refusedCreations >= REFUSED_CREATIONS_WARNED) {
 				logger.info("Election '{}': the lease shows again in this node's reads", this.election);
@@ -399,7 +400,33 @@ final class ElectionLoop {
 	 * went on without this node), and holds acquisitions of rows acquired elsewhere back.
 	 */
 	private void noteServer(LeaseState state, long readAtNanos) {
-		String server = state.server();
+		noteServer(state.server(), readAtNanos);
+	}
+
+	/**
+	 * The read that decided this round came from the given server, although it showed no
+	 * lease of this election, or the election did not decide on it (no candidacy this round,
+	 * a yield under way): a failover holds this election back for a lease from that read as
+	 * well, not from the first read that shows its lease (a join the new server lost, seen
+	 * again a round later). Call while holding this object's monitor.
+	 * @param server the server that answered the read, as its leases name it
+	 * @param readAtNanos when the read returned (monotonic clock)
+	 */
+	void serverAnswered(String server, long readAtNanos) {
+		if (this.stopped || server.equals(this.readFrom)) {
+			return;
+		}
+		boolean failover = this.readFrom != null;
+		noteServer(server, readAtNanos);
+		if (failover && !this.onOtherServer) {
+			// Whatever lease of it the new server holds and did not grant since, the read that
+			// shows it counts from here: every renewal on the old server came before this read.
+			this.onOtherServer = true;
+			this.otherServerSinceNanos = readAtNanos;
+		}
+	}
+
+	private void noteServer(@Nullable String server, long readAtNanos) {
 		if (server != null && !server.equals(this.readFrom)) {
 			if (this.readFrom != null) {
 				this.serverChanged = true;

@@ -347,15 +347,26 @@ final class Heartbeat {
 		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();
 		boolean serverChanged = false;
+		// The server that answered, as the leases shown name it, and the elections it showed
+		// nothing of: a failover holds those back from this read as well.
+		String server = null;
+		List<ElectionLoop> notShown = new ArrayList<>();
 		for (ElectionLoop loop : loops) {
 			if (!loop.candidate() || this.pendingYields.containsKey(loop.election())) {
 				// Takes no part this round (its candidacy, just now), or gave its lease up and
 				// waits for the release to go through: it must not take it back.
+				notShown.add(loop);
 				continue;
 			}
 			// Each lease as the read answered it, composed now by a repository that keeps a
 			// view of them: no round holds all of them at once.
 			LeaseState state = leases.lease(loop.election());
+			if (state == null) {
+				notShown.add(loop);
+			}
+			else if (server == null) {
+				server = state.server();
+			}
 			synchronized (loop) {
 				// Nothing renewed where this round's refresh did not find the row this instance's.
 				long renewedTerm = this.refreshed ? loop.roundTerm() : -1;
@@ -370,6 +381,14 @@ final class Heartbeat {
 					case TAKE_OVER -> takeOvers.add(pending);
 					default -> leaders.computeIfAbsent(new Batch(change.kind(), change.target()), (key) -> new ArrayList<>())
 						.add(pending);
+				}
+			}
+		}
+		if (server != null) {
+			for (ElectionLoop loop : notShown) {
+				synchronized (loop) {
+					loop.serverAnswered(server, readAt);
+					serverChanged |= loop.takeServerChange();
 				}
 			}
 		}

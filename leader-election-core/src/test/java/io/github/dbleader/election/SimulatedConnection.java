@@ -97,6 +97,7 @@ final class SimulatedConnection implements LeaseRepository {
 		// A paused process sends nothing until it resumes: what it decided before waits too.
 		this.node.resume(generation);
 		long sent = this.simulation.now();
+		boolean sentInFaults = this.simulation.faultPhase();
 		long deadline = sent + this.timeoutNanos;
 		InMemoryLeaseRepository server = this.database.server();
 		if (!this.database.reachable(this.node.id())) {
@@ -129,6 +130,11 @@ final class SimulatedConnection implements LeaseRepository {
 		this.database.tick();
 		this.simulation.trace(this.node.label(), statement);
 		T answer = action.apply(server);
+		if (sentInFaults && !this.simulation.faultPhase()) {
+			// Held up by the faults until after them (a process that crashed meanwhile may
+			// still have its session refreshed so): the quiet phase counts from here.
+			this.simulation.faultEndedLate(this.simulation.now());
+		}
 		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
 		// An answer that arrived in time waits in the socket for a process that paused meanwhile.
 		long arrived = this.simulation.now();

@@ -160,7 +160,7 @@ class SimulationTests {
 	@ParameterizedTest
 	@ValueSource(longs = { 1224, 1000415, 1002196, 1018032, 1102220, 1141899, 1558268, 2350976, 3125163, 4171724, 5141864,
 			6158094, 7123560, 20000413, 20001460, 20003464, 20004116, 20005753, 20009786, 20022936, 20048508,
-			20094587, 12198674 })
+			20094587, 12198674, 13113656, 14130446 })
 	void seedThatOnceFoundAViolation(long seed) {
 		assertThat(Simulation.run(seed, SCHEDULE_LENGTH).events()).isPositive();
 	}
