@@ -1178,15 +1178,29 @@ class HeartbeatTests {
 		primary[0] = replica;
 		int ledX = -1;
 		int ledY = -1;
-		for (int round = 1; round <= 2 * L.dividedBy(R) && (ledX < 0 || ledY < 0); round++) {
-			c.clock.advance(R);
-			replica.advanceDatabaseClock(R);
-			c.tick();
-			ledX = (ledX < 0 && c.leads("x")) ? round : ledX;
-			ledY = (ledY < 0 && c.leads("y")) ? round : ledY;
+		ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory
+			.getLogger(Heartbeat.class);
+		ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged = new ch.qos.logback.core.read.ListAppender<>();
+		logged.start();
+		logger.addAppender(logged);
+		try {
+			for (int round = 1; round <= 2 * L.dividedBy(R) && (ledX < 0 || ledY < 0); round++) {
+				c.clock.advance(R);
+				replica.advanceDatabaseClock(R);
+				c.tick();
+				ledX = (ledX < 0 && c.leads("x")) ? round : ledX;
+				ledY = (ledY < 0 && c.leads("y")) ? round : ledY;
+			}
+		}
+		finally {
+			logger.detachAppender(logged);
 		}
 		assertThat(ledY).as("the round c leads y again").isEqualTo((int) L.dividedBy(R) + 1);
 		assertThat(ledX).as("the round c leads x again").isEqualTo(ledY);
+		// One failover, named once: not again when x's lease shows a round later.
+		assertThat(logged.list).extracting(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+			.filteredOn((message) -> message.contains("another database server answers"))
+			.hasSize(1);
 	}
 
 	/**
