@@ -349,7 +349,7 @@ final class Heartbeat {
 		boolean serverChanged = false;
 		// The server that answered, as the leases shown name it, and the elections it showed
 		// nothing of: a failover holds those back from this read as well.
-		String server = null;
+		@Nullable String server = null;
 		List<ElectionLoop> notShown = new ArrayList<>();
 		for (ElectionLoop loop : loops) {
 			if (!loop.candidate() || this.pendingYields.containsKey(loop.election())) {
@@ -406,7 +406,7 @@ final class Heartbeat {
 			List<PendingChange> changes = batch.getValue();
 			for (int from = 0; from < changes.size(); from += CHANGES_PER_BATCH) {
 				succeeded &= carryOut(batch.getKey(),
-						changes.subList(from, Math.min(changes.size(), from + CHANGES_PER_BATCH)));
+						changes.subList(from, Math.min(changes.size(), from + CHANGES_PER_BATCH)), server);
 			}
 		}
 		// A follower's changes, within the budget: the rest decide again on the next round's
@@ -434,7 +434,8 @@ final class Heartbeat {
 			if (this.clock.nanoTime() - budgetEnd > 0) {
 				break;
 			}
-			succeeded &= carryOut(batch, changes.subList(from, Math.min(changes.size(), from + CHANGES_PER_BATCH)));
+			succeeded &= carryOut(batch, changes.subList(from, Math.min(changes.size(), from + CHANGES_PER_BATCH)),
+					null);
 		}
 		return succeeded;
 	}
@@ -444,9 +445,10 @@ final class Heartbeat {
 	 * and the like), then let each election adopt what the database answered for it. The
 	 * elections' monitors are not held across the batch: a release meanwhile is seen by its
 	 * count, and a lease taken after it is given up again at once.
+	 * @param decidedOn the server whose read decided a hand-over, or {@code null}
 	 * @return whether the database answered
 	 */
-	private boolean carryOut(Batch batch, List<PendingChange> changes) {
+	private boolean carryOut(Batch batch, List<PendingChange> changes, @Nullable String decidedOn) {
 		Map<String, Long> rows = new LinkedHashMap<>();
 		Map<String, LeaseObservation> observed = new LinkedHashMap<>();
 		for (PendingChange pending : changes) {
@@ -463,8 +465,9 @@ final class Heartbeat {
 			List<LeaseState> states = switch (batch.kind()) {
 				case TAKE_OVER -> this.repository.takeOverAll(this.nodeId, observed, lease);
 				case REACQUIRE -> this.repository.reacquireAll(this.nodeId, rows, lease);
+				// Only on the server that answered the read: its target believes once it re-acquires.
 				case HAND_OVER -> this.repository.handOverAll(this.nodeId, rows, Objects.requireNonNull(batch.target()),
-						lease);
+						lease, decidedOn);
 				case YIELD -> this.repository.yieldAll(this.nodeId, rows);
 				case CREATE -> this.repository.createAll(this.nodeId, List.copyOf(rows.keySet()), lease);
 			};

@@ -159,6 +159,29 @@ public interface LeaseRepository {
 	}
 
 	/**
+	 * Hand many leases over as {@link #handOverAll(String, Map, String, Duration)} does, but
+	 * only on the server whose read the hand-over was decided on: where another server
+	 * answers (the database failed over since that read), nothing is handed over. The
+	 * promoted server may have lost a newer holder's take-over, whose holder believes until a
+	 * lease after its last renewal on the old server; the node the lease goes to believes as
+	 * soon as it re-acquires the lease, so the hand-over must not reach that server before
+	 * the holder has read it and waited out its failover (I3).
+	 * <p>This default ignores the server: right only for a repository whose database never
+	 * answers from another server.
+	 * @param fromNodeId this node, the current holder
+	 * @param terms by election: the term held
+	 * @param toNodeId the node that gets the leases
+	 * @param lease lease duration
+	 * @param decidedOn the server that answered the read the hand-over was decided on
+	 * ({@link LeaseState#server()}), or {@code null} where the repository names none
+	 * @return the leases handed over, as read after
+	 */
+	default List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease,
+			@Nullable String decidedOn) {
+		return handOverAll(fromNodeId, terms, toNodeId, lease);
+	}
+
+	/**
 	 * Give many leases up at once, each under the conditions of {@link #yield} with its own
 	 * term; answered as {@link #takeOverAll} is.
 	 * <p>This default gives them up one {@link #yield} and one {@link #find} each.

@@ -342,6 +342,16 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 		});
 	}
 
+	/** As JDBC does: nothing where another server answers than the one the decision read. */
+	@Override
+	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease,
+			@Nullable String decidedOn) {
+		if (decidedOn != null && !decidedOn.equals(this.serverIdentity)) {
+			return write("handOverAll", List::of);
+		}
+		return handOverAll(fromNodeId, terms, toNodeId, lease);
+	}
+
 	private boolean handOverRow(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
 		Row row = this.rows.get(election);
 		if (row == null || !fromNodeId.equals(row.leaderId) || row.term != term) {

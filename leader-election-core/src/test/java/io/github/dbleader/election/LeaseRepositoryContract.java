@@ -309,6 +309,24 @@ abstract class LeaseRepositoryContract {
 	}
 
 	@Test
+	void aBatchedHandOverChangesNothingWhereAnotherServerAnswersThanTheOneItWasDecidedOn() {
+		LeaseRepository repository = repository();
+		assertThat(repository.create("h1", "a", LEASE)).isTrue();
+		LeaseState held = repository.find("h1").orElseThrow();
+		assertThat(held.server()).as("the server that answers, as a read names it").isNotNull();
+		assertThat(repository.handOverAll("a", Map.of("h1", held.term()), "b", LEASE, held.server() + "-before"))
+			.as("decided on another server's read").isEmpty();
+		assertThat(repository.find("h1").orElseThrow()).satisfies((state) -> {
+			assertThat(state.leaderId()).isEqualTo("a");
+			assertThat(state.term()).isEqualTo(held.term());
+			assertThat(state.version()).isEqualTo(held.version());
+		});
+		assertThat(repository.handOverAll("a", Map.of("h1", held.term()), "b", LEASE, held.server()))
+			.singleElement()
+			.satisfies((state) -> assertThat(state.leaderId()).isEqualTo("b"));
+	}
+
+	@Test
 	void handoverAndReelectionRequestsAreRecordedForTheHolderToCarryOut() {
 		LeaseRepository repository = repository();
 		repository.create("e", "a", LEASE);

@@ -192,6 +192,12 @@ final class SimulatedConnection implements LeaseRepository {
 	}
 
 	@Override
+	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease,
+			@Nullable String decidedOn) {
+		return send("handOverAll", null, (server) -> server.handOverAll(fromNodeId, terms, toNodeId, lease, decidedOn));
+	}
+
+	@Override
 	public List<LeaseState> yieldAll(String nodeId, Map<String, Long> terms) {
 		return send("yieldAll", null, (server) -> server.yieldAll(nodeId, terms));
 	}

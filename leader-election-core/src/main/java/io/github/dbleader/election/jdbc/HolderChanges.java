@@ -20,6 +20,7 @@ import java.util.function.Supplier;
 import io.github.dbleader.election.LeaseObservation;
 import io.github.dbleader.election.LeaseState;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
@@ -268,12 +269,21 @@ final class HolderChanges {
 		return taken;
 	}
 
-	/** Hand the listed leases over as {@link #takeOverAll} takes them, each with its own term. */
-	List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease) {
+	/**
+	 * Hand the listed leases over as {@link #takeOverAll} takes them, each with its own term,
+	 * only where the server that answers is the one named: a transaction's statements all go
+	 * to one server, so the server its first statement names is the one its changes reach.
+	 */
+	List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease,
+			@Nullable String decidedOn) {
 		LeaseStatements statements = this.statements.get();
 		// No session: the node that gets the lease re-acquires it under a term of its own.
 		return changeAll(terms, new BatchedHolderChange.Change(statements.lockHeld, statements.handOverAll,
 				Arrays.asList(toNodeId, lease.toMillis(), null), List.of(fromNodeId), List.of()), (chunk) -> {
+					if (decidedOn != null && !decidedOn
+						.equals(this.store.jdbc().queryForObject(statements.answeringServer, String.class))) {
+						chunk.clear();
+					}
 				});
 	}
 

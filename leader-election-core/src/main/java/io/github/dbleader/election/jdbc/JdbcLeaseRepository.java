@@ -201,7 +201,13 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease) {
-		return this.holderChanges.handOverAll(fromNodeId, terms, toNodeId, lease);
+		return this.holderChanges.handOverAll(fromNodeId, terms, toNodeId, lease, null);
+	}
+
+	@Override
+	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease,
+			@Nullable String decidedOn) {
+		return this.holderChanges.handOverAll(fromNodeId, terms, toNodeId, lease, decidedOn);
 	}
 
 	@Override

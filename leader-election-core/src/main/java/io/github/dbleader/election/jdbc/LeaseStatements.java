@@ -201,6 +201,13 @@ final class LeaseStatements {
 	 */
 	final String handOver;
 
+	/**
+	 * Names the server that answers, as the reads name it ({@code answering_server}): a
+	 * batched hand-over asks it first, in its transaction, and changes nothing where another
+	 * server answers than the one whose read decided it (a failover since). No parameters.
+	 */
+	final String answeringServer;
+
 	/** Gives a lease up; parameters: the node id, the election, the node id and the term. */
 	final String yield;
 
@@ -473,6 +480,7 @@ final class LeaseStatements {
 		this.takeOverFromEndedSession = this.takeOverWithoutSession + " AND " + LeaseRows.sessionEndedAt(sessions);
 		String heldByTerm = " WHERE election_name = ? AND leader_id = ? AND term = ?";
 		this.handOver = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + heldByTerm;
+		this.answeringServer = "SELECT " + server + " AS answering_server";
 		String yielded = "leader_id = NULL, version = version + 1, expires_at = " + now
 				+ ", handover_to = NULL, reelection_requested = FALSE, yielded_by = ?, leader_instance = NULL, "
 				+ LeaseRows.changed(now);

@@ -99,6 +99,13 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
+	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease,
+			@Nullable String decidedOn) {
+		count();
+		return this.delegate.handOverAll(fromNodeId, terms, toNodeId, lease, decidedOn);
+	}
+
+	@Override
 	public List<LeaseState> yieldAll(String nodeId, Map<String, Long> terms) {
 		count();
 		return this.delegate.yieldAll(nodeId, terms);
