@@ -59,6 +59,12 @@ import java.util.regex.Pattern;
  * (20 s of quiet first), {@code --load-seconds N} (60 s of load), {@code --load-tail N}
  * (20 s after it); with {@code --quick}: 10, 20 and 10 s, output under
  * {@code target/quick}. The other runs keep its section.
+ *
+ * <p>{@code --bridge} runs the migration bridge's check instead (issue #39;
+ * {@link BridgeBenchmark}, {@link BridgeReport}): one node on ShedLock's own provider beside
+ * one on this starter's with the bridge on ShedLock's table, then the same pair without the
+ * bridge as the control, each for {@code --bridge-seconds N} (25 s), and replaces only its
+ * section of {@code RESULTS.md}. The other runs keep its section.
  */
 public final class BenchmarkRunner {
 
@@ -112,6 +118,10 @@ public final class BenchmarkRunner {
 			load(options, settings, systems, output, startedAt, started);
 			return;
 		}
+		if (options.containsKey("bridge")) {
+			bridge(options, settings, output, startedAt, started);
+			return;
+		}
 		Duration waited = Duration.ZERO;
 		if (settings.waitForQuiet()) {
 			waited = Machine.awaitQuiet(QUIET_LOAD, QUIET_WAIT);
@@ -144,13 +154,12 @@ public final class BenchmarkRunner {
 		Path report = output.resolve("RESULTS.md");
 		String previous = Files.exists(report) ? Files.readString(report, StandardCharsets.UTF_8) : "";
 		String scaleSection = ScaleReport.section(previous);
-		String locksSection = LockReport.MARKS.find(previous);
-		String partitionsSection = PartitionReport.MARKS.find(previous);
 		String written = ScaleReport.splice(ResultsReport.markdown(run, "results.svg"), scaleSection);
-		written = locksSection.isEmpty() ? written : LockReport.MARKS.splice(written, locksSection);
-		written = partitionsSection.isEmpty() ? written : PartitionReport.MARKS.splice(written, partitionsSection);
-		String loadSection = LoadReport.MARKS.find(previous);
-		written = loadSection.isEmpty() ? written : LoadReport.MARKS.splice(written, loadSection);
+		for (MarkedSection marks : List.of(LockReport.MARKS, PartitionReport.MARKS, LoadReport.MARKS,
+				BridgeReport.MARKS)) {
+			String kept = marks.find(previous);
+			written = kept.isEmpty() ? written : marks.splice(written, kept);
+		}
 		Files.writeString(report, written, StandardCharsets.UTF_8);
 		System.out.println("Wrote " + output.resolve("RESULTS.md") + " and " + output.resolve("results.svg"));
 	}
@@ -190,8 +199,7 @@ public final class BenchmarkRunner {
 		}
 		List<Double> loadAfter = Machine.loadAverages();
 		String section = ScaleReport.markdown(points, settings,
-				options.getOrDefault("command", "bash benchmarks/run --scale")
-						+ (options.containsKey("revision") ? "` at `" + options.get("revision") : ""),
+				commandAt(options, "bash benchmarks/run --scale"),
 				startedAt, Duration.ofNanos(System.nanoTime() - started), warmUp, window,
 				loadBefore + " at the start, " + loadAfter + " at the end");
 		Files.createDirectories(output);
@@ -226,8 +234,7 @@ public final class BenchmarkRunner {
 				: settings.trials() + " trials per fault, " + settings.pauseTrials() + " pause trials, a "
 						+ settings.steadyState().toSeconds() + " s window";
 		String section = LockReport.markdown(results, settings, mode,
-				options.getOrDefault("command", "bash benchmarks/run --locks")
-						+ (options.containsKey("revision") ? "` at `" + options.get("revision") : ""),
+				commandAt(options, "bash benchmarks/run --locks"),
 				startedAt,
 				Duration.ofNanos(System.nanoTime() - started), loadBefore + " at the start, " + loadAfter + " at the end");
 		writeSection(output, LockReport.MARKS, section, "lock-mode");
@@ -258,8 +265,7 @@ public final class BenchmarkRunner {
 		}
 		List<Double> loadAfter = Machine.loadAverages();
 		String section = PartitionReport.markdown(points, settings,
-				options.getOrDefault("command", "bash benchmarks/run --partitions")
-						+ (options.containsKey("revision") ? "` at `" + options.get("revision") : ""),
+				commandAt(options, "bash benchmarks/run --partitions"),
 				startedAt, Duration.ofNanos(System.nanoTime() - started), settleTime, warmUp, window,
 				loadBefore + " at the start, " + loadAfter + " at the end");
 		writeSection(output, PartitionReport.MARKS, section, "partition");
@@ -287,11 +293,45 @@ public final class BenchmarkRunner {
 		}
 		List<Double> loadAfter = Machine.loadAverages();
 		String section = LoadReport.markdown(outcomes, settings,
-				options.getOrDefault("command", "bash benchmarks/run --load")
-						+ (options.containsKey("revision") ? "` at `" + options.get("revision") : ""),
+				commandAt(options, "bash benchmarks/run --load"),
 				startedAt, Duration.ofNanos(System.nanoTime() - started),
 				loadBefore + " at the start, " + loadAfter + " at the end");
 		writeSection(output, LoadReport.MARKS, section, "load");
+	}
+
+	/**
+	 * The migration bridge's check (issue #39): ShedLock's provider beside this starter's,
+	 * with the bridge and then without it; then its section of {@code RESULTS.md} is
+	 * replaced.
+	 */
+	private static void bridge(Map<String, String> options, RunSettings settings, Path output, Instant startedAt,
+			long started) throws Exception {
+		Duration window = Duration.ofSeconds(Long.parseLong(options.getOrDefault("bridge-seconds", "25")));
+		List<Double> loadBefore = Machine.loadAverages();
+		List<BridgeBenchmark.Outcome> outcomes = new ArrayList<>();
+		try (Database database = Database.prepare(settings)) {
+			BridgeBenchmark benchmark = new BridgeBenchmark(settings, database, output.resolve("target/bridge-run/logs"),
+					window);
+			outcomes.add(benchmark.run(true));
+			outcomes.add(benchmark.run(false));
+		}
+		List<Double> loadAfter = Machine.loadAverages();
+		String section = BridgeReport.markdown(outcomes, settings,
+				MarkdownSection.measured(startedAt, "`" + commandAt(options, "bash benchmarks/run --bridge") + "`",
+						Duration.ofNanos(System.nanoTime() - started),
+						loadBefore + " at the start, " + loadAfter + " at the end"));
+		writeSection(output, BridgeReport.MARKS, section, "bridge");
+	}
+
+	/**
+	 * How the run was started, and at which commit, as the sections name it.
+	 * @param options the options
+	 * @param command the command if none was given
+	 * @return the command, with {@code ` at `} and the revision where one was given
+	 */
+	private static String commandAt(Map<String, String> options, String command) {
+		return options.getOrDefault("command", command)
+				+ (options.containsKey("revision") ? "` at `" + options.get("revision") : "");
 	}
 
 	/**
@@ -314,7 +354,8 @@ public final class BenchmarkRunner {
 				throw new IllegalArgumentException("Unexpected argument '" + args[i] + "'");
 			}
 			String name = args[i].substring(2);
-			if (List.of("quick", "skip-jmh", "no-wait", "scale", "locks", "partitions", "load").contains(name)) {
+			if (List.of("quick", "skip-jmh", "no-wait", "scale", "locks", "partitions", "load",
+					"bridge").contains(name)) {
 				options.put(name, "true");
 			}
 			else if (i + 1 < args.length) {
