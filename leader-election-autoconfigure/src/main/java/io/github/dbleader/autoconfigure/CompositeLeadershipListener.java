@@ -5,8 +5,8 @@ import java.util.List;
 
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.RevocationReason;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class CompositeLeadershipListener implements LeadershipListener {
 
-	private static final Log logger = LogFactory.getLog(CompositeLeadershipListener.class);
+	private static final Logger logger = LoggerFactory.getLogger(CompositeLeadershipListener.class);
 
 	private final List<LeadershipListener> listeners;
 

@@ -6,8 +6,8 @@ import java.util.function.Consumer;
 
 import io.github.dbleader.election.lock.LockRun;
 import io.github.dbleader.election.lock.LockRunListener;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Passes every callback to each listener in order; a failing listener neither keeps the
@@ -15,7 +15,7 @@ import org.apache.commons.logging.LogFactory;
  */
 final class CompositeLockRunListener implements LockRunListener {
 
-	private static final Log logger = LogFactory.getLog(CompositeLockRunListener.class);
+	private static final Logger logger = LoggerFactory.getLogger(CompositeLockRunListener.class);
 
 	private final List<LockRunListener> listeners;
 

@@ -6,8 +6,8 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfigMXBean;
 import com.zaxxer.hikari.HikariDataSource;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.DisposableBean;
@@ -25,7 +25,7 @@ import org.springframework.util.ClassUtils;
  */
 final class ElectionConnectionPool implements DisposableBean {
 
-	private static final Log logger = LogFactory.getLog(ElectionConnectionPool.class);
+	private static final Logger logger = LoggerFactory.getLogger(ElectionConnectionPool.class);
 
 	private static final boolean HIKARI_PRESENT = ClassUtils.isPresent("com.zaxxer.hikari.HikariDataSource",
 			ElectionConnectionPool.class.getClassLoader());

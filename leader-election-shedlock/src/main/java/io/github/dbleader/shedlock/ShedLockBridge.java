@@ -20,8 +20,8 @@ import javax.sql.DataSource;
 
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.ConcurrencyFailureException;
@@ -60,7 +60,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 public class ShedLockBridge {
 
-	private static final Log logger = LogFactory.getLog(ShedLockBridge.class);
+	private static final Logger logger = LoggerFactory.getLogger(ShedLockBridge.class);
 
 	private final NamedParameterJdbcTemplate jdbc;
 

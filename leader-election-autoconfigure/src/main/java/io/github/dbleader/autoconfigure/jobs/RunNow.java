@@ -16,8 +16,8 @@ import io.github.dbleader.election.MonotonicClock;
 import io.github.dbleader.election.NotLeaderException;
 import io.github.dbleader.election.aop.GuardedCall;
 import io.github.dbleader.election.lock.LockNotHeldException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactory;
@@ -33,7 +33,7 @@ import org.springframework.beans.factory.BeanFactory;
  */
 final class RunNow implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(RunNow.class);
+	private static final Logger logger = LoggerFactory.getLogger(RunNow.class);
 
 	private final BeanFactory beanFactory;
 
