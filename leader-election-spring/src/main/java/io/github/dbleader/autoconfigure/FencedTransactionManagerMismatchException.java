@@ -4,7 +4,7 @@ package io.github.dbleader.autoconfigure;
  * Thrown at start-up when the transaction manager that fenced transactions would use
  * manages another {@code DataSource} than the one the election runs on: the fence row
  * lives with the leases, so such a transaction would fence nothing.
- * {@link FencedTransactionManagerMismatchFailureAnalyzer} tells the user what to change.
+ * {@code FencedTransactionManagerMismatchFailureAnalyzer} tells the user what to change.
  */
 public class FencedTransactionManagerMismatchException extends IllegalStateException {
 

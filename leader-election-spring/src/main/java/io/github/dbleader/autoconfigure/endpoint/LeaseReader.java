@@ -18,7 +18,7 @@ import io.github.dbleader.election.LeaseState;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the lease and the live candidates of elections for the {@link LeaderEndpoint},
+ * Reads the lease and the live candidates of elections for the {@code LeaderEndpoint},
  * waiting at most a timeout for the database, so that a request never hangs on a frozen
  * or unreachable database, or behind a heartbeat that holds the election's connections.
  * <p>

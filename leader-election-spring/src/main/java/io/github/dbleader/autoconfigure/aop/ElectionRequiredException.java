@@ -6,7 +6,7 @@ import java.util.List;
  * Thrown at start-up when the context has methods that only the leader may run (such as
  * {@link io.github.dbleader.election.aop.LeaderOnly @LeaderOnly} ones) but no election
  * service: rather than let them run on every node. Carries what
- * {@link ElectionRequiredFailureAnalyzer} needs to tell the user how to fix it.
+ * {@code ElectionRequiredFailureAnalyzer} needs to tell the user how to fix it.
  */
 public class ElectionRequiredException extends IllegalStateException {
 

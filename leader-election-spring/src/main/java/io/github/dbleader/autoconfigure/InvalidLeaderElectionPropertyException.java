@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * Thrown at start-up when a {@code leader-election.*} property has a value that cannot
  * work. Carries the property, the value and what is allowed, so that
- * {@link InvalidLeaderElectionPropertyFailureAnalyzer} can tell the user what to change.
+ * {@code InvalidLeaderElectionPropertyFailureAnalyzer} can tell the user what to change.
  */
 public class InvalidLeaderElectionPropertyException extends IllegalStateException {
 

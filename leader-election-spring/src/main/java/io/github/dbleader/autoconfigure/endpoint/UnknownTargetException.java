@@ -3,7 +3,7 @@ package io.github.dbleader.autoconfigure.endpoint;
 /**
  * Thrown by the starter's endpoints when the election, lock, partition group or job that a
  * request names is unknown to this node. Over HTTP the answer is 404 with the message
- * ({@link EndpointErrors}); over JMX the operation fails with it.
+ * ({@code EndpointErrors}); over JMX the operation fails with it.
  */
 public class UnknownTargetException extends RuntimeException {
 

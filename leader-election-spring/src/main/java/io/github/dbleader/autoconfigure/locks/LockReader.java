@@ -13,7 +13,7 @@ import io.github.dbleader.election.lock.LockState;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads the lock rows and releases locks for the {@link LocksEndpoint}, waiting at most a
+ * Reads the lock rows and releases locks for the {@code LocksEndpoint}, waiting at most a
  * timeout for the database ({@link TimeBound}), so that a request never hangs on a frozen or
  * unreachable database. The statements run on two threads of their own; one that does not
  * answer in time goes on in the background, and later reads wait on it instead of starting
