@@ -254,7 +254,12 @@ final class SimulatedConnection implements LeaseRepository {
 		Candidacy candidacy = send("heartbeat", null,
 				(server) -> server.heartbeat(nodeId, instanceId, staleAfter, inheritVersion));
 		this.session = (candidacy != Candidacy.IN_USE) ? instanceId : null;
-		if (candidacy != Candidacy.IN_USE && candidacy != Candidacy.HELD) {
+		if (candidacy == Candidacy.IN_USE) {
+			// Another instance holds the id: also where this one had it, and a failover to a
+			// replica that had not applied its take-over handed it back to a crashed instance.
+			this.sessionSince = -1;
+		}
+		else if (candidacy != Candidacy.HELD) {
 			this.sessionSince = this.simulation.now();
 		}
 		return candidacy;

@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.stream.IntStream;
@@ -197,8 +199,10 @@ final class Simulation {
 		// process's long work ran nested in it returns late, as after a pause of its process.
 		// The quiet phase lasts from the last such pause, within a bound.
 		long end = length;
-		for (long calm = calmSince(); calm + quiet > end && end < length + length; calm = calmSince()) {
-			end = Math.min(calm + quiet, length + length);
+		// Never calm yet (Long.MAX_VALUE): the longest schedule; no overflow.
+		for (long calm = calmSince(); Math.min(calm, length + length) + quiet > end && end < length + length;
+				calm = calmSince()) {
+			end = Math.min(Math.min(calm, length + length) + quiet, length + length);
 			advanceTo(end);
 		}
 		this.checker.checkLive(end);
@@ -227,10 +231,18 @@ final class Simulation {
 	 */
 	long calmSince() {
 		long calm = Math.max(this.lastFailover, this.backwardStepsUntil);
+		// Per node id: since when a running process of it has held it; never, while none does
+		// (a restart waiting for the crashed instance's session, or a take-over a failover lost).
+		Map<String, Long> heldSince = new HashMap<>();
 		for (SimulatedNode node : this.nodes) {
 			if (node.running()) {
-				calm = Math.max(calm, Math.max(node.unpausedSince(), node.sessionSince()));
+				calm = Math.max(calm, node.unpausedSince());
+				long since = node.sessionSince();
+				heldSince.merge(node.id(), (since >= 0) ? since : Long.MAX_VALUE, Math::min);
 			}
+		}
+		for (long since : heldSince.values()) {
+			calm = Math.max(calm, since);
 		}
 		return calm;
 	}
