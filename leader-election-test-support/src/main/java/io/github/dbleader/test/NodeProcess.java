@@ -3,6 +3,7 @@ package io.github.dbleader.test;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 import org.jspecify.annotations.Nullable;
@@ -41,6 +43,13 @@ import org.jspecify.annotations.Nullable;
  * need a POSIX system.
  */
 public final class NodeProcess implements AutoCloseable {
+
+	/** The lowest port {@link #freePort} hands out: above the well-known and most services' ports. */
+	private static final int LOWEST_FIXED_PORT = 20000;
+
+	/** The ports {@link #freePort} handed out in this JVM. */
+	private static final Set<Integer> handedOutPorts = ConcurrentHashMap.newKeySet();
+
 
 	/** JVM options of every process unless {@link Builder#jvmOptions(String...)} replaces them. */
 	public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC",
@@ -103,13 +112,45 @@ public final class NodeProcess implements AutoCloseable {
 		return new Builder(List.of("-cp", classpath, mainClass));
 	}
 
-	/** @return a loopback port that was free a moment ago, e.g. for a process's web server */
+	/**
+	 * A loopback port that was free a moment ago, e.g. for a process's web server, below the
+	 * kernel's ephemeral range: a port that range hands out for a listener's port 0 is just as
+	 * likely to become the local port of an outgoing connection (a pool's, a proxy's) before
+	 * the process binds it, and its web server then fails with "Port ... was already in use"
+	 * (a fault suite run of .ci/run). Ports already handed out in this JVM are not given again.
+	 * @return the port
+	 */
 	public static int freePort() {
+		int below = ephemeralPortsFrom();
+		for (int attempt = 0; below - LOWEST_FIXED_PORT > 1000 && attempt < 200; attempt++) {
+			int port = ThreadLocalRandom.current().nextInt(LOWEST_FIXED_PORT, below);
+			if (!handedOutPorts.add(port)) {
+				continue;
+			}
+			try (ServerSocket socket = new ServerSocket()) {
+				socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1);
+				return port;
+			}
+			catch (IOException ex) {
+				// Taken: try another.
+			}
+		}
 		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
 			return socket.getLocalPort();
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
+		}
+	}
+
+	/** The first port of the kernel's ephemeral range (Linux's default where it cannot be read). */
+	private static int ephemeralPortsFrom() {
+		try {
+			String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
+			return Integer.parseInt(range.split("\\s+")[0]);
+		}
+		catch (IOException | RuntimeException ex) {
+			return 32768;
 		}
 	}
 
