@@ -77,6 +77,12 @@ final class ElectionLoop {
 	private long heldTerm = -1;
 
 	/**
+	 * The highest term this running instance has held, or -1: terms only grow, so a lease
+	 * that names this node id with a higher one is another instance's (which took the id over).
+	 */
+	private long highestHeldTerm = -1;
+
+	/**
 	 * Version of this node's session (its node row) as last read with the held lease, or -1:
 	 * a refresh of the session counts only if it moved the session on from this version.
 	 */
@@ -653,6 +659,7 @@ final class ElectionLoop {
 		}
 		if (state != null && this.nodeId.equals(state.leaderId()) && !this.stopped && !livesOnAnotherSession(state)) {
 			this.heldTerm = state.term();
+			this.highestHeldTerm = Math.max(this.highestHeldTerm, this.heldTerm);
 			this.heldVersion = state.holderVersion();
 			this.unconfirmedRenewals = 0;
 			observe(state);
@@ -781,6 +788,15 @@ final class ElectionLoop {
 		long term = this.heldTerm;
 		dropHold();
 		return term;
+	}
+
+	/**
+	 * The highest term this running instance has held in the election, or -1 if none. Call
+	 * while holding this object's monitor.
+	 * @return the term
+	 */
+	long highestHeldTerm() {
+		return this.highestHeldTerm;
 	}
 
 	/**

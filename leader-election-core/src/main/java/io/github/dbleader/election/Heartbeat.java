@@ -82,12 +82,13 @@ final class Heartbeat {
 	private final Set<String> pendingRemovals = ConcurrentHashMap.newKeySet();
 
 	/**
-	 * Elections this node left, with when (monotonic clock), for {@link #LEFT_REMEMBERED}
-	 * leases: a failover to a replica that had not applied a leave's release and removal
-	 * shows the lease on this node's live session again, which nobody may take over, and
-	 * the candidacy, which balancing targets. After a failover they are left again.
+	 * Elections this node left, with when and the highest term it had held in them, for
+	 * {@link #LEFT_REMEMBERED} leases: a failover to a replica that had not applied a leave's
+	 * release and removal shows the lease on this node's live session again, which nobody
+	 * may take over, and the candidacy, which balancing targets. After a failover they are
+	 * left again.
 	 */
-	private final Map<String, Long> recentlyLeft = new ConcurrentHashMap<>();
+	private final Map<String, Left> recentlyLeft = new ConcurrentHashMap<>();
 
 	/** Whether a failover was seen whose lost leaves have not been checked yet. */
 	private volatile boolean leavesToCheck;
@@ -536,6 +537,10 @@ final class Heartbeat {
 		}
 	}
 
+	/** An election this node left: when (monotonic clock), and the highest term it had held there or -1. */
+	private record Left(long atNanos, long highestHeldTerm) {
+	}
+
 	/** The leases as a read answered them, and when it returned (monotonic clock). */
 	private record LastRead(LeaseReads leases, long atNanos) {
 	}
@@ -748,21 +753,24 @@ final class Heartbeat {
 	}
 
 	/** Remember a leave, and forget those too old to matter: the map stays bounded without a failover. */
-	private void rememberLeft(String election) {
+	private void rememberLeft(String election, long highestHeldTerm) {
 		long now = this.clock.nanoTime();
 		forgetOldLeaves(now);
-		this.recentlyLeft.put(election, now);
+		this.recentlyLeft.put(election, new Left(now, highestHeldTerm));
 	}
 
 	private void forgetOldLeaves(long now) {
 		long remembered = LEFT_REMEMBERED * this.settings.leaseDuration().toNanos();
-		this.recentlyLeft.values().removeIf((leftAt) -> now - leftAt > remembered);
+		this.recentlyLeft.values().removeIf((left) -> now - left.atNanos() > remembered);
 	}
 
 	/**
 	 * After a failover, leave again the elections this node left recently and does not run:
-	 * remove the candidacy again, and give up the lease where it names this node. Statements
-	 * only once per failover, and only for a node that left an election recently.
+	 * remove the candidacy again, and give up the lease where it names this node with a term
+	 * this instance held. A higher term is the lease of another instance with this node id,
+	 * which took the id over while this one was paused and believes in that lease: giving it
+	 * up would let a third node lead beside it (on-demand seed 18311141). Statements only
+	 * once per failover, and only for a node that left an election recently.
 	 */
 	private void leaveAgainAfterAFailover(List<ElectionLoop> loops) {
 		if (!this.leavesToCheck) {
@@ -771,16 +779,20 @@ final class Heartbeat {
 		forgetOldLeaves(this.clock.nanoTime());
 		Set<String> running = new HashSet<>();
 		loops.forEach((loop) -> running.add(loop.election()));
-		for (String election : this.recentlyLeft.keySet()) {
+		for (Map.Entry<String, Left> left : this.recentlyLeft.entrySet()) {
+			String election = left.getKey();
 			if (running.contains(election)) {
 				// Joined again since: the candidacy and the lease are the new join's.
 				this.recentlyLeft.remove(election);
 				continue;
 			}
 			this.pendingRemovals.add(election);
-			this.repository.find(election)
-				.filter((lease) -> this.nodeId.equals(lease.leaderId()))
-				.ifPresent((lease) -> this.pendingYields.put(election, lease.term()));
+			long highestHeldTerm = left.getValue().highestHeldTerm();
+			if (highestHeldTerm >= 0) {
+				this.repository.find(election)
+					.filter((lease) -> this.nodeId.equals(lease.leaderId()) && lease.term() <= highestHeldTerm)
+					.ifPresent((lease) -> this.pendingYields.put(election, lease.term()));
+			}
 		}
 		this.leavesToCheck = false;
 	}
@@ -823,7 +835,7 @@ final class Heartbeat {
 		synchronized (loop) {
 			yieldHeld(loop, loop.relinquish(reason, keepCompeting));
 			if (!keepCompeting) {
-				rememberLeft(loop.election());
+				rememberLeft(loop.election(), loop.highestHeldTerm());
 				// Apart from the release: a node that failed to release must still leave the
 				// candidates, or a forced hand-over to it would be accepted for a whole lease.
 				try {

@@ -1154,6 +1154,45 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void aLeaveCarriedOutAgainAfterAFailoverGivesUpNoLeaseOfAnotherInstanceWithTheSameNodeId() {
+		// Instance d-1 runs x and y and has left z; it reads from a new server (a failover),
+		// so it is to leave z again, and then stops for longer than a lease (a pause). d-2,
+		// with the same node id, takes the id over and leads x on a term of its own. d-1
+		// wakes up and leaves x; its next round leaves again what it left, and must not give
+		// up d-2's lease, which d-2 goes on believing while another node takes x over
+		// (on-demand seed 18311141: two believers of e0).
+		FakeNode first = new FakeNode("d", "d-1", this.repository, this.settings);
+		this.nodes.add(first);
+		List.of("x", "y", "z").forEach(first::join);
+		first.tick();
+		assertThat(first.leads("x")).isTrue();
+		first.leave("z");
+		this.repository.failOver("server-2");
+		elapse(R);
+		first.tick();
+
+		elapse(L.plus(R));
+		FakeNode second = new FakeNode("d", "d-2", this.repository, this.settings);
+		this.nodes.add(second);
+		second.join("x");
+		watchUntilTakeOverIsDue(second);
+		for (int round = 0; round < 3 * L.dividedBy(R) && !second.leads("x"); round++) {
+			second.tick();
+			elapse(R);
+		}
+		assertThat(second.leads("x")).isTrue();
+		long secondsTerm = this.repository.find("x").orElseThrow().term();
+
+		first.leave("x");
+		first.tick();
+
+		LeaseState lease = this.repository.find("x").orElseThrow();
+		assertThat(second.leads("x")).isTrue();
+		assertThat(lease.leaderId()).isEqualTo("d");
+		assertThat(lease.term()).isEqualTo(secondsTerm);
+	}
+
+	@Test
 	void aFailoverHoldsBackEveryElectionForALeaseFromTheFirstReadOfTheNewServerAlsoOnesThatReadDidNotShow()
 			throws Exception {
 		// c leads x and y. On the promoted replica x's lease still names c, but c's candidacy
