@@ -9,7 +9,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * Keeps the election core free of Spring Boot and the packages free of cycles.
+ * Keeps the election core free of Spring Boot, on one logging API, and its packages free of
+ * cycles.
  */
 class ArchitectureTests {
 
@@ -34,6 +35,21 @@ class ArchitectureTests {
 			.should()
 			.dependOnClassesThat()
 			.resideInAPackage("io.github.dbleader.autoconfigure..")
+			.check(classes);
+	}
+
+	/**
+	 * One logging API across the starter (the auto-configuration's LoggingApiTests says the
+	 * same): a user sets levels for one family of logger names, and the core's lines come
+	 * through SLF4J's binding whatever bridge the application has for Commons Logging.
+	 */
+	@Test
+	void electionCoreLogsThroughSlf4jOnly() {
+		noClasses().that()
+			.resideInAPackage("io.github.dbleader.election..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("org.apache.commons.logging..")
 			.check(classes);
 	}
 

@@ -180,17 +180,6 @@ final class ElectionLoop {
 	/** The term held as the heartbeat's current round started, or -1; guarded by this object's monitor. */
 	private long roundTerm = -1;
 
-	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
-			LeadershipListener listener, Executor notifier, DatabaseStatus database) {
-		this(election, nodeId, settings, clock, listener, notifier, database, TakeOverPolicy.ALWAYS);
-	}
-
-	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
-			LeadershipListener listener, Executor notifier, DatabaseStatus database, TakeOverPolicy takeOverPolicy) {
-		this(election, nodeId, settings, clock, listener, notifier, database, takeOverPolicy,
-				new AnnouncedBeliefs(clock.nanoTime()));
-	}
-
 	/**
 	 * @param believing the node's elections whose belief was announced and not revoked yet,
 	 * which this one joins and leaves as it does: the watchdog checks those only

@@ -23,7 +23,7 @@ class AnnouncedBeliefsTests {
 	/** How often the service runs the watchdog: a quarter renew interval. */
 	private static final Duration PASS = R.dividedBy(4);
 
-	private final InMemoryLeaseRepository repository = new InMemoryLeaseRepository();
+	private final InMemoryLeaseDatabase repository = new InMemoryLeaseDatabase();
 
 	private final FakeNode a = new FakeNode("a", "a-1", this.repository,
 			ElectionSettings.of(Duration.ofSeconds(10), R));

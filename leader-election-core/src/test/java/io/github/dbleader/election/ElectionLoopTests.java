@@ -26,7 +26,7 @@ class ElectionLoopTests {
 
 	private final ElectionSettings settings = ElectionSettings.of(L, R);
 
-	private final InMemoryLeaseRepository repository = new InMemoryLeaseRepository();
+	private final InMemoryLeaseDatabase repository = new InMemoryLeaseDatabase();
 
 	/** Every node of the test, so that time passes for all of them alike. */
 	private final List<Node> nodes = new ArrayList<>();

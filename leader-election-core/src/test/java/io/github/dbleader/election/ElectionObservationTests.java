@@ -33,7 +33,7 @@ class ElectionObservationTests {
 	/** The changes of leadership's, which come on the service's notification thread. */
 	private final TestObservationRegistry changes = TestObservationRegistry.create();
 
-	private final ElectionService service = new ElectionService(new InMemoryLeaseRepository(),
+	private final ElectionService service = new ElectionService(new InMemoryLeaseDatabase(),
 			ElectionSettings.of(Duration.ofMillis(600), Duration.ofMillis(100)), "a",
 			new ObservationLeadershipListener(this.changes, null));
 

@@ -22,7 +22,7 @@ import static org.awaitility.Awaitility.await;
  */
 class ElectionServiceTests {
 
-	private final InMemoryLeaseRepository repository = new InMemoryLeaseRepository();
+	private final InMemoryLeaseDatabase repository = new InMemoryLeaseDatabase();
 
 	@Test
 	void theWatchdogAnnouncesTheEndOfABeliefWhileTheHeartbeatIsStuckInAStatement() throws Exception {

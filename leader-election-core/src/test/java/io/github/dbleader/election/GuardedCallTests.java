@@ -30,7 +30,7 @@ import static org.awaitility.Awaitility.await;
  */
 class GuardedCallTests {
 
-	private final ElectionService service = new ElectionService(new InMemoryLeaseRepository(),
+	private final ElectionService service = new ElectionService(new InMemoryLeaseDatabase(),
 			ElectionSettings.of(Duration.ofMillis(600), Duration.ofMillis(100)), "a", LeadershipListener.NONE);
 
 	private final InMemoryLockRepository locks = new InMemoryLockRepository();

@@ -31,7 +31,7 @@ class HeartbeatTests {
 
 	private final ElectionSettings settings = ElectionSettings.of(L, R);
 
-	private final InMemoryLeaseRepository repository = new InMemoryLeaseRepository();
+	private final InMemoryLeaseDatabase repository = new InMemoryLeaseDatabase();
 
 	private final List<FakeNode> nodes = new ArrayList<>();
 
@@ -949,7 +949,7 @@ class HeartbeatTests {
 	void leaderWhoseReadLagsBehindItsRefreshesCountsAnEarlierUnconfirmedRefreshFromWhenThatWasSent() {
 		// Node a reads from a lagging copy of the rows once told to, as a Galera node's own data
 		// answers when the causal read waits too long; its writes reach the cluster.
-		InMemoryLeaseRepository[] lagging = new InMemoryLeaseRepository[1];
+		InMemoryLeaseDatabase[] lagging = new InMemoryLeaseDatabase[1];
 		LeaseRepository reads = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { LeaseRepository.class }, (proxy, method, args) -> {
 					boolean read = method.getName().equals("findAll") || method.getName().equals("readAll");
@@ -1079,7 +1079,7 @@ class HeartbeatTests {
 	@Test
 	void takeOverDecidedOnTheOldServersReadAndAppliedOnThePromotedReplicaIsNotBelieved() {
 		// d's statements go to whichever server is primary when they are sent.
-		InMemoryLeaseRepository[] primary = { this.repository };
+		InMemoryLeaseDatabase[] primary = { this.repository };
 		Runnable[] beforeTakeOver = { () -> {
 		} };
 		LeaseRepository connection = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
@@ -1106,7 +1106,7 @@ class HeartbeatTests {
 		assertThat(this.repository.find("x").orElseThrow().vacant()).isTrue();
 		elapse(R);
 		// The replica has applied everything so far; from now on it lags.
-		InMemoryLeaseRepository lagging = this.repository.copy();
+		InMemoryLeaseDatabase lagging = this.repository.copy();
 		beforeTakeOver[0] = () -> {
 			// Between d's read and its take-over: a takes the vacant lease on the primary, which
 			// then dies; the replica, without a's take-over, is promoted; d's take-over goes to it.
@@ -1127,7 +1127,7 @@ class HeartbeatTests {
 		// still a candidate: nobody may take it over, c no longer reads it, and balancing
 		// would keep targeting c (on-demand seed 12198674: partition 0 without an owner for
 		// as long as c ran).
-		InMemoryLeaseRepository[] primary = { this.repository };
+		InMemoryLeaseDatabase[] primary = { this.repository };
 		LeaseRepository connection = connectionTo(primary);
 		FakeNode c = new FakeNode("c", "c-instance", connection, this.settings);
 		FakeNode d = new FakeNode("d", "d-instance", connection, this.settings);
@@ -1136,7 +1136,7 @@ class HeartbeatTests {
 		d.join("x");
 		d.tick();
 		assertThat(c.leads("x")).isTrue();
-		InMemoryLeaseRepository replica = this.repository.copy();
+		InMemoryLeaseDatabase replica = this.repository.copy();
 		c.leave("x");
 		assertThat(this.repository.find("x").orElseThrow().vacant()).isTrue();
 		replica.failOver("server-2");
@@ -1201,7 +1201,7 @@ class HeartbeatTests {
 		// shows y only. The wait of a lease after a failover (I3) must count from that read
 		// for x too, not from the read after c joined again: on-demand seed 13113656 (e0
 		// without a leader a round longer than the liveness bound allows).
-		InMemoryLeaseRepository[] primary = { this.repository };
+		InMemoryLeaseDatabase[] primary = { this.repository };
 		LeaseRepository connection = connectionTo(primary);
 		FakeNode c = new FakeNode("c", "c-instance", connection, this.settings);
 		List.of("x", "y").forEach(c::join);
@@ -1211,7 +1211,7 @@ class HeartbeatTests {
 		c.tick();
 		assertThat(c.leads("x")).isTrue();
 		assertThat(c.leads("y")).isTrue();
-		InMemoryLeaseRepository replica = this.repository.copy();
+		InMemoryLeaseDatabase replica = this.repository.copy();
 		replica.removeCandidate("x", "c", "c-instance");
 		replica.failOver("server-2");
 		primary[0] = replica;
@@ -1243,8 +1243,8 @@ class HeartbeatTests {
 		// that started meanwhile, or a partition's election joined just then), must not take
 		// the handed-over lease as fresh: on-demand seed 16054322 at 2ba2f96 (two owners of
 		// partition 1 for 0.2 s).
-		InMemoryLeaseRepository[] server = { this.repository };
-		InMemoryLeaseRepository[] promoted = new InMemoryLeaseRepository[1];
+		InMemoryLeaseDatabase[] server = { this.repository };
+		InMemoryLeaseDatabase[] promoted = new InMemoryLeaseDatabase[1];
 		LeaseRepository viaServer = connectionTo(server);
 		boolean[] failOverAfterNextRead = { false };
 		LeaseRepository cConnection = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
@@ -1277,7 +1277,7 @@ class HeartbeatTests {
 		this.repository.join("p", "p-instance", List.of("x"));
 		p.join("x");
 		assertThat(this.repository.requestHandover("x", "p")).isTrue();
-		InMemoryLeaseRepository replica = this.repository.copy();
+		InMemoryLeaseDatabase replica = this.repository.copy();
 		replica.failOver("server-2");
 		promoted[0] = replica;
 		failOverAfterNextRead[0] = true;
@@ -1322,7 +1322,7 @@ class HeartbeatTests {
 	 * A connection to whichever server the array holds when a statement is sent: a test
 	 * fails the database over by putting a replica there.
 	 */
-	private LeaseRepository connectionTo(InMemoryLeaseRepository[] server) {
+	private LeaseRepository connectionTo(InMemoryLeaseDatabase[] server) {
 		return (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { LeaseRepository.class }, (proxy, method, args) -> {
 					try {

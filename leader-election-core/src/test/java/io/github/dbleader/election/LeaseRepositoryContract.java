@@ -22,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * own; the conditions of every change of holder, single-row and batched; the requests of
  * operators; the sessions and the candidacies; the purge; the fence. Subclasses run it on
  * {@code JdbcLeaseRepository} on each database ({@link JdbcLeaseRepositoryContract}: MySQL
- * and MariaDB Connector/J on the MySQL-protocol server, PostgreSQL, H2) and on the test double {@link InMemoryLeaseRepository} that the simulator and the
- * state-machine tests run on ({@link InMemoryLeaseRepositoryContractTests}): the double
+ * and MariaDB Connector/J on the MySQL-protocol server, PostgreSQL, H2) and on the test double {@link InMemoryLeaseDatabase} that the simulator and the
+ * state-machine tests run on ({@link InMemoryLeaseDatabaseContractTests}): the double
  * passes what every database passes.
  *
  * <p>The database clock moves only as a test moves it ({@link #advanceDatabaseClock}); on a

@@ -64,7 +64,7 @@ final class SimulatedConnection implements LeaseRepository {
 	 * {@code null}
 	 * @param action what the statement does at the server
 	 */
-	private <T> T send(String statement, @Nullable String fenced, Function<InMemoryLeaseRepository, T> action) {
+	private <T> T send(String statement, @Nullable String fenced, Function<InMemoryLeaseDatabase, T> action) {
 		return send(statement, this.node.generation(),
 				(fenced != null) ? (server) -> server.fenceBusy(fenced) : null, action);
 	}
@@ -77,8 +77,8 @@ final class SimulatedConnection implements LeaseRepository {
 	 * until its timeout, or {@code null}
 	 * @param action what the statement does at the server
 	 */
-	<T> T send(String statement, int generation, @Nullable Predicate<InMemoryLeaseRepository> waitsWhile,
-			Function<InMemoryLeaseRepository, T> action) {
+	<T> T send(String statement, int generation, @Nullable Predicate<InMemoryLeaseDatabase> waitsWhile,
+			Function<InMemoryLeaseDatabase, T> action) {
 		try {
 			return attempt(statement, generation, waitsWhile, action);
 		}
@@ -88,8 +88,8 @@ final class SimulatedConnection implements LeaseRepository {
 		}
 	}
 
-	private <T> T attempt(String statement, int generation, @Nullable Predicate<InMemoryLeaseRepository> waitsWhile,
-			Function<InMemoryLeaseRepository, T> action) {
+	private <T> T attempt(String statement, int generation, @Nullable Predicate<InMemoryLeaseDatabase> waitsWhile,
+			Function<InMemoryLeaseDatabase, T> action) {
 		if (this.node.generation() != generation) {
 			throw new Simulation.ProcessEnded();
 		}
@@ -99,7 +99,7 @@ final class SimulatedConnection implements LeaseRepository {
 		long sent = this.simulation.now();
 		boolean sentInFaults = this.simulation.faultPhase();
 		long deadline = sent + this.timeoutNanos;
-		InMemoryLeaseRepository server = this.database.server();
+		InMemoryLeaseDatabase server = this.database.server();
 		if (!this.database.reachable(this.node.id())) {
 			// Refused at once, or lost on the way until the timeout.
 			if (this.simulation.random().nextBoolean()) {
@@ -360,7 +360,7 @@ final class SimulatedConnection implements LeaseRepository {
 	 */
 	<T> T fenced(String what, int generation, FencedTransaction<T> transaction) {
 		this.node.resume(generation);
-		InMemoryLeaseRepository server = this.database.server();
+		InMemoryLeaseDatabase server = this.database.server();
 		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
 		this.node.resume(generation);
 		if (server != this.database.server() || !this.database.reachable(this.node.id())) {
@@ -386,7 +386,7 @@ final class SimulatedConnection implements LeaseRepository {
 	 * @param opened when it opened
 	 * @param maxHoldTime how long the server keeps it open
 	 */
-	void commit(InMemoryLeaseRepository server, int generation, long opened, Duration maxHoldTime) {
+	void commit(InMemoryLeaseDatabase server, int generation, long opened, Duration maxHoldTime) {
 		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
 		this.node.resume(generation);
 		if (server != this.database.server() || !this.database.reachable(this.node.id())) {
@@ -402,7 +402,7 @@ final class SimulatedConnection implements LeaseRepository {
 	@FunctionalInterface
 	interface FencedTransaction<T> {
 
-		T run(InMemoryLeaseRepository server, long opened);
+		T run(InMemoryLeaseDatabase server, long opened);
 
 	}
 

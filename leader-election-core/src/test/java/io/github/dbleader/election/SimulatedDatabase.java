@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The database of a {@link Simulation}: a primary server (the rows and statements of
- * {@link InMemoryLeaseRepository}, which runs the repository contract tests as the JDBC
+ * {@link InMemoryLeaseDatabase}, which runs the repository contract tests as the JDBC
  * repositories do, and the cluster locks' rows of {@link InMemoryLockRepository}, in the same
  * database: one clock, one replica, one failover), an asynchronous replica that a failover promotes with whatever it had
  * applied (the newest writes lost), a clock that can step forward and back, and the network
@@ -25,7 +25,7 @@ final class SimulatedDatabase {
 
 	private final Simulation simulation;
 
-	private InMemoryLeaseRepository primary;
+	private InMemoryLeaseDatabase primary;
 
 	/** The lock rows of the primary. */
 	private InMemoryLockRepository primaryLocks;
@@ -34,7 +34,7 @@ final class SimulatedDatabase {
 	 * What the replica applied before it stopped applying the primary's writes, or
 	 * {@code null} while it applies every write as it commits.
 	 */
-	private @Nullable InMemoryLeaseRepository replica;
+	private @Nullable InMemoryLeaseDatabase replica;
 
 	/** The lock rows the replica applied, alongside {@link #replica}. */
 	private @Nullable InMemoryLockRepository replicaLocks;
@@ -62,7 +62,7 @@ final class SimulatedDatabase {
 
 	SimulatedDatabase(Simulation simulation) {
 		this.simulation = simulation;
-		this.primary = new InMemoryLeaseRepository();
+		this.primary = new InMemoryLeaseDatabase();
 		this.primary.setDatabaseMillis(EPOCH_MILLIS);
 		dropsLongFenceHolds(this.primary);
 		this.primaryLocks = new InMemoryLockRepository();
@@ -74,13 +74,13 @@ final class SimulatedDatabase {
 	 * maximum hold time (PostgreSQL's idle_in_transaction_session_timeout, the MySQL session's
 	 * wait_timeout), which frees the fence for a change of holder; the work's commit then fails.
 	 */
-	private void dropsLongFenceHolds(InMemoryLeaseRepository server) {
+	private void dropsLongFenceHolds(InMemoryLeaseDatabase server) {
 		server.onFenceHold((maxHoldTime, end) -> this.simulation.at(this.simulation.now() + maxHoldTime.toNanos(),
 				null, end));
 	}
 
 	/** @return the server that answers now */
-	InMemoryLeaseRepository server() {
+	InMemoryLeaseDatabase server() {
 		return this.primary;
 	}
 
@@ -150,7 +150,7 @@ final class SimulatedDatabase {
 	 * had not applied is lost. The promoted server has an identity of its own.
 	 */
 	void failOver() {
-		InMemoryLeaseRepository promoted = (this.replica != null) ? this.replica : this.primary.copy();
+		InMemoryLeaseDatabase promoted = (this.replica != null) ? this.replica : this.primary.copy();
 		InMemoryLockRepository promotedLocks = (this.replicaLocks != null) ? this.replicaLocks
 				: this.primaryLocks.copy();
 		InMemoryPartitionPins promotedPins = (this.replicaPins != null) ? this.replicaPins

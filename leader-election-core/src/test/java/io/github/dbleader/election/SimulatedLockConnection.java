@@ -42,7 +42,7 @@ final class SimulatedLockConnection implements LockRepository {
 
 	private <T> T send(String statement, @Nullable Predicate<InMemoryLockRepository> waitsWhile,
 			Function<InMemoryLockRepository, T> action) {
-		Predicate<InMemoryLeaseRepository> waits = (waitsWhile != null)
+		Predicate<InMemoryLeaseDatabase> waits = (waitsWhile != null)
 				? (server) -> waitsWhile.test(this.database.locks()) : null;
 		return this.connection.send(statement, this.generation, waits, (server) -> {
 			InMemoryLockRepository locks = this.database.locks();

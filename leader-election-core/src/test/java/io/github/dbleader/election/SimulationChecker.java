@@ -274,12 +274,12 @@ final class SimulationChecker {
 	 */
 	void checkPartitionsLive(long at) {
 		List<String> problems = new ArrayList<>();
-		InMemoryLeaseRepository server = this.simulation.database().server();
+		InMemoryLeaseDatabase server = this.simulation.database().server();
 		for (int partition = 0; partition < this.simulation.partitions(); partition++) {
 			int number = partition;
 			List<String> owners = this.simulation.nodes().stream().filter((node) -> node.owns(number))
 				.map(SimulatedNode::label).toList();
-			InMemoryLeaseRepository.Row row = server
+			InMemoryLeaseDatabase.Row row = server
 				.row(PartitionGroup.electionName(Simulation.PARTITION_GROUP, partition));
 			boolean pending = row != null && (row.handoverTo != null || row.reelectionRequested);
 			if (owners.size() != 1 || pending) {
@@ -502,9 +502,9 @@ final class SimulationChecker {
 	}
 
 	/** Fenced work committed, at this moment, on that server. */
-	void fencedCommit(InMemoryLeaseRepository server, String election, String nodeId, long term) {
+	void fencedCommit(InMemoryLeaseDatabase server, String election, String nodeId, long term) {
 		this.commits++;
-		InMemoryLeaseRepository.Row row = server.row(election);
+		InMemoryLeaseDatabase.Row row = server.row(election);
 		if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
 			fail("stale fenced commit on " + election + " by " + nodeId + " under term " + term + "; the lease names "
 					+ ((row != null) ? row.leaderId + " with term " + row.term : "nobody"));
@@ -522,17 +522,17 @@ final class SimulationChecker {
 	 * (a hand-over to another node, a re-election), which it carries out instead (I6).
 	 * @return what checks, once the re-acquire ran, that every such request still stands
 	 */
-	Runnable reacquiring(InMemoryLeaseRepository server, String nodeId, Map<String, Long> terms) {
+	Runnable reacquiring(InMemoryLeaseDatabase server, String nodeId, Map<String, Long> terms) {
 		Map<String, String> requests = new HashMap<>();
 		terms.forEach((election, term) -> {
-			InMemoryLeaseRepository.Row row = server.row(election);
+			InMemoryLeaseDatabase.Row row = server.row(election);
 			if (row != null && nodeId.equals(row.leaderId) && row.term == term
 					&& ((row.handoverTo != null && !row.handoverTo.equals(nodeId)) || row.reelectionRequested)) {
 				requests.put(election, "hand-over to " + row.handoverTo + ", re-election " + row.reelectionRequested);
 			}
 		});
 		return () -> requests.forEach((election, request) -> {
-			InMemoryLeaseRepository.Row row = server.row(election);
+			InMemoryLeaseDatabase.Row row = server.row(election);
 			if (row == null || (row.handoverTo == null && !row.reelectionRequested)) {
 				fail(nodeId + " re-acquired " + election + " and so dropped the forced request on it (" + request + ")");
 			}
@@ -542,13 +542,13 @@ final class SimulationChecker {
 	/** Liveness at the end of the quiet phase. */
 	void checkLive(long at) {
 		List<String> problems = new ArrayList<>();
-		InMemoryLeaseRepository server = this.simulation.database().server();
+		InMemoryLeaseDatabase server = this.simulation.database().server();
 		for (String election : this.simulation.electionNames()) {
 			long believers = this.simulation.nodes().stream().filter((node) -> node.believes(election)).count();
 			if (believers != 1) {
 				problems.add(election + " has " + believers + " leaders (row: " + server.describe(election) + ")");
 			}
-			InMemoryLeaseRepository.Row row = server.row(election);
+			InMemoryLeaseDatabase.Row row = server.row(election);
 			if (row != null && (row.handoverTo != null || row.reelectionRequested)) {
 				problems.add(election + " still has a forced request pending (hand-over to " + row.handoverTo
 						+ ", re-election " + row.reelectionRequested + ")");

@@ -21,7 +21,7 @@ class StandingDownTests {
 
 	private final ElectionSettings settings = ElectionSettings.of(L, R);
 
-	private final InMemoryLeaseRepository repository = new InMemoryLeaseRepository();
+	private final InMemoryLeaseDatabase repository = new InMemoryLeaseDatabase();
 
 	private final Node a = new Node("a");
 

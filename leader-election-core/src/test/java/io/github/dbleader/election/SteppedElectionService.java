@@ -19,7 +19,7 @@ public final class SteppedElectionService {
 
 	private final FakeClock clock = new FakeClock();
 
-	private final InMemoryLeaseRepository repository = new InMemoryLeaseRepository();
+	private final InMemoryLeaseDatabase repository = new InMemoryLeaseDatabase();
 
 	private final SteppedScheduling scheduling = new SteppedScheduling();
 

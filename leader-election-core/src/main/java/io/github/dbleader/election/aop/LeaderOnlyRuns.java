@@ -20,9 +20,9 @@ import java.util.function.LongSupplier;
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.MonotonicClock;
 import io.github.dbleader.election.NotLeaderException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The calls of {@link LeaderOnly @LeaderOnly} methods on this node, per election: the runs
@@ -47,7 +47,7 @@ public class LeaderOnlyRuns implements AutoCloseable {
 	/** Ended calls kept per election unless configured otherwise. */
 	public static final int DEFAULT_HISTORY_SIZE = 20;
 
-	private static final Log logger = LogFactory.getLog(LeaderOnlyRuns.class);
+	private static final Logger logger = LoggerFactory.getLogger(LeaderOnlyRuns.class);
 
 	private final int historySize;
 

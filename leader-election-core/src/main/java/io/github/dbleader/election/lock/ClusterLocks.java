@@ -25,9 +25,9 @@ import io.github.dbleader.election.observation.LockCallContext;
 import io.github.dbleader.election.observation.LockCallObservationConvention;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Cluster locks (ShedLock's model, with fencing): each run of a task takes the lock when
@@ -74,7 +74,7 @@ public class ClusterLocks implements AutoCloseable {
 	/** Longest lock name: the lease table's key holds 128 characters, prefix included. */
 	public static final int MAX_NAME_LENGTH = 128 - KEY_PREFIX.length();
 
-	private static final Log logger = LogFactory.getLog(ClusterLocks.class);
+	private static final Logger logger = LoggerFactory.getLogger(ClusterLocks.class);
 
 	private static final LockCallObservationConvention DEFAULT_OBSERVATION_CONVENTION = new DefaultLockCallObservationConvention();
 

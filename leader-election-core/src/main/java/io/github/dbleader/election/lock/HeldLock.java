@@ -7,9 +7,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.FencedCallback;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One acquisition of a cluster lock, from {@link ClusterLocks#tryLock}. Safe to use from
@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class HeldLock {
 
-	private static final Log logger = LogFactory.getLog(HeldLock.class);
+	private static final Logger logger = LoggerFactory.getLogger(HeldLock.class);
 
 	private final ClusterLocks locks;
 

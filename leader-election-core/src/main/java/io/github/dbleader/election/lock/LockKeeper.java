@@ -11,9 +11,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the locks of running runs alive while this node is alive
@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class LockKeeper implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(LockKeeper.class);
+	private static final Logger logger = LoggerFactory.getLogger(LockKeeper.class);
 
 	private final ClusterLocks locks;
 

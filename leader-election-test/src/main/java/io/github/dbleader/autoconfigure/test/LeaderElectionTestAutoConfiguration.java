@@ -26,10 +26,10 @@ import org.springframework.transaction.PlatformTransactionManager;
 public final class LeaderElectionTestAutoConfiguration {
 
 	@Bean
-	InMemoryLeaseRepository leaderElectionTestLeaseRepository(
+	TestControlledLeaseRepository leaderElectionTestLeaseRepository(
 			ObjectProvider<PlatformTransactionManager> transactionManagers, ObjectProvider<DataSource> dataSources) {
 		FencedTransactionManager fencedTransactions = new FencedTransactionManager(transactionManagers, dataSources);
-		return new InMemoryLeaseRepository(Clock.systemUTC(), fencedTransactions::get);
+		return new TestControlledLeaseRepository(Clock.systemUTC(), fencedTransactions::get);
 	}
 
 	@Bean
@@ -49,7 +49,7 @@ public final class LeaderElectionTestAutoConfiguration {
 
 	@Bean
 	LeaderElectionTestControl leaderElectionTestControl(ObjectProvider<ElectionService> electionService,
-			InMemoryLeaseRepository leaseRepository, HeartbeatRounds heartbeatRounds,
+			TestControlledLeaseRepository leaseRepository, HeartbeatRounds heartbeatRounds,
 			RecordedLeadershipEvents recordedEvents) {
 		return new LeaderElectionTestControl(electionService, leaseRepository, heartbeatRounds, recordedEvents);
 	}

@@ -43,13 +43,13 @@ public final class LeaderElectionTestControl {
 
 	private final ObjectProvider<ElectionService> electionServices;
 
-	private final InMemoryLeaseRepository repository;
+	private final TestControlledLeaseRepository repository;
 
 	private final HeartbeatRounds rounds;
 
 	private final RecordedLeadershipEvents recordedEvents;
 
-	LeaderElectionTestControl(ObjectProvider<ElectionService> electionServices, InMemoryLeaseRepository repository,
+	LeaderElectionTestControl(ObjectProvider<ElectionService> electionServices, TestControlledLeaseRepository repository,
 			HeartbeatRounds rounds, RecordedLeadershipEvents recordedEvents) {
 		this.electionServices = electionServices;
 		this.repository = repository;
@@ -80,7 +80,7 @@ public final class LeaderElectionTestControl {
 	 * @return the term this node leads with
 	 */
 	public long grant(String election) {
-		InMemoryLeaseRepository.LeaseRow row = this.repository.lease(election);
+		TestControlledLeaseRepository.LeaseRow row = this.repository.lease(election);
 		long term = (row != null) ? row.term + 1 : 1;
 		grant(election, term);
 		return term;
@@ -185,7 +185,7 @@ public final class LeaderElectionTestControl {
 	public void handOver(String election, String targetNodeId) {
 		Objects.requireNonNull(targetNodeId, "targetNodeId must not be null");
 		Election joined = election(election);
-		InMemoryLeaseRepository.LeaseRow row = this.repository.lease(election);
+		TestControlledLeaseRepository.LeaseRow row = this.repository.lease(election);
 		if (row == null || row.leaderId == null) {
 			throw new IllegalStateException("Election '" + election + "' has no leader to hand over");
 		}

@@ -48,7 +48,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * database server the change would wait for the commit instead. Either way, no fenced work
  * of an ended term is committed after the change.
  */
-final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
+final class TestControlledLeaseRepository implements LeaseRepository, LockRepository {
 
 	/** The node the test names when a lock is taken elsewhere. */
 	static final String OTHER_NODE = "other-node";
@@ -84,7 +84,7 @@ final class InMemoryLeaseRepository implements LeaseRepository, LockRepository {
 	 * @param transactionManager the transaction manager fenced work runs in, or {@code null}
 	 * to run it without a transaction
 	 */
-	InMemoryLeaseRepository(Clock clock, Supplier<@Nullable PlatformTransactionManager> transactionManager) {
+	TestControlledLeaseRepository(Clock clock, Supplier<@Nullable PlatformTransactionManager> transactionManager) {
 		this.clock = clock;
 		this.transactionManager = transactionManager;
 	}

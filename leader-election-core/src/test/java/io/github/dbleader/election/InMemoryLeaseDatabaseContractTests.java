@@ -3,17 +3,17 @@ package io.github.dbleader.election;
 import java.time.Duration;
 
 /**
- * {@link LeaseRepositoryContract} on the test double {@link InMemoryLeaseRepository}: the
+ * {@link LeaseRepositoryContract} on the test double {@link InMemoryLeaseDatabase}: the
  * database that the simulator and the state-machine tests run on passes what every real
  * database passes ({@link JdbcLeaseRepositoryContract}).
  */
-class InMemoryLeaseRepositoryContractTests extends LeaseRepositoryContract {
+class InMemoryLeaseDatabaseContractTests extends LeaseRepositoryContract {
 
-	private InMemoryLeaseRepository repository;
+	private InMemoryLeaseDatabase repository;
 
 	@Override
 	protected LeaseRepository createRepository() {
-		this.repository = new InMemoryLeaseRepository();
+		this.repository = new InMemoryLeaseDatabase();
 		return this.repository;
 	}
 

@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link InMemoryLeaseRepository}'s locks on a wall clock that the test steps, as the
+ * {@link TestControlledLeaseRepository}'s locks on a wall clock that the test steps, as the
  * database's clock can be.
  */
-class InMemoryLeaseRepositoryTests {
+class TestControlledLeaseRepositoryTests {
 
 	/**
 	 * A lease the test did not grant is refused by design, and said so: the election's
@@ -23,7 +23,7 @@ class InMemoryLeaseRepositoryTests {
 	 */
 	@Test
 	void aLeaseTheTestDidNotGrantIsRefusedByDesign() {
-		InMemoryLeaseRepository repository = new InMemoryLeaseRepository(
+		TestControlledLeaseRepository repository = new TestControlledLeaseRepository(
 				new SteppedClock(Instant.parse("2026-01-01T00:00:00Z")), () -> null);
 		assertThat(repository.create("reports", "a", Duration.ofSeconds(10))).isFalse();
 		assertThat(repository.refusesRowsOf("reports")).isTrue();
@@ -36,7 +36,7 @@ class InMemoryLeaseRepositoryTests {
 	@Test
 	void aReleaseAfterTheClockSteppedBackKeepsTheLockAtMostAtLeastForLonger() {
 		SteppedClock clock = new SteppedClock(Instant.parse("2026-01-01T00:00:00Z"));
-		InMemoryLeaseRepository repository = new InMemoryLeaseRepository(clock, () -> null);
+		TestControlledLeaseRepository repository = new TestControlledLeaseRepository(clock, () -> null);
 		long term = repository.tryLock("lock:job", "a", Duration.ofSeconds(30)).orElseThrow();
 		assertThat(repository.extendLock("lock:job", "a", term, Duration.ofSeconds(30))).isTrue();
 		clock.now = clock.now.minusSeconds(60);

@@ -25,7 +25,7 @@ import org.jspecify.annotations.Nullable;
  * reaches the database, one that is applied but whose answer is lost, or writes that
  * time out while reads answer.
  */
-final class InMemoryLeaseRepository implements LeaseRepository {
+final class InMemoryLeaseDatabase implements LeaseRepository {
 
 	private final Map<String, Row> rows = new HashMap<>();
 
@@ -142,8 +142,8 @@ final class InMemoryLeaseRepository implements LeaseRepository {
 	 * failover to it finds. Open fenced transactions and injected failures are not copied.
 	 * @return the copy
 	 */
-	InMemoryLeaseRepository copy() {
-		InMemoryLeaseRepository copy = new InMemoryLeaseRepository();
+	InMemoryLeaseDatabase copy() {
+		InMemoryLeaseDatabase copy = new InMemoryLeaseDatabase();
 		this.rows.forEach((election, row) -> copy.rows.put(election, row.copy()));
 		this.candidates.forEach((election, rows) -> {
 			Map<String, CandidateRow> copied = new HashMap<>();
