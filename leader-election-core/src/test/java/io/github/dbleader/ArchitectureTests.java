@@ -9,8 +9,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
- * Keeps the election core free of Spring Boot, on one logging API, and its packages free of
- * cycles.
+ * Keeps the election core free of Spring Boot, on one logging API, and its packages free
+ * of cycles.
  */
 class ArchitectureTests {
 
@@ -39,9 +39,10 @@ class ArchitectureTests {
 	}
 
 	/**
-	 * One logging API across the starter (the auto-configuration's LoggingApiTests says the
-	 * same): a user sets levels for one family of logger names, and the core's lines come
-	 * through SLF4J's binding whatever bridge the application has for Commons Logging.
+	 * One logging API across the starter (the auto-configuration's LoggingApiTests says
+	 * the same): a user sets levels for one family of logger names, and the core's lines
+	 * come through SLF4J's binding whatever bridge the application has for Commons
+	 * Logging.
 	 */
 	@Test
 	void electionCoreLogsThroughSlf4jOnly() {

@@ -23,12 +23,13 @@ import static org.awaitility.Awaitility.await;
 /**
  * I9 in the mix the README recommends, from outside: three sample processes, each leading
  * elections (the default one and four partitions each of a group of twelve), run the
- * cluster-lock job back to back, each fenced run lasting twice the lease, while the others
- * keep firing the same trigger. Over a window of several lock runs: no node logs the
- * database unreachable or its heartbeat failing (a deadlock, a lock wait), no leadership of any election or partition is revoked, no round
- * fails, at most 1% of the rounds take longer than half the statement timeout (p99 below
- * it), and the lock runs do not overlap. One subclass per database: the cluster is started
- * once per class, and a subclass's own scenarios run after M1 on the same processes.
+ * cluster-lock job back to back, each fenced run lasting twice the lease, while the
+ * others keep firing the same trigger. Over a window of several lock runs: no node logs
+ * the database unreachable or its heartbeat failing (a deadlock, a lock wait), no
+ * leadership of any election or partition is revoked, no round fails, at most 1% of the
+ * rounds take longer than half the statement timeout (p99 below it), and the lock runs do
+ * not overlap. One subclass per database: the cluster is started once per class, and a
+ * subclass's own scenarios run after M1 on the same processes.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -102,7 +103,11 @@ abstract class AbstractMixedWorkScenariosIntegrationTests {
 			double rounds = since[0];
 			double failed = since[1];
 			double slow = since[2];
-			details.append(node.id()).append(": ").append((long) rounds).append(" rounds, ").append((long) slow)
+			details.append(node.id())
+				.append(": ")
+				.append((long) rounds)
+				.append(" rounds, ")
+				.append((long) slow)
 				.append(" slow; ");
 			if (rounds < WINDOW.toMillis() / SampleNode.RENEW.toMillis() / 2) {
 				violations.add(node.id() + " ran only " + rounds + " rounds");
@@ -120,16 +125,16 @@ abstract class AbstractMixedWorkScenariosIntegrationTests {
 			violations.add("no lock run committed in " + WINDOW);
 		}
 		String verdict = violations.isEmpty() ? "pass" : "FAIL: " + String.join("; ", violations);
-		FaultReport.add(new FaultReport.Entry("M1. lock runs of 2 L beside elections and partitions on "
-				+ this.testDatabase + " (" + WINDOW + ")",
+		FaultReport.add(new FaultReport.Entry(
+				"M1. lock runs of 2 L beside elections and partitions on " + this.testDatabase + " (" + WINDOW + ")",
 				verdict, "none", JobRuns.overlaps(runs).stream().mapToLong(JobRuns.Overlap::millis).sum(), 0, 0,
 				runs.size() + " lock runs; " + details));
 		assertThat(violations).isEmpty();
 	}
 
 	/**
-	 * What a scenario compares at its end with what it sees then: each node's place in its
-	 * log and its heartbeat rounds, and the database time, at the scenario's start.
+	 * What a scenario compares at its end with what it sees then: each node's place in
+	 * its log and its heartbeat rounds, and the database time, at the scenario's start.
 	 *
 	 * @param from database time
 	 * @param marks each node's log mark, by node id
@@ -188,7 +193,9 @@ abstract class AbstractMixedWorkScenariosIntegrationTests {
 			return runs;
 		}
 
-		/** @return successful rounds, failed rounds and slow rounds so far */
+		/**
+		 * @return successful rounds, failed rounds and slow rounds so far
+		 */
 		private static double[] rounds(SampleNode node) {
 			return new double[] { node.meter("leader.election.heartbeat", "outcome:success"),
 					node.meter("leader.election.heartbeat", "outcome:failure"),

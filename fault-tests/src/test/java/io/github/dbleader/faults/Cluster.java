@@ -18,9 +18,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Sample processes competing in one election on the test database, each behind its own
- * {@link TcpProxy}, plus a {@link LeaseMonitor}. Scenarios reuse the processes: before each
- * one, {@link #awaitSteady(int)} heals every fault, replaces processes that are gone and
- * waits for one leader that runs its job.
+ * {@link TcpProxy}, plus a {@link LeaseMonitor}. Scenarios reuse the processes: before
+ * each one, {@link #awaitSteady(int)} heals every fault, replaces processes that are gone
+ * and waits for one leader that runs its job.
  */
 final class Cluster implements AutoCloseable {
 
@@ -37,7 +37,10 @@ final class Cluster implements AutoCloseable {
 
 	private final List<SampleNode> nodes = new CopyOnWriteArrayList<>();
 
-	/** Where the processes connect, in turn: the database, or each node of a database cluster. */
+	/**
+	 * Where the processes connect, in turn: the database, or each node of a database
+	 * cluster.
+	 */
 	private final List<FaultDatabase> nodeDatabases;
 
 	private final Map<SampleNode, FaultDatabase> databaseOfNode = new ConcurrentHashMap<>();
@@ -63,7 +66,8 @@ final class Cluster implements AutoCloseable {
 	/**
 	 * Processes spread over the nodes of a database cluster.
 	 * @param database where the monitor and the checks read, one of the nodes
-	 * @param nodeDatabases each node of the cluster: the processes connect to them in turn
+	 * @param nodeDatabases each node of the cluster: the processes connect to them in
+	 * turn
 	 * @return the cluster
 	 */
 	static Cluster spreadOver(FaultDatabase database, List<FaultDatabase> nodeDatabases) {
@@ -74,8 +78,8 @@ final class Cluster implements AutoCloseable {
 		this.arguments = List.copyOf(arguments);
 		this.database = database;
 		this.nodeDatabases = List.copyOf(nodeDatabases);
-		this.jar = Path.of(System.getProperty("fault.sample-jar",
-				"../sample-app/target/sample-app-0.1.0-SNAPSHOT.jar"));
+		this.jar = Path
+			.of(System.getProperty("fault.sample-jar", "../sample-app/target/sample-app-0.1.0-SNAPSHOT.jar"));
 		if (!Files.isRegularFile(this.jar)) {
 			throw new IllegalStateException("The sample's executable jar " + this.jar.toAbsolutePath()
 					+ " is missing: build it with ./mvnw -pl sample-app -am package -DskipTests");
@@ -125,12 +129,16 @@ final class Cluster implements AutoCloseable {
 		return this.databaseOfNode.getOrDefault(node, this.database);
 	}
 
-	/** @return every process started so far, alive or not, in order of start */
+	/**
+	 * @return every process started so far, alive or not, in order of start
+	 */
 	List<SampleNode> nodes() {
 		return List.copyOf(this.nodes);
 	}
 
-	/** @return the processes that run */
+	/**
+	 * @return the processes that run
+	 */
 	List<SampleNode> live() {
 		return this.nodes.stream().filter(SampleNode::isAlive).toList();
 	}
@@ -145,8 +153,8 @@ final class Cluster implements AutoCloseable {
 	}
 
 	/**
-	 * Start a process that is not one of the cluster's (never replaced, not counted) and wait
-	 * until it has started. The caller closes it.
+	 * Start a process that is not one of the cluster's (never replaced, not counted) and
+	 * wait until it has started. The caller closes it.
 	 * @param id node id, possibly one that a cluster process uses
 	 * @param logName name of its log
 	 * @return the process
@@ -190,8 +198,9 @@ final class Cluster implements AutoCloseable {
 	}
 
 	/**
-	 * Heal every fault, keep at least {@code minimumNodes} processes running, and wait until
-	 * exactly one of them believes it leads, the lease names it and it runs its job.
+	 * Heal every fault, keep at least {@code minimumNodes} processes running, and wait
+	 * until exactly one of them believes it leads, the lease names it and it runs its
+	 * job.
 	 * @param minimumNodes processes that must run
 	 * @return the leader
 	 */
@@ -229,7 +238,8 @@ final class Cluster implements AutoCloseable {
 	}
 
 	/**
-	 * Ask every live process whether it believes it leads (its gauge, no database access).
+	 * Ask every live process whether it believes it leads (its gauge, no database
+	 * access).
 	 * @return those that do
 	 */
 	List<SampleNode> believers() {

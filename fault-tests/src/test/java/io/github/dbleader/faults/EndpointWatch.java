@@ -13,9 +13,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * Asks nodes' actuator endpoints over HTTP, again and again while a fault lasts, and times
- * each answer from the test JVM: one thread per node and path, each sending its next
- * request 100 ms after the previous answer. An answer that does not come within
+ * Asks nodes' actuator endpoints over HTTP, again and again while a fault lasts, and
+ * times each answer from the test JVM: one thread per node and path, each sending its
+ * next request 100 ms after the previous answer. An answer that does not come within
  * {@link #GIVE_UP} is recorded as missing (status 0), so that a hang is measured rather
  * than waited for.
  */
@@ -151,7 +151,9 @@ final class EndpointWatch implements AutoCloseable {
 			return expectedStatus && this.millis <= bound.toMillis();
 		}
 
-		/** @return the body as JSON, or a missing node if it is none */
+		/**
+		 * @return the body as JSON, or a missing node if it is none
+		 */
 		JsonNode json() {
 			try {
 				return json.readTree(this.body);
@@ -162,8 +164,9 @@ final class EndpointWatch implements AutoCloseable {
 		}
 
 		/**
-		 * The election {@code default} as this answer shows it: the answer of the one-election
-		 * path, the election's entry of the all-elections path, or the election's health.
+		 * The election {@code default} as this answer shows it: the answer of the
+		 * one-election path, the election's entry of the all-elections path, or the
+		 * election's health.
 		 * @return the election's JSON
 		 */
 		JsonNode election() {
@@ -175,7 +178,10 @@ final class EndpointWatch implements AutoCloseable {
 			};
 		}
 
-		/** @return the election's {@code databaseUnreachableFor}, from the endpoint or the health details */
+		/**
+		 * @return the election's {@code databaseUnreachableFor}, from the endpoint or the
+		 * health details
+		 */
 		Optional<String> databaseUnreachableFor() {
 			JsonNode election = election();
 			JsonNode value = path().equals(HEALTH) ? election.path("details").path("databaseUnreachableFor")

@@ -18,17 +18,20 @@ import io.github.dbleader.test.TestDatabase;
 
 /**
  * A database the fault tests run against: by default the test rig's MySQL-protocol
- * {@link TestDatabase#MYSQL}, that is the server given by {@code LEADER_ELECTION_TEST_MYSQL_URL},
- * {@code _USERNAME} and {@code _PASSWORD} (what CI exports), else a MySQL container where
- * Docker runs, else an embedded MariaDB; or its {@link TestDatabase#POSTGRESQL} the same way
+ * {@link TestDatabase#MYSQL}, that is the server given by
+ * {@code LEADER_ELECTION_TEST_MYSQL_URL}, {@code _USERNAME} and {@code _PASSWORD} (what
+ * CI exports), else a MySQL container where Docker runs, else an embedded MariaDB; or its
+ * {@link TestDatabase#POSTGRESQL} the same way
  * ({@code LEADER_ELECTION_TEST_POSTGRESQL_*}); each on a TCP port, so that the sample
- * processes reach it too, through a proxy in front of that port. A server that cannot be had
- * or reached fails the tests with a message that says why; it never skips them. What differs
- * between the two is here: the URL's form and default port, the driver's timeout units, the
- * database clock and how a missing table is reported.
+ * processes reach it too, through a proxy in front of that port. A server that cannot be
+ * had or reached fails the tests with a message that says why; it never skips them. What
+ * differs between the two is here: the URL's form and default port, the driver's timeout
+ * units, the database clock and how a missing table is reported.
  *
- * <p>The tables are the suite's own ({@link #LEASE_TABLE}, {@link #CANDIDATE_TABLE},
- * {@link #JOB_RUNS_TABLE}), so that other test runs on the same database are not disturbed.
+ * <p>
+ * The tables are the suite's own ({@link #LEASE_TABLE}, {@link #CANDIDATE_TABLE},
+ * {@link #JOB_RUNS_TABLE}), so that other test runs on the same database are not
+ * disturbed.
  */
 final class FaultDatabase {
 
@@ -102,11 +105,11 @@ final class FaultDatabase {
 	}
 
 	/**
-	 * The test rig's MySQL-protocol database for a {@link ForkUse.Mode#SHARED} scenario class:
-	 * the first fork's is {@link #fromEnvironment()}, each other fork's a database beside it
-	 * named after it with {@code _fork} and the fork's number (system property
-	 * {@code fault.fork}), created if missing, so that the forks' scenarios, which share the
-	 * suite's table names, never see each other's rows.
+	 * The test rig's MySQL-protocol database for a {@link ForkUse.Mode#SHARED} scenario
+	 * class: the first fork's is {@link #fromEnvironment()}, each other fork's a database
+	 * beside it named after it with {@code _fork} and the fork's number (system property
+	 * {@code fault.fork}), created if missing, so that the forks' scenarios, which share
+	 * the suite's table names, never see each other's rows.
 	 * @return the database
 	 * @throws IllegalStateException if it cannot be had, reached or created
 	 */
@@ -126,14 +129,15 @@ final class FaultDatabase {
 			statement.execute("CREATE DATABASE IF NOT EXISTS " + database);
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException("Fork " + fork + " of the fault tests runs on a database of its own, "
-					+ database + ", which user '" + server.username + "' could not create: create it and grant that user "
-					+ "every privilege on it (.ci/run does), or run one fork with -Dfault.forks=1", ex);
+			throw new IllegalStateException(
+					"Fork " + fork + " of the fault tests runs on a database of its own, " + database + ", which user '"
+							+ server.username + "' could not create: create it and grant that user "
+							+ "every privilege on it (.ci/run does), or run one fork with -Dfault.forks=1",
+					ex);
 		}
 		return new FaultDatabase("jdbc:" + server.parsed.group(1) + "://" + server.parsed.group(2)
 				+ ((server.parsed.group(3) != null) ? ":" + server.parsed.group(3) : "") + "/" + database
-				+ ((path.group(2) != null) ? path.group(2) : ""),
-				server.username, server.password);
+				+ ((path.group(2) != null) ? path.group(2) : ""), server.username, server.password);
 	}
 
 	/**
@@ -160,12 +164,17 @@ final class FaultDatabase {
 		return this.password;
 	}
 
-	/** @return the election's SQL dialect for this database */
+	/**
+	 * @return the election's SQL dialect for this database
+	 */
 	SqlDialect dialect() {
 		return this.dialect;
 	}
 
-	/** @return the database clock in epoch milliseconds: the expression the election itself uses */
+	/**
+	 * @return the database clock in epoch milliseconds: the expression the election
+	 * itself uses
+	 */
 	String nowMillis() {
 		return this.dialect.currentTimeMillis();
 	}
@@ -179,7 +188,9 @@ final class FaultDatabase {
 		return MISSING_TABLE.contains(ex.getSQLState());
 	}
 
-	/** @return host and port of the database server, where a proxy forwards to */
+	/**
+	 * @return host and port of the database server, where a proxy forwards to
+	 */
 	InetSocketAddress address() {
 		String port = this.parsed.group(3);
 		int defaultPort = (this.dialect == SqlDialect.POSTGRESQL) ? 5432 : 3306;
@@ -219,13 +230,15 @@ final class FaultDatabase {
 		String query = "SELECT election_name, leader_id, term, version, acquired_at, renewed_at, expires_at, handover_to, "
 				+ "reelection_requested, " + nowMillis() + " AS db_now FROM " + leaseView(LEASE_TABLE);
 		Map<String, LeaseMonitor.Sighting> leases = new HashMap<>();
-		try (Connection connection = connect(); Statement statement = connection.createStatement();
+		try (Connection connection = connect();
+				Statement statement = connection.createStatement();
 				ResultSet result = statement.executeQuery(query)) {
 			while (result.next()) {
-				leases.put(result.getString("election_name"), new LeaseMonitor.Sighting(result.getLong("db_now"),
-						result.getString("leader_id"), result.getLong("term"), result.getLong("version"),
-						result.getLong("acquired_at"), result.getLong("renewed_at"), result.getLong("expires_at"),
-						result.getString("handover_to"), result.getBoolean("reelection_requested")));
+				leases.put(result.getString("election_name"),
+						new LeaseMonitor.Sighting(result.getLong("db_now"), result.getString("leader_id"),
+								result.getLong("term"), result.getLong("version"), result.getLong("acquired_at"),
+								result.getLong("renewed_at"), result.getLong("expires_at"),
+								result.getString("handover_to"), result.getBoolean("reelection_requested")));
 			}
 		}
 		catch (SQLException ex) {
@@ -254,7 +267,9 @@ final class FaultDatabase {
 	/** Drop the suite's tables; the sample processes create them again at start-up. */
 	void dropTables() {
 		try (Connection connection = connect(); Statement statement = connection.createStatement()) {
-			for (String table : new String[] { LEASE_TABLE, CANDIDATE_TABLE, LEASE_TABLE + "_fence", LEASE_TABLE + "_nodes", LEASE_TABLE + "_pins", JOB_RUNS_TABLE, LOCK_JOB_RUNS_TABLE, PARTITION_JOB_RUNS_TABLE }) {
+			for (String table : new String[] { LEASE_TABLE, CANDIDATE_TABLE, LEASE_TABLE + "_fence",
+					LEASE_TABLE + "_nodes", LEASE_TABLE + "_pins", JOB_RUNS_TABLE, LOCK_JOB_RUNS_TABLE,
+					PARTITION_JOB_RUNS_TABLE }) {
 				statement.execute("DROP TABLE IF EXISTS " + table);
 			}
 		}

@@ -14,8 +14,9 @@ import java.util.List;
 /**
  * The summary of every scenario run by this build, rewritten after each one to
  * {@code target/fault-report.md} (system property {@code fault.report}) and printed. The
- * suite's forks write to the same report: each adds its row under a file lock, keeping the
- * rows of the same build (system property {@code fault.build-id}) and dropping older ones.
+ * suite's forks write to the same report: each adds its row under a file lock, keeping
+ * the rows of the same build (system property {@code fault.build-id}) and dropping older
+ * ones.
  */
 final class FaultReport {
 
@@ -42,7 +43,8 @@ final class FaultReport {
 				if (Files.exists(file)) {
 					List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
 					if (lines.contains(BUILD_MARK + build + " -->")) {
-						lines.stream().filter((line) -> line.startsWith("| ") && !line.startsWith("| scenario |"))
+						lines.stream()
+							.filter((line) -> line.startsWith("| ") && !line.startsWith("| scenario |"))
 							.forEach(rows::add);
 					}
 				}
@@ -64,10 +66,17 @@ final class FaultReport {
 	private static String report(String build, List<String> rows) {
 		StringBuilder report = new StringBuilder();
 		report.append("# Fault report\n\n").append(BUILD_MARK).append(build).append(" -->\n\n");
-		report.append("Lease L = ").append(SampleNode.LEASE.toMillis()).append(" ms, renew interval R = ")
-			.append(SampleNode.RENEW.toMillis()).append(" ms, guard G = ").append(SampleNode.GUARD.toMillis())
-			.append(" ms, statement timeout = ").append(SampleNode.STATEMENT_TIMEOUT.toMillis())
-			.append(" ms, job interval = ").append(SampleNode.JOB_INTERVAL.toMillis()).append(" ms.\n\n");
+		report.append("Lease L = ")
+			.append(SampleNode.LEASE.toMillis())
+			.append(" ms, renew interval R = ")
+			.append(SampleNode.RENEW.toMillis())
+			.append(" ms, guard G = ")
+			.append(SampleNode.GUARD.toMillis())
+			.append(" ms, statement timeout = ")
+			.append(SampleNode.STATEMENT_TIMEOUT.toMillis())
+			.append(" ms, job interval = ")
+			.append(SampleNode.JOB_INTERVAL.toMillis())
+			.append(" ms.\n\n");
 		report.append("| scenario | verdict | failover | overlap (ms) | stale-term writes | transitions | details |\n");
 		report.append("|---|---|---|---|---|---|---|\n");
 		rows.forEach((row) -> report.append(row).append('\n'));
@@ -85,8 +94,8 @@ final class FaultReport {
 	 * @param transitions leadership grants plus revocations logged by all nodes
 	 * @param details other measurements
 	 */
-	record Entry(String scenario, String verdict, String failover, long overlapMillis, int staleWrites,
-			int transitions, String details) {
+	record Entry(String scenario, String verdict, String failover, long overlapMillis, int staleWrites, int transitions,
+			String details) {
 	}
 
 }

@@ -24,17 +24,17 @@ import static org.awaitility.Awaitility.await;
 /**
  * Proves the election's safety and failover bounds under faults, with three processes of
  * the sample application competing in {@code default} (whose leader runs the job) and in
- * {@link SampleNode#OTHER_ELECTIONS three other elections} on the real MySQL-protocol database
- * (lease L = 3 s, renew interval R = 500 ms, guard G = L/5, statement timeout R/2), each
- * recording a fenced {@code fault_job_runs} row per job run every 100 ms. Each scenario
- * injects one fault (signals to a process, or a fault of its {@link TcpProxy}) and then
- * checks from the database, the processes' logs and their actuator endpoints:
+ * {@link SampleNode#OTHER_ELECTIONS three other elections} on the real MySQL-protocol
+ * database (lease L = 3 s, renew interval R = 500 ms, guard G = L/5, statement timeout
+ * R/2), each recording a fenced {@code fault_job_runs} row per job run every 100 ms. Each
+ * scenario injects one fault (signals to a process, or a fault of its {@link TcpProxy})
+ * and then checks from the database, the processes' logs and their actuator endpoints:
  * <ul>
  * <li>no two holders' fenced runs overlap and no run of a stale term commits (I4, I5);
  * <li>no exception reaches application code (I7);
  * <li>the failover or recovery time against a bound derived from L, R and G;
- * <li>during database faults, how fast and with what each node's leader endpoint and health
- * answer, timed over HTTP from the test ({@link EndpointWatch});
+ * <li>during database faults, how fast and with what each node's leader endpoint and
+ * health answer, timed over HTTP from the test ({@link EndpointWatch});
  * <li>what the fault specifically threatens (belief bounded by the local clock (I2), no
  * leadership from an unacknowledged statement (I3), separate pool (I8), release on
  * shutdown (I10), forced operations (I6)).
@@ -52,19 +52,34 @@ class FaultScenariosIntegrationTests {
 
 	private static final long G = SampleNode.GUARD.toMillis();
 
-	/** Slack for the job's first run after a change of leader: job interval, round trips, scheduling. */
+	/**
+	 * Slack for the job's first run after a change of leader: job interval, round trips,
+	 * scheduling.
+	 */
 	private static final long SLACK = 1000;
 
-	/** How much longer than a bound a wait goes on, so that a miss is measured rather than only reported. */
+	/**
+	 * How much longer than a bound a wait goes on, so that a miss is measured rather than
+	 * only reported.
+	 */
 	private static final Duration OBSERVE_BEYOND_BOUND = Duration.ofSeconds(5);
 
-	/** The leader endpoint, whatever the database does: statement timeout (250 ms), a round trip and slack. */
+	/**
+	 * The leader endpoint, whatever the database does: statement timeout (250 ms), a
+	 * round trip and slack.
+	 */
 	private static final Duration LEADER_ENDPOINT_BOUND = Duration.ofSeconds(1);
 
-	/** The whole health, whatever the database does: the sample's pool wait (1 s) or validation (1 s), and slack. */
+	/**
+	 * The whole health, whatever the database does: the sample's pool wait (1 s) or
+	 * validation (1 s), and slack.
+	 */
 	private static final Duration HEALTH_BOUND = Duration.ofSeconds(2);
 
-	/** How long a fenced transaction may hold its fence: the lease rounded up to whole seconds. */
+	/**
+	 * How long a fenced transaction may hold its fence: the lease rounded up to whole
+	 * seconds.
+	 */
 	private static final long HOLD_LIMIT = (L + 999) / 1000 * 1000;
 
 	private static final List<String> ALL_ENDPOINTS = List.of(EndpointWatch.LEADER, EndpointWatch.ELECTION,
@@ -89,9 +104,9 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * 9. A pause shorter than the guard allows (1 s, well under L − G − R = 1.9 s: the last
-	 * renewal was at most R before the pause, so the belief has at least 0.9 s left when the
-	 * process resumes) changes nothing.
+	 * 9. A pause shorter than the guard allows (1 s, well under L − G − R = 1.9 s: the
+	 * last renewal was at most R before the pause, so the belief has at least 0.9 s left
+	 * when the process resumes) changes nothing.
 	 */
 	@Test
 	@Order(1)
@@ -118,31 +133,31 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * 7a. Replies on the leader's link 30 ms late, for longer than a lease: each statement
-	 * stays well below the statement timeout (250 ms). No change of leader, no transition.
+	 * 7a. Replies on the leader's link 30 ms late, for longer than a lease: each
+	 * statement stays well below the statement timeout (250 ms). No change of leader, no
+	 * transition.
 	 */
 	@Test
 	@Order(2)
 	void slightlySlowDatabaseOnTheLeadersLinkChangesNothing() throws Exception {
-		scenario("7a. leader's link slow, below the statement timeout (replies 30 ms late)", 3,
-				(scenario, leader) -> {
-					SlowLink result = slowLink(scenario, leader, Duration.ofMillis(30));
-					assertThat(result.revocations()).as("the leader keeps believing with replies 30 ms late").isEmpty();
-					assertThat(result.terms()).as("no change of leader with replies 30 ms late: terms seen")
-						.containsOnly(result.term());
-					assertThat(result.transitions()).as("no transition with replies 30 ms late").isZero();
-				});
+		scenario("7a. leader's link slow, below the statement timeout (replies 30 ms late)", 3, (scenario, leader) -> {
+			SlowLink result = slowLink(scenario, leader, Duration.ofMillis(30));
+			assertThat(result.revocations()).as("the leader keeps believing with replies 30 ms late").isEmpty();
+			assertThat(result.terms()).as("no change of leader with replies 30 ms late: terms seen")
+				.containsOnly(result.term());
+			assertThat(result.transitions()).as("no transition with replies 30 ms late").isZero();
+		});
 	}
 
 	/**
-	 * 7b. Replies on the leader's link 100 ms late, for longer than a lease: each statement
-	 * stays below the statement timeout, while the node's own fenced job transaction (about
-	 * six round trips) holds its fence for longer than that. Renewals do not wait for the
-	 * fence (it is a row of its own), so the leader should keep its lease. Checked here:
-	 * safety (whoever takes over does so only after the leader stopped believing, no
-	 * overlap, no stale write). Whether the leader kept its lease is measured and reported,
-	 * not asserted, as 100 ms per round trip is close enough to the timeout for a loaded
-	 * machine to tip it over.
+	 * 7b. Replies on the leader's link 100 ms late, for longer than a lease: each
+	 * statement stays below the statement timeout, while the node's own fenced job
+	 * transaction (about six round trips) holds its fence for longer than that. Renewals
+	 * do not wait for the fence (it is a row of its own), so the leader should keep its
+	 * lease. Checked here: safety (whoever takes over does so only after the leader
+	 * stopped believing, no overlap, no stale write). Whether the leader kept its lease
+	 * is measured and reported, not asserted, as 100 ms per round trip is close enough to
+	 * the timeout for a loaded machine to tip it over.
 	 */
 	@Test
 	@Order(3)
@@ -151,10 +166,10 @@ class FaultScenariosIntegrationTests {
 				3, (scenario, leader) -> {
 					SlowLink result = slowLink(scenario, leader, Duration.ofMillis(100));
 					assertStepsDownBeforeTakeOver(leader, result.revocations(), result.term(), scenario.startedAt());
-					scenario.detail((result.revocations().isEmpty() ? "leader kept its lease"
-							: "leader lost its belief (" + result.revocations().get(0).reason()
-									+ ") with replies 100 ms late")
-							+ "; terms seen " + result.terms());
+					scenario
+						.detail((result.revocations().isEmpty() ? "leader kept its lease" : "leader lost its belief ("
+								+ result.revocations().get(0).reason() + ") with replies 100 ms late") + "; terms seen "
+								+ result.terms());
 				});
 	}
 
@@ -175,7 +190,8 @@ class FaultScenariosIntegrationTests {
 			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
 			scenario.failover("stepped down after replies became 500 ms late", revoked.atMillis() - slowFrom,
 					L - G + R);
-			// Let the fault last two leases: long enough for a take-over, if any node may take over.
+			// Let the fault last two leases: long enough for a take-over, if any node may
+			// take over.
 			sleep(Duration.ofMillis(Math.max(0, slowFrom + 2 * L - database.now())));
 			leader.proxy().delayReplies(Duration.ZERO);
 			List<LeaseMonitor.Sighting> newTerms = assertStepsDownBeforeTakeOver(leader, List.of(revoked), term,
@@ -186,7 +202,8 @@ class FaultScenariosIntegrationTests {
 					+ " ms after the link slowed; "
 					+ (newTerms.isEmpty() ? "no take-over during the " + 2 * L + " ms of slowness"
 							: "taken over by " + newTerms.get(0).leaderId() + " "
-									+ (newTerms.get(0).acquiredAt() - revoked.atMillis()) + " ms after it stepped down"));
+									+ (newTerms.get(0).acquiredAt() - revoked.atMillis())
+									+ " ms after it stepped down"));
 		});
 	}
 
@@ -200,7 +217,8 @@ class FaultScenariosIntegrationTests {
 		long marksFrom = leader.log().mark();
 		long slowFrom = database.now();
 		leader.proxy().delayReplies(latency);
-		sleep(Duration.ofMillis(L + R)); // longer than a lease: a failing leader would have been replaced
+		sleep(Duration.ofMillis(L + R)); // longer than a lease: a failing leader would
+											// have been replaced
 		leader.proxy().delayReplies(Duration.ZERO);
 		long slowUntil = database.now();
 		List<LeaseMonitor.Sighting> sightings = cluster.monitor().since(slowFrom);
@@ -238,8 +256,9 @@ class FaultScenariosIntegrationTests {
 			.filter((sighting) -> sighting.term() > term && sighting.seenAt() >= fromDbMillis)
 			.toList();
 		for (LeaseMonitor.Sighting taken : newTerms) {
-			assertThat(revocations).as("I2 the slow leader %s stepped down before %s took over with term %d",
-					leader.id(), taken.leaderId(), taken.term())
+			assertThat(revocations)
+				.as("I2 the slow leader %s stepped down before %s took over with term %d", leader.id(),
+						taken.leaderId(), taken.term())
 				.anyMatch((revoked) -> revoked.term() == term && revoked.atMillis() < taken.acquiredAt());
 		}
 		return newTerms;
@@ -257,10 +276,11 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * 8. Ambiguous commits: the leader's renewals (the refreshes of its session) reach the
-	 * database and commit there, but their replies are lost. The node must not count itself leader on such a statement: it
-	 * stops believing before the lease of its last acknowledged renewal expires, while the
-	 * database still shows its lease renewed by the unacknowledged statements.
+	 * 8. Ambiguous commits: the leader's renewals (the refreshes of its session) reach
+	 * the database and commit there, but their replies are lost. The node must not count
+	 * itself leader on such a statement: it stops believing before the lease of its last
+	 * acknowledged renewal expires, while the database still shows its lease renewed by
+	 * the unacknowledged statements.
 	 */
 	@Test
 	@Order(5)
@@ -307,8 +327,8 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * 10. Business load holds every connection of the leader's application pool (pool of 2,
-	 * two {@code SELECT SLEEP(6)}) for two leases: the election renews on its own pool
+	 * 10. Business load holds every connection of the leader's application pool (pool of
+	 * 2, two {@code SELECT SLEEP(6)}) for two leases: the election renews on its own pool
 	 * (I8), so the leader keeps its lease; its job waits for a connection meanwhile.
 	 */
 	@Test
@@ -320,13 +340,16 @@ class FaultScenariosIntegrationTests {
 			int seconds = (int) (2 * L / 1000);
 			long heldFrom = database.now();
 			leader.holdApplicationConnections(SampleNode.POOL_SIZE, seconds);
-			// The job waits for a connection at most the sample's connection timeout (1 s) per
+			// The job waits for a connection at most the sample's connection timeout (1
+			// s) per
 			// run, so a waiter shows up between its runs, not at every poll.
 			await("the application pool of " + leader.id() + " exhausted").atMost(Duration.ofSeconds(5))
 				.pollInterval(Duration.ofMillis(50))
 				.until(() -> leader.meter("hikaricp.connections.active") == SampleNode.POOL_SIZE
 						&& leader.meter("hikaricp.connections.pending") >= 1);
-			sleep(Duration.ofMillis(Math.max(0, heldFrom + seconds * 1000L - database.now()))); // the load lasts
+			sleep(Duration.ofMillis(Math.max(0, heldFrom + seconds * 1000L - database.now()))); // the
+																								// load
+																								// lasts
 			long heldUntil = heldFrom + seconds * 1000L;
 			long renewals = cluster.monitor()
 				.since(heldFrom)
@@ -356,8 +379,8 @@ class FaultScenariosIntegrationTests {
 	/**
 	 * 4. Forced hand-over ({@code POST /actuator/leader/default} naming a follower) and
 	 * forced re-election ({@code DELETE}): each done within two renew intervals (the
-	 * leader acts at its next renewal, the successor at its next heartbeat) plus the slack
-	 * for the successor's first job run; never two writers (I6).
+	 * leader acts at its next renewal, the successor at its next heartbeat) plus the
+	 * slack for the successor's first job run; never two writers (I6).
 	 */
 	@Test
 	@Order(7)
@@ -379,67 +402,75 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * 2. The leader frozen (SIGSTOP) for two leases, frozen inside a fenced transaction: the
-	 * proxy stops it the moment its fence (the share lock on the fence row) reached the
-	 * database. A follower takes over as from a dead leader: the server drops the frozen
-	 * session after the fence's session timeout (the lease, rounded up to seconds), which
-	 * rolls it back and frees the lock (I5), so the take-over comes within L + R + 1 s.
-	 * After SIGCONT the resumed node's belief has already ended by its monotonic clock (I2):
-	 * it commits nothing with its stale term, reports the revocation and becomes a follower.
+	 * 2. The leader frozen (SIGSTOP) for two leases, frozen inside a fenced transaction:
+	 * the proxy stops it the moment its fence (the share lock on the fence row) reached
+	 * the database. A follower takes over as from a dead leader: the server drops the
+	 * frozen session after the fence's session timeout (the lease, rounded up to
+	 * seconds), which rolls it back and frees the lock (I5), so the take-over comes
+	 * within L + R + 1 s. After SIGCONT the resumed node's belief has already ended by
+	 * its monotonic clock (I2): it commits nothing with its stale term, reports the
+	 * revocation and becomes a follower.
 	 */
 	@Test
 	@Order(8)
 	void leaderPausedLongerThanTheLeaseResumesAsFollower() throws Exception {
-		scenario("2. SIGSTOP of the leader inside a fenced transaction for 2 L, then SIGCONT", 3, (scenario, leader) -> {
-			long staleTerm = currentTerm();
-			double revokedBefore = leader.transitions("revoked");
-			AtomicLong pausedAt = new AtomicLong();
-			leader.proxy().onStatement("LOCK IN SHARE MODE", () -> {
-				leader.pause();
-				pausedAt.set(database.now());
-			});
-			await("the leader frozen right after its fence reached the database").atMost(Duration.ofSeconds(5))
-				.pollInterval(Duration.ofMillis(20))
-				.until(() -> pausedAt.get() != 0);
-			awaitFailover(scenario, "I5 a leader frozen inside a fenced transaction is replaced within L + R + 1 s",
-					"take-over from the frozen leader", pausedAt.get(), (run) -> !run.nodeId().equals(leader.id()),
-					L + R + SLACK);
-			sleep(Duration.ofMillis(Math.max(0, pausedAt.get() + 2 * L - database.now()))); // the rest of the pause
-			long resumedAt = database.now();
-			long marksFrom = leader.log().mark();
-			leader.resume();
-			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(R + SLACK));
-			assertThat(revoked.term()).as("the resumed node revokes its stale term").isEqualTo(staleTerm);
-			await("the resumed node reports it is a follower").atMost(Duration.ofMillis(2 * R + SLACK))
-				.pollInterval(Duration.ofMillis(50))
-				.ignoreExceptions()
-				.until(() -> {
-					JsonNode election = leader.election();
-					return !election.path("thisNodeLeads").asBoolean()
-							&& !leader.id().equals(election.path("leader").asString(""));
+		scenario("2. SIGSTOP of the leader inside a fenced transaction for 2 L, then SIGCONT", 3,
+				(scenario, leader) -> {
+					long staleTerm = currentTerm();
+					double revokedBefore = leader.transitions("revoked");
+					AtomicLong pausedAt = new AtomicLong();
+					leader.proxy().onStatement("LOCK IN SHARE MODE", () -> {
+						leader.pause();
+						pausedAt.set(database.now());
+					});
+					await("the leader frozen right after its fence reached the database").atMost(Duration.ofSeconds(5))
+						.pollInterval(Duration.ofMillis(20))
+						.until(() -> pausedAt.get() != 0);
+					awaitFailover(scenario,
+							"I5 a leader frozen inside a fenced transaction is replaced within L + R + 1 s",
+							"take-over from the frozen leader", pausedAt.get(),
+							(run) -> !run.nodeId().equals(leader.id()), L + R + SLACK);
+					sleep(Duration.ofMillis(Math.max(0, pausedAt.get() + 2 * L - database.now()))); // the
+																									// rest
+																									// of
+																									// the
+																									// pause
+					long resumedAt = database.now();
+					long marksFrom = leader.log().mark();
+					leader.resume();
+					NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(R + SLACK));
+					assertThat(revoked.term()).as("the resumed node revokes its stale term").isEqualTo(staleTerm);
+					await("the resumed node reports it is a follower").atMost(Duration.ofMillis(2 * R + SLACK))
+						.pollInterval(Duration.ofMillis(50))
+						.ignoreExceptions()
+						.until(() -> {
+							JsonNode election = leader.election();
+							return !election.path("thisNodeLeads").asBoolean()
+									&& !leader.id().equals(election.path("leader").asString(""));
+						});
+					assertThat(leader.transitions("revoked")).as("the resumed node counts the revocation")
+						.isEqualTo(revokedBefore + 1);
+					sleep(Duration.ofMillis(2 * R)); // a resumed node that kept writing
+														// would show it now
+					List<JobRuns.Run> late = JobRuns.since(database, pausedAt.get())
+						.stream()
+						.filter((run) -> run.nodeId().equals(leader.id()) && run.term() == staleTerm)
+						.toList();
+					assertThat(late).as("I5 no fenced write of the stale term %d after the leader froze", staleTerm)
+						.isEmpty();
+					scenario.detail(leader.id() + " frozen inside its fenced transaction; revoked term " + staleTerm
+							+ " (" + revoked.reason() + ") " + (revoked.atMillis() - resumedAt) + " ms after SIGCONT");
 				});
-			assertThat(leader.transitions("revoked")).as("the resumed node counts the revocation")
-				.isEqualTo(revokedBefore + 1);
-			sleep(Duration.ofMillis(2 * R)); // a resumed node that kept writing would show it now
-			List<JobRuns.Run> late = JobRuns.since(database, pausedAt.get())
-				.stream()
-				.filter((run) -> run.nodeId().equals(leader.id()) && run.term() == staleTerm)
-				.toList();
-			assertThat(late).as("I5 no fenced write of the stale term %d after the leader froze", staleTerm)
-				.isEmpty();
-			scenario.detail(leader.id() + " frozen inside its fenced transaction; revoked term " + staleTerm + " ("
-					+ revoked.reason() + ") " + (revoked.atMillis() - resumedAt) + " ms after SIGCONT");
-		});
 	}
 
 	/**
 	 * 3. The database unreachable from every node for L + 2 s: all proxies are cut the
 	 * moment the leader's fence reached the database, so the leader is inside a fenced
-	 * transaction, and connections hang without an error. Every node stops believing before
-	 * the lease could expire at the database (belief ends at L − G after the last
-	 * acknowledged renewal, the lease at L after it); after the network is restored exactly
-	 * one leader within 2 R plus 1 s for reconnecting, and the job runs again; nothing
-	 * reaches application code, not even the broken fenced transaction.
+	 * transaction, and connections hang without an error. Every node stops believing
+	 * before the lease could expire at the database (belief ends at L − G after the last
+	 * acknowledged renewal, the lease at L after it); after the network is restored
+	 * exactly one leader within 2 R plus 1 s for reconnecting, and the job runs again;
+	 * nothing reaches application code, not even the broken fenced transaction.
 	 */
 	@Test
 	@Order(9)
@@ -452,13 +483,14 @@ class FaultScenariosIntegrationTests {
 				nodes.forEach((node) -> node.proxy().cut(Outage.BLACKHOLE));
 				cutAt.set(database.now());
 			});
-			await("the network cut right after the leader's fence reached the database")
-				.atMost(Duration.ofSeconds(5))
+			await("the network cut right after the leader's fence reached the database").atMost(Duration.ofSeconds(5))
 				.pollInterval(Duration.ofMillis(20))
 				.until(() -> cutAt.get() != 0);
 			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
 			LeaseMonitor.Sighting lastLease = cluster.monitor().latest().orElseThrow();
-			sleep(Duration.ofMillis(Math.max(0, cutAt.get() + L + 2000 - database.now()))); // the outage lasts
+			sleep(Duration.ofMillis(Math.max(0, cutAt.get() + L + 2000 - database.now()))); // the
+																							// outage
+																							// lasts
 			List<SampleNode> believersDuringCut = cluster.believers();
 			long restoredAt = database.now();
 			nodes.forEach((node) -> node.proxy().restore());
@@ -468,7 +500,9 @@ class FaultScenariosIntegrationTests {
 		});
 	}
 
-	/** 1. {@code kill -9} of the leader: a new leader's first job run within L + R + 1 s. */
+	/**
+	 * 1. {@code kill -9} of the leader: a new leader's first job run within L + R + 1 s.
+	 */
 	@Test
 	@Order(10)
 	void killedLeaderIsReplacedWithinLeasePlusRenewInterval() throws Exception {
@@ -500,9 +534,9 @@ class FaultScenariosIntegrationTests {
 
 	/**
 	 * 11. A second process started with the leader's node id (a misconfigured
-	 * {@code node-id}): it finds the id in use, takes no part and never believes it leads,
-	 * while the leader keeps its term; its graceful stop leaves the leader's candidacy and
-	 * lease alone.
+	 * {@code node-id}): it finds the id in use, takes no part and never believes it
+	 * leads, while the leader keeps its term; its graceful stop leaves the leader's
+	 * candidacy and lease alone.
 	 */
 	@Test
 	@Order(12)
@@ -534,11 +568,11 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * 12. A forced hand-over of one election while its leader keeps leading the others: the
-	 * leader of {@code default} first leads every other election too, so that each of its
-	 * heartbeat rounds renews them all in one batched statement; then {@code default} is
-	 * handed to another node. Only {@code default} moves (within about 2 R, checked by the
-	 * job's first run on the target, with no overlap and no stale commit like every
+	 * 12. A forced hand-over of one election while its leader keeps leading the others:
+	 * the leader of {@code default} first leads every other election too, so that each of
+	 * its heartbeat rounds renews them all in one batched statement; then {@code default}
+	 * is handed to another node. Only {@code default} moves (within about 2 R, checked by
+	 * the job's first run on the target, with no overlap and no stale commit like every
 	 * scenario); the other elections keep their leader and term, and its renewal of them
 	 * (the refresh of its session) goes on through the hand-over and after it.
 	 */
@@ -566,7 +600,8 @@ class FaultScenariosIntegrationTests {
 					awaitFailover(scenario, "I6 a forced hand-over takes at most about 2 R", "hand-over", requestedAt,
 							(run) -> run.nodeId().equals(target.id()), 2 * R + SLACK);
 					long movedAt = database.now();
-					// Renewals by the old leader after the hand-over: its batch went on without default.
+					// Renewals by the old leader after the hand-over: its batch went on
+					// without default.
 					await("two renewals of every other election by " + leader.id() + " after the hand-over")
 						.atMost(Duration.ofMillis(3 * R + SLACK))
 						.pollInterval(Duration.ofMillis(50))
@@ -576,10 +611,13 @@ class FaultScenariosIntegrationTests {
 					for (String election : SampleNode.OTHER_ELECTIONS) {
 						LeaseMonitor.Sighting was = before.get(election);
 						LeaseMonitor.Sighting is = after.get(election);
-						assertThat(is.leaderId()).as("election " + election + " keeps its leader").isEqualTo(leader.id());
+						assertThat(is.leaderId()).as("election " + election + " keeps its leader")
+							.isEqualTo(leader.id());
 						assertThat(is.term()).as("election " + election + " keeps its term").isEqualTo(was.term());
-						assertThat(is.expiresAt()).as("election " + election + " has a live lease").isGreaterThan(is.seenAt());
-						assertThat(leader.believesItLeads(election)).as(leader.id() + " still believes it leads " + election)
+						assertThat(is.expiresAt()).as("election " + election + " has a live lease")
+							.isGreaterThan(is.seenAt());
+						assertThat(leader.believesItLeads(election))
+							.as(leader.id() + " still believes it leads " + election)
 							.isTrue();
 					}
 					assertThat(otherElectionsTransitions(leader))
@@ -587,7 +625,8 @@ class FaultScenariosIntegrationTests {
 						.isEqualTo(transitionsBefore);
 					assertThat(after.get(FaultDatabase.ELECTION).leaderId()).as("default moved to the target")
 						.isEqualTo(target.id());
-					assertThat(leader.believesItLeads()).as(leader.id() + " no longer believes it leads default").isFalse();
+					assertThat(leader.believesItLeads()).as(leader.id() + " no longer believes it leads default")
+						.isFalse();
 					assertThat(scenario.transitions(leader)).as("the old leader logs the hand-over of default")
 						.anyMatch((transition) -> !transition.granted() && transition.reason().equals("HANDED_OVER"));
 					scenario.detail(SampleNode.OTHER_ELECTIONS + " kept leader " + leader.id() + " and their terms; "
@@ -596,16 +635,17 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * 14. The database frozen for every node (every proxy black-holes both ways and closes
-	 * nothing, as a server stopped by {@code SIGSTOP}) for a little more than a lease, with
-	 * the leader's application pool exhausted meanwhile by two {@code SELECT SLEEP}. While
-	 * it lasts, the test asks every node for {@code GET /actuator/leader},
-	 * {@code /actuator/leader/default} and {@code /actuator/health} over and over and times
-	 * each answer: the endpoint answers within {@link #LEADER_ENDPOINT_BOUND}, the whole
-	 * health (with the sample's bounded {@code db} indicator) within {@link #HEALTH_BOUND},
-	 * on the node whose pool is exhausted too; once a node's belief has ended it says
-	 * {@code thisNodeLeads: false}, and it shows {@code databaseUnreachableFor}. Nobody
-	 * believes it leads meanwhile; one leader and the job again after the freeze.
+	 * 14. The database frozen for every node (every proxy black-holes both ways and
+	 * closes nothing, as a server stopped by {@code SIGSTOP}) for a little more than a
+	 * lease, with the leader's application pool exhausted meanwhile by two
+	 * {@code SELECT SLEEP}. While it lasts, the test asks every node for
+	 * {@code GET /actuator/leader}, {@code /actuator/leader/default} and
+	 * {@code /actuator/health} over and over and times each answer: the endpoint answers
+	 * within {@link #LEADER_ENDPOINT_BOUND}, the whole health (with the sample's bounded
+	 * {@code db} indicator) within {@link #HEALTH_BOUND}, on the node whose pool is
+	 * exhausted too; once a node's belief has ended it says {@code thisNodeLeads: false},
+	 * and it shows {@code databaseUnreachableFor}. Nobody believes it leads meanwhile;
+	 * one leader and the job again after the freeze.
 	 */
 	@Test
 	@Order(14)
@@ -620,7 +660,8 @@ class FaultScenariosIntegrationTests {
 					NodeLog.Transition revoked;
 					List<SampleNode> believersWhileFrozen;
 					try (EndpointWatch watch = new EndpointWatch(nodes, ALL_ENDPOINTS)) {
-						// The sleeps end at the server before the freeze does; their answers come with the thaw.
+						// The sleeps end at the server before the freeze does; their
+						// answers come with the thaw.
 						leader.holdApplicationConnections(SampleNode.POOL_SIZE, (int) (frozenFor / 1000));
 						await("the application pool of " + leader.id() + " exhausted").atMost(Duration.ofSeconds(5))
 							.pollInterval(Duration.ofMillis(50))
@@ -628,9 +669,12 @@ class FaultScenariosIntegrationTests {
 						frozenAt = database.now();
 						nodes.forEach((node) -> node.proxy().cut(Outage.BLACKHOLE));
 						revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
-						sleep(Duration.ofMillis(Math.max(0, frozenAt + frozenFor - database.now()))); // the freeze lasts
+						sleep(Duration.ofMillis(Math.max(0, frozenAt + frozenFor - database.now()))); // the
+																										// freeze
+																										// lasts
 						believersWhileFrozen = cluster.believers();
-						answers = watch.stop(); // before the thaw: every answer counted came during the freeze
+						answers = watch.stop(); // before the thaw: every answer counted
+												// came during the freeze
 					}
 					LeaseMonitor.Sighting lastLease = cluster.monitor().latest().orElseThrow();
 					long thawedAt = database.now();
@@ -647,12 +691,13 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * 15. Only the leader cut off from the database, both ways, its connections black-holed
-	 * rather than closed, for two leases: it stops believing before its lease can expire
-	 * at the database, another node takes over within L + R + 1 s as from a crashed
-	 * leader, and nothing of the old term commits; the cut-off node's endpoint and health
-	 * answer within their bounds throughout with its own view. When the path returns it
-	 * rejoins as a follower, and a forced hand-over back to it makes its job run again.
+	 * 15. Only the leader cut off from the database, both ways, its connections
+	 * black-holed rather than closed, for two leases: it stops believing before its lease
+	 * can expire at the database, another node takes over within L + R + 1 s as from a
+	 * crashed leader, and nothing of the old term commits; the cut-off node's endpoint
+	 * and health answer within their bounds throughout with its own view. When the path
+	 * returns it rejoins as a follower, and a forced hand-over back to it makes its job
+	 * run again.
 	 */
 	@Test
 	@Order(15)
@@ -673,7 +718,9 @@ class FaultScenariosIntegrationTests {
 								"a leader cut off from the database is replaced within L + R + 1 s",
 								"first run of a successor", cutAt, (run) -> !run.nodeId().equals(leader.id()),
 								L + R + SLACK);
-						sleep(Duration.ofMillis(Math.max(0, cutAt + 2 * L - database.now()))); // the cut lasts
+						sleep(Duration.ofMillis(Math.max(0, cutAt + 2 * L - database.now()))); // the
+																								// cut
+																								// lasts
 						answers = watch.stop();
 					}
 					long restoredAt = database.now();
@@ -685,7 +732,8 @@ class FaultScenariosIntegrationTests {
 						for (String path : ALL_ENDPOINTS) {
 							Duration bound = path.equals(EndpointWatch.HEALTH) ? HEALTH_BOUND : LEADER_ENDPOINT_BOUND;
 							assertThat(EndpointWatch.of(answers, path, fromOther))
-								.as("%s, still connected, answers GET %s within %d ms", other.id(), path, bound.toMillis())
+								.as("%s, still connected, answers GET %s within %d ms", other.id(), path,
+										bound.toMillis())
 								.isNotEmpty()
 								.allMatch((answer) -> answer.answeredWithin(bound));
 						}
@@ -705,14 +753,14 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * 16. A half-open connection during a fenced run: the leader's path is black-holed the
-	 * moment its job's fence reached the database, so the fence's answer never comes and
-	 * no connection is closed (a host that vanished), for two leases. The fenced
-	 * connection's network timeout (the hold limit, the lease rounded up to seconds) gives
-	 * the job's thread an exception within about that limit, instead of after the operating
-	 * system's retransmissions; the server drops the stalled session, so another node
-	 * takes over as in 2.; nothing of the stale term commits. After the path returns and a
-	 * forced hand-over back, the job runs on that node again.
+	 * 16. A half-open connection during a fenced run: the leader's path is black-holed
+	 * the moment its job's fence reached the database, so the fence's answer never comes
+	 * and no connection is closed (a host that vanished), for two leases. The fenced
+	 * connection's network timeout (the hold limit, the lease rounded up to seconds)
+	 * gives the job's thread an exception within about that limit, instead of after the
+	 * operating system's retransmissions; the server drops the stalled session, so
+	 * another node takes over as in 2.; nothing of the stale term commits. After the path
+	 * returns and a forced hand-over back, the job runs on that node again.
 	 */
 	@Test
 	@Order(16)
@@ -737,9 +785,12 @@ class FaultScenariosIntegrationTests {
 					scenario.failover("the job's thread gets an exception", jobFailed.atMillis() - cutAt.get(),
 							HOLD_LIMIT + SLACK);
 					NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
-					awaitFailover(scenario, "I5 a leader whose fenced connection went half-open is replaced within L + R + 1 s",
+					awaitFailover(scenario,
+							"I5 a leader whose fenced connection went half-open is replaced within L + R + 1 s",
 							"take-over", cutAt.get(), (run) -> !run.nodeId().equals(leader.id()), L + R + SLACK);
-					sleep(Duration.ofMillis(Math.max(0, cutAt.get() + 2 * L - database.now()))); // the cut lasts
+					sleep(Duration.ofMillis(Math.max(0, cutAt.get() + 2 * L - database.now()))); // the
+																									// cut
+																									// lasts
 					long restoredAt = database.now();
 					leader.proxy().restore();
 					assertThat(jobFailed.atMillis() - cutAt.get())
@@ -752,7 +803,8 @@ class FaultScenariosIntegrationTests {
 						.stream()
 						.filter((run) -> run.nodeId().equals(leader.id()) && run.term() == term)
 						.toList();
-					assertThat(stale).as("I5 nothing of the stale term %d commits, not even after the path returned", term)
+					assertThat(stale)
+						.as("I5 nothing of the stale term %d commits, not even after the path returned", term)
 						.isEmpty();
 					String reason = jobFailed.text().substring(jobFailed.text().lastIndexOf("; ") + 2);
 					scenario.detail(leader.id() + "'s job thread: " + NodeLog.JOB_RUN_NOT_RECORDED
@@ -762,9 +814,9 @@ class FaultScenariosIntegrationTests {
 
 	/**
 	 * After every node's path to the database was cut and has been restored: the leader
-	 * stopped believing before its lease could expire at the database (I2), nobody believed
-	 * it led or was granted leadership during the outage (I2, I3), and exactly one leader
-	 * within 2 R plus 1 s for reconnecting.
+	 * stopped believing before its lease could expire at the database (I2), nobody
+	 * believed it led or was granted leadership during the outage (I2, I3), and exactly
+	 * one leader within 2 R plus 1 s for reconnecting.
 	 * @param revoked the leader's revocation
 	 * @param lastLease the last lease seen before the restore
 	 * @param believersDuringOutage who believed it led just before the restore
@@ -796,9 +848,10 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * Check a node's timed answers during an outage: every answer within its bound, and once
-	 * the outage has lasted L − G (by then the heartbeat has failed, and the belief of a
-	 * leader has ended) each shows the node's own view: not leading, database unreachable.
+	 * Check a node's timed answers during an outage: every answer within its bound, and
+	 * once the outage has lasted L − G (by then the heartbeat has failed, and the belief
+	 * of a leader has ended) each shows the node's own view: not leading, database
+	 * unreachable.
 	 * @param node the node
 	 * @param answers the answers of all nodes
 	 * @param outageFrom database time the outage began
@@ -814,13 +867,19 @@ class FaultScenariosIntegrationTests {
 			Duration bound = path.equals(EndpointWatch.HEALTH) ? HEALTH_BOUND : LEADER_ENDPOINT_BOUND;
 			List<EndpointWatch.Answer> all = EndpointWatch.of(answers, path, during);
 			List<EndpointWatch.Answer> late = EndpointWatch.of(answers, path, settled);
-			timings.append(' ').append(path).append(' ').append(EndpointWatch.slowest(all)).append(" ms (")
-				.append(all.size()).append(')');
+			timings.append(' ')
+				.append(path)
+				.append(' ')
+				.append(EndpointWatch.slowest(all))
+				.append(" ms (")
+				.append(all.size())
+				.append(')');
 			assertThat(all).as("%s answered GET %s during the outage", node.id(), path).isNotEmpty();
 			assertThat(all).as("%s answers GET %s within %d ms during the outage", node.id(), path, bound.toMillis())
 				.allMatch((answer) -> answer.answeredWithin(bound));
 			assertThat(late).as("%s answered GET %s after the outage lasted L - G", node.id(), path).isNotEmpty();
-			assertThat(late).as("%s shows databaseUnreachableFor in GET %s once the outage lasted L - G", node.id(), path)
+			assertThat(late)
+				.as("%s shows databaseUnreachableFor in GET %s once the outage lasted L - G", node.id(), path)
 				.allMatch((answer) -> answer.databaseUnreachableFor().isPresent());
 			assertThat(EndpointWatch.of(answers, path, during.and((answer) -> answer.sentAt() > beliefEnded)))
 				.as("%s says it does not lead in GET %s once its belief ended", node.id(), path)
@@ -832,10 +891,11 @@ class FaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * Check that a node stopped believing before the lease of its term could expire at the
-	 * database, and before anyone took over.
+	 * Check that a node stopped believing before the lease of its term could expire at
+	 * the database, and before anyone took over.
 	 */
-	private void assertStepsDownBeforeLeaseEnds(SampleNode node, NodeLog.Transition revoked, long term, long fromDbMillis) {
+	private void assertStepsDownBeforeLeaseEnds(SampleNode node, NodeLog.Transition revoked, long term,
+			long fromDbMillis) {
 		long lastExpiry = cluster.monitor()
 			.since(fromDbMillis - 2 * R)
 			.stream()
@@ -855,8 +915,11 @@ class FaultScenariosIntegrationTests {
 	 * stuck).
 	 */
 	private void assertRejoinsAsFollowerAndLeadsWhenForced(Scenario scenario, SampleNode node, long restoredAt) {
-		await(node.id() + " rejoins as a follower with a fresh view").atMost(Duration.ofMillis(2 * R + SLACK)
-			.plus(OBSERVE_BEYOND_BOUND)).pollInterval(Duration.ofMillis(50)).ignoreExceptions().until(() -> {
+		await(node.id() + " rejoins as a follower with a fresh view")
+			.atMost(Duration.ofMillis(2 * R + SLACK).plus(OBSERVE_BEYOND_BOUND))
+			.pollInterval(Duration.ofMillis(50))
+			.ignoreExceptions()
+			.until(() -> {
 				JsonNode election = node.election();
 				String leaderId = election.path("leader").asString("");
 				return !election.path("stale").asBoolean(true) && !election.path("thisNodeLeads").asBoolean(true)
@@ -871,7 +934,8 @@ class FaultScenariosIntegrationTests {
 		long requestedAt = database.now();
 		node.forceLeader(node.id());
 		awaitFailover(scenario, "I6 after a forced hand-over back, the node that was cut off runs its job again",
-				"job run after the hand-over back", requestedAt, (run) -> run.nodeId().equals(node.id()), 2 * R + SLACK);
+				"job run after the hand-over back", requestedAt, (run) -> run.nodeId().equals(node.id()),
+				2 * R + SLACK);
 	}
 
 	private NodeLog.Line awaitLogLine(SampleNode node, long logMark, String text, Duration bound) {
@@ -970,7 +1034,9 @@ class FaultScenariosIntegrationTests {
 		return cluster.monitor().latest().orElseThrow().term();
 	}
 
-	/** @return every version of the lease seen since the scenario began, with its term */
+	/**
+	 * @return every version of the lease seen since the scenario began, with its term
+	 */
 	private static List<LeaseMonitor.Sighting> termsSince(Scenario scenario) {
 		return cluster.monitor().since(scenario.startedAt());
 	}

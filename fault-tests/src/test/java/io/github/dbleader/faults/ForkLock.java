@@ -14,12 +14,13 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Holds a lock on a file that every fork of the suite sees ({@code target/fault-forks.lock})
- * while a scenario class runs: shared for {@link ForkUse.Mode#SHARED} classes, exclusive for
- * {@link ForkUse.Mode#ALONE} ones. Within a JVM the file is locked once however many classes
- * hold it (a JVM cannot lock a file twice), and an exclusive holder waits until the JVM's
- * shared holders are done. Classes may start and end on different threads, hence counts under
- * a monitor rather than a thread-owned lock.
+ * Holds a lock on a file that every fork of the suite sees
+ * ({@code target/fault-forks.lock}) while a scenario class runs: shared for
+ * {@link ForkUse.Mode#SHARED} classes, exclusive for {@link ForkUse.Mode#ALONE} ones.
+ * Within a JVM the file is locked once however many classes hold it (a JVM cannot lock a
+ * file twice), and an exclusive holder waits until the JVM's shared holders are done.
+ * Classes may start and end on different threads, hence counts under a monitor rather
+ * than a thread-owned lock.
  */
 final class ForkLock implements BeforeAllCallback, AfterAllCallback {
 
@@ -33,16 +34,19 @@ final class ForkLock implements BeforeAllCallback, AfterAllCallback {
 
 	private static @Nullable FileLock lock;
 
-	/** This JVM's fork number once taken, and the lock that keeps it this JVM's until it ends. */
+	/**
+	 * This JVM's fork number once taken, and the lock that keeps it this JVM's until it
+	 * ends.
+	 */
 	private static int fork;
 
 	private static @Nullable FileLock forkClaim;
 
 	/**
-	 * This JVM's number among the suite's JVMs that run at once: the lowest whose lock file
-	 * ({@code target/fault-forks/<n>.lock}) no other running JVM holds, taken at first use
-	 * and kept until the JVM ends. Failsafe's own fork number only grows across the build's
-	 * executions, so it cannot name a fork's database.
+	 * This JVM's number among the suite's JVMs that run at once: the lowest whose lock
+	 * file ({@code target/fault-forks/<n>.lock}) no other running JVM holds, taken at
+	 * first use and kept until the JVM ends. Failsafe's own fork number only grows across
+	 * the build's executions, so it cannot name a fork's database.
 	 * @return 1 or more
 	 */
 	static synchronized int forkNumber() {
@@ -69,15 +73,18 @@ final class ForkLock implements BeforeAllCallback, AfterAllCallback {
 		}
 	}
 
-	/** @return the module's build directory, where every fork of the suite sees the same files */
+	/**
+	 * @return the module's build directory, where every fork of the suite sees the same
+	 * files
+	 */
 	static Path targetDirectory() {
 		return Path.of(System.getProperty("fault.work-dir", "target/fault-runs")).toAbsolutePath().getParent();
 	}
 
 	/**
 	 * Where this fork's processes write their logs and the sample is prepared
-	 * ({@code fault.work-dir}, in a directory of its own beyond the first fork): the forks
-	 * start processes with the same node ids.
+	 * ({@code fault.work-dir}, in a directory of its own beyond the first fork): the
+	 * forks start processes with the same node ids.
 	 * @return the directory
 	 */
 	static Path workDirectory() {
@@ -106,7 +113,8 @@ final class ForkLock implements BeforeAllCallback, AfterAllCallback {
 				monitor.wait();
 			}
 			if (alone || shared == 0) {
-				// First holder in this JVM: lock the file, waiting for the other fork. The
+				// First holder in this JVM: lock the file, waiting for the other fork.
+				// The
 				// monitor is held meanwhile, so no other class of this JVM starts either.
 				lockFile(!alone);
 			}

@@ -32,18 +32,19 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Fault scenarios on a MariaDB Galera cluster: three processes of the sample application,
- * each connected (through its own proxy) to another node of the cluster, with the timing of
- * {@link FaultScenariosIntegrationTests} (L = 3 s, R = 500 ms). Each scenario checks what
- * every {@link Scenario} checks (no overlapping fenced runs of different holders, no
+ * each connected (through its own proxy) to another node of the cluster, with the timing
+ * of {@link FaultScenariosIntegrationTests} (L = 3 s, R = 500 ms). Each scenario checks
+ * what every {@link Scenario} checks (no overlapping fenced runs of different holders, no
  * commit of a stale term, no exception in application code) and its own failover bound.
  * The lease monitor and the checks read causally ({@code wsrep_sync_wait = 1}) on the
  * first node, so they see at once what a process committed on another one.
  *
- * <p>{@code LEADER_ELECTION_TEST_GALERA_URLS} lists the JDBC URL of each cluster node,
- * {@code _USERNAME} and {@code _PASSWORD} the user ({@code .ci/galera start} prints them).
- * Without the URLs the class does not run; with them, a node that cannot be reached or is
- * not a synced member of one cluster fails it. The last scenario kills a node of the
- * cluster: start the cluster again before running the class again.
+ * <p>
+ * {@code LEADER_ELECTION_TEST_GALERA_URLS} lists the JDBC URL of each cluster node,
+ * {@code _USERNAME} and {@code _PASSWORD} the user ({@code .ci/galera start} prints
+ * them). Without the URLs the class does not run; with them, a node that cannot be
+ * reached or is not a synced member of one cluster fails it. The last scenario kills a
+ * node of the cluster: start the cluster again before running the class again.
  */
 @EnabledIfEnvironmentVariable(named = GaleraFaultScenariosIntegrationTests.URLS, matches = ".+",
 		disabledReason = "no Galera cluster: set " + GaleraFaultScenariosIntegrationTests.URLS + " (see .ci/galera)")
@@ -57,18 +58,25 @@ class GaleraFaultScenariosIntegrationTests {
 
 	private static final long R = SampleNode.RENEW.toMillis();
 
-	/** Slack for the job's first run after a change of leader: job interval, round trips, scheduling. */
+	/**
+	 * Slack for the job's first run after a change of leader: job interval, round trips,
+	 * scheduling.
+	 */
 	private static final long SLACK = 1000;
 
 	/**
-	 * Slack for the cluster's eviction of a dead node beyond {@code evs.suspect_timeout}: the
-	 * inactivity check that notices the timeout (up to {@code evs.inactive_check_period}, 1 s),
-	 * the installation of the new view, and the statement timeout of the read that was
-	 * waiting. Seen: 6.35 s and 6.47 s of stall with a 5 s timeout.
+	 * Slack for the cluster's eviction of a dead node beyond {@code evs.suspect_timeout}:
+	 * the inactivity check that notices the timeout (up to
+	 * {@code evs.inactive_check_period}, 1 s), the installation of the new view, and the
+	 * statement timeout of the read that was waiting. Seen: 6.35 s and 6.47 s of stall
+	 * with a 5 s timeout.
 	 */
 	private static final long STALL_SLACK = 2000;
 
-	/** How much longer than a bound a wait goes on, so that a miss is measured rather than only reported. */
+	/**
+	 * How much longer than a bound a wait goes on, so that a miss is measured rather than
+	 * only reported.
+	 */
 	private static final Duration OBSERVE_BEYOND_BOUND = Duration.ofSeconds(5);
 
 	private static final Pattern SUSPECT_TIMEOUT = Pattern.compile("evs\\.suspect_timeout = (PT[^;]+)");
@@ -100,7 +108,8 @@ class GaleraFaultScenariosIntegrationTests {
 				username, password);
 		System.out.println("[test databases] Galera: " + urls.size() + " nodes of cluster " + states.get(0));
 		cluster = Cluster.spreadOver(observer, clusterNodes);
-		// One after the other: three JVMs starting at once on a busy two-core machine can miss
+		// One after the other: three JVMs starting at once on a busy two-core machine can
+		// miss
 		// the sample's one-second connection timeout.
 		for (int i = 0; i < clusterNodes.size(); i++) {
 			cluster.start(1);
@@ -115,37 +124,47 @@ class GaleraFaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * SIGSTOP of the leader for 2 L, right after the statement that puts the fence row into
-	 * its fenced transaction's write set reached its cluster node. Row locks are local to
-	 * that node: the take-over through another node does not wait for the frozen
-	 * transaction, and once applied on the frozen leader's node it aborts that transaction
-	 * (certification orders the two). A new leader's first run within L + R + 1 s; after
-	 * SIGCONT the old leader commits nothing with its stale term and becomes a follower.
+	 * SIGSTOP of the leader for 2 L, right after the statement that puts the fence row
+	 * into its fenced transaction's write set reached its cluster node. Row locks are
+	 * local to that node: the take-over through another node does not wait for the frozen
+	 * transaction, and once applied on the frozen leader's node it aborts that
+	 * transaction (certification orders the two). A new leader's first run within L + R +
+	 * 1 s; after SIGCONT the old leader commits nothing with its stale term and becomes a
+	 * follower.
 	 */
 	@Test
 	@Order(1)
 	void leaderPausedInsideAFencedRunForLongerThanTheLeaseCommitsNothing() throws Exception {
-		scenario("Galera: SIGSTOP of the leader inside a fenced transaction for 2 L, then SIGCONT", (scenario, leader) -> {
-			long staleTerm = cluster.monitor().latest().orElseThrow().term();
-			long pausedAt = awaitSuccessor(scenario, leader,
-					"a leader frozen inside a fenced transaction is replaced within L + R + 1 s", L + R + SLACK,
-					() -> pauseAfter(leader, "fenced_runs"));
-			Thread.sleep(Math.max(0, pausedAt + 2 * L - observer.now())); // the rest of the pause
-			long resumedAt = observer.now();
-			long marksFrom = leader.log().mark();
-			leader.resume();
-			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(R + SLACK));
-			assertThat(revoked.term()).as("the resumed node revokes its stale term").isEqualTo(staleTerm);
-			Thread.sleep(2 * R); // a resumed node that kept writing would show it now
-			assertThat(JobRuns.since(observer, pausedAt))
-				.as("no fenced write of the stale term %d after the leader froze", staleTerm)
-				.noneMatch((run) -> run.nodeId().equals(leader.id()) && run.term() == staleTerm);
-			scenario.detail(leader.id() + " frozen after its fence write; revoked term " + staleTerm + " ("
-					+ revoked.reason() + ") " + (revoked.atMillis() - resumedAt) + " ms after SIGCONT");
-		});
+		scenario("Galera: SIGSTOP of the leader inside a fenced transaction for 2 L, then SIGCONT",
+				(scenario, leader) -> {
+					long staleTerm = cluster.monitor().latest().orElseThrow().term();
+					long pausedAt = awaitSuccessor(scenario, leader,
+							"a leader frozen inside a fenced transaction is replaced within L + R + 1 s", L + R + SLACK,
+							() -> pauseAfter(leader, "fenced_runs"));
+					Thread.sleep(Math.max(0, pausedAt + 2 * L - observer.now())); // the
+																					// rest
+																					// of
+																					// the
+																					// pause
+					long resumedAt = observer.now();
+					long marksFrom = leader.log().mark();
+					leader.resume();
+					NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(R + SLACK));
+					assertThat(revoked.term()).as("the resumed node revokes its stale term").isEqualTo(staleTerm);
+					Thread.sleep(2 * R); // a resumed node that kept writing would show it
+											// now
+					assertThat(JobRuns.since(observer, pausedAt))
+						.as("no fenced write of the stale term %d after the leader froze", staleTerm)
+						.noneMatch((run) -> run.nodeId().equals(leader.id()) && run.term() == staleTerm);
+					scenario.detail(leader.id() + " frozen after its fence write; revoked term " + staleTerm + " ("
+							+ revoked.reason() + ") " + (revoked.atMillis() - resumedAt) + " ms after SIGCONT");
+				});
 	}
 
-	/** {@code kill -9} of the leader: a successor on another cluster node runs within L + R + 1 s. */
+	/**
+	 * {@code kill -9} of the leader: a successor on another cluster node runs within L +
+	 * R + 1 s.
+	 */
 	@Test
 	@Order(2)
 	void killedLeaderIsReplacedWithinLeasePlusRenewInterval() throws Exception {
@@ -157,7 +176,9 @@ class GaleraFaultScenariosIntegrationTests {
 				}));
 	}
 
-	/** SIGTERM of the leader: it releases its lease, and a successor runs within R + 1 s. */
+	/**
+	 * SIGTERM of the leader: it releases its lease, and a successor runs within R + 1 s.
+	 */
 	@Test
 	@Order(3)
 	void gracefulShutdownHandsOverWithinARenewInterval() throws Exception {
@@ -174,14 +195,15 @@ class GaleraFaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * {@code kill -9} of the {@code mariadbd} of the leader's cluster node. The leader reaches
-	 * no database any more and stops believing at L − G; the surviving nodes stall writes
-	 * until they evict the dead one, after {@code evs.suspect_timeout} (read from the
-	 * server), and their causal reads wait as long. The followers keep watching the lease
-	 * through the stall with their nodes' own data, so that a renewal they missed just
-	 * before it does not start their whole-lease observation (I3) only after it: a new
-	 * leader runs within L + R + that timeout + 1 s of the kill, as the followers' database
-	 * answers again within that timeout + R + 2 s. The cluster keeps two nodes afterwards.
+	 * {@code kill -9} of the {@code mariadbd} of the leader's cluster node. The leader
+	 * reaches no database any more and stops believing at L − G; the surviving nodes
+	 * stall writes until they evict the dead one, after {@code evs.suspect_timeout} (read
+	 * from the server), and their causal reads wait as long. The followers keep watching
+	 * the lease through the stall with their nodes' own data, so that a renewal they
+	 * missed just before it does not start their whole-lease observation (I3) only after
+	 * it: a new leader runs within L + R + that timeout + 1 s of the kill, as the
+	 * followers' database answers again within that timeout + R + 2 s. The cluster keeps
+	 * two nodes afterwards.
 	 */
 	@Test
 	@Order(4)
@@ -203,7 +225,8 @@ class GaleraFaultScenariosIntegrationTests {
 		Duration suspectTimeout = suspectTimeout(observer);
 		scenario("Galera: the leader's database node dies (kill -9 of its mariadbd)", (scenario, current) -> {
 			FaultDatabase dying = cluster.databaseOf(current);
-			assertThat(dying).as("the leader's cluster node is not the one the checks read").isNotSameAs(clusterNodes.get(0));
+			assertThat(dying).as("the leader's cluster node is not the one the checks read")
+				.isNotSameAs(clusterNodes.get(0));
 			long pid = serverPid(dying);
 			long marksFrom = current.log().mark();
 			Map<String, Long> marks = new HashMap<>();
@@ -212,8 +235,8 @@ class GaleraFaultScenariosIntegrationTests {
 			// followers watched the lease meanwhile, so one takes over at once.
 			long stallBound = suspectTimeout.toMillis() + R + STALL_SLACK;
 			long bound = L + R + suspectTimeout.toMillis() + SLACK;
-			long killedAt = awaitSuccessor(scenario, current, "a new leader within L + R + evs.suspect_timeout ("
-					+ suspectTimeout + ") + 1 s", bound, () -> {
+			long killedAt = awaitSuccessor(scenario, current,
+					"a new leader within L + R + evs.suspect_timeout (" + suspectTimeout + ") + 1 s", bound, () -> {
 						long at = observer.now();
 						asRoot("kill", "-9", Long.toString(pid));
 						return at;
@@ -235,12 +258,13 @@ class GaleraFaultScenariosIntegrationTests {
 			long afterStall = successorRun.startedAt() - answeredAgainAt;
 			scenario.detail(successor.id() + "'s database answered again " + stall + " ms after the kill (bound "
 					+ stallBound + "), its first run " + afterStall + " ms after that");
-			assertThat(stall).as("the surviving cluster nodes answer within evs.suspect_timeout + R + %d ms",
-					STALL_SLACK).isLessThanOrEqualTo(stallBound);
+			assertThat(stall)
+				.as("the surviving cluster nodes answer within evs.suspect_timeout + R + %d ms", STALL_SLACK)
+				.isLessThanOrEqualTo(stallBound);
 			NodeLog.Transition revoked = awaitRevocation(current, marksFrom, Duration.ofMillis(L));
 			scenario.detail(current.id() + " lost its database node " + dying.address().getPort() + " and revoked ("
-					+ revoked.reason() + ") " + (revoked.atMillis() - killedAt) + " ms after the kill; evs.suspect_timeout "
-					+ suspectTimeout);
+					+ revoked.reason() + ") " + (revoked.atMillis() - killedAt)
+					+ " ms after the kill; evs.suspect_timeout " + suspectTimeout);
 		});
 	}
 
@@ -275,8 +299,8 @@ class GaleraFaultScenariosIntegrationTests {
 	}
 
 	/**
-	 * Freeze a process (SIGSTOP) as soon as a statement of it that contains a fragment has
-	 * reached its database, before it sees the reply.
+	 * Freeze a process (SIGSTOP) as soon as a statement of it that contains a fragment
+	 * has reached its database, before it sees the reply.
 	 * @return the database time of the freeze
 	 */
 	private static long pauseAfter(SampleNode node, String statementFragment) {
@@ -299,17 +323,20 @@ class GaleraFaultScenariosIntegrationTests {
 			.orElseThrow();
 	}
 
-	/** @return the cluster state UUID of a synced Galera node */
+	/**
+	 * @return the cluster state UUID of a synced Galera node
+	 */
 	private static String clusterState(FaultDatabase node) {
-		try (Connection connection = node.connect(); Statement statement = connection.createStatement();
+		try (Connection connection = node.connect();
+				Statement statement = connection.createStatement();
 				ResultSet rs = statement.executeQuery("SELECT @@wsrep_on, (SELECT variable_value FROM"
 						+ " information_schema.global_status WHERE variable_name = 'WSREP_LOCAL_STATE_COMMENT'),"
 						+ " (SELECT variable_value FROM information_schema.global_status"
 						+ " WHERE variable_name = 'WSREP_CLUSTER_STATE_UUID')")) {
 			rs.next();
 			if (!rs.getBoolean(1) || !"Synced".equals(rs.getString(2))) {
-				throw new IllegalStateException(node.url() + " is not a synced Galera node (wsrep_on="
-						+ rs.getString(1) + ", state " + rs.getString(2) + ")");
+				throw new IllegalStateException(node.url() + " is not a synced Galera node (wsrep_on=" + rs.getString(1)
+						+ ", state " + rs.getString(2) + ")");
 			}
 			return rs.getString(3);
 		}
@@ -319,9 +346,13 @@ class GaleraFaultScenariosIntegrationTests {
 		}
 	}
 
-	/** @return how long a Galera node waits before it suspects a silent peer, from its provider options */
+	/**
+	 * @return how long a Galera node waits before it suspects a silent peer, from its
+	 * provider options
+	 */
 	private static Duration suspectTimeout(FaultDatabase node) throws SQLException {
-		try (Connection connection = node.connect(); Statement statement = connection.createStatement();
+		try (Connection connection = node.connect();
+				Statement statement = connection.createStatement();
 				ResultSet rs = statement.executeQuery("SELECT @@wsrep_provider_options")) {
 			rs.next();
 			Matcher matcher = SUSPECT_TIMEOUT.matcher(rs.getString(1));
@@ -330,10 +361,14 @@ class GaleraFaultScenariosIntegrationTests {
 		}
 	}
 
-	/** @return the process id of a node's {@code mariadbd}, from its pid file (on this machine) */
+	/**
+	 * @return the process id of a node's {@code mariadbd}, from its pid file (on this
+	 * machine)
+	 */
 	private static long serverPid(FaultDatabase node) throws SQLException, IOException, InterruptedException {
 		String pidFile;
-		try (Connection connection = node.connect(); Statement statement = connection.createStatement();
+		try (Connection connection = node.connect();
+				Statement statement = connection.createStatement();
 				ResultSet rs = statement.executeQuery("SELECT @@pid_file")) {
 			rs.next();
 			pidFile = rs.getString(1);
@@ -341,7 +376,10 @@ class GaleraFaultScenariosIntegrationTests {
 		return Long.parseLong(asRoot("cat", pidFile).trim());
 	}
 
-	/** Run a command, through {@code sudo} unless this JVM runs as root (the servers run as mysql). */
+	/**
+	 * Run a command, through {@code sudo} unless this JVM runs as root (the servers run
+	 * as mysql).
+	 */
 	private static String asRoot(String... command) throws IOException, InterruptedException {
 		List<String> line = new ArrayList<>();
 		if (!"root".equals(System.getProperty("user.name"))) {

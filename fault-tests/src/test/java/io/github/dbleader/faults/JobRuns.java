@@ -10,8 +10,8 @@ import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
- * The fenced writes of the sample's job: one row per run with node, term, start and end on
- * the database clock. Two properties are read from them:
+ * The fenced writes of the sample's job: one row per run with node, term, start and end
+ * on the database clock. Two properties are read from them:
  * <ul>
  * <li>overlap: runs of different holders (node and term) whose intervals intersect. Each
  * run is a fenced transaction, so any overlap means two writers held the fence at once;
@@ -46,8 +46,9 @@ final class JobRuns {
 	static List<Run> since(FaultDatabase database, String table, long fromDbMillis) {
 		List<Run> runs = new ArrayList<>();
 		try (Connection connection = database.connect();
-				PreparedStatement statement = connection.prepareStatement("SELECT node_id, term, started_at, finished_at FROM "
-						+ table + " WHERE finished_at >= ? ORDER BY started_at, finished_at")) {
+				PreparedStatement statement = connection
+					.prepareStatement("SELECT node_id, term, started_at, finished_at FROM " + table
+							+ " WHERE finished_at >= ? ORDER BY started_at, finished_at")) {
 			statement.setLong(1, fromDbMillis);
 			try (ResultSet result = statement.executeQuery()) {
 				while (result.next()) {

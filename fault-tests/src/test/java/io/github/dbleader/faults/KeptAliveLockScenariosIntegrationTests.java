@@ -27,10 +27,10 @@ import static org.awaitility.Awaitility.await;
  * processes, every node firing the trigger every second while each run lasts three times
  * {@code atMostFor}:
  * <ul>
- * <li>K1: runs never overlap, each keeps its lock to its end and commits its fenced write,
- * and no node's heartbeat fails;
- * <li>K2: {@code kill -9} of the holder in the middle of a run: another node runs within a
- * lease, a renew interval and a second (the trigger's period) of the kill, not after
+ * <li>K1: runs never overlap, each keeps its lock to its end and commits its fenced
+ * write, and no node's heartbeat fails;
+ * <li>K2: {@code kill -9} of the holder in the middle of a run: another node runs within
+ * a lease, a renew interval and a second (the trigger's period) of the kill, not after
  * {@code maxFor}.
  * </ul>
  */
@@ -90,7 +90,8 @@ class KeptAliveLockScenariosIntegrationTests {
 		runs.stream()
 			.filter((run) -> run.finishedAt() - run.startedAt() < RUN_MILLIS)
 			.forEach((run) -> violations.add("a run shorter than " + RUN_MILLIS + " ms: " + run));
-		Map<Long, Long> perTerm = runs.stream().collect(Collectors.groupingBy(JobRuns.Run::term, Collectors.counting()));
+		Map<Long, Long> perTerm = runs.stream()
+			.collect(Collectors.groupingBy(JobRuns.Run::term, Collectors.counting()));
 		perTerm.forEach((term, count) -> {
 			if (count > 1) {
 				violations.add(count + " runs of term " + term);
@@ -105,7 +106,10 @@ class KeptAliveLockScenariosIntegrationTests {
 		report("K1. kept-alive runs of 3 x atMostFor (" + RUN_MILLIS + " ms)", "none", runs, violations);
 	}
 
-	/** K2. kill -9 of the holder mid-run: the lock is free after a lease, not after maxFor. */
+	/**
+	 * K2. kill -9 of the holder mid-run: the lock is free after a lease, not after
+	 * maxFor.
+	 */
 	@Test
 	@Order(2)
 	void killedHolderMidRunIsReplacedAfterALease() throws Exception {
@@ -145,7 +149,9 @@ class KeptAliveLockScenariosIntegrationTests {
 		assertThat(violations).as(scenario).isEmpty();
 	}
 
-	/** @return database time from which a run was seen to start */
+	/**
+	 * @return database time from which a run was seen to start
+	 */
 	private static long awaitRun() {
 		cluster.awaitSteady(3);
 		long now = database.now();
@@ -156,8 +162,8 @@ class KeptAliveLockScenariosIntegrationTests {
 	}
 
 	/**
-	 * Wait until a live node holds the lock past its atMostFor, kept alive: acquired more than
-	 * atMostFor ago and not released.
+	 * Wait until a live node holds the lock past its atMostFor, kept alive: acquired more
+	 * than atMostFor ago and not released.
 	 * @return the holder
 	 */
 	private static String awaitMidRun() {

@@ -11,8 +11,9 @@ import java.util.Optional;
 /**
  * Watches the lease row from the test JVM over a direct connection (no proxy), every
  * {@link #PERIOD_MILLIS} ms, and keeps every version it sees, and every renewal (a later
- * expiry, from the holder's session), with the database time it was first seen. A term is therefore known to have been committed at the latest when it was
- * first seen: that time is what a stale write is measured against.
+ * expiry, from the holder's session), with the database time it was first seen. A term is
+ * therefore known to have been committed at the latest when it was first seen: that time
+ * is what a stale write is measured against.
  */
 final class LeaseMonitor implements AutoCloseable {
 
@@ -88,7 +89,9 @@ final class LeaseMonitor implements AutoCloseable {
 		}
 	}
 
-	/** @return the latest version seen, if any */
+	/**
+	 * @return the latest version seen, if any
+	 */
 	synchronized Optional<Sighting> latest() {
 		return this.sightings.isEmpty() ? Optional.empty() : Optional.of(this.sightings.get(this.sightings.size() - 1));
 	}

@@ -36,8 +36,8 @@ import static org.awaitility.Awaitility.await;
  * <ul>
  * <li>no two runs overlap, each run has a term of its own and the terms grow with the
  * starts;
- * <li>every trigger ran at most once: two runs start at least atLeastFor apart (two runs of
- * one trigger would start within a run's length of each other);
+ * <li>every trigger ran at most once: two runs start at least atLeastFor apart (two runs
+ * of one trigger would start within a run's length of each other);
  * <li>another node runs a later trigger within atMostFor + a period + 1 s of the fault;
  * <li>after the pause, the paused run's fenced write did not commit (3 trials).
  * </ul>
@@ -85,7 +85,9 @@ class LockScenariosIntegrationTests {
 		}
 	}
 
-	/** L1. No fault for 20 s: each trigger runs once, on one node, and the runs spread. */
+	/**
+	 * L1. No fault for 20 s: each trigger runs once, on one node, and the runs spread.
+	 */
 	@Test
 	@Order(1)
 	void eachTriggerRunsOnceOnOneNodeAndTheRunsSpread() throws Exception {
@@ -99,7 +101,10 @@ class LockScenariosIntegrationTests {
 		assertThat(perNode).as("nodes that ran the job").hasSizeGreaterThan(1);
 	}
 
-	/** L2. {@code kill -9} of the holder mid-run: another node runs within atMostFor + a period. */
+	/**
+	 * L2. {@code kill -9} of the holder mid-run: another node runs within atMostFor + a
+	 * period.
+	 */
 	@Test
 	@Order(2)
 	void killedHolderMidRunIsReplacedAfterAtMostFor() throws Exception {
@@ -108,9 +113,9 @@ class LockScenariosIntegrationTests {
 	}
 
 	/**
-	 * L3. SIGSTOP of the holder mid-run for longer than atMostFor, three times: another node
-	 * runs a trigger while the holder is paused, and the paused run's fenced write never
-	 * commits.
+	 * L3. SIGSTOP of the holder mid-run for longer than atMostFor, three times: another
+	 * node runs a trigger while the holder is paused, and the paused run's fenced write
+	 * never commits.
 	 */
 	@Test
 	@Order(3)
@@ -130,13 +135,15 @@ class LockScenariosIntegrationTests {
 				.findFirst();
 			long resumedAt = database.now();
 			holder.resume();
-			// The paused run wakes up, works its last few hundred milliseconds and tries to commit.
+			// The paused run wakes up, works its last few hundred milliseconds and tries
+			// to commit.
 			Thread.sleep(RUN_MILLIS + 2000);
 			boolean committed = runsSince(from).stream().anyMatch((run) -> run.term() == held.term());
 			staleCommits += committed ? 1 : 0;
 			trials.add("trial " + trial + ": " + held.holder() + " paused " + (pausedAt - held.acquiredAt())
 					+ " ms into its run for " + (resumedAt - pausedAt) + " ms; next run "
-					+ duringPause.map((run) -> run.nodeId() + " " + (run.startedAt() - pausedAt) + " ms after the pause")
+					+ duringPause
+						.map((run) -> run.nodeId() + " " + (run.startedAt() - pausedAt) + " ms after the pause")
 						.orElse("none during the pause")
 					+ "; paused run committed: " + committed);
 			assertThat(duringPause).as("a run of another node during the pause, trial %d", trial).isPresent();
@@ -147,7 +154,10 @@ class LockScenariosIntegrationTests {
 				"see details", runs, "stale commits " + staleCommits + "/3; " + String.join("; ", trials));
 	}
 
-	/** L4. SIGTERM of the holder mid-run: the run ends or is dropped, and another node goes on. */
+	/**
+	 * L4. SIGTERM of the holder mid-run: the run ends or is dropped, and another node
+	 * goes on.
+	 */
 	@Test
 	@Order(4)
 	void gracefulStopOfTheHolderMidRun() throws Exception {
@@ -169,8 +179,9 @@ class LockScenariosIntegrationTests {
 		Thread.sleep(2000);
 		List<JobRuns.Run> runs = runsSince(from);
 		boolean committed = runs.stream().anyMatch((run) -> run.term() == held.term());
-		report(scenario, recovery + " ms (" + next.nodeId() + ", lock taken " + (stoppedAt - held.acquiredAt())
-				+ " ms before)", runs, "the interrupted run committed: " + committed);
+		report(scenario,
+				recovery + " ms (" + next.nodeId() + ", lock taken " + (stoppedAt - held.acquiredAt()) + " ms before)",
+				runs, "the interrupted run committed: " + committed);
 		assertThat(recovery).as("another node runs within atMostFor + a period + 1 s of the fault")
 			.isLessThanOrEqualTo(AT_MOST_FOR_MILLIS + PERIOD + SLACK);
 		return committed;
@@ -195,17 +206,15 @@ class LockScenariosIntegrationTests {
 	 */
 	private static LockRow awaitMidRun() {
 		LockRow[] found = new LockRow[1];
-		await("the lock held mid-run").atMost(Duration.ofSeconds(30))
-			.pollInterval(Duration.ofMillis(10))
-			.until(() -> {
-				LockRow row = lockRow();
-				long age = row.now() - row.acquiredAt();
-				boolean midRun = row.holder() != null && row.expiresAt() - row.acquiredAt() == AT_MOST_FOR_MILLIS
-						&& age >= 80 && age <= 200
-						&& cluster.live().stream().anyMatch((node) -> node.id().equals(row.holder()) && !node.isPaused());
-				found[0] = row;
-				return midRun;
-			});
+		await("the lock held mid-run").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10)).until(() -> {
+			LockRow row = lockRow();
+			long age = row.now() - row.acquiredAt();
+			boolean midRun = row.holder() != null && row.expiresAt() - row.acquiredAt() == AT_MOST_FOR_MILLIS
+					&& age >= 80 && age <= 200
+					&& cluster.live().stream().anyMatch((node) -> node.id().equals(row.holder()) && !node.isPaused());
+			found[0] = row;
+			return midRun;
+		});
 		return found[0];
 	}
 
@@ -260,15 +269,15 @@ class LockScenariosIntegrationTests {
 		}
 		String verdict = violations.isEmpty() ? "pass" : "FAIL: " + String.join("; ", violations);
 		FaultReport.add(new FaultReport.Entry(scenario, verdict, recovery,
-				overlaps.stream().mapToLong(JobRuns.Overlap::millis).sum(), 0, 0,
-				runs.size() + " runs; " + details));
+				overlaps.stream().mapToLong(JobRuns.Overlap::millis).sum(), 0, 0, runs.size() + " runs; " + details));
 		assertThat(violations).as(scenario).isEmpty();
 	}
 
 	private static LockRow lockRow() throws SQLException {
 		try (Connection connection = database.connect();
-				PreparedStatement statement = connection.prepareStatement("SELECT leader_id, term, acquired_at, expires_at, "
-						+ database.nowMillis() + " FROM " + FaultDatabase.LEASE_TABLE + " WHERE election_name = ?")) {
+				PreparedStatement statement = connection
+					.prepareStatement("SELECT leader_id, term, acquired_at, expires_at, " + database.nowMillis()
+							+ " FROM " + FaultDatabase.LEASE_TABLE + " WHERE election_name = ?")) {
 			statement.setString(1, LOCK_KEY);
 			try (ResultSet result = statement.executeQuery()) {
 				if (!result.next()) {

@@ -33,19 +33,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * 6. Proves that many contenders make exactly one leader: {@value #CONTENDERS} election
  * services compete in one election for a minute (system property
- * {@code fault.contenders.seconds}), with the processes' timing (L = 3 s, R = 500 ms), and
- * the number of believers is sampled every {@value #SAMPLE_MILLIS} ms. Each contender also
- * runs the sample's fenced job (a row per run every 100 ms while it leads), so that overlap
- * and stale writes are checked on the database as for the processes.
+ * {@code fault.contenders.seconds}), with the processes' timing (L = 3 s, R = 500 ms),
+ * and the number of believers is sampled every {@value #SAMPLE_MILLIS} ms. Each contender
+ * also runs the sample's fenced job (a row per run every 100 ms while it leads), so that
+ * overlap and stale writes are checked on the database as for the processes.
  *
- * <p>The contenders live in this JVM rather than in twenty processes, each with a pool of
- * its own (two connections, as the election's dedicated pool), its own node id, threads and
- * belief: twenty Spring Boot processes would need minutes of CPU to start on two cores, and
- * above all their belief could only be sampled over HTTP, one after the other, not at one
- * instant. Here {@link Election#isLeader()} of all of them is read within microseconds.
- * What they share is the JVM: a GC pause stops them all, as a pause of a whole host would.
+ * <p>
+ * The contenders live in this JVM rather than in twenty processes, each with a pool of
+ * its own (two connections, as the election's dedicated pool), its own node id, threads
+ * and belief: twenty Spring Boot processes would need minutes of CPU to start on two
+ * cores, and above all their belief could only be sampled over HTTP, one after the other,
+ * not at one instant. Here {@link Election#isLeader()} of all of them is read within
+ * microseconds. What they share is the JVM: a GC pause stops them all, as a pause of a
+ * whole host would.
  *
- * <p>It runs beside the suite's other scenarios (its tables are its own, and its minute is
+ * <p>
+ * It runs beside the suite's other scenarios (its tables are its own, and its minute is
  * mostly waiting), except the one that loads the database server on purpose.
  */
 @Execution(ExecutionMode.CONCURRENT)
@@ -163,10 +166,9 @@ class ManyContendersIntegrationTests {
 				Thread.sleep(SAMPLE_MILLIS); // the sampling period
 			}
 			this.jobs.forEach(Thread::interrupt);
-			scenario.detail(samples + " samples every " + SAMPLE_MILLIS + " ms after the first election: "
-					+ twoOrMore + " with two or more leaders, " + noLeader + " with none (longest gap " + longestGap
-					+ " ms); " + failedHeartbeats.get() + " failed heartbeats; " + transitions.get()
-					+ " transitions");
+			scenario.detail(samples + " samples every " + SAMPLE_MILLIS + " ms after the first election: " + twoOrMore
+					+ " with two or more leaders, " + noLeader + " with none (longest gap " + longestGap + " ms); "
+					+ failedHeartbeats.get() + " failed heartbeats; " + transitions.get() + " transitions");
 			scenario.verifyRuns(RUNS_TABLE, this.monitor, transitions.get());
 			assertThat(elected).as("a leader was elected among %d contenders", CONTENDERS).isTrue();
 			assertThat(twoOrMore).as("I2/I3 at most one leader at every sampled instant: samples with two or more")
@@ -231,9 +233,10 @@ class ManyContendersIntegrationTests {
 						election.runFenced((term) -> {
 							Long startedAt = jdbc.queryForObject("SELECT " + now, Long.class);
 							work();
-							jdbc.update("INSERT INTO " + RUNS_TABLE + " (election, node_id, term, started_at, "
-									+ "finished_at) VALUES (?, ?, ?, ?, " + now + ")", election.name(),
-									election.nodeId(), term, startedAt);
+							jdbc.update(
+									"INSERT INTO " + RUNS_TABLE + " (election, node_id, term, started_at, "
+											+ "finished_at) VALUES (?, ?, ?, ?, " + now + ")",
+									election.name(), election.nodeId(), term, startedAt);
 							return null;
 						});
 					}

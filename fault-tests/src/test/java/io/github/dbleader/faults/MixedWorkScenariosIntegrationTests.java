@@ -20,9 +20,9 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The mixed-work scenarios on the MySQL-protocol database: M1 ({@link
- * AbstractMixedWorkScenariosIntegrationTests}), then M2 on the same processes, whose load
- * is MySQL's SQL. Nothing runs beside it that it does not measure: it holds
+ * The mixed-work scenarios on the MySQL-protocol database: M1
+ * ({@link AbstractMixedWorkScenariosIntegrationTests}), then M2 on the same processes,
+ * whose load is MySQL's SQL. Nothing runs beside it that it does not measure: it holds
  * {@value #HEAVY_DATABASE_LOAD}, which {@link ManyContendersIntegrationTests} (the one
  * scenario that runs beside the others) takes too.
  */
@@ -41,11 +41,11 @@ class MixedWorkScenariosIntegrationTests extends AbstractMixedWorkScenariosInteg
 	}
 
 	/**
-	 * M2. A minute of heavy load on the database from the application's side, with the mix
-	 * of M1 still running: every node's application pool held by slow queries, two long
-	 * transactions that keep rows locked and the purge of old row versions behind, and two
-	 * sessions running CPU-heavy queries without pause. Statements still complete within the
-	 * statement timeout, so no election or partition changes holder.
+	 * M2. A minute of heavy load on the database from the application's side, with the
+	 * mix of M1 still running: every node's application pool held by slow queries, two
+	 * long transactions that keep rows locked and the purge of old row versions behind,
+	 * and two sessions running CPU-heavy queries without pause. Statements still complete
+	 * within the statement timeout, so no election or partition changes holder.
 	 */
 	@Test
 	@Order(2)
@@ -87,20 +87,29 @@ class MixedWorkScenariosIntegrationTests extends AbstractMixedWorkScenariosInteg
 		for (SampleNode node : nodes) {
 			violations.addAll(start.lines(node, "revoked from", "leadership granted"));
 			double[] since = start.roundsSince(node);
-			details.append(node.id()).append(": ").append((long) since[0]).append(" rounds, ")
-				.append((long) since[1]).append(" failed, ").append((long) since[2])
+			details.append(node.id())
+				.append(": ")
+				.append((long) since[0])
+				.append(" rounds, ")
+				.append((long) since[1])
+				.append(" failed, ")
+				.append((long) since[2])
 				.append(" slow; ");
 		}
 		List<JobRuns.Run> runs = start.lockRuns(this.database, violations);
 		String verdict = violations.isEmpty() ? "pass" : "FAIL: " + String.join("; ", violations);
-		FaultReport.add(new FaultReport.Entry("M2. heavy database load (" + LOAD + "): pools held, long transactions, "
-				+ heavyQueries.get() + " CPU-heavy queries", verdict, "none",
-				JobRuns.overlaps(runs).stream().mapToLong(JobRuns.Overlap::millis).sum(), 0, 0,
+		FaultReport.add(new FaultReport.Entry(
+				"M2. heavy database load (" + LOAD + "): pools held, long transactions, " + heavyQueries.get()
+						+ " CPU-heavy queries",
+				verdict, "none", JobRuns.overlaps(runs).stream().mapToLong(JobRuns.Overlap::millis).sum(), 0, 0,
 				runs.size() + " lock runs; " + details));
 		assertThat(violations).as("changes of holder under load").isEmpty();
 	}
 
-	/** A transaction that keeps half of the load table's rows locked, and rewrites them, for the whole load. */
+	/**
+	 * A transaction that keeps half of the load table's rows locked, and rewrites them,
+	 * for the whole load.
+	 */
 	private void longTransaction(AtomicBoolean loading, int half) {
 		try (Connection connection = this.database.connect(); Statement statement = connection.createStatement()) {
 			connection.setAutoCommit(false);

@@ -20,12 +20,14 @@ final class NodeLog {
 	private static final Pattern GRANTED = Pattern
 		.compile("Election '" + FaultDatabase.ELECTION + "': leadership granted to '([^']+)' with term (\\d+)");
 
-	private static final Pattern REVOKED = Pattern
-		.compile("Election '" + FaultDatabase.ELECTION + "': leadership of term (\\d+) revoked from '([^']+)' \\((\\w+)\\)");
+	private static final Pattern REVOKED = Pattern.compile(
+			"Election '" + FaultDatabase.ELECTION + "': leadership of term (\\d+) revoked from '([^']+)' \\((\\w+)\\)");
 
-	private static final Pattern STACK_TRACE = Pattern.compile("^(\\s+at [\\w.$/]+\\(.*|Caused by: .*|Exception in thread .*)$");
+	private static final Pattern STACK_TRACE = Pattern
+		.compile("^(\\s+at [\\w.$/]+\\(.*|Caused by: .*|Exception in thread .*)$");
 
-	private static final Pattern LOG_LINE = Pattern.compile("^\\d{4}-\\d\\d-\\d\\dT\\S+\\s+(TRACE|DEBUG|INFO|WARN|ERROR)\\s");
+	private static final Pattern LOG_LINE = Pattern
+		.compile("^\\d{4}-\\d\\d-\\d\\dT\\S+\\s+(TRACE|DEBUG|INFO|WARN|ERROR)\\s");
 
 	/**
 	 * HikariCP's warning when it evicts a broken connection: the pool logs the driver's
@@ -44,7 +46,9 @@ final class NodeLog {
 		this.log = log;
 	}
 
-	/** @return the current end of the log, to read from later */
+	/**
+	 * @return the current end of the log, to read from later
+	 */
 	long mark() {
 		return this.log.mark();
 	}
@@ -155,7 +159,10 @@ final class NodeLog {
 			return matcher.find() ? matcher.group(1) : null;
 		}
 
-		/** @return whether HikariCP logged it for a broken connection of the election's own pool */
+		/**
+		 * @return whether HikariCP logged it for a broken connection of the election's
+		 * own pool
+		 */
 		boolean isElectionPoolBrokenConnection() {
 			String pool = brokenConnectionPool();
 			return pool != null && pool.endsWith("-leader-election");

@@ -34,7 +34,8 @@ import static org.awaitility.Awaitility.await;
  * connection ({@link PartitionWatch}) and checks, in order:
  * <ol>
  * <li>start of three processes: each owns 4;
- * <li>SIGTERM of one: the other two own 6 each, and only its 4 partitions moved, once each;
+ * <li>SIGTERM of one: the other two own 6 each, and only its 4 partitions moved, once
+ * each;
  * <li>a third process joins: 4 partitions move to it, once each, and no others;
  * <li>a fourth joins: 3 move to it and no others;
  * <li>{@code kill -9} of one: its 3 fail over after about a lease to the others, and the
@@ -57,7 +58,9 @@ class PartitionScenariosIntegrationTests {
 
 	static final String GROUP = "orders";
 
-	/** Settle time: a joining process receives partitions once it has been live this long. */
+	/**
+	 * Settle time: a joining process receives partitions once it has been live this long.
+	 */
 	static final Duration SETTLE = Duration.ofSeconds(5);
 
 	private static final long RENEW = SampleNode.RENEW.toMillis();
@@ -94,7 +97,9 @@ class PartitionScenariosIntegrationTests {
 		}
 	}
 
-	/** P1. Three processes start together: each owns 4, soon after the third one joined. */
+	/**
+	 * P1. Three processes start together: each owns 4, soon after the third one joined.
+	 */
 	@Test
 	@Order(1)
 	void threeNodesStartingTogetherOwnFourEach() {
@@ -105,7 +110,8 @@ class PartitionScenariosIntegrationTests {
 		long balanceMillis = balancedAt - thirdJoined;
 		report("P1. three processes start", balanceMillis, "owners " + owners + "; the first and the third joined "
 				+ (thirdJoined - earliestJoin()) + " ms apart");
-		// A few renew intervals: the balancing step of each node, then a hand-over (two renewals).
+		// A few renew intervals: the balancing step of each node, then a hand-over (two
+		// renewals).
 		assertThat(balanceMillis).as("time from the third node's join to 4/4/4").isLessThanOrEqualTo(6 * RENEW);
 	}
 
@@ -127,7 +133,9 @@ class PartitionScenariosIntegrationTests {
 		assertThat(balanced - released).as("first release to 6/6").isLessThanOrEqualTo(2 * RENEW + RENEW / 2);
 	}
 
-	/** P3. A third node joins two: 4 partitions move to it once it has settled, no others. */
+	/**
+	 * P3. A third node joins two: 4 partitions move to it once it has settled, no others.
+	 */
 	@Test
 	@Order(3)
 	void aJoiningNodeReceivesItsShareAndNothingElseMoves() {
@@ -141,7 +149,10 @@ class PartitionScenariosIntegrationTests {
 		joins(3, 3, "P4. a fourth node joins three");
 	}
 
-	/** P5. {@code kill -9} of one of four: its 3 partitions fail over after about a lease; the others stay. */
+	/**
+	 * P5. {@code kill -9} of one of four: its 3 partitions fail over after about a lease;
+	 * the others stay.
+	 */
 	@Test
 	@Order(5)
 	void killedNodesPartitionsFailOverAfterALeaseAndOnlyThey() {
@@ -160,9 +171,9 @@ class PartitionScenariosIntegrationTests {
 	}
 
 	/**
-	 * P6. SIGSTOP of one of three for longer than a lease: its partitions fail over to the
-	 * other two while it is paused, and once it is back the three balance again; a run it
-	 * had under way cannot commit (checked with the others at the end).
+	 * P6. SIGSTOP of one of three for longer than a lease: its partitions fail over to
+	 * the other two while it is paused, and once it is back the three balance again; a
+	 * run it had under way cannot commit (checked with the others at the end).
 	 */
 	@Test
 	@Order(6)
@@ -274,8 +285,9 @@ class PartitionScenariosIntegrationTests {
 	}
 
 	private static void report(String scenario, long balanceMillis, String details) {
-		FaultReport.add(new FaultReport.Entry(scenario, "pass", balanceMillis + " ms ("
-				+ String.format("%.1f", (double) balanceMillis / RENEW) + " R)", 0, 0, 0, details));
+		FaultReport.add(new FaultReport.Entry(scenario, "pass",
+				balanceMillis + " ms (" + String.format("%.1f", (double) balanceMillis / RENEW) + " R)", 0, 0, 0,
+				details));
 	}
 
 	private static long latestJoin() {
@@ -307,7 +319,10 @@ class PartitionScenariosIntegrationTests {
 		return joins;
 	}
 
-	/** The partitioned job's runs since a database time, by partition election, ordered by start. */
+	/**
+	 * The partitioned job's runs since a database time, by partition election, ordered by
+	 * start.
+	 */
 	private static Map<String, List<JobRuns.Run>> runsByPartition(long fromDbMillis) {
 		Map<String, List<JobRuns.Run>> runs = new TreeMap<>();
 		try (Connection connection = database.connect();

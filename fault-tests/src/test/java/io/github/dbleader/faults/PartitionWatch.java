@@ -15,11 +15,11 @@ import java.util.TreeSet;
 
 /**
  * Watches the lease rows of a partition group from the test JVM over a direct connection,
- * every {@link #PERIOD_MILLIS} ms, as {@link LeaseMonitor} does for one election: it keeps,
- * per partition, every change of its live owner (the leader of an unexpired lease) or term
- * with the database time it was first seen. From those it tells who owns what now, how
- * often each partition moved since a time, and when each term was first seen (what a stale
- * write is measured against).
+ * every {@link #PERIOD_MILLIS} ms, as {@link LeaseMonitor} does for one election: it
+ * keeps, per partition, every change of its live owner (the leader of an unexpired lease)
+ * or term with the database time it was first seen. From those it tells who owns what
+ * now, how often each partition moved since a time, and when each term was first seen
+ * (what a stale write is measured against).
  */
 final class PartitionWatch implements AutoCloseable {
 
@@ -60,7 +60,8 @@ final class PartitionWatch implements AutoCloseable {
 					List<Integer> partitions = new ArrayList<>();
 					try (ResultSet result = statement.executeQuery()) {
 						while (result.next()) {
-							partitions.add(Integer.parseInt(result.getString("election_name").substring(this.prefix.length())));
+							partitions.add(Integer
+								.parseInt(result.getString("election_name").substring(this.prefix.length())));
 							rows.add(new LeaseMonitor.Sighting(result.getLong("db_now"), result.getString("leader_id"),
 									result.getLong("term"), result.getLong("version"), result.getLong("acquired_at"),
 									result.getLong("renewed_at"), result.getLong("expires_at"),
@@ -107,10 +108,13 @@ final class PartitionWatch implements AutoCloseable {
 		this.latest = owners;
 	}
 
-	/** @return the partitions each node owns at the latest read, by node id */
+	/**
+	 * @return the partitions each node owns at the latest read, by node id
+	 */
 	synchronized Map<String, Set<Integer>> owners() {
 		Map<String, Set<Integer>> owners = new TreeMap<>();
-		this.latest.forEach((partition, owner) -> owners.computeIfAbsent(owner, (node) -> new TreeSet<>()).add(partition));
+		this.latest
+			.forEach((partition, owner) -> owners.computeIfAbsent(owner, (node) -> new TreeSet<>()).add(partition));
 		return owners;
 	}
 
@@ -138,8 +142,8 @@ final class PartitionWatch implements AutoCloseable {
 	}
 
 	/**
-	 * When the last partition got a new owner (other than its previous one, or its first) at
-	 * or after a database time.
+	 * When the last partition got a new owner (other than its previous one, or its first)
+	 * at or after a database time.
 	 * @param fromDbMillis database time
 	 * @return database time of that read, or {@code fromDbMillis} if none did
 	 */
@@ -180,7 +184,9 @@ final class PartitionWatch implements AutoCloseable {
 		return first;
 	}
 
-	/** @return the first sighting of each term, by partition election name, in order */
+	/**
+	 * @return the first sighting of each term, by partition election name, in order
+	 */
 	synchronized Map<String, List<LeaseMonitor.Sighting>> terms() {
 		Map<String, List<LeaseMonitor.Sighting>> terms = new TreeMap<>();
 		this.changes.forEach((partition, list) -> {

@@ -19,13 +19,14 @@ import io.github.dbleader.test.NodeProcess;
 
 /**
  * How the suite starts the sample's processes: from its executable jar extracted
- * ({@code java -Djarmode=tools -jar ... extract}) with a class-data sharing archive written by
- * one training run ({@code -XX:ArchiveClassesAtExit}, the context refreshed and closed), as
- * Spring Boot's documentation recommends for fast starts. The same code and configuration
- * run; only the JVM's loading of their classes is cheaper. The suite starts about forty
- * processes on two cores, most three at a time, and each start costs about 40% less CPU
- * this way. Prepared once per jar and build, by whichever of the suite's JVMs comes first
- * (the others wait for it), under {@code target/fault-runs/launch/<jar's name>}.
+ * ({@code java -Djarmode=tools -jar ... extract}) with a class-data sharing archive
+ * written by one training run ({@code -XX:ArchiveClassesAtExit}, the context refreshed
+ * and closed), as Spring Boot's documentation recommends for fast starts. The same code
+ * and configuration run; only the JVM's loading of their classes is cheaper. The suite
+ * starts about forty processes on two cores, most three at a time, and each start costs
+ * about 40% less CPU this way. Prepared once per jar and build, by whichever of the
+ * suite's JVMs comes first (the others wait for it), under
+ * {@code target/fault-runs/launch/<jar's name>}.
  */
 final class SampleLaunch {
 
@@ -54,7 +55,8 @@ final class SampleLaunch {
 	}
 
 	/**
-	 * A process of the sample: the extracted jar, with the archive and the default options.
+	 * A process of the sample: the extracted jar, with the archive and the default
+	 * options.
 	 * @return the builder; add arguments and readiness
 	 */
 	NodeProcess.Builder process() {
@@ -65,7 +67,8 @@ final class SampleLaunch {
 
 	private static SampleLaunch prepare(Path jar) {
 		String name = jar.getFileName().toString().replaceFirst("\\.jar$", "");
-		// One preparation per jar and build, whichever of the suite's JVMs comes first; the
+		// One preparation per jar and build, whichever of the suite's JVMs comes first;
+		// the
 		// others, and the later executions' JVMs, wait for it and use it.
 		Path launches = ForkLock.targetDirectory().resolve("fault-runs").resolve("launch");
 		Path directory = launches.resolve(name);
@@ -99,7 +102,8 @@ final class SampleLaunch {
 		run(directory.resolve("extract.log"), List.of("-Djarmode=tools", "-jar", jar.toString(), "extract",
 				"--destination", extractedJar.getParent().toString()));
 		List<String> training = new ArrayList<>(NodeProcess.DEFAULT_JVM_OPTIONS);
-		// Refreshed and closed, as a process of the suite loads its classes, on a database of its own.
+		// Refreshed and closed, as a process of the suite loads its classes, on a
+		// database of its own.
 		training.addAll(List.of("-XX:ArchiveClassesAtExit=" + archive, "-Dspring.context.exit=onRefresh", "-jar",
 				extractedJar.toString(), "--server.port=0", "--spring.main.banner-mode=off",
 				"--spring.datasource.url=jdbc:h2:mem:training;MODE=MySQL"));
@@ -118,7 +122,8 @@ final class SampleLaunch {
 		try {
 			if (!process.waitFor(PREPARE_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
 				process.destroyForcibly();
-				throw new IllegalStateException(command + " did not end within " + PREPARE_TIMEOUT_SECONDS + " s; see " + log);
+				throw new IllegalStateException(
+						command + " did not end within " + PREPARE_TIMEOUT_SECONDS + " s; see " + log);
 			}
 		}
 		catch (InterruptedException ex) {
@@ -127,7 +132,8 @@ final class SampleLaunch {
 			throw new IllegalStateException(ex);
 		}
 		if (process.exitValue() != 0) {
-			throw new IllegalStateException(command + " failed with exit value " + process.exitValue() + "; see " + log);
+			throw new IllegalStateException(
+					command + " failed with exit value " + process.exitValue() + "; see " + log);
 		}
 	}
 

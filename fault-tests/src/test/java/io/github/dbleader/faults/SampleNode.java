@@ -13,9 +13,9 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
- * One process of the sample application (its executable jar, run by a {@link NodeProcess}),
- * with its own {@link TcpProxy} to the database, its log read as a {@link NodeLog}, and its
- * actuator endpoints.
+ * One process of the sample application (its executable jar, run by a
+ * {@link NodeProcess}), with its own {@link TcpProxy} to the database, its log read as a
+ * {@link NodeLog}, and its actuator endpoints.
  */
 final class SampleNode implements AutoCloseable {
 
@@ -35,9 +35,9 @@ final class SampleNode implements AutoCloseable {
 	static final Duration JOB_INTERVAL = Duration.ofMillis(100);
 
 	/**
-	 * Elections every process joins besides {@link FaultDatabase#ELECTION} (whose leader runs
-	 * the job), so that each heartbeat round renews, refreshes and reads several elections in
-	 * one batch.
+	 * Elections every process joins besides {@link FaultDatabase#ELECTION} (whose leader
+	 * runs the job), so that each heartbeat round renews, refreshes and reads several
+	 * elections in one batch.
 	 */
 	static final List<String> OTHER_ELECTIONS = List.of("fault-other-1", "fault-other-2", "fault-other-3");
 
@@ -75,11 +75,11 @@ final class SampleNode implements AutoCloseable {
 	}
 
 	/**
-	 * Start a process whose log has a name of its own; it connects to the database through
-	 * a new proxy.
+	 * Start a process whose log has a name of its own; it connects to the database
+	 * through a new proxy.
 	 * @param id node id
-	 * @param logName the log's name ({@code <logName>.log}), so that two processes with one
-	 * node id keep separate logs
+	 * @param logName the log's name ({@code <logName>.log}), so that two processes with
+	 * one node id keep separate logs
 	 * @param jar the sample's executable jar
 	 * @param database the database
 	 * @param logDirectory where the process's output goes
@@ -116,13 +116,16 @@ final class SampleNode implements AutoCloseable {
 						"--spring.datasource.username=" + database.username(),
 						"--spring.datasource.password=" + database.password(),
 						"--spring.datasource.hikari.maximum-pool-size=" + POOL_SIZE,
-						// Tighter than the sample's 3 s: the scenarios bound health's answer
-						// time by the pool wait (FaultScenariosIntegrationTests.HEALTH_BOUND).
+						// Tighter than the sample's 3 s: the scenarios bound health's
+						// answer
+						// time by the pool wait
+						// (FaultScenariosIntegrationTests.HEALTH_BOUND).
 						"--spring.datasource.hikari.connection-timeout=1000",
 						"--leader-election.lease-duration=" + LEASE.toMillis() + "ms",
 						"--leader-election.renew-interval=" + RENEW.toMillis() + "ms",
 						"--leader-election.jdbc.table-name=" + FaultDatabase.LEASE_TABLE,
-						"--leader-election.elections=" + FaultDatabase.ELECTION + "," + String.join(",", OTHER_ELECTIONS),
+						"--leader-election.elections=" + FaultDatabase.ELECTION + ","
+								+ String.join(",", OTHER_ELECTIONS),
 						"--leader-election.jdbc.candidate-table-name=" + FaultDatabase.CANDIDATE_TABLE,
 						"--sample.job-runs-table=" + FaultDatabase.JOB_RUNS_TABLE,
 						"--sample.job-interval=" + JOB_INTERVAL.toMillis() + "ms", "--sample.job-duration=20ms",
@@ -134,13 +137,16 @@ final class SampleNode implements AutoCloseable {
 				// property given twice on the command line would be both values joined.
 				.arguments(arguments.stream().anyMatch((argument) -> argument.startsWith("--sample.lock-job-cron="))
 						? List.of() : List.of("--sample.lock-job-cron=-"))
-				// The sample's partition group stays off unless the arguments declare it, so
+				// The sample's partition group stays off unless the arguments declare it,
+				// so
 				// that the election's scenarios run without its 12 elections and its job.
-				.arguments(arguments.stream().anyMatch((argument) -> argument.startsWith("--leader-election.partitions."))
-						? List.of() : List.of("--spring.profiles.active=no-partitions"))
+				.arguments(
+						arguments.stream().anyMatch((argument) -> argument.startsWith("--leader-election.partitions."))
+								? List.of() : List.of("--spring.profiles.active=no-partitions"))
 				.arguments(arguments)
 				.httpPort(port)
-				// Not the health endpoint: it is DOWN on a process whose node id is in use.
+				// Not the health endpoint: it is DOWN on a process whose node id is in
+				// use.
 				.readyWhenLogged("Started SampleApplication")
 				.readyWhenHttpOk("/actuator/leader/" + FaultDatabase.ELECTION)
 				.start(id, logDirectory.resolve(logName + ".log"));
@@ -176,7 +182,9 @@ final class SampleNode implements AutoCloseable {
 		return this.process.isPaused();
 	}
 
-	/** @return whether the application is ready; fails if the process died */
+	/**
+	 * @return whether the application is ready; fails if the process died
+	 */
 	boolean hasStarted() {
 		return this.process.isReady();
 	}
@@ -225,7 +233,8 @@ final class SampleNode implements AutoCloseable {
 					response.body());
 		}
 		catch (IllegalStateException ex) {
-			return new EndpointWatch.Answer(this.id, path, sentAt, elapsedMillis(start), 0, String.valueOf(ex.getMessage()));
+			return new EndpointWatch.Answer(this.id, path, sentAt, elapsedMillis(start), 0,
+					String.valueOf(ex.getMessage()));
 		}
 	}
 
@@ -234,8 +243,8 @@ final class SampleNode implements AutoCloseable {
 	}
 
 	/**
-	 * Whether this node believes it leads: the {@code leader.election.leader} gauge, which
-	 * reads the local deadline without touching the database.
+	 * Whether this node believes it leads: the {@code leader.election.leader} gauge,
+	 * which reads the local deadline without touching the database.
 	 * @return {@code true} if it leads
 	 */
 	boolean believesItLeads() {
@@ -290,8 +299,8 @@ final class SampleNode implements AutoCloseable {
 	}
 
 	/**
-	 * {@code POST /actuator/leader/default} with {@code {"nodeId": ...}}: force leadership to a
-	 * node.
+	 * {@code POST /actuator/leader/default} with {@code {"nodeId": ...}}: force
+	 * leadership to a node.
 	 * @param nodeId the node that should lead
 	 */
 	void forceLeader(String nodeId) {
@@ -304,7 +313,8 @@ final class SampleNode implements AutoCloseable {
 	 * @param nodeId the node that should lead it
 	 */
 	void forceLeader(String election, String nodeId) {
-		this.process.send(this.process.request("/actuator/leader/" + election).header("Content-Type", "application/json")
+		this.process.send(this.process.request("/actuator/leader/" + election)
+			.header("Content-Type", "application/json")
 			.POST(HttpRequest.BodyPublishers.ofString("{\"nodeId\":\"" + nodeId + "\"}")), 200);
 	}
 
@@ -318,7 +328,8 @@ final class SampleNode implements AutoCloseable {
 	}
 
 	/**
-	 * Hold connections of the application's pool with slow queries (the sample's test hook).
+	 * Hold connections of the application's pool with slow queries (the sample's test
+	 * hook).
 	 * @param connections how many
 	 * @param seconds for how long
 	 */
@@ -327,7 +338,9 @@ final class SampleNode implements AutoCloseable {
 		this.process.send(this.process.request(path).POST(HttpRequest.BodyPublishers.noBody()), 200);
 	}
 
-	/** Stop the process whatever its state (resumed first if paused) and close its proxy. */
+	/**
+	 * Stop the process whatever its state (resumed first if paused) and close its proxy.
+	 */
 	@Override
 	public void close() {
 		try {

@@ -69,8 +69,8 @@ final class Scenario {
 
 	/**
 	 * Run a scenario once the cluster is steady: its body, then the properties every
-	 * scenario must keep (checked also when the body failed, so that a broken invariant is
-	 * not hidden behind the first failure), and its entry in the {@link FaultReport}.
+	 * scenario must keep (checked also when the body failed, so that a broken invariant
+	 * is not hidden behind the first failure), and its entry in the {@link FaultReport}.
 	 * @param title the title, as in the report
 	 * @param cluster the processes
 	 * @param minimumNodes how many processes must be up before it starts
@@ -112,7 +112,9 @@ final class Scenario {
 		return this.title;
 	}
 
-	/** @return database time when the scenario began */
+	/**
+	 * @return database time when the scenario began
+	 */
 	long startedAt() {
 		return this.startedAt;
 	}
@@ -167,12 +169,15 @@ final class Scenario {
 					this.applicationPoolTraces++;
 				}
 				else {
-					traces.computeIfAbsent(node.id(), (id) -> new ArrayList<>()).add(trace.logLine() + "\n"
-							+ String.join("\n", trace.lines().subList(0, Math.min(trace.lines().size(), 12))));
+					traces.computeIfAbsent(node.id(), (id) -> new ArrayList<>())
+						.add(trace.logLine() + "\n"
+								+ String.join("\n", trace.lines().subList(0, Math.min(trace.lines().size(), 12))));
 				}
 			}
 		});
-		assertThat(traces).as("I7 no exception reaches application code: stack traces in the logs (besides HikariCP's broken-connection warnings)").isEmpty();
+		assertThat(traces)
+			.as("I7 no exception reaches application code: stack traces in the logs (besides HikariCP's broken-connection warnings)")
+			.isEmpty();
 	}
 
 	/**

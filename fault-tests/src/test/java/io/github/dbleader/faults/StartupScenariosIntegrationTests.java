@@ -30,8 +30,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Start-up never fails on timing (issue #26), with processes of the sample application:
  * <ul>
- * <li>three nodes started at the same instant on a new database (tables of their own, named
- * for the round) all come up, and exactly one leads, on MariaDB and PostgreSQL, for
+ * <li>three nodes started at the same instant on a new database (tables of their own,
+ * named for the round) all come up, and exactly one leads, on MariaDB and PostgreSQL, for
  * {@code fault.startup-rounds} rounds (2 by default, to keep CI within its budget);</li>
  * <li>a node started while its database is cut off (a {@link TcpProxy} that lets nothing
  * through, for 20 s) comes up within its normal start time, reports that it waits for its
@@ -67,12 +67,15 @@ class StartupScenariosIntegrationTests {
 
 	private static final JsonMapper json = JsonMapper.builder().build();
 
-	private final Path jar = Path.of(System.getProperty("fault.sample-jar",
-			"../sample-app/target/sample-app-0.1.0-SNAPSHOT.jar"));
+	private final Path jar = Path
+		.of(System.getProperty("fault.sample-jar", "../sample-app/target/sample-app-0.1.0-SNAPSHOT.jar"));
 
 	private final Path logDirectory = ForkLock.workDirectory().resolve("startup");
 
-	/** Prepared before any test begins, so that no start it times includes the preparation. */
+	/**
+	 * Prepared before any test begins, so that no start it times includes the
+	 * preparation.
+	 */
 	private final SampleLaunch launch = SampleLaunch.of(this.jar);
 
 	@ParameterizedTest
@@ -118,7 +121,8 @@ class StartupScenariosIntegrationTests {
 		try (TcpProxy proxy = TcpProxy.start("startup-cut", server.address())) {
 			proxy.cut(TcpProxy.Outage.BLACKHOLE);
 			long cutAt = System.nanoTime();
-			// Health answers within a bounded time while the database is away: pool wait 1 s.
+			// Health answers within a bounded time while the database is away: pool wait
+			// 1 s.
 			List<String> shortPoolWait = List.of("--spring.datasource.hikari.connection-timeout=1000");
 			NodeProcess node = start("startup-cut", server.urlThrough(proxy.port()), database, tables, shortPoolWait);
 			try (node) {
@@ -135,7 +139,8 @@ class StartupScenariosIntegrationTests {
 				HttpResponse<String> health = node.exchange(node.request("/actuator/health").GET());
 				assertThat(health.statusCode()).isEqualTo(503);
 				assertThat(health.body()).contains("waiting for the database: the election has not started");
-				// Until the outage ends: never a leader, its leader-only job skipped every time.
+				// Until the outage ends: never a leader, its leader-only job skipped
+				// every time.
 				Duration left = OUTAGE.minus(Duration.ofNanos(System.nanoTime() - cutAt));
 				if (!left.isNegative()) {
 					await("no leadership while cut off").during(left)
@@ -156,12 +161,14 @@ class StartupScenariosIntegrationTests {
 				assertThat(json.readTree(node.send(node.request("/actuator/leader").GET(), 200))
 					.get("waitingForDatabase")
 					.asBoolean()).isFalse();
-				// Its job runs only now, as leader: no run began before the database answered.
+				// Its job runs only now, as leader: no run began before the database
+				// answered.
 				await("a job run as leader").atMost(Duration.ofSeconds(10))
 					.until(() -> !JobRuns.since(server, tables.jobRuns(), 0).isEmpty());
 				assertThat(JobRuns.since(server, tables.jobRuns(), 0))
 					.allSatisfy((run) -> assertThat(run.startedAt()).isGreaterThanOrEqualTo(restoredAtDatabase));
-				// A node started with the database up, for the normal start time; it follows.
+				// A node started with the database up, for the normal start time; it
+				// follows.
 				NodeProcess baseline = start("startup-baseline", database.url(), database, tables, shortPoolWait);
 				try (baseline) {
 					await("baseline node up").atMost(START_TIMEOUT)
@@ -201,8 +208,8 @@ class StartupScenariosIntegrationTests {
 					"--sample.job-runs-table=" + tables.jobRuns(),
 					"--sample.lock-job-runs-table=" + tables.prefix() + "_lock_runs",
 					"--sample.partition-job-runs-table=" + tables.prefix() + "_partition_runs",
-					"--sample.job-interval=100ms", "--sample.lock-job-cron=-",
-					"--spring.profiles.active=no-partitions", "--spring.main.banner-mode=off")
+					"--sample.job-interval=100ms", "--sample.lock-job-cron=-", "--spring.profiles.active=no-partitions",
+					"--spring.main.banner-mode=off")
 			.arguments(arguments)
 			.httpPort(port)
 			.readyWhenLogged("Started SampleApplication")
@@ -238,7 +245,9 @@ class StartupScenariosIntegrationTests {
 		}
 	}
 
-	/** Tables of one round: named for it, so that every round starts on a new database. */
+	/**
+	 * Tables of one round: named for it, so that every round starts on a new database.
+	 */
 	private record Tables(String prefix, LeaseTables lease) {
 
 		static Tables fresh() {

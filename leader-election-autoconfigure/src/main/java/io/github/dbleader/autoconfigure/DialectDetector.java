@@ -21,20 +21,21 @@ import org.springframework.util.StringUtils;
 /**
  * Chooses the SQL dialect without waiting for the database where it can: the configured
  * {@code leader-election.jdbc.platform}, else the one of the JDBC URL
- * ({@code leader-election.jdbc.url}, or the URL the {@link DataSource} pool was built with),
- * else the one matching the product name the database reports, which needs a connection:
- * tried at start-up, and if the database does not answer, again on first use. An
- * unsupported database named by the property or the URL, or reported by a database that
- * answers at start-up, fails start-up.
+ * ({@code leader-election.jdbc.url}, or the URL the {@link DataSource} pool was built
+ * with), else the one matching the product name the database reports, which needs a
+ * connection: tried at start-up, and if the database does not answer, again on first use.
+ * An unsupported database named by the property or the URL, or reported by a database
+ * that answers at start-up, fails start-up.
  *
- * <p>One detector serves every user of the data source (the lease and lock repositories,
- * the schema, the election's preparation), and asks the database once at a time: callers
- * that come while it asks wait for that answer. A database that did not answer is not asked
- * again until a renew interval after the attempt began, and at least half a renew interval
- * after it ended: meanwhile callers get that failure at once. So start-up with the database
- * away waits for one connection attempt (the pool's connection timeout), not one per
- * repository and one more for the election's start, and the heartbeat, which prepares the
- * database every renew interval until it answers, asks it once per round.
+ * <p>
+ * One detector serves every user of the data source (the lease and lock repositories, the
+ * schema, the election's preparation), and asks the database once at a time: callers that
+ * come while it asks wait for that answer. A database that did not answer is not asked
+ * again until a renew interval after the attempt began, and at least half a renew
+ * interval after it ended: meanwhile callers get that failure at once. So start-up with
+ * the database away waits for one connection attempt (the pool's connection timeout), not
+ * one per repository and one more for the election's start, and the heartbeat, which
+ * prepares the database every renew interval until it answers, asks it once per round.
  */
 final class DialectDetector {
 
@@ -52,11 +53,12 @@ final class DialectDetector {
 	private @Nullable FailedAttempt failed;
 
 	/**
-	 * Create a detector, choosing the dialect at once if the property or the URL names it.
+	 * Create a detector, choosing the dialect at once if the property or the URL names
+	 * it.
 	 * @param dataSource the election's data source
 	 * @param properties the election's JDBC properties
-	 * @param renewInterval the election's renew interval: how long a database that did not
-	 * answer is left alone
+	 * @param renewInterval the election's renew interval: how long a database that did
+	 * not answer is left alone
 	 * @param clock the clock that times it
 	 * @throws InvalidLeaderElectionPropertyException if the property or the URL names a
 	 * database that is not supported
@@ -93,8 +95,8 @@ final class DialectDetector {
 	 * Return the dialect, asking the database if need be, unless it did not answer a
 	 * moment ago.
 	 * @return the dialect
-	 * @throws IllegalStateException if the database does not answer, or did not answer the
-	 * last attempt a moment ago
+	 * @throws IllegalStateException if the database does not answer, or did not answer
+	 * the last attempt a moment ago
 	 * @throws InvalidLeaderElectionPropertyException if the database is not supported
 	 */
 	SqlDialect getDialect() {
@@ -176,8 +178,7 @@ final class DialectDetector {
 		}
 		catch (MetaDataAccessException ex) {
 			throw new IllegalStateException("Could not detect the database platform for leader election ("
-					+ ex.getMessage() + "); set leader-election.jdbc.platform to mysql, mariadb, postgresql or h2",
-					ex);
+					+ ex.getMessage() + "); set leader-election.jdbc.platform to mysql, mariadb, postgresql or h2", ex);
 		}
 	}
 
@@ -192,8 +193,10 @@ final class DialectDetector {
 
 	/**
 	 * An attempt that the database did not answer.
+	 *
 	 * @param failure what the attempt threw
-	 * @param rememberedUntil until when callers get it without asking ({@link MonotonicClock})
+	 * @param rememberedUntil until when callers get it without asking
+	 * ({@link MonotonicClock})
 	 * @param ended when it ended
 	 */
 	private record FailedAttempt(IllegalStateException failure, long rememberedUntil, long ended) {

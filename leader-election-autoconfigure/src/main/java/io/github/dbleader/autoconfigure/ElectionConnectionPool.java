@@ -15,13 +15,14 @@ import org.springframework.boot.jdbc.DataSourceUnwrapper;
 import org.springframework.util.ClassUtils;
 
 /**
- * The connections the election's own statements use (invariants.md I8): a tiny HikariCP pool of
- * their own, built from the settings of the election's HikariCP {@code DataSource}
- * ({@link ElectionDataSource}), so that renewals still get a connection when business load
- * exhausts the application's pool; or that {@code DataSource} itself when it is not a
- * HikariCP pool or the dedicated pool is disabled. Deliberately not a {@code DataSource}
- * bean, so that it never competes with the application's {@code DataSource} for injection.
- * Closed when the context closes, after the election service stopped.
+ * The connections the election's own statements use (invariants.md I8): a tiny HikariCP
+ * pool of their own, built from the settings of the election's HikariCP
+ * {@code DataSource} ({@link ElectionDataSource}), so that renewals still get a
+ * connection when business load exhausts the application's pool; or that
+ * {@code DataSource} itself when it is not a HikariCP pool or the dedicated pool is
+ * disabled. Deliberately not a {@code DataSource} bean, so that it never competes with
+ * the application's {@code DataSource} for injection. Closed when the context closes,
+ * after the election service stopped.
  */
 final class ElectionConnectionPool implements DisposableBean {
 
@@ -81,7 +82,8 @@ final class ElectionConnectionPool implements DisposableBean {
 	private static final class Hikari {
 
 		static HikariDataSource copy(HikariDataSource application, int size, Duration connectionTimeout) {
-			// The no-argument constructor keeps the pool lazy: no connection and no thread
+			// The no-argument constructor keeps the pool lazy: no connection and no
+			// thread
 			// before the election's first statement, after the context has started.
 			HikariDataSource pool = new HikariDataSource();
 			application.copyStateTo(pool);
@@ -93,7 +95,8 @@ final class ElectionConnectionPool implements DisposableBean {
 			long timeout = Math.max(250, connectionTimeout.toMillis());
 			pool.setConnectionTimeout(timeout);
 			pool.setValidationTimeout(Math.min(pool.getValidationTimeout(), timeout));
-			// Start even if the database is down: the election retries every renew interval.
+			// Start even if the database is down: the election retries every renew
+			// interval.
 			pool.setInitializationFailTimeout(-1);
 			pool.setRegisterMbeans(false);
 			pool.setHealthCheckRegistry(null);

@@ -9,9 +9,10 @@ import org.springframework.util.StringUtils;
 
 /**
  * The {@link DataSource} chosen for the election: one of its own built from
- * {@code leader-election.jdbc.url}, else the {@link LeaderElectionDataSource @LeaderElectionDataSource}
- * bean, else the application's single or primary {@code DataSource}. The schema, the
- * dialect, the election's connections and the fenced transactions all use it. Like
+ * {@code leader-election.jdbc.url}, else the
+ * {@link LeaderElectionDataSource @LeaderElectionDataSource} bean, else the application's
+ * single or primary {@code DataSource}. The schema, the dialect, the election's
+ * connections and the fenced transactions all use it. Like
  * {@link ElectionConnectionPool}, deliberately not a {@code DataSource} bean. A
  * {@code DataSource} built from the URL is closed when the context closes, after the
  * election service stopped and released its leases.
@@ -38,7 +39,8 @@ final class ElectionDataSource implements DisposableBean {
 	static ElectionDataSource determine(LeaderElectionProperties.Jdbc jdbc, ObjectProvider<DataSource> qualified,
 			ObjectProvider<DataSource> dataSources) {
 		if (StringUtils.hasText(jdbc.getUrl())) {
-			// The builder creates the pool with setters, so it stays lazy: no connection and no
+			// The builder creates the pool with setters, so it stays lazy: no connection
+			// and no
 			// thread before the first statement.
 			DataSource own = DataSourceBuilder.create()
 				.url(jdbc.getUrl())

@@ -17,9 +17,9 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.support.ResourceTransactionManager;
 
 /**
- * Chooses the transaction manager of fenced work. The fence row lives with the leases, so a
- * fenced transaction must be a transaction on the election's {@code DataSource}: one opened
- * by a manager of another {@code DataSource} would take its share lock outside the
+ * Chooses the transaction manager of fenced work. The fence row lives with the leases, so
+ * a fenced transaction must be a transaction on the election's {@code DataSource}: one
+ * opened by a manager of another {@code DataSource} would take its share lock outside the
  * transaction and fence nothing. In order:
  * <ol>
  * <li>for a {@code DataSource} built from {@code leader-election.jdbc.url}, which no
@@ -55,9 +55,9 @@ final class FencedTransactions {
 		}
 		DataSource managed = managedDataSource(unique);
 		if (managed != null && !same(managed, dataSource)) {
-			throw new FencedTransactionManagerMismatchException(nameOf(beanFactory, PlatformTransactionManager.class,
-					unique), nameOf(beanFactory, DataSource.class, managed),
-					nameOf(beanFactory, DataSource.class, dataSource));
+			throw new FencedTransactionManagerMismatchException(
+					nameOf(beanFactory, PlatformTransactionManager.class, unique),
+					nameOf(beanFactory, DataSource.class, managed), nameOf(beanFactory, DataSource.class, dataSource));
 		}
 		return unique;
 	}
@@ -68,9 +68,9 @@ final class FencedTransactions {
 	}
 
 	/**
-	 * Return the {@code DataSource} a transaction manager binds connections of: the resource
-	 * factory of a {@code DataSourceTransactionManager}, the {@code dataSource} property of
-	 * JPA's or Hibernate's.
+	 * Return the {@code DataSource} a transaction manager binds connections of: the
+	 * resource factory of a {@code DataSourceTransactionManager}, the {@code dataSource}
+	 * property of JPA's or Hibernate's.
 	 * @param transactionManager the transaction manager
 	 * @return its data source, or {@code null} if not known
 	 */
@@ -93,7 +93,8 @@ final class FencedTransactions {
 	}
 
 	private static boolean same(DataSource managed, DataSource dataSource) {
-		// DataSourceTransactionManager unwraps a TransactionAwareDataSourceProxy it is given.
+		// DataSourceTransactionManager unwraps a TransactionAwareDataSourceProxy it is
+		// given.
 		return unwrap(managed) == unwrap(dataSource);
 	}
 

@@ -7,9 +7,9 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.core.env.Environment;
 
 /**
- * Turns an {@link InvalidLeaderElectionPropertyException} into a start-up report that names
- * the property, the value given (as written in the configuration, when the environment
- * has it) and what is allowed.
+ * Turns an {@link InvalidLeaderElectionPropertyException} into a start-up report that
+ * names the property, the value given (as written in the configuration, when the
+ * environment has it) and what is allowed.
  */
 class InvalidLeaderElectionPropertyFailureAnalyzer
 		extends AbstractFailureAnalyzer<InvalidLeaderElectionPropertyException> {

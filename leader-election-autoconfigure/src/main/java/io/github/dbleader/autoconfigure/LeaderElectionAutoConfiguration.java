@@ -58,30 +58,36 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * for leader election on a {@code DataSource} of the application: the lease schema, the
- * {@link LeaseRepository}, the {@link ElectionService} to inject, and the lifecycle that
- * starts the service late and stops it (releasing leases) before the {@code DataSource}
- * closes.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for leader election on a {@code DataSource} of the application: the
+ * lease schema, the {@link LeaseRepository}, the {@link ElectionService} to inject, and
+ * the lifecycle that starts the service late and stops it (releasing leases) before the
+ * {@code DataSource} closes.
  *
- * <p>The election's {@code DataSource} is, in order: one of its own built from
- * {@code leader-election.jdbc.url}; the {@link LeaderElectionDataSource @LeaderElectionDataSource}
- * bean; the single or primary {@code DataSource}. Without any of them it backs off, and
- * {@code @LeaderOnly} methods make start-up fail.
+ * <p>
+ * The election's {@code DataSource} is, in order: one of its own built from
+ * {@code leader-election.jdbc.url}; the
+ * {@link LeaderElectionDataSource @LeaderElectionDataSource} bean; the single or primary
+ * {@code DataSource}. Without any of them it backs off, and {@code @LeaderOnly} methods
+ * make start-up fail.
  *
- * <p>Start-up does not wait for the database: the platform comes from the property or the
+ * <p>
+ * Start-up does not wait for the database: the platform comes from the property or the
  * JDBC URL where they tell it (an unsupported one fails start-up), and the tables are
  * created when the election starts, before its first heartbeat. A database that does not
  * answer then leaves the election waiting for it (health and the leader endpoint say so,
  * {@code @LeaderOnly} methods are skipped), and it joins once the database answers.
  *
- * <p>With an {@link ObservationRegistry} bean, fenced transactions, calls under cluster
+ * <p>
+ * With an {@link ObservationRegistry} bean, fenced transactions, calls under cluster
  * locks and changes of leadership are observed in it, with the convention beans
  * ({@link FencedTransactionObservationConvention}, {@link LockCallObservationConvention},
  * {@link LeadershipChangeObservationConvention}) where there are.
  *
- * <p>Where the application has Spring Boot's {@link ApplicationAvailability}, the node
- * campaigns only while its readiness accepts traffic ({@code leader-election.follow-readiness}).
+ * <p>
+ * Where the application has Spring Boot's {@link ApplicationAvailability}, the node
+ * campaigns only while its readiness accepts traffic
+ * ({@code leader-election.follow-readiness}).
  */
 @AutoConfiguration(after = { DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
 		DataSourceTransactionManagerAutoConfiguration.class, ApplicationAvailabilityAutoConfiguration.class })
@@ -125,8 +131,10 @@ public final class LeaderElectionAutoConfiguration {
 		// DataSource itself and a transaction manager of it, not on the election's pool.
 		PlatformTransactionManager fencedTransactions = FencedTransactions
 			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
-		// Built at once: its store asks the detector for the platform when a statement first
-		// needs it, and again after a failure, so the context starts while the database is away.
+		// Built at once: its store asks the detector for the platform when a statement
+		// first
+		// needs it, and again after a failure, so the context starts while the database
+		// is away.
 		// A database that answers now but is not supported still stops the start-up.
 		dialectDetector.getDialectIfAnswering();
 		return new JdbcLeaseRepository(new JdbcStore(connectionPool.getDataSource(), fencedTransactions,
@@ -139,7 +147,8 @@ public final class LeaderElectionAutoConfiguration {
 	LockRepository leaderElectionLockRepository(ElectionDataSource electionDataSource,
 			ElectionConnectionPool connectionPool, ObjectProvider<PlatformTransactionManager> transactionManagers,
 			ListableBeanFactory beanFactory, DialectDetector dialectDetector, LeaderElectionProperties properties) {
-		// Locks live in the lease table, on the election's pool; their fenced work joins the
+		// Locks live in the lease table, on the election's pool; their fenced work joins
+		// the
 		// application's transactions, as the elections' does.
 		PlatformTransactionManager fencedTransactions = FencedTransactions
 			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
@@ -174,8 +183,10 @@ public final class LeaderElectionAutoConfiguration {
 		if (registry != null) {
 			all.add(new ObservationLeadershipListener(registry, leadershipChangeObservationConvention.getIfUnique()));
 		}
-		// Nothing of the database is needed before the election starts: the platform (unless
-		// known from a property or the URL) and the tables come when the database answers.
+		// Nothing of the database is needed before the election starts: the platform
+		// (unless
+		// known from a property or the URL) and the tables come when the database
+		// answers.
 		DatabasePreparation preparation = () -> {
 			dialectDetector.getDialect();
 			schemaInitializers.orderedStream()
@@ -197,10 +208,12 @@ public final class LeaderElectionAutoConfiguration {
 	@ConditionalOnMissingBean
 	@Lazy
 	ClusterLocks clusterLocks(LockRepository lockRepository, ElectionService electionService,
-			LeaderElectionProperties properties, ObjectProvider<LockRunListener> listeners, ObjectProvider<ObservationRegistry> observationRegistry,
+			LeaderElectionProperties properties, ObjectProvider<LockRunListener> listeners,
+			ObjectProvider<ObservationRegistry> observationRegistry,
 			ObjectProvider<LockCallObservationConvention> lockCallObservationConvention,
 			ObjectProvider<FencedTransactionObservationConvention> fencedTransactionObservationConvention) {
-		// Kept-alive locks are renewed as the elections are: by a lease, every renew interval.
+		// Kept-alive locks are renewed as the elections are: by a lease, every renew
+		// interval.
 		ClusterLocks locks = new ClusterLocks(lockRepository, electionService.nodeId(), MonotonicClock.SYSTEM,
 				Clock.systemUTC(), new CompositeLockRunListener(listeners.orderedStream().toList()),
 				KeepAliveSettings.of(electionService.settings()));

@@ -17,18 +17,19 @@ import org.springframework.boot.sql.init.DatabaseInitializationSettings;
 import org.springframework.dao.DataAccessResourceFailureException;
 
 /**
- * {@link DataSourceScriptDatabaseInitializer} that creates the lease and candidates tables,
- * with the configured names, from the script of the dialect
- * ({@code schema-@@platform@@.sql}, MariaDB using the MySQL one), safely when several nodes
- * do it at once ({@link LeaseSchema#create}). As a {@code DataSourceScriptDatabaseInitializer}
- * it comes after Flyway and Liquibase, and before the beans that depend on database
- * initialization.
+ * {@link DataSourceScriptDatabaseInitializer} that creates the lease and candidates
+ * tables, with the configured names, from the script of the dialect
+ * ({@code schema-@@platform@@.sql}, MariaDB using the MySQL one), safely when several
+ * nodes do it at once ({@link LeaseSchema#create}). As a
+ * {@code DataSourceScriptDatabaseInitializer} it comes after Flyway and Liquibase, and
+ * before the beans that depend on database initialization.
  *
- * <p>It does not touch the database while the context starts, so that an application
- * whose database is slow or away at boot still starts: the election service runs
- * {@link #initializeDatabase()} before its first heartbeat, and again every renew interval
- * until the database answers, and joins no election before the tables exist. Register a
- * bean of this type to replace it.
+ * <p>
+ * It does not touch the database while the context starts, so that an application whose
+ * database is slow or away at boot still starts: the election service runs
+ * {@link #initializeDatabase()} before its first heartbeat, and again every renew
+ * interval until the database answers, and joins no election before the tables exist.
+ * Register a bean of this type to replace it.
  */
 public class LeaderElectionDataSourceScriptDatabaseInitializer extends DataSourceScriptDatabaseInitializer {
 

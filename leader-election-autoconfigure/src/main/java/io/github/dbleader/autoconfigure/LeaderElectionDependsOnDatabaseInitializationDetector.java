@@ -10,9 +10,10 @@ import org.springframework.boot.sql.init.dependency.AbstractBeansOfTypeDependsOn
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitializationDetector;
 
 /**
- * {@link DependsOnDatabaseInitializationDetector} that makes the lease and lock repositories and the
- * election service wait for every database initializer (Flyway, Liquibase, SQL scripts and
- * the lease schema), so the election never runs against tables that do not exist yet.
+ * {@link DependsOnDatabaseInitializationDetector} that makes the lease and lock
+ * repositories and the election service wait for every database initializer (Flyway,
+ * Liquibase, SQL scripts and the lease schema), so the election never runs against tables
+ * that do not exist yet.
  */
 class LeaderElectionDependsOnDatabaseInitializationDetector
 		extends AbstractBeansOfTypeDependsOnDatabaseInitializationDetector {

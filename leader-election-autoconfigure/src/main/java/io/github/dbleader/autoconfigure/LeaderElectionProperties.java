@@ -19,8 +19,9 @@ import org.springframework.boot.sql.init.DatabaseInitializationMode;
 /**
  * Configuration properties of leader election.
  *
- * <p>With lease {@code L}, renew interval {@code R} and guard {@code G}: a crashed leader
- * is replaced after at most {@code L + R}; a leader stops believing it leads at the latest
+ * <p>
+ * With lease {@code L}, renew interval {@code R} and guard {@code G}: a crashed leader is
+ * replaced after at most {@code L + R}; a leader stops believing it leads at the latest
  * {@code L - G} after its last successful renewal was sent. Start-up fails unless
  * {@code 0 < R <= (L - G) / 2}, {@code 0 < G < L} and the statement timeout is shorter
  * than {@code R}.
@@ -39,8 +40,8 @@ public class LeaderElectionProperties {
 	/**
 	 * Id of this node in every election: unique among running instances (ids that differ
 	 * only in case are different nodes) and human readable, at most 255 characters, not
-	 * ending with a space. Defaults to "hostname:port:pid", with the port of the web server
-	 * when it is known at start-up ("hostname:pid" otherwise).
+	 * ending with a space. Defaults to "hostname:port:pid", with the port of the web
+	 * server when it is known at start-up ("hostname:pid" otherwise).
 	 */
 	private @Nullable String nodeId;
 
@@ -76,21 +77,21 @@ public class LeaderElectionProperties {
 	private boolean releaseOnShutdown = true;
 
 	/**
-	 * Whether this node campaigns only while the application is ready, its readiness state
-	 * accepting traffic (Spring Boot's application availability): it takes no leadership
-	 * before the application has started, and while readiness refuses traffic (as from the
-	 * start of a web application's shutdown) it gives its leadership up and stands down.
-	 * Without Boot's application availability the node campaigns from start-up on. The
-	 * partitions of partition groups are not affected.
+	 * Whether this node campaigns only while the application is ready, its readiness
+	 * state accepting traffic (Spring Boot's application availability): it takes no
+	 * leadership before the application has started, and while readiness refuses traffic
+	 * (as from the start of a web application's shutdown) it gives its leadership up and
+	 * stands down. Without Boot's application availability the node campaigns from
+	 * start-up on. The partitions of partition groups are not affected.
 	 */
 	private boolean followReadiness = true;
 
 	/**
 	 * Names of the elections this node joins at start-up (1 to 128 characters each, not
-	 * ending with a space; names that differ only in case are different elections), besides
-	 * those that @LeaderOnly beans name, which are joined at start-up too. Others are joined
-	 * on first use. Empty for none: a node that only takes cluster locks then sends no
-	 * heartbeat statement at all.
+	 * ending with a space; names that differ only in case are different elections),
+	 * besides those that @LeaderOnly beans name, which are joined at start-up too. Others
+	 * are joined on first use. Empty for none: a node that only takes cluster locks then
+	 * sends no heartbeat statement at all.
 	 */
 	private List<String> elections = new ArrayList<>(Arrays.asList("default"));
 
@@ -286,9 +287,9 @@ public class LeaderElectionProperties {
 	public static class Jdbc {
 
 		/**
-		 * JDBC URL of a database for the election alone, instead of one of the application's
-		 * DataSource beans. The starter then builds a DataSource of its own on it, and its
-		 * fenced transactions only fence writes made to that database.
+		 * JDBC URL of a database for the election alone, instead of one of the
+		 * application's DataSource beans. The starter then builds a DataSource of its own
+		 * on it, and its fenced transactions only fence writes made to that database.
 		 */
 		private @Nullable String url;
 
@@ -303,15 +304,15 @@ public class LeaderElectionProperties {
 		private @Nullable String password;
 
 		/**
-		 * Name of the lease table: a plain identifier (letters, digits, underscores; at most
-		 * 57 characters). The fence, nodes and pins tables are named after it, with "_fence",
-		 * "_nodes" and "_pins" appended.
+		 * Name of the lease table: a plain identifier (letters, digits, underscores; at
+		 * most 57 characters). The fence, nodes and pins tables are named after it, with
+		 * "_fence", "_nodes" and "_pins" appended.
 		 */
 		private String tableName = "leader_election_lease";
 
 		/**
-		 * Name of the candidates table: a plain identifier (letters, digits, underscores; at
-		 * most 63 characters).
+		 * Name of the candidates table: a plain identifier (letters, digits, underscores;
+		 * at most 63 characters).
 		 */
 		private String candidateTableName = "leader_election_candidate";
 
@@ -323,16 +324,17 @@ public class LeaderElectionProperties {
 		private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 
 		/**
-		 * Database platform of the SQL dialect and schema script: mysql (also for MariaDB),
-		 * mariadb, postgresql or h2. Detected when not set: from the JDBC URL of the
-		 * election's DataSource if it tells one, else from the database once it answers.
+		 * Database platform of the SQL dialect and schema script: mysql (also for
+		 * MariaDB), mariadb, postgresql or h2. Detected when not set: from the JDBC URL
+		 * of the election's DataSource if it tells one, else from the database once it
+		 * answers.
 		 */
 		private @Nullable String platform;
 
 		/**
-		 * Whether the election's statements use a small connection pool of their own, built
-		 * from the settings of the election's HikariCP DataSource, so that renewals do not
-		 * starve when business load exhausts the application's pool. Ignored (the
+		 * Whether the election's statements use a small connection pool of their own,
+		 * built from the settings of the election's HikariCP DataSource, so that renewals
+		 * do not starve when business load exhausts the application's pool. Ignored (the
 		 * election's DataSource is used) when that is not a HikariCP pool.
 		 */
 		private boolean dedicatedPool = true;
@@ -417,8 +419,8 @@ public class LeaderElectionProperties {
 		/**
 		 * Determine the table names.
 		 * @return validated names
-		 * @throws InvalidLeaderElectionPropertyException if a name is not a plain identifier
-		 * or both are the same
+		 * @throws InvalidLeaderElectionPropertyException if a name is not a plain
+		 * identifier or both are the same
 		 */
 		public LeaseTables determineLeaseTables() {
 			requireIdentifier("jdbc.table-name", this.tableName);
@@ -452,8 +454,7 @@ public class LeaderElectionProperties {
 				return SqlDialect.forName(this.platform);
 			}
 			catch (IllegalArgumentException ex) {
-				throw invalid("jdbc.platform", this.platform, "the platform is not supported",
-						SUPPORTED_PLATFORMS);
+				throw invalid("jdbc.platform", this.platform, "the platform is not supported", SUPPORTED_PLATFORMS);
 			}
 		}
 
@@ -488,11 +489,11 @@ public class LeaderElectionProperties {
 	public static class Locks {
 
 		/**
-		 * Longest random pause before a run under a cluster lock (@ClusterLock, a ShedLock
-		 * task on the provider) tries the lock, so that when every node's scheduler fires for
-		 * the same trigger, the run goes to a random node rather than to the one whose
-		 * scheduler fires first. At most a quarter of the run's atLeastFor; runs without
-		 * atLeastFor try at once. 0 to try at once always.
+		 * Longest random pause before a run under a cluster lock (@ClusterLock, a
+		 * ShedLock task on the provider) tries the lock, so that when every node's
+		 * scheduler fires for the same trigger, the run goes to a random node rather than
+		 * to the one whose scheduler fires first. At most a quarter of the run's
+		 * atLeastFor; runs without atLeastFor try at once. 0 to try at once always.
 		 */
 		private Duration spread = Duration.ofMillis(100);
 
@@ -527,11 +528,11 @@ public class LeaderElectionProperties {
 		/**
 		 * Most elections with meters of their own (leader.election.leader, .term,
 		 * .transitions, .leader.only.skipped, .leader.only.runs and .leader.only.overdue,
-		 * tagged election), in the order this node
-		 * joins them; 0 for none. The node's totals (leader.election.elections, .elections.led,
-		 * .elections.transitions) count every election, so that an application with an
-		 * election per tenant keeps its heap and its metrics backend bounded. Partitions have
-		 * meters per group instead.
+		 * tagged election), in the order this node joins them; 0 for none. The node's
+		 * totals (leader.election.elections, .elections.led, .elections.transitions)
+		 * count every election, so that an application with an election per tenant keeps
+		 * its heap and its metrics backend bounded. Partitions have meters per group
+		 * instead.
 		 */
 		private int perElectionLimit = 1_000;
 
@@ -628,11 +629,11 @@ public class LeaderElectionProperties {
 	public static class ScopedServices {
 
 		/**
-		 * How long stopping the leader-scoped services of an election (when its leadership
-		 * is revoked, or the application shuts down) waits for their threads after telling
-		 * them to stop and interrupting them. A thread still running then is left behind
-		 * with a warning. This node's later leadership events wait for the stop too, its
-		 * heartbeat never does.
+		 * How long stopping the leader-scoped services of an election (when its
+		 * leadership is revoked, or the application shuts down) waits for their threads
+		 * after telling them to stop and interrupting them. A thread still running then
+		 * is left behind with a warning. This node's later leadership events wait for the
+		 * stop too, its heartbeat never does.
 		 */
 		private Duration stopTimeout = Duration.ofSeconds(10);
 

@@ -27,7 +27,10 @@ import org.springframework.boot.context.properties.bind.BindableRuntimeHintsRegi
  */
 class LeaderElectionRuntimeHints implements RuntimeHintsRegistrar {
 
-	/** The schema scripts of {@code io.github.dbleader.election.jdbc.LeaseSchema}, one per platform. */
+	/**
+	 * The schema scripts of {@code io.github.dbleader.election.jdbc.LeaseSchema}, one per
+	 * platform.
+	 */
 	static final String SCHEMA_SCRIPTS = "io/github/dbleader/election/jdbc/schema-*.sql";
 
 	private static final Class<?>[] RESPONSE_BODIES = { LeaderEndpoint.LeaderDescriptor.class,
@@ -35,8 +38,8 @@ class LeaderElectionRuntimeHints implements RuntimeHintsRegistrar {
 			LocksEndpoint.LocksDescriptor.class, LocksEndpoint.LockDescriptor.class, LocksEndpoint.RunDescriptor.class,
 			LocksEndpoint.ReleaseDescriptor.class, PartitionsEndpoint.PartitionsDescriptor.class,
 			PartitionsEndpoint.GroupDescriptor.class, PartitionsEndpoint.PartitionDescriptor.class,
-			PartitionsEndpoint.MoveDescriptor.class, JobsEndpoint.JobsDescriptor.class, JobsEndpoint.JobDescriptor.class,
-			JobsEndpoint.RunDescriptor.class, ErrorDescriptor.class };
+			PartitionsEndpoint.MoveDescriptor.class, JobsEndpoint.JobsDescriptor.class,
+			JobsEndpoint.JobDescriptor.class, JobsEndpoint.RunDescriptor.class, ErrorDescriptor.class };
 
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {

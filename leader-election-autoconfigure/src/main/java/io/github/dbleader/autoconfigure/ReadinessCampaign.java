@@ -31,7 +31,8 @@ class ReadinessCampaign
 
 	@Override
 	public void afterSingletonsInstantiated() {
-		// Every bean exists and the election has not started (it starts with the lifecycle).
+		// Every bean exists and the election has not started (it starts with the
+		// lifecycle).
 		follow(this.availability.getReadinessState());
 	}
 

@@ -13,8 +13,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * Sends requests to the {@code leader} endpoint of a running application over HTTP: by
- * default at {@code /actuator/leader} on the application's port, or wherever the test puts
- * it (a management port of its own, other base paths).
+ * default at {@code /actuator/leader} on the application's port, or wherever the test
+ * puts it (a management port of its own, other base paths).
  */
 public final class ActuatorClient {
 
@@ -52,8 +52,8 @@ public final class ActuatorClient {
 	 * Send a request to the endpoint path + {@code path}.
 	 * @param method the HTTP method
 	 * @param path the path below the endpoint, e.g. {@code /default}
-	 * @param json the body, sent as {@code application/json}; {@code null} for none and no
-	 * content type
+	 * @param json the body, sent as {@code application/json}; {@code null} for none and
+	 * no content type
 	 * @return the response
 	 */
 	public HttpResponse<String> send(String method, String path, @Nullable String json)

@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link ApplicationEventLeadershipListener} as the auto-configuration wires it.
+ * Tests for {@link ApplicationEventLeadershipListener} as the auto-configuration wires
+ * it.
  */
 class ApplicationEventLeadershipListenerTests {
 
@@ -40,16 +41,16 @@ class ApplicationEventLeadershipListenerTests {
 		this.contextRunner.run((context) -> {
 			Recorder recorder = context.getBean(Recorder.class);
 			ElectionService service = context.getBean(ElectionService.class);
-			await().atMost(Duration.ofSeconds(5)).until(() -> recorder.events.stream()
-				.anyMatch(LeadershipGrantedEvent.class::isInstance));
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> recorder.events.stream().anyMatch(LeadershipGrantedEvent.class::isInstance));
 			LeadershipGrantedEvent granted = recorder.first(LeadershipGrantedEvent.class);
 			assertThat(granted.getElection()).isEqualTo("default");
 			assertThat(granted.getNodeId()).isEqualTo("me");
 			assertThat(granted.getTerm()).isEqualTo(service.election("default").term());
 			assertThat(recorder.first(LeaderChangedEvent.class).getNewLeader()).isEqualTo("me");
 			service.election("default").release();
-			await().atMost(Duration.ofSeconds(5)).until(() -> recorder.events.stream()
-				.anyMatch(LeadershipRevokedEvent.class::isInstance));
+			await().atMost(Duration.ofSeconds(5))
+				.until(() -> recorder.events.stream().anyMatch(LeadershipRevokedEvent.class::isInstance));
 			LeadershipRevokedEvent revoked = recorder.first(LeadershipRevokedEvent.class);
 			assertThat(revoked.getReason()).isEqualTo(RevocationReason.RELEASED);
 			assertThat(revoked.getTerm()).isEqualTo(granted.getTerm());

@@ -8,8 +8,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * A round that fails a change every round while the database answers: an expired lease of
  * election {@code blocked}, held by a node that is gone, which a constraint keeps from
  * changing holder, so that a take-over of it fails every round once a node has watched it
- * for a lease. (A lease that cannot be created is refused on its own, at WARN, and fails no
- * round: the other elections of its batch go on.)
+ * for a lease. (A lease that cannot be created is refused on its own, at WARN, and fails
+ * no round: the other elections of its batch go on.)
  */
 public final class BlockedTakeOvers {
 

@@ -19,8 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link DialectDetector} on the product name each real driver reports, e.g.
- * {@code MariaDB} from MariaDB Connector/J and {@code MySQL} from MySQL Connector/J on the
- * same MariaDB server.
+ * {@code MariaDB} from MariaDB Connector/J and {@code MySQL} from MySQL Connector/J on
+ * the same MariaDB server.
  */
 class DialectDetectorIntegrationTests {
 
@@ -45,8 +45,7 @@ class DialectDetectorIntegrationTests {
 			assertThat(DialectDetector.urlOf(dataSource)).isNull();
 			assertThat(new DialectDetector(dataSource, new LeaderElectionProperties.Jdbc(), Duration.ofSeconds(2),
 					MonotonicClock.SYSTEM)
-				.getDialect())
-				.isEqualTo(SqlDialect.forName(database.platform()));
+				.getDialect()).isEqualTo(SqlDialect.forName(database.platform()));
 		}
 	}
 

@@ -52,10 +52,10 @@ class DialectDetectorTests {
 			""")
 	void detectsTheDialectFromTheProductNameTheDriverReports(String productName, SqlDialect dialect)
 			throws SQLException {
-		// MySQL Connector/J reports "MySQL" on MariaDB servers too; MariaDB Connector/J reports "MariaDB".
+		// MySQL Connector/J reports "MySQL" on MariaDB servers too; MariaDB Connector/J
+		// reports "MariaDB".
 		DataSource dataSource = dataSourceReporting(productName);
-		assertThat(detector(dataSource, new LeaderElectionProperties.Jdbc()).getDialect())
-			.isEqualTo(dialect);
+		assertThat(detector(dataSource, new LeaderElectionProperties.Jdbc()).getDialect()).isEqualTo(dialect);
 	}
 
 	@Test

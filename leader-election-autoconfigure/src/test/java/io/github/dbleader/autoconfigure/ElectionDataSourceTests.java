@@ -47,7 +47,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for the choice of the election's {@code DataSource} ({@code leader-election.jdbc.url},
+ * Tests for the choice of the election's {@code DataSource}
+ * ({@code leader-election.jdbc.url},
  * {@link LeaderElectionDataSource @LeaderElectionDataSource}, the single or primary one),
  * and for start-up failing rather than running {@code @LeaderOnly} methods on every node
  * when none can be chosen.
@@ -59,9 +60,9 @@ class ElectionDataSourceTests {
 	private final String reportsUrl = h2Url();
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, LeaderElectionAutoConfiguration.class,
-				LeaderOnlyAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(AopAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+						LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
 		.withPropertyValues("test.orders-url=" + this.ordersUrl, "test.reports-url=" + this.reportsUrl,
 				"leader-election.lease-duration=3s", "leader-election.renew-interval=200ms");
 
@@ -98,7 +99,8 @@ class ElectionDataSourceTests {
 				assertThat(electionDataSource(context)).isSameAs(context.getBean("reports"));
 				assertAdvised(context.getBean(ReportJob.class));
 				awaitLeadership(context);
-				// Schema, election statements and dialect all went to the qualified database.
+				// Schema, election statements and dialect all went to the qualified
+				// database.
 				assertThat(leaderIn(this.reportsUrl)).isEqualTo(nodeId(context));
 				assertThat(tables(this.ordersUrl)).doesNotContain("LEADER_ELECTION_LEASE");
 			});
@@ -112,9 +114,11 @@ class ElectionDataSourceTests {
 				DataSource reports = context.getBean("reports", DataSource.class);
 				assertThat(electionDataSource(context)).isSameAs(reports);
 				Election election = awaitLeadership(context);
-				// The fence's connection is the one the reports transaction manager bound.
-				boolean reportsBound = election.runFenced((term) -> TransactionSynchronizationManager
-					.hasResource(reports) && !TransactionSynchronizationManager.hasResource(context.getBean("orders")));
+				// The fence's connection is the one the reports transaction manager
+				// bound.
+				boolean reportsBound = election
+					.runFenced((term) -> TransactionSynchronizationManager.hasResource(reports)
+							&& !TransactionSynchronizationManager.hasResource(context.getBean("orders")));
 				assertThat(reportsBound).isTrue();
 			});
 	}
@@ -126,7 +130,8 @@ class ElectionDataSourceTests {
 			.withPropertyValues("leader-election.jdbc.url=" + electionUrl, "leader-election.jdbc.username=sa",
 					"leader-election.jdbc.password=")
 			.run((context) -> {
-				// Boot's transaction manager manages 'orders', yet start-up succeeds: no bean
+				// Boot's transaction manager manages 'orders', yet start-up succeeds: no
+				// bean
 				// can manage the starter's own DataSource, so fenced work uses its own.
 				assertThat(context).hasNotFailed();
 				HikariDataSource own = (HikariDataSource) electionDataSource(context);
@@ -188,7 +193,8 @@ class ElectionDataSourceTests {
 
 	@Test
 	void transactionManagerOfAnotherDataSourceFailsStartup() {
-		// Boot's transaction manager manages the primary 'orders'; the election is on 'reports'.
+		// Boot's transaction manager manages the primary 'orders'; the election is on
+		// 'reports'.
 		this.contextRunner.withUserConfiguration(PrimaryOrders.class, QualifiedReports.class).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(context.getStartupFailure()).rootCause()
@@ -273,8 +279,8 @@ class ElectionDataSourceTests {
 	}
 
 	/**
-	 * Analyze the start-up failure with the analyzers of this library, loaded as Spring Boot
-	 * loads them, so that their registration is tested too.
+	 * Analyze the start-up failure with the analyzers of this library, loaded as Spring
+	 * Boot loads them, so that their registration is tested too.
 	 */
 	private static FailureAnalysis analyze(AssertableApplicationContext context) {
 		ArgumentResolver arguments = ArgumentResolver.of(Environment.class, new MockEnvironment())

@@ -29,14 +29,18 @@ class EndpointsReferenceTests {
 	private static final Path PAGE = Path.of("../docs/reference/endpoints.md");
 
 	private static final List<Class<?>> RESPONSES = List.of(LeaderEndpoint.LeaderDescriptor.class,
-			LeaderEndpoint.ElectionDescriptor.class, LeaderEndpoint.CandidateDescriptor.class, LeaderEndpoint.RunDescriptor.class,
-			ErrorDescriptor.class, LocksEndpoint.LocksDescriptor.class,
-			LocksEndpoint.LockDescriptor.class, LocksEndpoint.RunDescriptor.class, LocksEndpoint.ReleaseDescriptor.class,
-			PartitionsEndpoint.PartitionsDescriptor.class, PartitionsEndpoint.GroupDescriptor.class,
-			PartitionsEndpoint.PartitionDescriptor.class, PartitionsEndpoint.MoveDescriptor.class,
-			JobsEndpoint.JobsDescriptor.class, JobsEndpoint.JobDescriptor.class, JobsEndpoint.RunDescriptor.class);
+			LeaderEndpoint.ElectionDescriptor.class, LeaderEndpoint.CandidateDescriptor.class,
+			LeaderEndpoint.RunDescriptor.class, ErrorDescriptor.class, LocksEndpoint.LocksDescriptor.class,
+			LocksEndpoint.LockDescriptor.class, LocksEndpoint.RunDescriptor.class,
+			LocksEndpoint.ReleaseDescriptor.class, PartitionsEndpoint.PartitionsDescriptor.class,
+			PartitionsEndpoint.GroupDescriptor.class, PartitionsEndpoint.PartitionDescriptor.class,
+			PartitionsEndpoint.MoveDescriptor.class, JobsEndpoint.JobsDescriptor.class,
+			JobsEndpoint.JobDescriptor.class, JobsEndpoint.RunDescriptor.class);
 
-	/** Names the examples use as map keys (elections, groups, locks, nodes) and the misspelt request field. */
+	/**
+	 * Names the examples use as map keys (elections, groups, locks, nodes) and the
+	 * misspelt request field.
+	 */
 	private static final Set<String> EXAMPLE_NAMES = Set.of("default", "orders", "sample-report", "node-a", "node-b",
 			"node-c", "node");
 

@@ -17,11 +17,11 @@ import org.springframework.dao.QueryTimeoutException;
 
 /**
  * A {@link LeaseRepository} on the embedded H2 database that a test can turn into a
- * database that does not answer: every statement, the heartbeat's and the endpoint's, then
- * either times out after the statement timeout ({@link Fault#TIMEOUT}, a frozen server
- * with the driver's timeouts working) or hangs until the fault ends ({@link Fault#HANG}, a
- * driver that cannot time out, or a wait for a pool connection behind stuck statements).
- * End the fault before the context closes ({@link #restore()}).
+ * database that does not answer: every statement, the heartbeat's and the endpoint's,
+ * then either times out after the statement timeout ({@link Fault#TIMEOUT}, a frozen
+ * server with the driver's timeouts working) or hangs until the fault ends
+ * ({@link Fault#HANG}, a driver that cannot time out, or a wait for a pool connection
+ * behind stuck statements). End the fault before the context closes ({@link #restore()}).
  */
 @Configuration(proxyBeanMethods = false)
 public class FaultyDatabaseConfiguration {
@@ -79,7 +79,8 @@ public class FaultyDatabaseConfiguration {
 				if (this.fault == Fault.TIMEOUT && left <= 0) {
 					throw new QueryTimeoutException("statement timed out (simulated)");
 				}
-				// Woken when the fault changes; a timeout waits no longer than the statement's.
+				// Woken when the fault changes; a timeout waits no longer than the
+				// statement's.
 				this.monitor.wait((this.fault == Fault.TIMEOUT) ? Math.max(1, left / 1_000_000) : 0);
 			}
 		}

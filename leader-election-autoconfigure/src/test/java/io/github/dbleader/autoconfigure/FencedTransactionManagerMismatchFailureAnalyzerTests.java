@@ -25,8 +25,7 @@ class FencedTransactionManagerMismatchFailureAnalyzerTests {
 						+ "rows are in DataSource 'reports'.",
 				"", "Reason: a fenced transaction must lock the fence row in the same transaction as the work it "
 						+ "fences; on another database it would fence nothing."));
-		assertThat(analysis.getAction()).isEqualTo(String.join(System.lineSeparator(),
-				"Consider one of the following:",
+		assertThat(analysis.getAction()).isEqualTo(String.join(System.lineSeparator(), "Consider one of the following:",
 				"\tDefine a transaction manager bean for DataSource 'reports' (fenced transactions use the one that "
 						+ "manages the election's DataSource; keep the one of your other DataSource, marked @Primary).",
 				"\tRun the election on DataSource 'orders' (mark it @LeaderElectionDataSource, or @Primary)."));

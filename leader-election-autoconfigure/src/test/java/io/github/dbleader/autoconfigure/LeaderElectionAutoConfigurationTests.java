@@ -88,8 +88,8 @@ class LeaderElectionAutoConfigurationTests {
 				.hasSingleBean(JdbcLeaseRepository.class)
 				.hasSingleBean(LeaderElectionLifecycle.class);
 			ElectionService service = context.getBean(ElectionService.class);
-			assertThat(service.settings()).isEqualTo(new ElectionSettings(Duration.ofSeconds(10),
-					Duration.ofSeconds(2), Duration.ofSeconds(2), Duration.ofSeconds(1)));
+			assertThat(service.settings()).isEqualTo(new ElectionSettings(Duration.ofSeconds(10), Duration.ofSeconds(2),
+					Duration.ofSeconds(2), Duration.ofSeconds(1)));
 			assertThat(service.elections()).extracting(Election::name).containsExactly("default");
 			assertThat(service.nodeId()).matches(".+:" + ProcessHandle.current().pid());
 			assertThat(context.getBean(JdbcLeaseRepository.class).dialect()).isEqualTo(SqlDialect.H2);
@@ -99,8 +99,9 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void emptyElectionsJoinsNoneAndTheHeartbeatLeavesTheDatabaseAlone() {
-		this.contextRunner.withPropertyValues("leader-election.elections=", "leader-election.lease-duration=1s",
-				"leader-election.renew-interval=100ms")
+		this.contextRunner
+			.withPropertyValues("leader-election.elections=", "leader-election.lease-duration=1s",
+					"leader-election.renew-interval=100ms")
 			.run((context) -> {
 				ElectionService service = context.getBean(ElectionService.class);
 				assertThat(service.isRunning()).isTrue();
@@ -260,7 +261,8 @@ class LeaderElectionAutoConfigurationTests {
 	@Test
 	void electionServiceAndRepositoryDependOnDatabaseInitialization() {
 		this.contextRunner.run((context) -> {
-			String[] initializers = context.getBeanNamesForType(LeaderElectionDataSourceScriptDatabaseInitializer.class);
+			String[] initializers = context
+				.getBeanNamesForType(LeaderElectionDataSourceScriptDatabaseInitializer.class);
 			assertThat(initializers).hasSize(1);
 			assertThat(context.getBeanFactory().getBeanDefinition("electionService").getDependsOn())
 				.contains(initializers[0]);
@@ -303,24 +305,23 @@ class LeaderElectionAutoConfigurationTests {
 
 	@Test
 	void usesDedicatedPoolBuiltFromHikariSettingsAndClosesItOnShutdown() {
-		this.contextRunner.withPropertyValues("spring.datasource.hikari.pool-name=app")
-			.run((context) -> {
-				ElectionConnectionPool pool = context.getBean(ElectionConnectionPool.class);
-				assertThat(pool.isDedicated()).isTrue();
-				HikariDataSource dedicated = (HikariDataSource) pool.getDataSource();
-				assertThat(dedicated.getPoolName()).isEqualTo("app-leader-election");
-				assertThat(dedicated.getMaximumPoolSize()).isEqualTo(2);
-				assertThat(dedicated.getJdbcUrl()).isEqualTo(context.getBean(HikariDataSource.class).getJdbcUrl());
-				assertThat(dedicated.getConnectionTimeout()).isEqualTo(1000);
-				context.close();
-				assertThat(dedicated.isClosed()).isTrue();
-			});
+		this.contextRunner.withPropertyValues("spring.datasource.hikari.pool-name=app").run((context) -> {
+			ElectionConnectionPool pool = context.getBean(ElectionConnectionPool.class);
+			assertThat(pool.isDedicated()).isTrue();
+			HikariDataSource dedicated = (HikariDataSource) pool.getDataSource();
+			assertThat(dedicated.getPoolName()).isEqualTo("app-leader-election");
+			assertThat(dedicated.getMaximumPoolSize()).isEqualTo(2);
+			assertThat(dedicated.getJdbcUrl()).isEqualTo(context.getBean(HikariDataSource.class).getJdbcUrl());
+			assertThat(dedicated.getConnectionTimeout()).isEqualTo(1000);
+			context.close();
+			assertThat(dedicated.isClosed()).isTrue();
+		});
 	}
 
 	@Test
 	void startsOnRefreshAndReleasesLeadershipOnShutdown() {
-		this.contextRunner.withPropertyValues("leader-election.lease-duration=3s",
-				"leader-election.renew-interval=200ms")
+		this.contextRunner
+			.withPropertyValues("leader-election.lease-duration=3s", "leader-election.renew-interval=200ms")
 			.run((context) -> {
 				ElectionService service = context.getBean(ElectionService.class);
 				await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
@@ -328,7 +329,8 @@ class LeaderElectionAutoConfigurationTests {
 				// The context's pool is closed now; look with a connection of our own.
 				JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(this.url, "sa", ""));
 				assertThat(service.isRunning()).isFalse();
-				// Released (I10): the lease is vacant at once, not after the lease duration.
+				// Released (I10): the lease is vacant at once, not after the lease
+				// duration.
 				assertThat(jdbc.queryForObject(
 						"SELECT leader_id FROM leader_election_lease WHERE election_name = 'default'", String.class))
 					.isNull();
@@ -372,7 +374,8 @@ class LeaderElectionAutoConfigurationTests {
 			});
 	}
 
-	private static ContextConsumer<AssertableApplicationContext> failsWith(String property, String value, String allowed) {
+	private static ContextConsumer<AssertableApplicationContext> failsWith(String property, String value,
+			String allowed) {
 		return (context) -> {
 			assertThat(context).hasFailed();
 			MockEnvironment environment = new MockEnvironment();
@@ -406,7 +409,8 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	private static FailureAnalysis analyze(AssertableApplicationContext context, Environment environment) {
-		// The failed context has no environment to offer: give the analyzer what Boot would.
+		// The failed context has no environment to offer: give the analyzer what Boot
+		// would.
 		return new InvalidLeaderElectionPropertyFailureAnalyzer(environment).analyze(context.getStartupFailure());
 	}
 

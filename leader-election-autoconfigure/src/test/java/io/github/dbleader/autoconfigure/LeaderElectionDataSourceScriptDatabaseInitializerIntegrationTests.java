@@ -25,8 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * {@link LeaderElectionDataSourceScriptDatabaseInitializer} on a new database, run by
  * several nodes at the same instant, as a first deploy of several replicas does: every
- * node's script succeeds and the tables work. Without serialisation, PostgreSQL fails most
- * rounds ({@code duplicate key value violates unique constraint "pg_type_typname_nsp_index"}).
+ * node's script succeeds and the tables work. Without serialisation, PostgreSQL fails
+ * most rounds
+ * ({@code duplicate key value violates unique constraint "pg_type_typname_nsp_index"}).
  */
 class LeaderElectionDataSourceScriptDatabaseInitializerIntegrationTests {
 

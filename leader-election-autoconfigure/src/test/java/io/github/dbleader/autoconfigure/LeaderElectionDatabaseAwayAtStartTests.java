@@ -52,10 +52,12 @@ class LeaderElectionDatabaseAwayAtStartTests {
 	@ParameterizedTest
 	@EnumSource(UrlKnown.class)
 	void startsWaitsAndJoinsWhenTheDatabaseAnswers(UrlKnown urlKnown) {
-		SwitchableDataSource dataSource = urlKnown.dataSource("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		SwitchableDataSource dataSource = urlKnown
+			.dataSource("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		this.contextRunner.withBean(DataSource.class, () -> dataSource).run((context) -> {
 			assertThat(context).hasNotFailed();
-			// Built at start-up either way: its store asks for the platform once the database answers.
+			// Built at start-up either way: its store asks for the platform once the
+			// database answers.
 			assertThat(context.getBean(LeaseRepository.class)).isInstanceOf(JdbcLeaseRepository.class);
 			ElectionService service = context.getBean(ElectionService.class);
 			Election election = service.election("default");
@@ -91,7 +93,8 @@ class LeaderElectionDatabaseAwayAtStartTests {
 	@ParameterizedTest
 	@EnumSource(UrlKnown.class)
 	void startsAtOnceWhenTheDatabaseAnswers(UrlKnown urlKnown) {
-		SwitchableDataSource dataSource = urlKnown.dataSource("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		SwitchableDataSource dataSource = urlKnown
+			.dataSource("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		dataSource.up();
 		this.contextRunner.withBean(DataSource.class, () -> dataSource).run((context) -> {
 			assertThat(context).hasNotFailed().hasSingleBean(JdbcLeaseRepository.class);
@@ -120,7 +123,8 @@ class LeaderElectionDatabaseAwayAtStartTests {
 
 	@Test
 	void embeddedDatabaseAwayAtStartGetsItsTablesWhenItAnswers() {
-		// The default mode, embedded: whether the database is embedded needs its answer too.
+		// The default mode, embedded: whether the database is embedded needs its answer
+		// too.
 		SwitchableDataSource dataSource = UrlKnown.NO
 			.dataSource("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		this.contextRunner.withBean(DataSource.class, () -> dataSource)

@@ -46,13 +46,14 @@ class LeaderElectionObservationTests {
 			await().atMost(Duration.ofSeconds(10)).until(election::isLeader);
 			context.getBean(Job.class).run();
 			election.runFenced((term) -> term);
-			context.getBean(ClusterLocks.class).runLocked("report", Duration.ofSeconds(5), Duration.ZERO, true, (lock) -> {
-			});
+			context.getBean(ClusterLocks.class)
+				.runLocked("report", Duration.ofSeconds(5), Duration.ZERO, true, (lock) -> {
+				});
 			await().atMost(Duration.ofSeconds(5))
-				.untilAsserted(() -> assertThat(registry)
-					.hasObservationWithNameEqualTo("leader.election.leadership.change")
-					.that()
-					.hasLowCardinalityKeyValue("change", "granted"));
+				.untilAsserted(
+						() -> assertThat(registry).hasObservationWithNameEqualTo("leader.election.leadership.change")
+							.that()
+							.hasLowCardinalityKeyValue("change", "granted"));
 			assertThat(registry).hasObservationWithNameEqualTo("leader.election.leader.only.call")
 				.that()
 				.hasLowCardinalityKeyValue("outcome", "completed")

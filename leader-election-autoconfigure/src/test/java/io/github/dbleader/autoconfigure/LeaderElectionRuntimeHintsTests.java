@@ -52,10 +52,10 @@ class LeaderElectionRuntimeHintsTests {
 
 	@Test
 	void configurationPropertiesCanBeBound() {
-		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(LeaderElectionProperties.class,
-				"setRenewInterval")).accepts(this.hints);
-		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(LeaderElectionProperties.Jdbc.class,
-				"setTableName")).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onMethodInvocation(LeaderElectionProperties.class, "setRenewInterval")).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onMethodInvocation(LeaderElectionProperties.Jdbc.class, "setTableName")).accepts(this.hints);
 		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(PartitionProperties.Group.class, "setCount"))
 			.accepts(this.hints);
 	}
@@ -79,8 +79,8 @@ class LeaderElectionRuntimeHintsTests {
 				ErrorDescriptor.class)) {
 			assertThat(RuntimeHintsPredicates.reflection().onType(body)).as(body.getName()).accepts(this.hints);
 		}
-		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(LeaderEndpoint.ElectionDescriptor.class,
-				"thisNodeLeads")).accepts(this.hints);
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onMethodInvocation(LeaderEndpoint.ElectionDescriptor.class, "thisNodeLeads")).accepts(this.hints);
 	}
 
 	@Test
@@ -96,7 +96,8 @@ class LeaderElectionRuntimeHintsTests {
 		RuntimeHints hints = new RuntimeHints();
 		SpringFactoriesLoader.forResourceLocation("META-INF/spring/aot.factories")
 			.load(RuntimeHintsRegistrar.class)
-			.forEach((registrar) -> registrar.registerHints(hints, LeaderElectionRuntimeHintsTests.class.getClassLoader()));
+			.forEach((registrar) -> registrar.registerHints(hints,
+					LeaderElectionRuntimeHintsTests.class.getClassLoader()));
 		return hints;
 	}
 

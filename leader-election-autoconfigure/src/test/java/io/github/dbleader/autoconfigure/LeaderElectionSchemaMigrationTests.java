@@ -43,14 +43,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link LeaderElectionAutoConfiguration} with Flyway and Liquibase: a migration
- * of the schema script shipped in the jar creates tables the election runs on, and the
- * database initializers run in the order that
+ * Tests for {@link LeaderElectionAutoConfiguration} with Flyway and Liquibase: a
+ * migration of the schema script shipped in the jar creates tables the election runs on,
+ * and the database initializers run in the order that
  * {@link LeaderElectionDataSourceScriptDatabaseInitializer} and
  * {@link LeaderElectionDependsOnDatabaseInitializationDetector} promise: the migration
  * tool first, then the starter's own script, then the election's beans.
  *
- * <p>The script is read from the jar at test time, so these tests follow changes to it.
+ * <p>
+ * The script is read from the jar at test time, so these tests follow changes to it.
  */
 class LeaderElectionSchemaMigrationTests {
 
@@ -98,15 +99,16 @@ class LeaderElectionSchemaMigrationTests {
 				assertThat(new JdbcTemplate(context.getBean(DataSource.class))
 					.queryForList("SELECT table_name FROM migration_saw", String.class))
 					.doesNotContainAnyElementsOf(shippedTables());
-				// The election creates its tables when it starts, on its heartbeat thread.
+				// The election creates its tables when it starts, on its heartbeat
+				// thread.
 				List<String> shipped = shippedTables();
 				await().atMost(Duration.ofSeconds(5)).until(() -> tables(context).containsAll(shipped));
 				String migration = single(context, tool.initializerType);
 				String starterScript = single(context, LeaderElectionDataSourceScriptDatabaseInitializer.class);
 				assertThat(context.getBeanFactory().getBeanDefinition(starterScript).getDependsOn())
 					.contains(migration);
-				assertThat(context.getBean(InitializationOrder.class).beanNames)
-					.containsSubsequence(migration, starterScript);
+				assertThat(context.getBean(InitializationOrder.class).beanNames).containsSubsequence(migration,
+						starterScript);
 				assertElectionBeansInitializedAfterEveryDatabaseInitializer(context);
 				assertBecomesLeader(context);
 			});
@@ -160,7 +162,8 @@ class LeaderElectionSchemaMigrationTests {
 	}
 
 	/**
-	 * A database migration tool as an application uses it: one migration holding a script.
+	 * A database migration tool as an application uses it: one migration holding a
+	 * script.
 	 */
 	enum MigrationTool {
 

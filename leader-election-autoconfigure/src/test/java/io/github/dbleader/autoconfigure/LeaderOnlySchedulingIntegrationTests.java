@@ -23,9 +23,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Two applications on the same MySQL-protocol database ({@link TestDatabase#MYSQL}:
- * MariaDB in CI), each with a {@code @Scheduled @LeaderOnly} job: the job runs only in the
- * leader's context, and moves to the other context after a forced hand-over. The schema is
- * created by the auto-configured initializer ({@code initialize-schema=always}).
+ * MariaDB in CI), each with a {@code @Scheduled @LeaderOnly} job: the job runs only in
+ * the leader's context, and moves to the other context after a forced hand-over. The
+ * schema is created by the auto-configured initializer
+ * ({@code initialize-schema=always}).
  */
 class LeaderOnlySchedulingIntegrationTests {
 

@@ -7,8 +7,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Keeps {@code docs/reference/properties.md} generated from the configuration metadata:
- * fails when the committed page differs from what {@link PropertiesReference} renders, and
- * rewrites it instead with {@code -Dleader-election.docs.update=true}.
+ * fails when the committed page differs from what {@link PropertiesReference} renders,
+ * and rewrites it instead with {@code -Dleader-election.docs.update=true}.
  */
 class PropertiesReferenceTests {
 

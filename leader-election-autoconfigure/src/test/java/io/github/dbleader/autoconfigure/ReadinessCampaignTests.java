@@ -28,7 +28,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for the readiness part of {@link LeaderElectionAutoConfiguration}: with Spring
- * Boot's application availability, the node campaigns only while readiness accepts traffic.
+ * Boot's application availability, the node campaigns only while readiness accepts
+ * traffic.
  */
 class ReadinessCampaignTests {
 
@@ -69,7 +70,8 @@ class ReadinessCampaignTests {
 			assertThat(context).hasSingleBean(ReadinessCampaign.class);
 			ElectionService service = context.getBean(ElectionService.class);
 			Election election = election(context);
-			// Not ready yet (the context runner never reports readiness): rounds run, nobody leads.
+			// Not ready yet (the context runner never reports readiness): rounds run,
+			// nobody leads.
 			awaitRounds(context, 3);
 			assertThat(service.isCampaigning()).isFalse();
 			assertThat(election.isLeader()).isFalse();
@@ -83,7 +85,8 @@ class ReadinessCampaignTests {
 			assertThat(election.isLeader()).isFalse();
 			await().atMost(TIMEOUT).until(() -> context.getBean(RevokedEvents.class).reasons.get() == 1);
 			await().atMost(TIMEOUT).until(() -> election.leaderInfo().leaderId() == null);
-			// Standing down: no new campaign, also after the lease it gave up would be its own again.
+			// Standing down: no new campaign, also after the lease it gave up would be
+			// its own again.
 			awaitRounds(context, 15);
 			assertThat(election.isLeader()).isFalse();
 			assertThat(election.leaderInfo().leaderId()).isNull();

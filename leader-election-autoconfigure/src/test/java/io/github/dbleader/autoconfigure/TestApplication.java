@@ -30,10 +30,10 @@ public class TestApplication {
 	 */
 	public static ConfigurableApplicationContext start(TestDatabase database, boolean web, Class<?>[] sources,
 			String... properties) {
-		List<String> all = new ArrayList<>(List.of("spring.datasource.url=" + database.url(),
-				"spring.datasource.username=" + database.username(),
-				"spring.datasource.password=" + database.password(), "spring.jmx.enabled=false",
-				"server.port=0", "spring.main.banner-mode=off"));
+		List<String> all = new ArrayList<>(
+				List.of("spring.datasource.url=" + database.url(), "spring.datasource.username=" + database.username(),
+						"spring.datasource.password=" + database.password(), "spring.jmx.enabled=false",
+						"server.port=0", "spring.main.banner-mode=off"));
 		all.addAll(List.of(properties));
 		List<Class<?>> allSources = new ArrayList<>(List.of(TestApplication.class));
 		allSources.addAll(List.of(sources));

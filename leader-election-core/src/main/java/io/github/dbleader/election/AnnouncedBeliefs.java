@@ -6,11 +6,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The elections of a node whose belief was announced and not revoked yet, and a time before
- * which none of those beliefs ends: what the watchdog checks (I7). A node may lead tens of
- * thousands of elections, and the watchdog runs every quarter renew interval; it looks at
- * them only once the earliest end may have come, which the leaders' shared refresh keeps
- * moving on.
+ * The elections of a node whose belief was announced and not revoked yet, and a time
+ * before which none of those beliefs ends: what the watchdog checks (I7). A node may lead
+ * tens of thousands of elections, and the watchdog runs every quarter renew interval; it
+ * looks at them only once the earliest end may have come, which the leaders' shared
+ * refresh keeps moving on.
  */
 final class AnnouncedBeliefs {
 
@@ -23,9 +23,9 @@ final class AnnouncedBeliefs {
 	private final Set<ElectionLoop> believing = ConcurrentHashMap.newKeySet();
 
 	/**
-	 * No announced belief ends before this (monotonic clock): a grant lowers it to its own
-	 * deadline, a check raises it to the earliest deadline it found. Extensions leave it:
-	 * they only end beliefs later.
+	 * No announced belief ends before this (monotonic clock): a grant lowers it to its
+	 * own deadline, a check raises it to the earliest deadline it found. Extensions leave
+	 * it: they only end beliefs later.
 	 */
 	private final AtomicLong noEndBefore;
 
@@ -43,7 +43,8 @@ final class AnnouncedBeliefs {
 	 */
 	void granted(ElectionLoop loop, long deadlineNanos) {
 		// In the set before the bound is lowered: a check that started before this misses
-		// neither (it iterates a set that has the election, or sees the lowered bound after).
+		// neither (it iterates a set that has the election, or sees the lowered bound
+		// after).
 		this.believing.add(loop);
 		lower(deadlineNanos);
 	}
@@ -58,8 +59,8 @@ final class AnnouncedBeliefs {
 
 	/**
 	 * The watchdog's pass: where the earliest end may have come, end every belief whose
-	 * deadline passed ({@link ElectionLoop#checkDeadline(long)}) and learn when the next one
-	 * ends.
+	 * deadline passed ({@link ElectionLoop#checkDeadline(long)}) and learn when the next
+	 * one ends.
 	 * @param nowNanos the monotonic clock, read once for the pass
 	 * @return whether the beliefs were looked at
 	 */
@@ -67,7 +68,8 @@ final class AnnouncedBeliefs {
 		if (nowNanos - this.noEndBefore.get() < 0) {
 			return false;
 		}
-		// Grants during the pass lower the bound from here; the pass then lowers it to what it
+		// Grants during the pass lower the bound from here; the pass then lowers it to
+		// what it
 		// found, so that neither is lost.
 		this.noEndBefore.set(nowNanos + LONGEST_UNCHECKED_NANOS);
 		long earliest = nowNanos + LONGEST_UNCHECKED_NANOS;
@@ -81,13 +83,16 @@ final class AnnouncedBeliefs {
 		return true;
 	}
 
-	/** @return how many elections have an announced belief */
+	/**
+	 * @return how many elections have an announced belief
+	 */
 	int size() {
 		return this.believing.size();
 	}
 
 	private void lower(long nanos) {
-		this.noEndBefore.accumulateAndGet(nanos, (current, candidate) -> (candidate - current < 0) ? candidate : current);
+		this.noEndBefore.accumulateAndGet(nanos,
+				(current, candidate) -> (candidate - current < 0) ? candidate : current);
 	}
 
 }

@@ -36,16 +36,21 @@ import org.springframework.dao.TransientDataAccessResourceException;
 public enum DatabaseFailureKind {
 
 	/**
-	 * No connection: refused, reset or lost, the host unknown, the pool unable to open one.
+	 * No connection: refused, reset or lost, the host unknown, the pool unable to open
+	 * one.
 	 */
 	UNREACHABLE("database unreachable"),
 
-	/** The statement timed out: the database, or the network to it, did not answer in time. */
+	/**
+	 * The statement timed out: the database, or the network to it, did not answer in
+	 * time.
+	 */
 	TIMED_OUT("statement timed out"),
 
 	/**
 	 * A deadlock, a lock wait timeout, a serialization failure or a Galera certification
-	 * conflict: another transaction won. Passes on its own; a round that loses tries again.
+	 * conflict: another transaction won. Passes on its own; a round that loses tries
+	 * again.
 	 */
 	CONFLICT("deadlock or lock wait"),
 
@@ -65,13 +70,16 @@ public enum DatabaseFailureKind {
 	OTHER("unclassified failure");
 
 	/**
-	 * Vendor error codes that name a missing privilege: MySQL and MariaDB's 1044 (database),
-	 * 1045 (log-in), 1142 (table), 1143 (column) and 1227 (operation), whose SQLState 42000
-	 * would otherwise say bad SQL, and H2's 90096 (object) and 90040 (administrator).
+	 * Vendor error codes that name a missing privilege: MySQL and MariaDB's 1044
+	 * (database), 1045 (log-in), 1142 (table), 1143 (column) and 1227 (operation), whose
+	 * SQLState 42000 would otherwise say bad SQL, and H2's 90096 (object) and 90040
+	 * (administrator).
 	 */
 	private static final Set<Integer> PERMISSION_CODES = Set.of(1044, 1045, 1142, 1143, 1227, 90040, 90096);
 
-	/** MySQL and MariaDB's lock wait timeout (SQLState HY000) and H2's (SQLState HYT00). */
+	/**
+	 * MySQL and MariaDB's lock wait timeout (SQLState HY000) and H2's (SQLState HYT00).
+	 */
 	private static final Set<Integer> LOCK_WAIT_CODES = Set.of(1205, 50200);
 
 	/**
@@ -89,14 +97,16 @@ public enum DatabaseFailureKind {
 		this.description = description;
 	}
 
-	/** @return what happened, in a few words, as the log and the health say it */
+	/**
+	 * @return what happened, in a few words, as the log and the health say it
+	 */
 	public String description() {
 		return this.description;
 	}
 
 	/**
-	 * Whether the database did not answer ({@link #UNREACHABLE}, {@link #TIMED_OUT}) rather
-	 * than answer with an error.
+	 * Whether the database did not answer ({@link #UNREACHABLE}, {@link #TIMED_OUT})
+	 * rather than answer with an error.
 	 * @return {@code true} if it did not answer
 	 */
 	public boolean databaseUnreachable() {
@@ -104,10 +114,11 @@ public enum DatabaseFailureKind {
 	}
 
 	/**
-	 * Classify a failure. The deepest cause that tells wins: the driver's exception carries
-	 * the server's SQLState and error code, and the wrappers above it (Spring's translation,
-	 * the pool's) may only guess, e.g. Spring calls PostgreSQL's insufficient privilege bad
-	 * SQL, and a pool that cannot connect because the password is wrong a resource failure.
+	 * Classify a failure. The deepest cause that tells wins: the driver's exception
+	 * carries the server's SQLState and error code, and the wrappers above it (Spring's
+	 * translation, the pool's) may only guess, e.g. Spring calls PostgreSQL's
+	 * insufficient privilege bad SQL, and a pool that cannot connect because the password
+	 * is wrong a resource failure.
 	 * @param failure what a statement threw
 	 * @return its kind, {@link #OTHER} if no cause tells
 	 */
@@ -155,7 +166,8 @@ public enum DatabaseFailureKind {
 		if (failure instanceof NonTransientDataAccessResourceException
 				|| failure instanceof TransientDataAccessResourceException
 				|| failure instanceof RecoverableDataAccessException) {
-			// DataAccessResourceFailureException, CannotGetJdbcConnectionException among them.
+			// DataAccessResourceFailureException, CannotGetJdbcConnectionException among
+			// them.
 			return UNREACHABLE;
 		}
 		return null;
@@ -202,7 +214,8 @@ public enum DatabaseFailureKind {
 			return null;
 		}
 		switch (state) {
-			// Statement timeout or cancel (PostgreSQL, H2), ODBC's timeouts, and MySQL and
+			// Statement timeout or cancel (PostgreSQL, H2), ODBC's timeouts, and MySQL
+			// and
 			// MariaDB's interrupted query (max_statement_time).
 			case "57014", "HYT00", "HYT01", "70100":
 				return TIMED_OUT;

@@ -52,12 +52,12 @@ final class DatabaseStatus {
 	}
 
 	/**
-	 * Whether the database answered within the belief window; {@code false} once it has not
-	 * answered any statement of the heartbeat for longer than {@code lease - guard} (whatever
-	 * the kind of failure: a statement refused for want of a privilege renews nothing
-	 * either), or once a heartbeat has been stuck in a call for that long (a driver that
-	 * cannot time out its socket), so that health shows it even when the heartbeat thread
-	 * hangs (I7).
+	 * Whether the database answered within the belief window; {@code false} once it has
+	 * not answered any statement of the heartbeat for longer than {@code lease - guard}
+	 * (whatever the kind of failure: a statement refused for want of a privilege renews
+	 * nothing either), or once a heartbeat has been stuck in a call for that long (a
+	 * driver that cannot time out its socket), so that health shows it even when the
+	 * heartbeat thread hangs (I7).
 	 * @return {@code true} if reachable
 	 */
 	boolean reachable() {
@@ -82,8 +82,8 @@ final class DatabaseStatus {
 
 	/**
 	 * Why the heartbeat fails.
-	 * @return the kind and cause of the last failure and how long the heartbeat has failed,
-	 * or {@code null} if the last round succeeded
+	 * @return the kind and cause of the last failure and how long the heartbeat has
+	 * failed, or {@code null} if the last round succeeded
 	 */
 	@Nullable HeartbeatFailure failure() {
 		Failing current = this.failing;
@@ -96,8 +96,9 @@ final class DatabaseStatus {
 	}
 
 	/**
-	 * How many heartbeat rounds failed, counted by the kind of their first failed statement.
-	 * The attempts to prepare the database before the first round are not rounds.
+	 * How many heartbeat rounds failed, counted by the kind of their first failed
+	 * statement. The attempts to prepare the database before the first round are not
+	 * rounds.
 	 * @param kind the kind
 	 * @return the rounds that failed with it since the node started
 	 */
@@ -141,7 +142,9 @@ final class DatabaseStatus {
 		}
 	}
 
-	/** @return whether the heartbeat fails: a round failed and none succeeded since */
+	/**
+	 * @return whether the heartbeat fails: a round failed and none succeeded since
+	 */
 	boolean failing() {
 		return this.failing != null;
 	}
@@ -159,9 +162,10 @@ final class DatabaseStatus {
 	}
 
 	/**
-	 * The heartbeat round ended. The heartbeat fails until a round succeeds whole: a round
-	 * whose read answers and whose change of holder fails again and again (a deadlock every
-	 * round) is one stretch of failure, not a recovery and a failure every round.
+	 * The heartbeat round ended. The heartbeat fails until a round succeeds whole: a
+	 * round whose read answers and whose change of holder fails again and again (a
+	 * deadlock every round) is one stretch of failure, not a recovery and a failure every
+	 * round.
 	 */
 	void roundEnded() {
 		this.ticking = false;
@@ -184,8 +188,8 @@ final class DatabaseStatus {
 	}
 
 	/**
-	 * A statement of the heartbeat failed. Logged at WARN when the heartbeat starts failing
-	 * and when the kind of failure changes, at DEBUG while it stays the same.
+	 * A statement of the heartbeat failed. Logged at WARN when the heartbeat starts
+	 * failing and when the kind of failure changes, at DEBUG while it stays the same.
 	 * @param ex the failure
 	 */
 	void failed(RuntimeException ex) {
@@ -220,8 +224,8 @@ final class DatabaseStatus {
 	}
 
 	/**
-	 * The failure and, where its text does not say it, its root cause: Spring's translated
-	 * exceptions name the statement, the driver's the server's reason.
+	 * The failure and, where its text does not say it, its root cause: Spring's
+	 * translated exceptions name the statement, the driver's the server's reason.
 	 */
 	static String causeOf(Throwable ex) {
 		Throwable root = ex;
@@ -237,6 +241,7 @@ final class DatabaseStatus {
 
 	/**
 	 * A stretch of failure of the heartbeat.
+	 *
 	 * @param kind the kind of its last failure
 	 * @param cause its last failure, as logged
 	 * @param sinceNanos when it started (the injected clock)

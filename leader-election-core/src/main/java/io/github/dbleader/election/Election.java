@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * {@link ElectionService#election(String)}; the first call creates the election and makes
  * this node a candidate.
  *
- * <p>{@link #isLeader()} is cheap (no database access) and exact: it compares the monotonic
+ * <p>
+ * {@link #isLeader()} is cheap (no database access) and exact: it compares the monotonic
  * clock with the end of the current belief at every call. Everything else reads or writes
  * the database.
  */
@@ -29,7 +30,10 @@ public final class Election {
 
 	private final Heartbeat heartbeat;
 
-	/** Where fenced transactions are observed: the service's, which may change after this is made. */
+	/**
+	 * Where fenced transactions are observed: the service's, which may change after this
+	 * is made.
+	 */
 	private final Supplier<FencedTransactionObservation> fencedTransactionObservation;
 
 	Election(ElectionLoop loop, String nodeId, LeaseRepository repository, ElectionSettings settings,
@@ -47,12 +51,16 @@ public final class Election {
 		this.fencedTransactionObservation = fencedTransactionObservation;
 	}
 
-	/** @return the election name */
+	/**
+	 * @return the election name
+	 */
 	public String name() {
 		return this.loop.election();
 	}
 
-	/** @return this node's id */
+	/**
+	 * @return this node's id
+	 */
 	public String nodeId() {
 		return this.nodeId;
 	}
@@ -75,9 +83,9 @@ public final class Election {
 
 	/**
 	 * Whether the election's database answered recently enough for leadership to be held.
-	 * @return {@code false} once no statement of the heartbeat has succeeded for longer than
-	 * {@code lease - guard}, because the database did not answer or because it refused them
-	 * (see {@link #heartbeatFailure()} for which)
+	 * @return {@code false} once no statement of the heartbeat has succeeded for longer
+	 * than {@code lease - guard}, because the database did not answer or because it
+	 * refused them (see {@link #heartbeatFailure()} for which)
 	 */
 	public boolean isDatabaseReachable() {
 		return this.loop.databaseReachable();
@@ -85,7 +93,8 @@ public final class Election {
 
 	/**
 	 * Whether this node waits for the election's database before it takes part: the
-	 * database has not answered since the service started (see {@link DatabasePreparation}).
+	 * database has not answered since the service started (see
+	 * {@link DatabasePreparation}).
 	 * @return {@code true} while waiting; {@link #isDatabaseReachable()} is then
 	 * {@code false}
 	 */
@@ -104,9 +113,9 @@ public final class Election {
 	}
 
 	/**
-	 * The lease as this node's heartbeat last read it, without touching the database: what
-	 * a view can show when the database does not answer in time. The heartbeat reads every
-	 * lease of the node once per renew interval.
+	 * The lease as this node's heartbeat last read it, without touching the database:
+	 * what a view can show when the database does not answer in time. The heartbeat reads
+	 * every lease of the node once per renew interval.
 	 * @return the lease and how long ago it was read, or empty if it was never read
 	 */
 	public Optional<LeaseSighting> lastSeenLease() {
@@ -116,20 +125,20 @@ public final class Election {
 	/**
 	 * How long this node's heartbeat has been failing, without touching the database: for
 	 * whatever reason, see {@link #heartbeatFailure()} for which.
-	 * @return the time since the first failed round after the last round that succeeded, or
-	 * empty if the heartbeat's last round succeeded
+	 * @return the time since the first failed round after the last round that succeeded,
+	 * or empty if the heartbeat's last round succeeded
 	 */
 	public Optional<Duration> databaseUnreachableFor() {
 		return Optional.ofNullable(this.heartbeat.database().unreachableFor());
 	}
 
 	/**
-	 * Why this node's heartbeat fails, without touching the database: the database did not
-	 * answer, or answered with an error (a deadlock, a missing privilege or table...), also
-	 * while the node waits for the database at start-up. The heartbeat is the node's, so all
-	 * of its elections answer alike.
-	 * @return the kind and cause of the last failure and how long the heartbeat has failed,
-	 * or empty if its last round succeeded
+	 * Why this node's heartbeat fails, without touching the database: the database did
+	 * not answer, or answered with an error (a deadlock, a missing privilege or
+	 * table...), also while the node waits for the database at start-up. The heartbeat is
+	 * the node's, so all of its elections answer alike.
+	 * @return the kind and cause of the last failure and how long the heartbeat has
+	 * failed, or empty if its last round succeeded
 	 */
 	public Optional<HeartbeatFailure> heartbeatFailure() {
 		return Optional.ofNullable(this.heartbeat.database().failure());
@@ -154,9 +163,9 @@ public final class Election {
 	}
 
 	/**
-	 * Ask for leadership to move to the given node. The current leader steps down and hands
-	 * the lease over at its next renewal; if no leader is alive, the target takes the lease
-	 * when it expires. Nothing happens if the target already leads.
+	 * Ask for leadership to move to the given node. The current leader steps down and
+	 * hands the lease over at its next renewal; if no leader is alive, the target takes
+	 * the lease when it expires. Nothing happens if the target already leads.
 	 * @param targetNodeId the node that should lead
 	 * @throws UnknownCandidateException if the node is not a live candidate
 	 * @throws NoLeaseException if the election has no lease row yet
@@ -175,8 +184,9 @@ public final class Election {
 	}
 
 	/**
-	 * Ask for a re-election: the current leader steps down at its next renewal, and another
-	 * live candidate takes over (the old leader stays out for one lease unless it is alone).
+	 * Ask for a re-election: the current leader steps down at its next renewal, and
+	 * another live candidate takes over (the old leader stays out for one lease unless it
+	 * is alone).
 	 * @return {@code true} if requested, {@code false} if the election has no leader
 	 */
 	public boolean forceReelection() {
@@ -192,20 +202,21 @@ public final class Election {
 	}
 
 	/**
-	 * Run work that must only be committed by the current leader (docs/explanation/invariants.md, I5). The work runs
-	 * in a transaction that first locks the lease's fence row in share mode and checks that
-	 * this node holds its term and the lease has not expired; a take-over has to wait for the
-	 * transaction to end, so a paused old leader cannot commit after a new one took over.
-	 * This node's renewals do not wait for it, but every change of holder does (a forced
-	 * hand-over or re-election too). On a Galera cluster the transaction also writes the
-	 * fence row, so that certification aborts it, or the change of holder, when they overlap.
-	 * Each call is one observation ({@code leader.election.fenced.transaction}) where the
-	 * service has an {@linkplain ElectionService#setObservationRegistry observation registry}.
+	 * Run work that must only be committed by the current leader
+	 * (docs/explanation/invariants.md, I5). The work runs in a transaction that first
+	 * locks the lease's fence row in share mode and checks that this node holds its term
+	 * and the lease has not expired; a take-over has to wait for the transaction to end,
+	 * so a paused old leader cannot commit after a new one took over. This node's
+	 * renewals do not wait for it, but every change of holder does (a forced hand-over or
+	 * re-election too). On a Galera cluster the transaction also writes the fence row, so
+	 * that certification aborts it, or the change of holder, when they overlap. Each call
+	 * is one observation ({@code leader.election.fenced.transaction}) where the service
+	 * has an {@linkplain ElectionService#setObservationRegistry observation registry}.
 	 * @param <T> the result type
 	 * @param callback the work
 	 * @return the work's result
-	 * @throws NotLeaderException if this node is not the leader; nothing was committed
-	 * (a {@link FenceNotConfirmedException} if a Galera cluster aborted the transaction)
+	 * @throws NotLeaderException if this node is not the leader; nothing was committed (a
+	 * {@link FenceNotConfirmedException} if a Galera cluster aborted the transaction)
 	 */
 	public <T extends @Nullable Object> T runFenced(FencedCallback<T> callback) {
 		long term = this.loop.leaderTerm();

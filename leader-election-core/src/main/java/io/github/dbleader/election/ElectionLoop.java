@@ -13,14 +13,15 @@ import org.slf4j.LoggerFactory;
  * The state machine of one election on one node. It sends no statement itself: the node's
  * {@link Heartbeat} sends the statements of all elections at once, hands each state
  * machine what the database answered, and carries out the one change of holder it may ask
- * for ({@link LeaseChange}). The watchdog ({@link AnnouncedBeliefs#check}) announces the end of a
- * belief even when the heartbeat is stuck.
+ * for ({@link LeaseChange}). The watchdog ({@link AnnouncedBeliefs#check}) announces the
+ * end of a belief even when the heartbeat is stuck.
  *
- * <p>Safety rests on three rules (see docs/explanation/invariants.md, I2, I3, I6):
+ * <p>
+ * Safety rests on three rules (see docs/explanation/invariants.md, I2, I3, I6):
  * <ul>
- * <li>belief ends at {@code t_sent + lease - guard}, where {@code t_sent} is read from the
- * monotonic clock before the successful statement was sent; {@link #isLeader()} compares
- * with that deadline on every call;
+ * <li>belief ends at {@code t_sent + lease - guard}, where {@code t_sent} is read from
+ * the monotonic clock before the successful statement was sent; {@link #isLeader()}
+ * compares with that deadline on every call;
  * <li>belief starts or is extended only after a statement of this node succeeded at the
  * database: a refresh of the node's session counts for an election only if the read after
  * it shows the session moved on, the election's row still held with the same term,
@@ -29,15 +30,19 @@ import org.slf4j.LoggerFactory;
  * session at the same versions for a whole lease on its own clock.
  * </ul>
  *
- * <p>The heartbeat holds this object's monitor from {@link #decide} until the change it
- * returned was carried out, and so does {@link Heartbeat#release}, so that a release never
- * interleaves with a change of holder of the same election.
+ * <p>
+ * The heartbeat holds this object's monitor from {@link #decide} until the change it
+ * returned was carried out, and so does {@link Heartbeat#release}, so that a release
+ * never interleaves with a change of holder of the same election.
  */
 final class ElectionLoop {
 
 	private static final Logger logger = LoggerFactory.getLogger(ElectionLoop.class);
 
-	/** A refused creation happens once when another node created the lease first; three are a fault. */
+	/**
+	 * A refused creation happens once when another node created the lease first; three
+	 * are a fault.
+	 */
 	private static final int REFUSED_CREATIONS_WARNED = 3;
 
 	private final String election;
@@ -58,7 +63,10 @@ final class ElectionLoop {
 
 	private final long beliefNanos;
 
-	/** Current belief; {@code null} when none. Read without locking by {@link #isLeader()}. */
+	/**
+	 * Current belief; {@code null} when none. Read without locking by
+	 * {@link #isLeader()}.
+	 */
 	private volatile @Nullable Belief belief;
 
 	/**
@@ -70,7 +78,10 @@ final class ElectionLoop {
 
 	private final Object beliefMonitor = new Object();
 
-	/** The node's elections with an announced belief; this one while {@link #announced} is set. */
+	/**
+	 * The node's elections with an announced belief; this one while {@link #announced} is
+	 * set.
+	 */
 	private final AnnouncedBeliefs believing;
 
 	/** Term this node holds at the database as far as it knows, or -1. */
@@ -78,23 +89,28 @@ final class ElectionLoop {
 
 	/**
 	 * The highest term this running instance has held, or -1: terms only grow, so a lease
-	 * that names this node id with a higher one is another instance's (which took the id over).
+	 * that names this node id with a higher one is another instance's (which took the id
+	 * over).
 	 */
 	private long highestHeldTerm = -1;
 
 	/**
-	 * Version of this node's session (its node row) as last read with the held lease, or -1:
-	 * a refresh of the session counts only if it moved the session on from this version.
+	 * Version of this node's session (its node row) as last read with the held lease, or
+	 * -1: a refresh of the session counts only if it moved the session on from this
+	 * version.
 	 */
 	private long heldVersion = -1;
 
 	/**
 	 * Refreshes of the session sent since {@link #heldVersion} was read whose outcome is
-	 * unknown (they, or the read after them, failed): each may have moved it one version on.
+	 * unknown (they, or the read after them, failed): each may have moved it one version
+	 * on.
 	 */
 	private int unconfirmedRenewals;
 
-	/** When the earliest of the {@link #unconfirmedRenewals} was sent (monotonic clock). */
+	/**
+	 * When the earliest of the {@link #unconfirmedRenewals} was sent (monotonic clock).
+	 */
 	private long firstUnconfirmedSentNanos;
 
 	/**
@@ -127,17 +143,25 @@ final class ElectionLoop {
 
 	private long otherServerSinceNanos;
 
-	/** The server that answered the last read that named one, and since when it answers. */
+	/**
+	 * The server that answered the last read that named one, and since when it answers.
+	 */
 	private @Nullable String readFrom;
 
 	private long readFromSinceNanos;
 
-	/** Whether, and when, this node saw another server answer than the one before (a failover). */
+	/**
+	 * Whether, and when, this node saw another server answer than the one before (a
+	 * failover).
+	 */
 	private boolean serverChanged;
 
 	private long serverChangedAtNanos;
 
-	/** Whether a change of the answering server was seen that the heartbeat has not told yet. */
+	/**
+	 * Whether a change of the answering server was seen that the heartbeat has not told
+	 * yet.
+	 */
 	private boolean serverChangeUntold;
 
 	private @Nullable String seenLeader;
@@ -149,7 +173,9 @@ final class ElectionLoop {
 	/** Whether this instance has its own candidates row in the election. */
 	private boolean candidate;
 
-	/** Rounds in a row whose creation of the lease was refused: the reads keep missing it. */
+	/**
+	 * Rounds in a row whose creation of the lease was refused: the reads keep missing it.
+	 */
 	private int refusedCreations;
 
 	/** Whether another running instance uses this node id, as of the last heartbeat. */
@@ -166,23 +192,32 @@ final class ElectionLoop {
 	private volatile boolean stopped;
 
 	/**
-	 * Whether this node campaigns: standing down, it takes no lease and gives back one that
-	 * names it ({@link #campaign}); guarded by this object's monitor.
+	 * Whether this node campaigns: standing down, it takes no lease and gives back one
+	 * that names it ({@link #campaign}); guarded by this object's monitor.
 	 */
 	private boolean campaigning = true;
 
-	/** How many times this node gave the election up ({@link #relinquish}); guarded by this object's monitor. */
+	/**
+	 * How many times this node gave the election up ({@link #relinquish}); guarded by
+	 * this object's monitor.
+	 */
 	private int relinquished;
 
-	/** The lease as the answer to this election's last change of holder showed it, and when. */
+	/**
+	 * The lease as the answer to this election's last change of holder showed it, and
+	 * when.
+	 */
 	private volatile @Nullable Sighting lastSeen;
 
-	/** The term held as the heartbeat's current round started, or -1; guarded by this object's monitor. */
+	/**
+	 * The term held as the heartbeat's current round started, or -1; guarded by this
+	 * object's monitor.
+	 */
 	private long roundTerm = -1;
 
 	/**
-	 * @param believing the node's elections whose belief was announced and not revoked yet,
-	 * which this one joins and leaves as it does: the watchdog checks those only
+	 * @param believing the node's elections whose belief was announced and not revoked
+	 * yet, which this one joins and leaves as it does: the watchdog checks those only
 	 */
 	ElectionLoop(String election, String nodeId, ElectionSettings settings, MonotonicClock clock,
 			LeadershipListener listener, Executor notifier, DatabaseStatus database, TakeOverPolicy takeOverPolicy,
@@ -231,7 +266,8 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * Whether another running instance uses this node's id, so that this one takes no part.
+	 * Whether another running instance uses this node's id, so that this one takes no
+	 * part.
 	 * @return {@code true} if the id is in use elsewhere
 	 */
 	boolean nodeIdInUse() {
@@ -242,17 +278,19 @@ final class ElectionLoop {
 		return this.stopped;
 	}
 
-	/** @return whether this instance has its own candidates row in the election */
+	/**
+	 * @return whether this instance has its own candidates row in the election
+	 */
 	synchronized boolean candidate() {
 		return this.candidate;
 	}
 
 	/**
 	 * This round's candidacy. It comes first so that a second running instance with this
-	 * node id never reaches the lease statements, where it would adopt the lease that names
-	 * its id and believe alongside the first.
-	 * @param candidacy what the node's row said (the caller joined the election first), or
-	 * {@code null} if this instance takes no part this round
+	 * node id never reaches the lease statements, where it would adopt the lease that
+	 * names its id and believe alongside the first.
+	 * @param candidacy what the node's row said (the caller joined the election first),
+	 * or {@code null} if this instance takes no part this round
 	 * @return whether this instance takes part in the election this round
 	 */
 	synchronized boolean candidacy(@Nullable Candidacy candidacy) {
@@ -264,7 +302,8 @@ final class ElectionLoop {
 			this.candidate = false;
 			this.nodeIdInUse = true;
 			if (this.heldTerm >= 0) {
-				// The row went stale while this instance could not reach the database, and
+				// The row went stale while this instance could not reach the database,
+				// and
 				// another instance with the same id took it over.
 				endBelief(RevocationReason.NODE_ID_IN_USE);
 				dropHold();
@@ -274,8 +313,10 @@ final class ElectionLoop {
 		this.candidate = true;
 		this.nodeIdInUse = false;
 		if (candidacy != Candidacy.HELD && this.heldTerm >= 0) {
-			// The node's row was gone, or another instance's: the session the lease lived on
-			// ended, and a follower may have taken the lease without writing that row. Only
+			// The node's row was gone, or another instance's: the session the lease lived
+			// on
+			// ended, and a follower may have taken the lease without writing that row.
+			// Only
 			// a re-acquire of its own makes it this node's again.
 			endBelief(RevocationReason.EXPIRED);
 			dropHold();
@@ -290,14 +331,15 @@ final class ElectionLoop {
 	 * from then on this node creates no lease, takes none over and re-acquires none; the
 	 * lease it holds, or one that names it (a hand-over to it), it gives back at its next
 	 * decision, in the heartbeat's batch of yields (or the stop releases it). It goes on
-	 * watching the lease: I3 asks for a whole lease seen unchanged, not for a whole lease of
-	 * campaigning, so once it campaigns again it may take at once a lease that expired
+	 * watching the lease: I3 asks for a whole lease seen unchanged, not for a whole lease
+	 * of campaigning, so once it campaigns again it may take at once a lease that expired
 	 * meanwhile.
 	 * @param campaigning {@code false} to stand down
 	 */
 	synchronized void campaign(boolean campaigning) {
 		if (this.campaigning && !campaigning) {
-			// Counts as giving the election up: a change decided before that takes the lease
+			// Counts as giving the election up: a change decided before that takes the
+			// lease
 			// is not adopted (relinquishments).
 			this.relinquished++;
 			endBelief(RevocationReason.STOOD_DOWN);
@@ -306,7 +348,8 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * A heartbeat round starts: keep the term held, which its refresh of the session renews.
+	 * A heartbeat round starts: keep the term held, which its refresh of the session
+	 * renews.
 	 * @return whether a term is held
 	 */
 	synchronized boolean startRound() {
@@ -315,8 +358,8 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * The term held as the current heartbeat round started ({@link #startRound}). Call while
-	 * holding this object's monitor.
+	 * The term held as the current heartbeat round started ({@link #startRound}). Call
+	 * while holding this object's monitor.
 	 * @return the term, or -1
 	 */
 	long roundTerm() {
@@ -325,8 +368,8 @@ final class ElectionLoop {
 
 	/**
 	 * A refresh of the session was sent but its outcome is unknown (it, or the read after
-	 * it, failed): it may have moved the session one version on, and a later read that shows
-	 * it counts it only from when it was sent.
+	 * it, failed): it may have moved the session one version on, and a later read that
+	 * shows it counts it only from when it was sent.
 	 * @param sentNanos when it was sent (monotonic clock)
 	 */
 	synchronized void renewalOutcomeUnknown(long sentNanos) {
@@ -336,8 +379,8 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * Decide from this round's read of the lease. Must be called, and the change it returns
-	 * carried out, while holding this object's monitor.
+	 * Decide from this round's read of the lease. Must be called, and the change it
+	 * returns carried out, while holding this object's monitor.
 	 * @param renewedTerm the term held when this round's refresh of the session was sent,
 	 * which completed without error, or -1
 	 * @param renewSentNanos when the refresh was sent (monotonic clock)
@@ -367,11 +410,12 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * Whether a row acquired on another server (the database failed over since) must not be
-	 * acquired yet: the old server may have granted a newer lease that the new one lost (an
-	 * asynchronous replica promoted without the newest writes), whose holder believes until
-	 * a lease after its last renewal there at most. That renewal came before this node's
-	 * first read of the new server, so a lease after that read its belief has ended (I3).
+	 * Whether a row acquired on another server (the database failed over since) must not
+	 * be acquired yet: the old server may have granted a newer lease that the new one
+	 * lost (an asynchronous replica promoted without the newest writes), whose holder
+	 * believes until a lease after its last renewal there at most. That renewal came
+	 * before this node's first read of the new server, so a lease after that read its
+	 * belief has ended (I3).
 	 */
 	private boolean acquiredElsewhereTooRecently(LeaseState state, long readAtNanos) {
 		if (this.serverChanged && readAtNanos - this.serverChangedAtNanos < this.leaseNanos) {
@@ -382,7 +426,8 @@ final class ElectionLoop {
 		if (state.sameServer()) {
 			return false;
 		}
-		// Two failovers in a row show rows acquired on another server before and after the
+		// Two failovers in a row show rows acquired on another server before and after
+		// the
 		// second: where the repository names the answering server, its change counts too.
 		long since = (this.readFrom != null && this.readFromSinceNanos - this.otherServerSinceNanos > 0)
 				? this.readFromSinceNanos : this.otherServerSinceNanos;
@@ -390,9 +435,10 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * Note which server answered a read: a read from another server than the last one starts
-	 * the whole-lease watch again (the new server may show what was watched before the old one
-	 * went on without this node), and holds acquisitions of rows acquired elsewhere back.
+	 * Note which server answered a read: a read from another server than the last one
+	 * starts the whole-lease watch again (the new server may show what was watched before
+	 * the old one went on without this node), and holds acquisitions of rows acquired
+	 * elsewhere back.
 	 */
 	private void noteServer(LeaseState state, long readAtNanos) {
 		noteServer(state.server(), readAtNanos);
@@ -400,10 +446,10 @@ final class ElectionLoop {
 
 	/**
 	 * The read that decided this round came from the given server, although it showed no
-	 * lease of this election, or the election did not decide on it (no candidacy this round,
-	 * a yield under way): a failover holds this election back for a lease from that read as
-	 * well, not from the first read that shows its lease (a join the new server lost, seen
-	 * again a round later). Call while holding this object's monitor.
+	 * lease of this election, or the election did not decide on it (no candidacy this
+	 * round, a yield under way): a failover holds this election back for a lease from
+	 * that read as well, not from the first read that shows its lease (a join the new
+	 * server lost, seen again a round later). Call while holding this object's monitor.
 	 * @param server the server that answered the read, as its leases name it
 	 * @param readAtNanos when the read returned (monotonic clock)
 	 */
@@ -414,8 +460,10 @@ final class ElectionLoop {
 		boolean failover = this.readFrom != null;
 		noteServer(server, readAtNanos);
 		if (failover && !this.onOtherServer) {
-			// Whatever lease of it the new server holds and did not grant since, the read that
-			// shows it counts from here: every renewal on the old server came before this read.
+			// Whatever lease of it the new server holds and did not grant since, the read
+			// that
+			// shows it counts from here: every renewal on the old server came before this
+			// read.
 			this.onOtherServer = true;
 			this.otherServerSinceNanos = readAtNanos;
 		}
@@ -457,12 +505,14 @@ final class ElectionLoop {
 		}
 		if (acquiredElsewhereTooRecently(state, readAtNanos)) {
 			// Not even a forced change yet: the new server may have lost a newer holder's
-			// lease (see below), and the node this one hands over to would believe at once.
+			// lease (see below), and the node this one hands over to would believe at
+			// once.
 			if (this.announced != null) {
 				logger.warn("Election '{}': database server changed, re-acquiring leadership with a new term once a "
 						+ "lease has passed", this.election);
 			}
-			// Once, as the belief ends (the rounds within the lease after it come here too).
+			// Once, as the belief ends (the rounds within the lease after it come here
+			// too).
 			this.serverChangeUntold |= this.announced != null;
 			endBelief(RevocationReason.SERVER_CHANGED);
 			this.heldVersion = -1;
@@ -474,7 +524,8 @@ final class ElectionLoop {
 			// Stop believing before the statement is sent, so the two never overlap (I6).
 			endBelief(RevocationReason.HANDED_OVER);
 			if (handoverTo.equals(this.nodeId)) {
-				// Asked to lead while leading: take a fresh term, which also clears the request.
+				// Asked to lead while leading: take a fresh term, which also clears the
+				// request.
 				return LeaseChange.reacquire(this.heldTerm);
 			}
 			long term = this.heldTerm;
@@ -488,7 +539,8 @@ final class ElectionLoop {
 			return LeaseChange.yield(term);
 		}
 		if (!this.campaigning) {
-			// Stood down while holding the lease, or a yield of it waited for fenced work and
+			// Stood down while holding the lease, or a yield of it waited for fenced work
+			// and
 			// was not applied: give it back (again) instead of believing.
 			endBelief(RevocationReason.STOOD_DOWN);
 			long term = this.heldTerm;
@@ -500,16 +552,20 @@ final class ElectionLoop {
 			// nothing for fencing (I4), so a new term.
 			return LeaseChange.reacquire(this.heldTerm);
 		}
-		// Held, nothing pending, same server. Only this node's refreshes move its session on:
-		// the one sent at sentNanos, and the unconfirmed ones before it. A session that did
+		// Held, nothing pending, same server. Only this node's refreshes move its session
+		// on:
+		// the one sent at sentNanos, and the unconfirmed ones before it. A session that
+		// did
 		// not move was not refreshed as far as this read knows (the server answering the
 		// refresh was not the one answering the read); one that moved shows a read that
 		// includes the refresh, and so every take-over ordered before it.
 		long moved = state.holderVersion() - this.heldVersion;
 		boolean renewed = renewedTerm == this.heldTerm && this.heldVersion >= 0 && moved >= 1
 				&& moved <= 1 + this.unconfirmedRenewals;
-		// A read that shows fewer moves than refreshes were sent may not include this round's
-		// (a Galera node's own data, answering when the causal read waits too long): what it
+		// A read that shows fewer moves than refreshes were sent may not include this
+		// round's
+		// (a Galera node's own data, answering when the causal read waits too long): what
+		// it
 		// shows may be an unconfirmed refresh only, which counts from when it was sent.
 		long from = (moved == 1 + this.unconfirmedRenewals) ? sentNanos : this.firstUnconfirmedSentNanos;
 		this.heldVersion = state.holderVersion();
@@ -527,10 +583,13 @@ final class ElectionLoop {
 		observe(state);
 		boolean tooRecent = acquiredElsewhereTooRecently(state, readAt);
 		if (this.nodeId.equals(state.leaderId()) && !mayBeAnotherInstancesLease(readAt) && !tooRecent) {
-			// The lease names this node (a hand-over to it, or a restart with the same id):
+			// The lease names this node (a hand-over to it, or a restart with the same
+			// id):
 			// believe only once a statement of its own succeeds, and under a new term, so
-			// that fenced work of an earlier process with this id can no longer commit. An
-			// operator's request on it is carried out, not cleared by the re-acquire (I6).
+			// that fenced work of an earlier process with this id can no longer commit.
+			// An
+			// operator's request on it is carried out, not cleared by the re-acquire
+			// (I6).
 			String handoverTo = state.handoverTo();
 			if (handoverTo != null && !handoverTo.equals(this.nodeId)) {
 				return LeaseChange.handOver(state.term(), handoverTo);
@@ -549,7 +608,8 @@ final class ElectionLoop {
 		if (state.vacant()) {
 			return (!tooRecent && mayTakeOver(state)) ? LeaseChange.takeOver(LeaseObservation.vacant()) : null;
 		}
-		// Both the database and this node's own clock must agree that the lease ran out (I3).
+		// Both the database and this node's own clock must agree that the lease ran out
+		// (I3).
 		if (state.expired() && readAt - this.observedSinceNanos >= this.leaseNanos && mayTakeOver(state)) {
 			return LeaseChange.takeOver(LeaseObservation.of(state));
 		}
@@ -558,8 +618,8 @@ final class ElectionLoop {
 
 	/**
 	 * Keep watching the lease with a read of a round that could not refresh this node's
-	 * row (the database stalls writes): a follower's whole-lease observation (I3) goes on,
-	 * nothing is decided. Call while holding this object's monitor.
+	 * row (the database stalls writes): a follower's whole-lease observation (I3) goes
+	 * on, nothing is decided. Call while holding this object's monitor.
 	 * @param state the lease as read, possibly an older view than the cluster's latest
 	 * @param readAtNanos when the read returned (monotonic clock)
 	 */
@@ -569,8 +629,10 @@ final class ElectionLoop {
 			return;
 		}
 		// Versions only grow: a view that was stale here and is current at the deciding
-		// read shows a row and a session that stayed unchanged all along, and otherwise the
-		// deciding read shows another version, which starts the observation again. Not across
+		// read shows a row and a session that stayed unchanged all along, and otherwise
+		// the
+		// deciding read shows another version, which starts the observation again. Not
+		// across
 		// a failover: a promoted replica that lost the newest writes may show exactly the
 		// versions watched before an outage, while the holder went on renewing on the old
 		// server meanwhile; the watch starts again with the first read of the new server.
@@ -599,19 +661,20 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * Whether a lease that names this node id may belong to another instance: within a lease
-	 * of taking the id over from a stale instance, which may be paused rather than dead (or
-	 * which the database clock made look stale). The take-over claimed that instance's
-	 * candidacies before this started counting, and its renewals count only once its read
-	 * of the leases shows them, which a claimed candidacy no longer does: its last renewal
-	 * that counted was sent before, so after that lease its belief has ended.
+	 * Whether a lease that names this node id may belong to another instance: within a
+	 * lease of taking the id over from a stale instance, which may be paused rather than
+	 * dead (or which the database clock made look stale). The take-over claimed that
+	 * instance's candidacies before this started counting, and its renewals count only
+	 * once its read of the leases shows them, which a claimed candidacy no longer does:
+	 * its last renewal that counted was sent before, so after that lease its belief has
+	 * ended.
 	 * @param nowNanos the current monotonic time
 	 * @return {@code true} while such a lease must be treated like any other node's
 	 */
 	/**
 	 * This running instance took the node id over from another one at that time (the
-	 * heartbeat tells every election each round for a lease after, elections joined since as
-	 * well). Call while holding this object's monitor.
+	 * heartbeat tells every election each round for a lease after, elections joined since
+	 * as well). Call while holding this object's monitor.
 	 * @param atNanos when (monotonic clock)
 	 */
 	void nodeIdTakenOverAt(long atNanos) {
@@ -629,8 +692,9 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * A change that makes this node the holder (create, take-over, re-acquire) was applied;
-	 * adopt the row read right after it. Call while holding this object's monitor.
+	 * A change that makes this node the holder (create, take-over, re-acquire) was
+	 * applied; adopt the row read right after it. Call while holding this object's
+	 * monitor.
 	 * @param sentNanos when the change was sent (monotonic clock)
 	 * @param state the row read after the change, or {@code null}
 	 */
@@ -639,7 +703,8 @@ final class ElectionLoop {
 			this.lastSeen = new Sighting(state, this.clock.nanoTime());
 			String server = state.server();
 			if (server != null && this.readFrom != null && !server.equals(this.readFrom)) {
-				// Decided on one server's read, applied on another (the database failed over
+				// Decided on one server's read, applied on another (the database failed
+				// over
 				// between them): that one may have lost a newer holder's lease (I3).
 				noteServer(state, this.clock.nanoTime());
 				dropHold();
@@ -661,10 +726,10 @@ final class ElectionLoop {
 
 	/**
 	 * Whether a lease that names this node id, just acquired, lives on no session of this
-	 * running instance: its decision was made before another instance took the node id over
-	 * (a pause between the read and the statement), and the row matched because it names the
-	 * same id. That instance adopts the lease a lease after taking the id over; this one must
-	 * not believe meanwhile (I3).
+	 * running instance: its decision was made before another instance took the node id
+	 * over (a pause between the read and the statement), and the row matched because it
+	 * names the same id. That instance adopts the lease a lease after taking the id over;
+	 * this one must not believe meanwhile (I3).
 	 */
 	private static boolean livesOnAnotherSession(LeaseState state) {
 		return state.holderVersion() < 0 || state.sessionEnded();
@@ -673,10 +738,11 @@ final class ElectionLoop {
 	/**
 	 * A hand-over or yield of the lease of the given term was not applied: the lease may
 	 * still be this node's, with the request that asked for the change still pending (its
-	 * fence row was busy with fenced work). Hold the term again, without believing, so that
-	 * the next read decides as a holder: the change again while the request stands, a
-	 * renewal that counts once it no longer does (renewals skip rows with a request), or
-	 * the end of the hold if the row moved on. Call while holding this object's monitor.
+	 * fence row was busy with fenced work). Hold the term again, without believing, so
+	 * that the next read decides as a holder: the change again while the request stands,
+	 * a renewal that counts once it no longer does (renewals skip rows with a request),
+	 * or the end of the hold if the row moved on. Call while holding this object's
+	 * monitor.
 	 * @param term the term the change was conditional on
 	 */
 	void changeNotApplied(long term) {
@@ -689,8 +755,8 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * A change that would have made this node the holder was not applied, or its outcome is
-	 * unknown: hold nothing. A lease it may still have written names this node and is
+	 * A change that would have made this node the holder was not applied, or its outcome
+	 * is unknown: hold nothing. A lease it may still have written names this node and is
 	 * re-acquired under a new term before it is believed.
 	 */
 	void notAcquired() {
@@ -698,18 +764,19 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * The lease this node's read did not show could not be created: it exists, and the read
-	 * missed it because this instance's candidates row is gone (a failover to a replica that
-	 * had not applied the join, or another node created it first). Join again at the next
-	 * round, which costs nothing where the row is there. Call while holding this object's
-	 * monitor.
+	 * The lease this node's read did not show could not be created: it exists, and the
+	 * read missed it because this instance's candidates row is gone (a failover to a
+	 * replica that had not applied the join, or another node created it first). Join
+	 * again at the next round, which costs nothing where the row is there. Call while
+	 * holding this object's monitor.
 	 * @param reported whether the repository reported that the database refuses a row of
 	 * the election ({@link LeaseRepository#refusesRowsOf})
 	 */
 	void creationRefused(boolean reported) {
 		dropHold();
 		this.candidate = false;
-		// Where the repository reported the database refusing the election's row, that is the
+		// Where the repository reported the database refusing the election's row, that is
+		// the
 		// cause, said once already.
 		if (!reported && ++this.refusedCreations == REFUSED_CREATIONS_WARNED) {
 			logger.warn("Election '{}': the lease exists but this node's reads do not show it ({} rounds in a row), "
@@ -720,8 +787,8 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * Watchdog: announce the end of a belief whose deadline has passed, even if the heartbeat
-	 * is stuck in a database call (I7).
+	 * Watchdog: announce the end of a belief whose deadline has passed, even if the
+	 * heartbeat is stuck in a database call (I7).
 	 */
 	void checkDeadline() {
 		checkDeadline(this.clock.nanoTime());
@@ -730,7 +797,8 @@ final class ElectionLoop {
 	/**
 	 * Watchdog, for many elections at once: the same, with the clock read once for all.
 	 * @param nowNanos the monotonic clock, read before this call
-	 * @return how long the announced belief still lasts, or {@link Long#MAX_VALUE} if none does
+	 * @return how long the announced belief still lasts, or {@link Long#MAX_VALUE} if
+	 * none does
 	 */
 	long checkDeadline(long nowNanos) {
 		// No monitor while the belief lasts: a node with thousands of elections may lead
@@ -780,8 +848,8 @@ final class ElectionLoop {
 	}
 
 	/**
-	 * The highest term this running instance has held in the election, or -1 if none. Call
-	 * while holding this object's monitor.
+	 * The highest term this running instance has held in the election, or -1 if none.
+	 * Call while holding this object's monitor.
 	 * @return the term
 	 */
 	long highestHeldTerm() {
@@ -863,7 +931,10 @@ final class ElectionLoop {
 		}
 	}
 
-	/** Set the announced belief, and whether the watchdog checks this election; under {@code beliefMonitor}. */
+	/**
+	 * Set the announced belief, and whether the watchdog checks this election; under
+	 * {@code beliefMonitor}.
+	 */
 	private void announce(@Nullable Belief announced) {
 		Belief previous = this.announced;
 		this.announced = announced;
@@ -884,14 +955,14 @@ final class ElectionLoop {
 
 	/**
 	 * The lease as this election last saw it itself, without asking the database: in the
-	 * answer to a change of holder it made. The heartbeat's reads are kept by the heartbeat
-	 * ({@link Heartbeat#lastSeen}).
+	 * answer to a change of holder it made. The heartbeat's reads are kept by the
+	 * heartbeat ({@link Heartbeat#lastSeen}).
 	 * @return the lease and how long ago it was read, or {@code null} if never
 	 */
 	@Nullable LeaseSighting lastSeen() {
 		Sighting seen = this.lastSeen;
-		return (seen != null) ? new LeaseSighting(seen.state, Duration.ofNanos(this.clock.nanoTime() - seen.readAtNanos))
-				: null;
+		return (seen != null)
+				? new LeaseSighting(seen.state, Duration.ofNanos(this.clock.nanoTime() - seen.readAtNanos)) : null;
 	}
 
 	private record Belief(long term, long deadlineNanos) {

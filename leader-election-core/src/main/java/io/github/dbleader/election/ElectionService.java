@@ -34,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * number of elections), one watchdog thread, one thread for listener callbacks. Elections
  * are joined on first use with {@link #election(String)} and left with
  * {@link #leave(String)}, also while the service runs. Start with {@link #start()};
- * {@link #stop()} releases every lease this node holds so that successors take over within
- * a renew interval.
+ * {@link #stop()} releases every lease this node holds so that successors take over
+ * within a renew interval.
  */
 public final class ElectionService implements AutoCloseable {
 
@@ -43,8 +43,9 @@ public final class ElectionService implements AutoCloseable {
 	public static final int MAX_ELECTION_NAME_LENGTH = 128;
 
 	/**
-	 * Prefix of the lease rows of cluster locks ({@code io.github.dbleader.election.lock}),
-	 * which share the lease table with elections: no election name may start with it.
+	 * Prefix of the lease rows of cluster locks
+	 * ({@code io.github.dbleader.election.lock}), which share the lease table with
+	 * elections: no election name may start with it.
 	 */
 	public static final String LOCK_NAME_PREFIX = "lock:";
 
@@ -66,7 +67,9 @@ public final class ElectionService implements AutoCloseable {
 
 	private final String nodeId;
 
-	/** Tells this running instance apart from another one started with the same node id. */
+	/**
+	 * Tells this running instance apart from another one started with the same node id.
+	 */
 	private final String instanceId;
 
 	private final LeadershipListener listener;
@@ -81,7 +84,10 @@ public final class ElectionService implements AutoCloseable {
 	/** The loops of the elections as of a membership; heartbeat thread only. */
 	private @Nullable Members members;
 
-	/** The elections whose belief was announced and not revoked yet: what the watchdog checks. */
+	/**
+	 * The elections whose belief was announced and not revoked yet: what the watchdog
+	 * checks.
+	 */
 	private final AnnouncedBeliefs believing;
 
 	private final DatabaseStatus database;
@@ -104,7 +110,10 @@ public final class ElectionService implements AutoCloseable {
 
 	private volatile boolean running;
 
-	/** Whether the ordinary elections campaign ({@link #standDown()}); under {@code lifecycleMonitor}. */
+	/**
+	 * Whether the ordinary elections campaign ({@link #standDown()}); under
+	 * {@code lifecycleMonitor}.
+	 */
 	private boolean campaigning = true;
 
 	private final Scheduling scheduling;
@@ -112,13 +121,15 @@ public final class ElectionService implements AutoCloseable {
 	/** The rounds, watchdog and notifier of the last start; {@code null} before it. */
 	private volatile @Nullable Scheduled scheduled;
 
-	/** Where the elections' fenced transactions are observed: made anew by each setter. */
+	/**
+	 * Where the elections' fenced transactions are observed: made anew by each setter.
+	 */
 	private volatile FencedTransactionObservation fencedTransactionObservation = FencedTransactionObservation.NONE;
 
 	/**
-	 * Most changes of holder one heartbeat carries out in one batch (one transaction of a few
-	 * statements): take-overs of a crashed node's leases, hand-overs, yields and re-acquires.
-	 * Take-overs go on batch after batch while the round's budget lasts.
+	 * Most changes of holder one heartbeat carries out in one batch (one transaction of a
+	 * few statements): take-overs of a crashed node's leases, hand-overs, yields and
+	 * re-acquires. Take-overs go on batch after batch while the round's budget lasts.
 	 */
 	public static final int HOLDER_CHANGES_PER_BATCH = 1_000;
 
@@ -126,11 +137,12 @@ public final class ElectionService implements AutoCloseable {
 	 * Create a service. No thread starts and nothing is written until {@link #start()}.
 	 * @param repository the lease statements
 	 * @param settings timing
-	 * @param nodeId this node's id: unique among running instances (ids that differ only in
-	 * case are different nodes), human readable
+	 * @param nodeId this node's id: unique among running instances (ids that differ only
+	 * in case are different nodes), human readable
 	 * @param listener callback for leadership changes
 	 * @param clock monotonic clock
-	 * @throws IllegalArgumentException if the node id is blank, too long or ends with a space
+	 * @throws IllegalArgumentException if the node id is blank, too long or ends with a
+	 * space
 	 */
 	public ElectionService(LeaseRepository repository, ElectionSettings settings, String nodeId,
 			LeadershipListener listener, MonotonicClock clock) {
@@ -142,13 +154,14 @@ public final class ElectionService implements AutoCloseable {
 	 * starts and nothing is written until {@link #start()}.
 	 * @param repository the lease statements
 	 * @param settings timing
-	 * @param nodeId this node's id: unique among running instances (ids that differ only in
-	 * case are different nodes), human readable
+	 * @param nodeId this node's id: unique among running instances (ids that differ only
+	 * in case are different nodes), human readable
 	 * @param listener callback for leadership changes
 	 * @param clock monotonic clock
-	 * @param preparation what the database needs first; retried every renew interval until
-	 * it succeeds, and no election takes part before
-	 * @throws IllegalArgumentException if the node id is blank, too long or ends with a space
+	 * @param preparation what the database needs first; retried every renew interval
+	 * until it succeeds, and no election takes part before
+	 * @throws IllegalArgumentException if the node id is blank, too long or ends with a
+	 * space
 	 */
 	public ElectionService(LeaseRepository repository, ElectionSettings settings, String nodeId,
 			LeadershipListener listener, MonotonicClock clock, DatabasePreparation preparation) {
@@ -191,14 +204,14 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	/**
-	 * Force leadership of many of this node's elections at once, each to its own node, in a
-	 * few statements ({@link LeaseRepository#requestHandoverAll}): each leader carries its
-	 * request out at its next renewal, as with {@link Election#forceLeader}, in one batched
-	 * hand-over per target. Unlike {@link Election#forceLeader}, the targets are not checked:
-	 * the caller chose them among the live candidates it just read.
+	 * Force leadership of many of this node's elections at once, each to its own node, in
+	 * a few statements ({@link LeaseRepository#requestHandoverAll}): each leader carries
+	 * its request out at its next renewal, as with {@link Election#forceLeader}, in one
+	 * batched hand-over per target. Unlike {@link Election#forceLeader}, the targets are
+	 * not checked: the caller chose them among the live candidates it just read.
 	 * @param targets by election name: the node that should lead
-	 * @return how many requests were recorded (elections this node no longer leads are left
-	 * alone)
+	 * @return how many requests were recorded (elections this node no longer leads are
+	 * left alone)
 	 */
 	public int forceLeaders(Map<String, String> targets) {
 		return targets.isEmpty() ? 0 : this.repository.requestHandoverAll(this.nodeId, targets);
@@ -224,12 +237,16 @@ public final class ElectionService implements AutoCloseable {
 		this.fencedTransactionObservation = this.fencedTransactionObservation.withConvention(convention);
 	}
 
-	/** @return this node's id */
+	/**
+	 * @return this node's id
+	 */
 	public String nodeId() {
 		return this.nodeId;
 	}
 
-	/** @return the timing of every election */
+	/**
+	 * @return the timing of every election
+	 */
 	public ElectionSettings settings() {
 		return this.settings;
 	}
@@ -240,8 +257,8 @@ public final class ElectionService implements AutoCloseable {
 	 * @param name election name: 1 to 128 characters, not ending with a space; names that
 	 * differ only in case or accents are different elections
 	 * @return the election
-	 * @throws IllegalArgumentException if the name is blank, too long, ends with a space, or
-	 * starts with {@value #LOCK_NAME_PREFIX} or {@value #PARTITION_NAME_PREFIX}
+	 * @throws IllegalArgumentException if the name is blank, too long, ends with a space,
+	 * or starts with {@value #LOCK_NAME_PREFIX} or {@value #PARTITION_NAME_PREFIX}
 	 */
 	public Election election(String name) {
 		Election existing = this.elections.get(name);
@@ -268,8 +285,8 @@ public final class ElectionService implements AutoCloseable {
 	 * @param name election name, starting with {@value #PARTITION_NAME_PREFIX}
 	 * @param takeOverPolicy whether this node may take a free lease of the partition
 	 * @return the election
-	 * @throws IllegalArgumentException if the name is too long, ends with a space, or does
-	 * not start with {@value #PARTITION_NAME_PREFIX}
+	 * @throws IllegalArgumentException if the name is too long, ends with a space, or
+	 * does not start with {@value #PARTITION_NAME_PREFIX}
 	 */
 	public Election partitionElection(String name, TakeOverPolicy takeOverPolicy) {
 		Objects.requireNonNull(takeOverPolicy, "takeOverPolicy must not be null");
@@ -304,7 +321,8 @@ public final class ElectionService implements AutoCloseable {
 
 	/**
 	 * One extra round soon, if the service runs, for however many changes are asked for
-	 * meanwhile (elections joined, a campaign resumed). Call under {@code lifecycleMonitor}.
+	 * meanwhile (elections joined, a campaign resumed). Call under
+	 * {@code lifecycleMonitor}.
 	 */
 	private void queueExtraRound() {
 		if (this.running && this.extraRoundQueued.compareAndSet(false, true)) {
@@ -321,17 +339,17 @@ public final class ElectionService implements AutoCloseable {
 
 	/**
 	 * Stand down from every election of this node, until {@link #campaign()}: it stops
-	 * believing it leads before this method returns ({@link RevocationReason#STOOD_DOWN}),
-	 * and the heartbeat, which comes at once, makes the leases it held vacant in a few
-	 * statements, so that other nodes take over within a renew interval ({@link #stop()}
-	 * releases them too). From then on the node takes no lease: it creates none, takes
-	 * none over, and passes a hand-over to it on at once. It stays among the candidates and
-	 * goes on following the leases (events of changes of leader,
-	 * {@link Election#leaderInfo()}). Elections joined meanwhile stand down too. Also before
-	 * {@link #start()}, so that the node campaigns only once the application is ready for
-	 * it. The elections of partition groups are not affected: a group balances its
-	 * partitions among its members, and a member leaves a group to give its partitions up.
-	 * Does nothing if the node already stands down.
+	 * believing it leads before this method returns
+	 * ({@link RevocationReason#STOOD_DOWN}), and the heartbeat, which comes at once,
+	 * makes the leases it held vacant in a few statements, so that other nodes take over
+	 * within a renew interval ({@link #stop()} releases them too). From then on the node
+	 * takes no lease: it creates none, takes none over, and passes a hand-over to it on
+	 * at once. It stays among the candidates and goes on following the leases (events of
+	 * changes of leader, {@link Election#leaderInfo()}). Elections joined meanwhile stand
+	 * down too. Also before {@link #start()}, so that the node campaigns only once the
+	 * application is ready for it. The elections of partition groups are not affected: a
+	 * group balances its partitions among its members, and a member leaves a group to
+	 * give its partitions up. Does nothing if the node already stands down.
 	 */
 	public void standDown() {
 		synchronized (this.lifecycleMonitor) {
@@ -347,10 +365,11 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	/**
-	 * Campaign again in every election after {@link #standDown()}: a lease that is free, or
-	 * that this node has seen expired for a whole lease meanwhile, is taken at the next
-	 * heartbeat, which comes at once; a lease it gave up itself, after the others had a lease
-	 * to take it (as after {@link Election#release()}). Does nothing if the node campaigns.
+	 * Campaign again in every election after {@link #standDown()}: a lease that is free,
+	 * or that this node has seen expired for a whole lease meanwhile, is taken at the
+	 * next heartbeat, which comes at once; a lease it gave up itself, after the others
+	 * had a lease to take it (as after {@link Election#release()}). Does nothing if the
+	 * node campaigns.
 	 */
 	public void campaign() {
 		synchronized (this.lifecycleMonitor) {
@@ -366,7 +385,8 @@ public final class ElectionService implements AutoCloseable {
 
 	/**
 	 * Tell every election but the partitions' whether to campaign. Call under
-	 * {@code lifecycleMonitor}, so that the last of two calls from different threads wins.
+	 * {@code lifecycleMonitor}, so that the last of two calls from different threads
+	 * wins.
 	 */
 	private void campaignInOrdinaryElections(boolean campaigning) {
 		for (Election election : this.elections.values()) {
@@ -377,8 +397,8 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	/**
-	 * Whether this node campaigns in its elections: {@code false} from {@link #standDown()}
-	 * to {@link #campaign()}.
+	 * Whether this node campaigns in its elections: {@code false} from
+	 * {@link #standDown()} to {@link #campaign()}.
 	 * @return {@code true} unless standing down
 	 */
 	public boolean isCampaigning() {
@@ -391,8 +411,8 @@ public final class ElectionService implements AutoCloseable {
 	 * Leave an election: if this node leads it, it gives the lease up first (another node
 	 * takes over within a renew interval), then it leaves the candidates. The
 	 * {@link Election} object obtained before no longer leads and cannot run fenced work;
-	 * {@link #election(String)} joins again with a new one. Rows of elections that no node
-	 * runs any more are deleted after ten leases.
+	 * {@link #election(String)} joins again with a new one. Rows of elections that no
+	 * node runs any more are deleted after ten leases.
 	 * @param name election name
 	 * @return whether this node had joined the election
 	 */
@@ -419,15 +439,17 @@ public final class ElectionService implements AutoCloseable {
 		return this.elections.get(name);
 	}
 
-	/** @return every election created so far */
+	/**
+	 * @return every election created so far
+	 */
 	public Collection<Election> elections() {
 		return Collections.unmodifiableCollection(this.elections.values());
 	}
 
 	/**
 	 * Start competing in every election created so far and in those created later. The
-	 * database is prepared first, on the heartbeat thread; this method waits for the first
-	 * attempt at most a lease duration.
+	 * database is prepared first, on the heartbeat thread; this method waits for the
+	 * first attempt at most a lease duration.
 	 */
 	public void start() {
 		synchronized (this.lifecycleMonitor) {
@@ -449,8 +471,8 @@ public final class ElectionService implements AutoCloseable {
 	 * database that answers has its tables when {@link #start()} returns, as the
 	 * application's code that runs next may expect (a renew interval was too short for a
 	 * busy machine, and calls right after start-up failed on missing tables); one that
-	 * refuses connections ends the attempt at once, and one that hangs delays the start by
-	 * a lease at most.
+	 * refuses connections ends the attempt at once, and one that hangs delays the start
+	 * by a lease at most.
 	 */
 	private void awaitFirstPreparation() {
 		try {
@@ -463,8 +485,8 @@ public final class ElectionService implements AutoCloseable {
 
 	/**
 	 * Whether this node waits for its database before it joins any election: the
-	 * {@link DatabasePreparation} has failed and not succeeded since. Meanwhile no election
-	 * leads and every {@link Election#isDatabaseReachable()} is {@code false}.
+	 * {@link DatabasePreparation} has failed and not succeeded since. Meanwhile no
+	 * election leads and every {@link Election#isDatabaseReachable()} is {@code false}.
 	 * @return {@code true} while waiting
 	 */
 	public boolean isWaitingForDatabase() {
@@ -483,7 +505,9 @@ public final class ElectionService implements AutoCloseable {
 		return this.database.failedRounds(kind);
 	}
 
-	/** @return whether the service runs */
+	/**
+	 * @return whether the service runs
+	 */
 	public boolean isRunning() {
 		return this.running;
 	}
@@ -541,7 +565,8 @@ public final class ElectionService implements AutoCloseable {
 		Members current = this.members;
 		long now = this.membership.get();
 		if (current == null || current.membership() != now) {
-			// A join that the list misses moved the count on after it was read: the next round
+			// A join that the list misses moved the count on after it was read: the next
+			// round
 			// makes it again.
 			current = new Members(now, this.elections.values().stream().map(Election::loop).toList());
 			this.members = current;
@@ -552,7 +577,9 @@ public final class ElectionService implements AutoCloseable {
 	private record Members(long membership, List<ElectionLoop> loops) {
 	}
 
-	/** One heartbeat round, on the heartbeat's thread; package-private for the simulation. */
+	/**
+	 * One heartbeat round, on the heartbeat's thread; package-private for the simulation.
+	 */
 	void runHeartbeat() {
 		if (!this.running) {
 			return;
@@ -569,8 +596,8 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	/**
-	 * Prepare the database, once: until it succeeds no election sends a statement, so none
-	 * leads; the watchdog and the health see the wait.
+	 * Prepare the database, once: until it succeeds no election sends a statement, so
+	 * none leads; the watchdog and the health see the wait.
 	 * @return whether the database is prepared
 	 */
 	private boolean prepare() {
@@ -593,7 +620,8 @@ public final class ElectionService implements AutoCloseable {
 
 	/** One check of the watchdog, on its thread; package-private for the simulation. */
 	void checkDeadlines() {
-		// The led elections only (a node with thousands of elections follows most of them),
+		// The led elections only (a node with thousands of elections follows most of
+		// them),
 		// and only once the earliest of their beliefs may end.
 		this.believing.check(this.clock.nanoTime());
 	}
@@ -617,7 +645,8 @@ public final class ElectionService implements AutoCloseable {
 					+ " characters long; at most " + maxLength + " are allowed");
 		}
 		if (value.endsWith(" ")) {
-			// MySQL's and MariaDB's collations pad with spaces: 'a' and 'a ' would share a row.
+			// MySQL's and MariaDB's collations pad with spaces: 'a' and 'a ' would share
+			// a row.
 			throw new IllegalArgumentException(what + " '" + value + "' must not end with a space, which MySQL and"
 					+ " MariaDB ignore when they compare names");
 		}
@@ -625,19 +654,21 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	/**
-	 * How a started service runs its heartbeat rounds, its watchdog's checks and its listener
-	 * callbacks: on threads of its own ({@link #THREADS}), or where the caller runs them (the
-	 * simulation of this package, in simulated time on one thread).
+	 * How a started service runs its heartbeat rounds, its watchdog's checks and its
+	 * listener callbacks: on threads of its own ({@link #THREADS}), or where the caller
+	 * runs them (the simulation of this package, in simulated time on one thread).
 	 */
 	interface Scheduling {
 
-		/** One heartbeat thread, one watchdog thread, one thread for listener callbacks. */
+		/**
+		 * One heartbeat thread, one watchdog thread, one thread for listener callbacks.
+		 */
 		Scheduling THREADS = Threads::new;
 
 		/**
-		 * Start: heartbeat rounds, the first at once, each the next a renew interval after
-		 * the previous one started (at once if it took longer); watchdog checks every
-		 * quarter renew interval.
+		 * Start: heartbeat rounds, the first at once, each the next a renew interval
+		 * after the previous one started (at once if it took longer); watchdog checks
+		 * every quarter renew interval.
 		 * @param round one heartbeat round
 		 * @param watchdog one check of the watchdog
 		 * @param settings the timing
@@ -656,12 +687,14 @@ public final class ElectionService implements AutoCloseable {
 		 */
 		void extraRound(Runnable round);
 
-		/** Stop the rounds: return once the round under way ended; no other one starts. */
+		/**
+		 * Stop the rounds: return once the round under way ended; no other one starts.
+		 */
 		void stopRounds();
 
 		/**
-		 * Stop the watchdog, and the listener callbacks once those queued ran (at most for the
-		 * given time); callbacks from then on run on the caller's thread.
+		 * Stop the watchdog, and the listener callbacks once those queued ran (at most
+		 * for the given time); callbacks from then on run on the caller's thread.
 		 * @param wait how long to wait for queued callbacks
 		 */
 		void stop(Duration wait);
@@ -672,7 +705,9 @@ public final class ElectionService implements AutoCloseable {
 		 */
 		void runCallback(Runnable callback);
 
-		/** @return whether {@link ElectionService#start()} waits for the first preparation */
+		/**
+		 * @return whether {@link ElectionService#start()} waits for the first preparation
+		 */
 		boolean waitsForFirstPreparation();
 
 	}
@@ -704,9 +739,9 @@ public final class ElectionService implements AutoCloseable {
 		}
 
 		/**
-		 * One heartbeat round, then the next one a renew interval after this one started (or at
-		 * once, if this one took longer). Not a fixed-rate schedule: after a long stall that
-		 * would run all the missed rounds back to back.
+		 * One heartbeat round, then the next one a renew interval after this one started
+		 * (or at once, if this one took longer). Not a fixed-rate schedule: after a long
+		 * stall that would run all the missed rounds back to back.
 		 */
 		private void roundAndReschedule() {
 			long started = System.nanoTime();

@@ -36,8 +36,8 @@ public record ElectionSettings(Duration leaseDuration, Duration renewInterval, D
 
 	/**
 	 * Create validated settings.
-	 * @throws IllegalArgumentException if a value is missing, not positive, or the values do
-	 * not fit together
+	 * @throws IllegalArgumentException if a value is missing, not positive, or the values
+	 * do not fit together
 	 */
 	public ElectionSettings {
 		Objects.requireNonNull(leaseDuration, "leaseDuration must not be null");
@@ -64,8 +64,8 @@ public record ElectionSettings(Duration leaseDuration, Duration renewInterval, D
 	}
 
 	/**
-	 * Settings with the given lease and renew interval, a guard of a fifth of the lease and
-	 * a statement timeout of half the renew interval.
+	 * Settings with the given lease and renew interval, a guard of a fifth of the lease
+	 * and a statement timeout of half the renew interval.
 	 * @param leaseDuration lease duration
 	 * @param renewInterval renew interval
 	 * @return validated settings

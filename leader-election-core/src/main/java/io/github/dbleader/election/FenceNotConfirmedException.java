@@ -20,13 +20,17 @@ public class FenceNotConfirmedException extends NotLeaderException {
 	 * @param cause the database's abort (error 1213, SQLSTATE 40001)
 	 */
 	public FenceNotConfirmedException(String election, String nodeId, long term, Throwable cause) {
-		super(election, nodeId, "Node '" + nodeId + "' could not confirm its fence of term " + term + " in election '"
-				+ election + "': the cluster aborted the fenced transaction in favour of a conflicting write on"
-				+ " another node (a change of holder, or the same rows); nothing was committed", cause);
+		super(election, nodeId,
+				"Node '" + nodeId + "' could not confirm its fence of term " + term + " in election '" + election
+						+ "': the cluster aborted the fenced transaction in favour of a conflicting write on"
+						+ " another node (a change of holder, or the same rows); nothing was committed",
+				cause);
 		this.term = term;
 	}
 
-	/** @return the term the fenced work ran for */
+	/**
+	 * @return the term the fenced work ran for
+	 */
 	public long getTerm() {
 		return this.term;
 	}

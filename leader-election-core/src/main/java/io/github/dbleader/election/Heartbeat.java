@@ -21,10 +21,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One node's heartbeat: every renew interval, one round sends the statements of all of the
- * node's elections at once and hands each election's state machine ({@link ElectionLoop})
- * what the database answered. In steady state a round is two statements whatever the
- * number of elections (docs/explanation/invariants.md, I9), and fewer:
+ * One node's heartbeat: every renew interval, one round sends the statements of all of
+ * the node's elections at once and hands each election's state machine
+ * ({@link ElectionLoop}) what the database answered. In steady state a round is two
+ * statements whatever the number of elections (docs/explanation/invariants.md, I9), and
+ * fewer:
  * <ol>
  * <li>refresh this node's one row ({@link LeaseRepository#heartbeat}), its session: every
  * round while it holds a lease, as the refresh is what keeps all of its leases alive, and
@@ -37,23 +38,26 @@ import org.slf4j.LoggerFactory;
  * in batches of one kind of up to {@value #CHANGES_PER_BATCH} (one transaction of a few
  * statements each, {@link LeaseRepository#takeOverAll} and the like): hand-overs, yields
  * and re-acquires of the leases held first, then take-overs, as many batches as the
- * round's budget allows. Creating a lease is one statement.
- * Elections joined since the last round are joined together in one statement. Rows nobody
- * uses any more are purged every ten leases.
+ * round's budget allows. Creating a lease is one statement. Elections joined since the
+ * last round are joined together in one statement. Rows nobody uses any more are purged
+ * every ten leases.
  */
 final class Heartbeat {
 
 	private static final Logger logger = LoggerFactory.getLogger(Heartbeat.class);
 
 	/**
-	 * Most changes of holder one batch carries ({@link LeaseRepository#takeOverAll} and the
-	 * like): each of its few statements then stays far below the statement timeout. A round
-	 * sends take-over batches until its budget is spent, so this is what bounds the
+	 * Most changes of holder one batch carries ({@link LeaseRepository#takeOverAll} and
+	 * the like): each of its few statements then stays far below the statement timeout. A
+	 * round sends take-over batches until its budget is spent, so this is what bounds the
 	 * take-overs per round.
 	 */
 	static final int CHANGES_PER_BATCH = ElectionService.HOLDER_CHANGES_PER_BATCH;
 
-	/** How many leases a row must have been unused before {@link LeaseRepository#purge} deletes it. */
+	/**
+	 * How many leases a row must have been unused before {@link LeaseRepository#purge}
+	 * deletes it.
+	 */
 	static final int PURGE_AFTER_LEASES = 10;
 
 	private final String nodeId;
@@ -83,10 +87,10 @@ final class Heartbeat {
 
 	/**
 	 * Elections this node left, with when and the highest term it had held in them, for
-	 * {@link #LEFT_REMEMBERED} leases: a failover to a replica that had not applied a leave's
-	 * release and removal shows the lease on this node's live session again, which nobody
-	 * may take over, and the candidacy, which balancing targets. After a failover they are
-	 * left again.
+	 * {@link #LEFT_REMEMBERED} leases: a failover to a replica that had not applied a
+	 * leave's release and removal shows the lease on this node's live session again,
+	 * which nobody may take over, and the candidacy, which balancing targets. After a
+	 * failover they are left again.
 	 */
 	private final Map<String, Left> recentlyLeft = new ConcurrentHashMap<>();
 
@@ -94,8 +98,8 @@ final class Heartbeat {
 	private volatile boolean leavesToCheck;
 
 	/**
-	 * Leases given up whose release could not be sent yet, by election: the term given up.
-	 * Left alone, such a lease would expire on its own, or, where the node stays a
+	 * Leases given up whose release could not be sent yet, by election: the term given
+	 * up. Left alone, such a lease would expire on its own, or, where the node stays a
 	 * candidate, be re-acquired by it at the next read, as a lease that names this node.
 	 */
 	private final Map<String, Long> pendingYields = new ConcurrentHashMap<>();
@@ -109,13 +113,15 @@ final class Heartbeat {
 	 */
 	static final int LEFT_REMEMBERED = 10;
 
-	/** Whether this instance said that it waits to take over a stale row of its node id. */
+	/**
+	 * Whether this instance said that it waits to take over a stale row of its node id.
+	 */
 	private boolean nodeIdWaiting;
 
 	/**
-	 * The version of another instance's row of this node id that this instance watches, or
-	 * -1: only a version seen unchanged for a whole lease on this instance's clock is taken
-	 * over, as a follower takes a lease over (I3).
+	 * The version of another instance's row of this node id that this instance watches,
+	 * or -1: only a version seen unchanged for a whole lease on this instance's clock is
+	 * taken over, as a follower takes a lease over (I3).
 	 */
 	private long watchedNodeVersion = -1;
 
@@ -126,8 +132,8 @@ final class Heartbeat {
 	private boolean watchedNodeStale;
 
 	/**
-	 * Whether the candidacies of elections this instance does not run, which came with the
-	 * node's row when this instance created or took it over, are still to be left.
+	 * Whether the candidacies of elections this instance does not run, which came with
+	 * the node's row when this instance created or took it over, are still to be left.
 	 */
 	private boolean othersToLeave;
 
@@ -136,7 +142,7 @@ final class Heartbeat {
 
 	private long nodeIdTakenOverNanos;
 
-		/** Whether this instance holds the node's row, as of its last refresh. */
+	/** Whether this instance holds the node's row, as of its last refresh. */
 	private boolean rowHeld;
 
 	/**
@@ -154,7 +160,10 @@ final class Heartbeat {
 	/** When this round's refresh was sent. */
 	private long refreshSentNanos;
 
-	/** The leases as the last read answered them, kept until the next read; {@code null} before the first. */
+	/**
+	 * The leases as the last read answered them, kept until the next read; {@code null}
+	 * before the first.
+	 */
 	private volatile @Nullable LastRead lastRead;
 
 	/** Whether this round's refresh found the row this instance's and moved it on. */
@@ -185,16 +194,18 @@ final class Heartbeat {
 		this.purgeIntervalNanos = purgeAge().toNanos();
 	}
 
-	/** @return whether this node reaches the database, shared by its elections */
+	/**
+	 * @return whether this node reaches the database, shared by its elections
+	 */
 	DatabaseStatus database() {
 		return this.database;
 	}
 
 	/**
 	 * The lease of an election as this node's heartbeat last read it, without asking the
-	 * database (nor the repository, which may wait for it): from the last read's answer, or
-	 * from the election's own sighting of a change it made, whichever is newer (a change made
-	 * in the round of the read came after it).
+	 * database (nor the repository, which may wait for it): from the last read's answer,
+	 * or from the election's own sighting of a change it made, whichever is newer (a
+	 * change made in the round of the read came after it).
 	 * @param loop the election
 	 * @return the lease and how long ago it was read, or {@code null} if never
 	 */
@@ -209,7 +220,9 @@ final class Heartbeat {
 		return (own != null && own.age().compareTo(read.age()) <= 0) ? own : read;
 	}
 
-	/** @return how long rows must have been unused before they are purged */
+	/**
+	 * @return how long rows must have been unused before they are purged
+	 */
 	Duration purgeAge() {
 		return this.settings.leaseDuration().multipliedBy(PURGE_AFTER_LEASES);
 	}
@@ -223,9 +236,11 @@ final class Heartbeat {
 		this.database.roundStarted(started);
 		boolean succeeded;
 		try {
-			// The budget on the injected clock, so that a simulation in simulated time replays exactly.
+			// The budget on the injected clock, so that a simulation in simulated time
+			// replays exactly.
 			succeeded = round(loops, this.clock.nanoTime());
-			// A round that failed makes the next one refresh the row first: while the database
+			// A round that failed makes the next one refresh the row first: while the
+			// database
 			// stalls writes, the refresh's timeout is what lets followers keep watching.
 			this.rowHeld &= succeeded;
 		}
@@ -239,8 +254,10 @@ final class Heartbeat {
 
 	private boolean round(List<ElectionLoop> loops, long started) {
 		if (loops.isEmpty() && this.pendingRemovals.isEmpty() && this.pendingYields.isEmpty()) {
-			// Nothing to renew or follow (a node that only takes cluster locks): no statement.
-			// Joining an election later refreshes the node's row in the first round again.
+			// Nothing to renew or follow (a node that only takes cluster locks): no
+			// statement.
+			// Joining an election later refreshes the node's row in the first round
+			// again.
 			return true;
 		}
 		long budgetEnd = started + this.budgetNanos;
@@ -253,7 +270,8 @@ final class Heartbeat {
 		this.refreshSent = false;
 		this.refreshed = false;
 		try {
-			// The refresh first: nothing that may wait for application work comes before it (I9).
+			// The refresh first: nothing that may wait for application work comes before
+			// it (I9).
 			candidacies(loops, holding);
 			leaveAgainAfterAFailover(loops);
 			removePendingCandidacies(loops);
@@ -306,10 +324,10 @@ final class Heartbeat {
 	/**
 	 * After the refresh of this node's row timed out, read the leases anyway so that the
 	 * followers keep watching them (I3): a MariaDB Galera cluster that evicts a dead node
-	 * stalls every write for {@code evs.suspect_timeout} while its nodes still answer reads
-	 * of their own data. Without the read, a renewal that a follower missed just before the
-	 * stall would start its whole-lease observation only after it. Nothing is decided and
-	 * the database does not count as answering: this round failed.
+	 * stalls every write for {@code evs.suspect_timeout} while its nodes still answer
+	 * reads of their own data. Without the read, a renewal that a follower missed just
+	 * before the stall would start its whole-lease observation only after it. Nothing is
+	 * decided and the database does not count as answering: this round failed.
 	 */
 	private void watch(List<ElectionLoop> loops) {
 		LeaseReads leases;
@@ -337,7 +355,8 @@ final class Heartbeat {
 	 * because it could not be reached.
 	 */
 	static boolean timedOut(Throwable ex) {
-		// A driver's query timeout, its socket timeout (I7), or the server's own cancellation
+		// A driver's query timeout, its socket timeout (I7), or the server's own
+		// cancellation
 		// (PostgreSQL's statement_timeout: SQLState 57014), under whatever wrapper.
 		return DatabaseFailureKind.of(ex) == DatabaseFailureKind.TIMED_OUT;
 	}
@@ -348,18 +367,21 @@ final class Heartbeat {
 		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();
 		boolean serverChanged = false;
-		// The server that answered, as the leases shown name it, and the elections it showed
+		// The server that answered, as the leases shown name it, and the elections it
+		// showed
 		// nothing of: a failover holds those back from this read as well.
 		@Nullable String server = null;
 		List<ElectionLoop> notShown = new ArrayList<>();
 		for (ElectionLoop loop : loops) {
 			if (!loop.candidate() || this.pendingYields.containsKey(loop.election())) {
-				// Takes no part this round (its candidacy, just now), or gave its lease up and
+				// Takes no part this round (its candidacy, just now), or gave its lease
+				// up and
 				// waits for the release to go through: it must not take it back.
 				notShown.add(loop);
 				continue;
 			}
-			// Each lease as the read answered it, composed now by a repository that keeps a
+			// Each lease as the read answered it, composed now by a repository that keeps
+			// a
 			// view of them: no round holds all of them at once.
 			LeaseState state = leases.lease(loop.election());
 			if (state == null) {
@@ -369,7 +391,8 @@ final class Heartbeat {
 				server = state.server();
 			}
 			synchronized (loop) {
-				// Nothing renewed where this round's refresh did not find the row this instance's.
+				// Nothing renewed where this round's refresh did not find the row this
+				// instance's.
 				long renewedTerm = this.refreshed ? loop.roundTerm() : -1;
 				LeaseChange change = loop.decide(renewedTerm, sent, state, readAt);
 				serverChanged |= loop.takeServerChange();
@@ -380,8 +403,9 @@ final class Heartbeat {
 				switch (change.kind()) {
 					case CREATE -> creates.add(pending);
 					case TAKE_OVER -> takeOvers.add(pending);
-					default -> leaders.computeIfAbsent(new Batch(change.kind(), change.target()), (key) -> new ArrayList<>())
-						.add(pending);
+					default ->
+						leaders.computeIfAbsent(new Batch(change.kind(), change.target()), (key) -> new ArrayList<>())
+							.add(pending);
 				}
 			}
 		}
@@ -395,7 +419,8 @@ final class Heartbeat {
 		}
 		if (serverChanged) {
 			this.leavesToCheck = !this.recentlyLeft.isEmpty();
-			// Followers too: every take-over and re-acquisition on this node now waits a lease,
+			// Followers too: every take-over and re-acquisition on this node now waits a
+			// lease,
 			// and several failovers in a row leave elections without a leader for longer.
 			logger.warn("Node '{}': another database server answers than before (a failover); no lease is taken "
 					+ "over or acquired again for a lease from now, in case the new server lost a newer one (I3)",
@@ -410,16 +435,21 @@ final class Heartbeat {
 						changes.subList(from, Math.min(changes.size(), from + CHANGES_PER_BATCH)), server);
 			}
 		}
-		// A follower's changes, within the budget: the rest decide again on the next round's
-		// read. New elections first, from a random place in name order, so that nodes that
-		// start together mostly create different leases instead of all failing on the same.
+		// A follower's changes, within the budget: the rest decide again on the next
+		// round's
+		// read. New elections first, from a random place in name order, so that nodes
+		// that
+		// start together mostly create different leases instead of all failing on the
+		// same.
 		creates.sort(Comparator.comparing((PendingChange pending) -> pending.loop().election()));
 		if (!creates.isEmpty()) {
 			Collections.rotate(creates, this.random.nextInt(creates.size()));
 		}
 		succeeded &= carryOutWithinBudget(new Batch(LeaseChange.Kind.CREATE, null), creates, budgetEnd);
-		// Take-overs in random order, so that the nodes of a cluster spread the take-overs of a
-		// crashed node's many leases between them instead of all trying the same ones first.
+		// Take-overs in random order, so that the nodes of a cluster spread the
+		// take-overs of a
+		// crashed node's many leases between them instead of all trying the same ones
+		// first.
 		Collections.shuffle(takeOvers, this.random);
 		succeeded &= carryOutWithinBudget(new Batch(LeaseChange.Kind.TAKE_OVER, null), takeOvers, budgetEnd);
 		return succeeded;
@@ -442,10 +472,11 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Carry out one batch of changes of holder of one kind ({@link LeaseRepository#takeOverAll}
-	 * and the like), then let each election adopt what the database answered for it. The
-	 * elections' monitors are not held across the batch: a release meanwhile is seen by its
-	 * count, and a lease taken after it is given up again at once.
+	 * Carry out one batch of changes of holder of one kind
+	 * ({@link LeaseRepository#takeOverAll} and the like), then let each election adopt
+	 * what the database answered for it. The elections' monitors are not held across the
+	 * batch: a release meanwhile is seen by its count, and a lease taken after it is
+	 * given up again at once.
 	 * @param decidedOn the server whose read decided a hand-over, or {@code null}
 	 * @return whether the database answered
 	 */
@@ -466,7 +497,8 @@ final class Heartbeat {
 			List<LeaseState> states = switch (batch.kind()) {
 				case TAKE_OVER -> this.repository.takeOverAll(this.nodeId, observed, lease);
 				case REACQUIRE -> this.repository.reacquireAll(this.nodeId, rows, lease);
-				// Only on the server that answered the read: its target believes once it re-acquires.
+				// Only on the server that answered the read: its target believes once it
+				// re-acquires.
 				case HAND_OVER -> this.repository.handOverAll(this.nodeId, rows, Objects.requireNonNull(batch.target()),
 						lease, decidedOn);
 				case YIELD -> this.repository.yieldAll(this.nodeId, rows);
@@ -475,10 +507,13 @@ final class Heartbeat {
 			states.forEach((state) -> changed.put(state.election(), state));
 		}
 		catch (RuntimeException ex) {
-			// Outcome unknown (I3): none is believed; a lease the batch did take names this
+			// Outcome unknown (I3): none is believed; a lease the batch did take names
+			// this
 			// node at the next read, and is re-acquired under a new term before it is. A
-			// hand-over or yield that may not have been applied is held again, without belief,
-			// so that the next read carries the request out (I6) instead of re-acquiring the
+			// hand-over or yield that may not have been applied is held again, without
+			// belief,
+			// so that the next read carries the request out (I6) instead of re-acquiring
+			// the
 			// lease, which would clear it.
 			for (PendingChange pending : changes) {
 				synchronized (pending.loop()) {
@@ -516,7 +551,8 @@ final class Heartbeat {
 				logger.info("Election '{}': released leadership of term {}", loop.election(), change.term());
 			}
 			else if (state == null && !relinquished) {
-				// Left as it was (its fence row busy with fenced work, or the row moved on):
+				// Left as it was (its fence row busy with fenced work, or the row moved
+				// on):
 				// the next round's read says whether to try again.
 				loop.changeNotApplied(change.term());
 			}
@@ -537,7 +573,10 @@ final class Heartbeat {
 		}
 	}
 
-	/** An election this node left: when (monotonic clock), and the highest term it had held there or -1. */
+	/**
+	 * An election this node left: when (monotonic clock), and the highest term it had
+	 * held there or -1.
+	 */
 	private record Left(long atNanos, long highestHeldTerm) {
 	}
 
@@ -549,17 +588,20 @@ final class Heartbeat {
 	private record Batch(LeaseChange.Kind kind, @Nullable String target) {
 	}
 
-	/** A change an election asked for, with how often it had been given up when it asked. */
+	/**
+	 * A change an election asked for, with how often it had been given up when it asked.
+	 */
 	private record PendingChange(ElectionLoop loop, LeaseChange change, int relinquishments) {
 	}
 
 	/**
 	 * Refresh this node's one row, and join the elections that are new since the last
 	 * round in one statement. When the node's row was created or taken over, every
-	 * election is joined again (its candidates rows may have been purged meanwhile), and the
-	 * candidacies that came with the row in elections this instance does not run are left
-	 * (an earlier process with this node id ran them). Each election learns whether it
-	 * takes part this round ({@link ElectionLoop#candidacy}, then {@link ElectionLoop#candidate}).
+	 * election is joined again (its candidates rows may have been purged meanwhile), and
+	 * the candidacies that came with the row in elections this instance does not run are
+	 * left (an earlier process with this node id ran them). Each election learns whether
+	 * it takes part this round ({@link ElectionLoop#candidacy}, then
+	 * {@link ElectionLoop#candidate}).
 	 */
 	private void candidacies(List<ElectionLoop> loops, boolean holding) {
 		Candidacy candidacy = refreshRow(holding);
@@ -605,12 +647,12 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Refresh this node's row: always while it holds a lease (the refresh renews them all),
-	 * and otherwise unless the last round succeeded and the row will still be younger than
-	 * half a lease at the next round: another instance with this node id may take the row
-	 * over only once it is a whole lease old, so a row this instance refreshed that recently
-	 * is still its own, and the others count the node alive until then. The time is when the
-	 * refresh was sent, so the row is at most that old.
+	 * Refresh this node's row: always while it holds a lease (the refresh renews them
+	 * all), and otherwise unless the last round succeeded and the row will still be
+	 * younger than half a lease at the next round: another instance with this node id may
+	 * take the row over only once it is a whole lease old, so a row this instance
+	 * refreshed that recently is still its own, and the others count the node alive until
+	 * then. The time is when the refresh was sent, so the row is at most that old.
 	 * @param holding whether this node holds a lease
 	 * @return what the row says, {@link Candidacy#HELD} where it was not refreshed
 	 */
@@ -630,13 +672,15 @@ final class Heartbeat {
 		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration(),
 				inherit);
 		if (candidacy == Candidacy.HELD && !this.rowAnswered) {
-			// The row is this instance's, and the answer that said how was lost: it may have
+			// The row is this instance's, and the answer that said how was lost: it may
+			// have
 			// taken the id over from another instance, which may only be paused (I3).
 			candidacy = Candidacy.INHERITED;
 		}
 		this.rowAnswered = candidacy != Candidacy.IN_USE;
 		if (candidacy == Candidacy.INHERITED) {
-			// Noted at once: the statements after the refresh may fail, and the next refresh
+			// Noted at once: the statements after the refresh may fail, and the next
+			// refresh
 			// finds the row held.
 			this.nodeIdTakenOverNanos = now;
 			this.nodeIdTakenOver = true;
@@ -656,9 +700,9 @@ final class Heartbeat {
 	/**
 	 * Watch another instance's row of this node id: its version, from when this instance
 	 * first saw it (after the read's answer, so never before the row was written). That
-	 * instance may be paused rather than gone: it believes in its leases until a lease after
-	 * its last refresh at most, on its own clock, and a row that looks stale early on the
-	 * database clock (a forward step) must not hand its id over sooner.
+	 * instance may be paused rather than gone: it believes in its leases until a lease
+	 * after its last refresh at most, on its own clock, and a row that looks stale early
+	 * on the database clock (a forward step) must not hand its id over sooner.
 	 */
 	private void watchNodeRow() {
 		NodeRowSighting row = this.repository.nodeRow(this.nodeId, this.settings.leaseDuration());
@@ -696,12 +740,13 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Send again the releases that failed, in one batch after the refresh: the batch skips a
-	 * lease whose fenced work still runs rather than wait for it, so that a release that
-	 * waits for application work never holds up the refresh that renews every other lease
-	 * (I9). A release that fails again is tried at the next round; until it goes through, or
-	 * the lease is no longer this node's with that term, the election decides nothing, so
-	 * that a node that stays a candidate does not take back what it gave up.
+	 * Send again the releases that failed, in one batch after the refresh: the batch
+	 * skips a lease whose fenced work still runs rather than wait for it, so that a
+	 * release that waits for application work never holds up the refresh that renews
+	 * every other lease (I9). A release that fails again is tried at the next round;
+	 * until it goes through, or the lease is no longer this node's with that term, the
+	 * election decides nothing, so that a node that stays a candidate does not take back
+	 * what it gave up.
 	 */
 	private void yieldPending() {
 		if (this.pendingYields.isEmpty()) {
@@ -752,7 +797,10 @@ final class Heartbeat {
 		}
 	}
 
-	/** Remember a leave, and forget those too old to matter: the map stays bounded without a failover. */
+	/**
+	 * Remember a leave, and forget those too old to matter: the map stays bounded without
+	 * a failover.
+	 */
 	private void rememberLeft(String election, long highestHeldTerm) {
 		long now = this.clock.nanoTime();
 		forgetOldLeaves(now);
@@ -765,12 +813,13 @@ final class Heartbeat {
 	}
 
 	/**
-	 * After a failover, leave again the elections this node left recently and does not run:
-	 * remove the candidacy again, and give up the lease where it names this node with a term
-	 * this instance held. A higher term is the lease of another instance with this node id,
-	 * which took the id over while this one was paused and believes in that lease: giving it
-	 * up would let a third node lead beside it (on-demand seed 18311141). Statements only
-	 * once per failover, and only for a node that left an election recently.
+	 * After a failover, leave again the elections this node left recently and does not
+	 * run: remove the candidacy again, and give up the lease where it names this node
+	 * with a term this instance held. A higher term is the lease of another instance with
+	 * this node id, which took the id over while this one was paused and believes in that
+	 * lease: giving it up would let a third node lead beside it (on-demand seed
+	 * 18311141). Statements only once per failover, and only for a node that left an
+	 * election recently.
 	 */
 	private void leaveAgainAfterAFailover(List<ElectionLoop> loops) {
 		if (!this.leavesToCheck) {
@@ -799,7 +848,8 @@ final class Heartbeat {
 
 	private void removePendingCandidacies(List<ElectionLoop> loops) {
 		for (String election : this.pendingRemovals) {
-			// Joined again since the leave: the candidacy is the new join's, not the leave's.
+			// Joined again since the leave: the candidacy is the new join's, not the
+			// leave's.
 			if (loops.stream().noneMatch((loop) -> loop.election().equals(election))) {
 				this.repository.removeCandidate(election, this.nodeId, this.instanceId);
 			}
@@ -823,21 +873,23 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Give up an election's lease: stop believing first, then make the lease vacant so that
-	 * another node takes over within a renew interval (I10). Never interleaves with a
-	 * change of holder of the same election.
+	 * Give up an election's lease: stop believing first, then make the lease vacant so
+	 * that another node takes over within a renew interval (I10). Never interleaves with
+	 * a change of holder of the same election.
 	 * @param loop the election
 	 * @param reason reason announced to listeners
-	 * @param keepCompeting whether this node stays a candidate; if not, it also leaves the
-	 * candidates
+	 * @param keepCompeting whether this node stays a candidate; if not, it also leaves
+	 * the candidates
 	 */
 	void release(ElectionLoop loop, RevocationReason reason, boolean keepCompeting) {
 		synchronized (loop) {
 			yieldHeld(loop, loop.relinquish(reason, keepCompeting));
 			if (!keepCompeting) {
 				rememberLeft(loop.election(), loop.highestHeldTerm());
-				// Apart from the release: a node that failed to release must still leave the
-				// candidates, or a forced hand-over to it would be accepted for a whole lease.
+				// Apart from the release: a node that failed to release must still leave
+				// the
+				// candidates, or a forced hand-over to it would be accepted for a whole
+				// lease.
 				try {
 					this.repository.removeCandidate(loop.election(), this.nodeId, this.instanceId);
 				}
@@ -852,10 +904,11 @@ final class Heartbeat {
 
 	/**
 	 * Release every election and leave all candidates, on shutdown: every belief ends
-	 * first, then the leases are made vacant in batches ({@link LeaseRepository#yieldAll}),
-	 * so that a node with thousands of elections does not hold its shutdown up with a
-	 * statement per lease; a lease whose fenced work is still running is released on its
-	 * own once that work commits. Once the database fails to answer, the rest expire.
+	 * first, then the leases are made vacant in batches
+	 * ({@link LeaseRepository#yieldAll}), so that a node with thousands of elections does
+	 * not hold its shutdown up with a statement per lease; a lease whose fenced work is
+	 * still running is released on its own once that work commits. Once the database
+	 * fails to answer, the rest expire.
 	 * @param loops the elections of this node
 	 */
 	void releaseAll(Collection<ElectionLoop> loops) {
@@ -882,12 +935,12 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Make the given leases vacant, a batch at a time. The batch skips a lease whose fence
-	 * row fenced work holds (a job still running as the node stops); each of those is then
-	 * released on its own, which waits for that work to commit, as a change of holder must
-	 * (I5), so that its successor need not wait for the lease to run out. A fenced run that
-	 * outlasts that wait leaves its lease, and the other busy ones of its batch, to expire
-	 * on their own; the next batches are still released.
+	 * Make the given leases vacant, a batch at a time. The batch skips a lease whose
+	 * fence row fenced work holds (a job still running as the node stops); each of those
+	 * is then released on its own, which waits for that work to commit, as a change of
+	 * holder must (I5), so that its successor need not wait for the lease to run out. A
+	 * fenced run that outlasts that wait leaves its lease, and the other busy ones of its
+	 * batch, to expire on their own; the next batches are still released.
 	 * @param held the terms held, by election
 	 * @return {@code false} if the database did not answer
 	 */
@@ -904,7 +957,8 @@ final class Heartbeat {
 				}
 			}
 			catch (RuntimeException ex) {
-				// Once the database fails to answer, the other leases are left to expire: a
+				// Once the database fails to answer, the other leases are left to expire:
+				// a
 				// timeout per batch would hold the shutdown up for as many timeouts.
 				logger.warn("Node '{}': could not release a batch of leases; the leases not released yet expire on "
 						+ "their own: {}", this.nodeId, ex.toString());
@@ -916,9 +970,10 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Release one at a time the leases a batch skipped, whose fenced work was still running.
-	 * The first that fails (its work outlasted the wait a change of holder allows it, half
-	 * the statement timeout) leaves the others of the batch to expire: each would wait as long.
+	 * Release one at a time the leases a batch skipped, whose fenced work was still
+	 * running. The first that fails (its work outlasted the wait a change of holder
+	 * allows it, half the statement timeout) leaves the others of the batch to expire:
+	 * each would wait as long.
 	 */
 	private void yieldBusy(Map<String, Long> busy) {
 		for (Map.Entry<String, Long> lease : busy.entrySet()) {
@@ -928,9 +983,10 @@ final class Heartbeat {
 				}
 			}
 			catch (RuntimeException ex) {
-				logger.warn("Node '{}': could not release election '{}' while its fenced work runs; it and the {} "
-						+ "other leases of its batch with fenced work under way expire on their own: {}", this.nodeId,
-						lease.getKey(), busy.size() - 1, ex.toString());
+				logger.warn(
+						"Node '{}': could not release election '{}' while its fenced work runs; it and the {} "
+								+ "other leases of its batch with fenced work under way expire on their own: {}",
+						this.nodeId, lease.getKey(), busy.size() - 1, ex.toString());
 				return;
 			}
 		}

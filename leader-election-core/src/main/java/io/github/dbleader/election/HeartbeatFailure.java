@@ -4,11 +4,12 @@ import java.time.Duration;
 
 /**
  * Why this node's heartbeat fails: the kind and the cause of the last failed statement,
- * known without touching the database ({@link Election#heartbeatFailure()}). The heartbeat
- * fails from its first failed statement until a round succeeds whole. The kind says what
- * to do: nothing for a {@link DatabaseFailureKind#CONFLICT} that passes, look at the
- * database or the network when it is {@link DatabaseFailureKind#databaseUnreachable()
- * unreachable}, at the grants or the schema when the database refuses the statements.
+ * known without touching the database ({@link Election#heartbeatFailure()}). The
+ * heartbeat fails from its first failed statement until a round succeeds whole. The kind
+ * says what to do: nothing for a {@link DatabaseFailureKind#CONFLICT} that passes, look
+ * at the database or the network when it is
+ * {@link DatabaseFailureKind#databaseUnreachable() unreachable}, at the grants or the
+ * schema when the database refuses the statements.
  *
  * @param kind what made the last failed statement fail
  * @param cause the last failure, as logged: the exception and, where it adds something,

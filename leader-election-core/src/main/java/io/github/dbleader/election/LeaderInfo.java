@@ -9,11 +9,13 @@ import org.jspecify.annotations.Nullable;
  *
  * @param election election name
  * @param leaderId current leader, or {@code null} if none
- * @param term fencing token of the current (or last) leader; 0 if the election never had one
+ * @param term fencing token of the current (or last) leader; 0 if the election never had
+ * one
  * @param acquiredAt when the leader acquired the lease
  * @param renewedAt when the leader last renewed it
  * @param expiresAt when the lease expires unless renewed
- * @param handoverTo node that leadership is being handed over to, if a hand-over is pending
+ * @param handoverTo node that leadership is being handed over to, if a hand-over is
+ * pending
  * @param reelectionPending whether a re-election is pending
  * @param thisNodeLeads whether this node believes it leads, right now
  */

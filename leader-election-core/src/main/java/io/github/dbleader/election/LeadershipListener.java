@@ -10,8 +10,9 @@ import org.jspecify.annotations.Nullable;
  * listener cannot delay the heartbeat. Exceptions thrown by a listener are logged and
  * ignored.
  *
- * <p>A callback arrives after the fact: when {@link #revoked} runs, {@link Election#isLeader()}
- * already returns {@code false}.
+ * <p>
+ * A callback arrives after the fact: when {@link #revoked} runs,
+ * {@link Election#isLeader()} already returns {@code false}.
  */
 public interface LeadershipListener {
 
@@ -50,9 +51,9 @@ public interface LeadershipListener {
 	}
 
 	/**
-	 * One heartbeat round of this node ended: the batched candidacy, renewal and read of all
-	 * of its elections, and the changes of holder they led to. Meant for metrics: called
-	 * once per renew interval, so keep it cheap.
+	 * One heartbeat round of this node ended: the batched candidacy, renewal and read of
+	 * all of its elections, and the changes of holder they led to. Meant for metrics:
+	 * called once per renew interval, so keep it cheap.
 	 * @param nodeId this node
 	 * @param elections how many elections the round covered
 	 * @param succeeded whether every statement of the round succeeded; {@code false} if

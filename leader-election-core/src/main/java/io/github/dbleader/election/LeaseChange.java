@@ -3,8 +3,8 @@ package io.github.dbleader.election;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A change of holder that an election's state machine asks the heartbeat to carry out: one
- * single-row conditional statement (in a transaction with the fence row).
+ * A change of holder that an election's state machine asks the heartbeat to carry out:
+ * one single-row conditional statement (in a transaction with the fence row).
  *
  * @param kind what to do
  * @param term the term the change is conditional on (re-acquire, hand-over, yield), or -1

@@ -8,9 +8,9 @@ import org.jspecify.annotations.Nullable;
  * lease as it decides, and keeps the object until its next read, so that views of a lease
  * (health, the actuator endpoint, partition balancing) answer without the database.
  * Implementations answer from memory only: never a statement, never a wait for one. An
- * implementation that keeps a view of the leases between reads may compose each lease when
- * it is asked for, so that a node with hundreds of thousands of elections never holds them
- * all at once.
+ * implementation that keeps a view of the leases between reads may compose each lease
+ * when it is asked for, so that a node with hundreds of thousands of elections never
+ * holds them all at once.
  */
 @FunctionalInterface
 public interface LeaseReads {

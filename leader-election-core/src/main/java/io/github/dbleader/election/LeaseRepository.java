@@ -14,25 +14,28 @@ import org.jspecify.annotations.Nullable;
 /**
  * The statements of the election, one method each. Every time comparison is made by the
  * database against its own clock; the caller never passes a wall-clock time. Each write
- * returns whether the database applied it; an exception means the outcome is unknown
- * (the caller must not assume it was applied).
+ * returns whether the database applied it; an exception means the outcome is unknown (the
+ * caller must not assume it was applied).
  *
- * <p>A lease stays alive while its holder's <em>session</em> does: the one row of the holder's
- * node id, which the holder's {@link #heartbeat} refreshes every renew interval, as long as
- * that row still names the running instance that acquired the lease. The acquiring methods
- * ({@link #create}, {@link #createAll}, {@link #takeOver}, {@link #takeOverAll},
- * {@link #reacquire}, {@link #reacquireAll}) tie the lease to the instance whose heartbeat
- * last held the node's row through this repository; a lease without a session (none held,
- * or handed over and not yet re-acquired) lives until its own expiry. So renewing costs one
- * statement whatever the number of leases held.
+ * <p>
+ * A lease stays alive while its holder's <em>session</em> does: the one row of the
+ * holder's node id, which the holder's {@link #heartbeat} refreshes every renew interval,
+ * as long as that row still names the running instance that acquired the lease. The
+ * acquiring methods ({@link #create}, {@link #createAll}, {@link #takeOver},
+ * {@link #takeOverAll}, {@link #reacquire}, {@link #reacquireAll}) tie the lease to the
+ * instance whose heartbeat last held the node's row through this repository; a lease
+ * without a session (none held, or handed over and not yet re-acquired) lives until its
+ * own expiry. So renewing costs one statement whatever the number of leases held.
  *
- * <p>A node's heartbeat costs a fixed number of statements whatever the number of its
- * elections (invariants.md I9): {@link #heartbeat} and {@link #readAll}. Changes of holder are batched too
- * ({@link #createAll}, {@link #takeOverAll}, {@link #handOverAll}, {@link #yieldAll},
- * {@link #reacquireAll}), each row under the conditions of its single-row statement; giving
- * a lease up on request stays single-row.
+ * <p>
+ * A node's heartbeat costs a fixed number of statements whatever the number of its
+ * elections (invariants.md I9): {@link #heartbeat} and {@link #readAll}. Changes of
+ * holder are batched too ({@link #createAll}, {@link #takeOverAll}, {@link #handOverAll},
+ * {@link #yieldAll}, {@link #reacquireAll}), each row under the conditions of its
+ * single-row statement; giving a lease up on request stays single-row.
  *
- * <p>Implementations must bound every call by a statement timeout shorter than the renew
+ * <p>
+ * Implementations must bound every call by a statement timeout shorter than the renew
  * interval.
  */
 public interface LeaseRepository {
@@ -54,14 +57,16 @@ public interface LeaseRepository {
 	boolean create(String election, String nodeId, Duration lease);
 
 	/**
-	 * Create many leases at once with this node as their first leader. A lease that exists
-	 * already (another node created it first) is left as it is, and an implementation may
-	 * then create none of the batch. The answer lists exactly the leases this call created,
-	 * as they are right after it. An exception means the outcome is unknown: the caller
-	 * learns from its next read which ones exist and whom they name.
-	 * <p>This default creates them one {@link #create} and one {@link #find} each;
-	 * implementations on a database create a batch in one transaction of a few statements,
-	 * all of it or none.
+	 * Create many leases at once with this node as their first leader. A lease that
+	 * exists already (another node created it first) is left as it is, and an
+	 * implementation may then create none of the batch. The answer lists exactly the
+	 * leases this call created, as they are right after it. An exception means the
+	 * outcome is unknown: the caller learns from its next read which ones exist and whom
+	 * they name.
+	 * <p>
+	 * This default creates them one {@link #create} and one {@link #find} each;
+	 * implementations on a database create a batch in one transaction of a few
+	 * statements, all of it or none.
 	 * @param nodeId this node
 	 * @param elections the elections, none of which had a row at this node's last read
 	 * @param lease lease duration
@@ -81,8 +86,8 @@ public interface LeaseRepository {
 	 * Read the leases of every election in which this running instance has its own
 	 * candidates row, in one statement. Where the consistent read waits too long, an
 	 * implementation may answer with an older view (MariaDB Galera: the node's own data):
-	 * versions only grow, and every change of holder is conditional on the version seen, so
-	 * a decision on an older view can only fail.
+	 * versions only grow, and every change of holder is conditional on the version seen,
+	 * so a decision on an older view can only fail.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance
 	 * @return the leases that exist, in no particular order
@@ -91,13 +96,14 @@ public interface LeaseRepository {
 
 	/**
 	 * Read the leases as {@link #findAll} does and answer them by election: what the
-	 * heartbeat calls every round. This default calls {@link #findAll} and keeps its answer
-	 * in a map. A repository that keeps a view of the leases between reads may answer from
-	 * it instead, composing each lease when it is asked for: a node may have hundreds of
-	 * thousands of elections, and the heartbeat asks for each once a round.
+	 * heartbeat calls every round. This default calls {@link #findAll} and keeps its
+	 * answer in a map. A repository that keeps a view of the leases between reads may
+	 * answer from it instead, composing each lease when it is asked for: a node may have
+	 * hundreds of thousands of elections, and the heartbeat asks for each once a round.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance
-	 * @return the leases that exist, by election, answered from memory until the next read
+	 * @return the leases that exist, by election, answered from memory until the next
+	 * read
 	 */
 	default LeaseReads readAll(String nodeId, String instanceId) {
 		List<LeaseState> leases = findAll(nodeId, instanceId);
@@ -111,11 +117,11 @@ public interface LeaseRepository {
 	/**
 	 * Take the lease: either it is vacant (and this node did not yield it within the last
 	 * lease), or it still has the observed version and has expired by the database clock,
-	 * and so has its holder's session, still at the observed version. Taking a lease from a
-	 * session writes the session's row in the same transaction, so that the take-over and a
-	 * refresh of that session are ordered: whichever comes second sees the first. A pending
-	 * hand-over to another node keeps others out for one lease after expiry. Assigns a new,
-	 * strictly greater term.
+	 * and so has its holder's session, still at the observed version. Taking a lease from
+	 * a session writes the session's row in the same transaction, so that the take-over
+	 * and a refresh of that session are ordered: whichever comes second sees the first. A
+	 * pending hand-over to another node keeps others out for one lease after expiry.
+	 * Assigns a new, strictly greater term.
 	 * @param election election name
 	 * @param nodeId this node
 	 * @param observed what the caller saw unchanged for a whole lease, or
@@ -126,13 +132,14 @@ public interface LeaseRepository {
 	boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease);
 
 	/**
-	 * Take over many leases at once, each under the conditions of {@link #takeOver} with its
-	 * own observed version (I3, I4, I6 per election). The answer tells exactly which leases
-	 * this call took, as they are right after it; a lease that names this node for another
-	 * reason (handed to it meanwhile) is not among them. An exception means the outcome is
-	 * unknown for every listed lease: the caller must not assume it took any, and learns
-	 * from its next read which ones name it.
-	 * <p>This default takes them one {@link #takeOver} and one {@link #find} each;
+	 * Take over many leases at once, each under the conditions of {@link #takeOver} with
+	 * its own observed version (I3, I4, I6 per election). The answer tells exactly which
+	 * leases this call took, as they are right after it; a lease that names this node for
+	 * another reason (handed to it meanwhile) is not among them. An exception means the
+	 * outcome is unknown for every listed lease: the caller must not assume it took any,
+	 * and learns from its next read which ones name it.
+	 * <p>
+	 * This default takes them one {@link #takeOver} and one {@link #find} each;
 	 * implementations on a database do it in a few statements per batch.
 	 * @param nodeId this node
 	 * @param observed by election: what the caller saw unchanged for a whole lease, or
@@ -147,7 +154,8 @@ public interface LeaseRepository {
 	/**
 	 * Hand many leases over to one node at once, each under the conditions of
 	 * {@link #handOver} with its own term; answered as {@link #takeOverAll} is.
-	 * <p>This default hands them over one {@link #handOver} and one {@link #find} each.
+	 * <p>
+	 * This default hands them over one {@link #handOver} and one {@link #find} each.
 	 * @param fromNodeId this node, the current holder
 	 * @param terms by election: the term held
 	 * @param toNodeId the node that gets the leases
@@ -159,14 +167,15 @@ public interface LeaseRepository {
 	}
 
 	/**
-	 * Hand many leases over as {@link #handOverAll(String, Map, String, Duration)} does, but
-	 * only on the server whose read the hand-over was decided on: where another server
-	 * answers (the database failed over since that read), nothing is handed over. The
-	 * promoted server may have lost a newer holder's take-over, whose holder believes until a
-	 * lease after its last renewal on the old server; the node the lease goes to believes as
-	 * soon as it re-acquires the lease, so the hand-over must not reach that server before
-	 * the holder has read it and waited out its failover (I3).
-	 * <p>This default ignores the server: right only for a repository whose database never
+	 * Hand many leases over as {@link #handOverAll(String, Map, String, Duration)} does,
+	 * but only on the server whose read the hand-over was decided on: where another
+	 * server answers (the database failed over since that read), nothing is handed over.
+	 * The promoted server may have lost a newer holder's take-over, whose holder believes
+	 * until a lease after its last renewal on the old server; the node the lease goes to
+	 * believes as soon as it re-acquires the lease, so the hand-over must not reach that
+	 * server before the holder has read it and waited out its failover (I3).
+	 * <p>
+	 * This default ignores the server: right only for a repository whose database never
 	 * answers from another server.
 	 * @param fromNodeId this node, the current holder
 	 * @param terms by election: the term held
@@ -182,9 +191,10 @@ public interface LeaseRepository {
 	}
 
 	/**
-	 * Give many leases up at once, each under the conditions of {@link #yield} with its own
-	 * term; answered as {@link #takeOverAll} is.
-	 * <p>This default gives them up one {@link #yield} and one {@link #find} each.
+	 * Give many leases up at once, each under the conditions of {@link #yield} with its
+	 * own term; answered as {@link #takeOverAll} is.
+	 * <p>
+	 * This default gives them up one {@link #yield} and one {@link #find} each.
 	 * @param nodeId this node, the current holder
 	 * @param terms by election: the term held
 	 * @return the leases given up, as read after
@@ -196,7 +206,8 @@ public interface LeaseRepository {
 	/**
 	 * Reacquire many of this node's leases at once, each under the conditions of
 	 * {@link #reacquire} with its own term; answered as {@link #takeOverAll} is.
-	 * <p>This default reacquires them one {@link #reacquire} and one {@link #find} each.
+	 * <p>
+	 * This default reacquires them one {@link #reacquire} and one {@link #find} each.
 	 * @param nodeId this node, the current holder
 	 * @param terms by election: the term held
 	 * @param lease lease duration
@@ -237,7 +248,8 @@ public interface LeaseRepository {
 	boolean yield(String election, String nodeId, long term);
 
 	/**
-	 * Take this node's own lease again with a new term, after the database server changed.
+	 * Take this node's own lease again with a new term, after the database server
+	 * changed.
 	 * @param election election name
 	 * @param nodeId this node, the current holder
 	 * @param term the term held
@@ -256,8 +268,10 @@ public interface LeaseRepository {
 
 	/**
 	 * Record requests to move leadership of many leases that this node holds, each to its
-	 * own node, in a few statements; a lease that no longer names this node is left alone.
-	 * <p>This default records them one {@link #requestHandover} each (without the check of
+	 * own node, in a few statements; a lease that no longer names this node is left
+	 * alone.
+	 * <p>
+	 * This default records them one {@link #requestHandover} each (without the check of
 	 * the holder).
 	 * @param holderId this node, the holder of the leases
 	 * @param targets by election: the node that should lead
@@ -279,21 +293,22 @@ public interface LeaseRepository {
 	boolean requestReelection(String election);
 
 	/**
-	 * Record that this node is alive, in the one row of its node id, unless another running
-	 * instance uses the same node id: the row carries the token of the instance that wrote
-	 * it. Another instance's row is taken over only where it is still at
-	 * {@code inheritVersion}, a version this instance has watched unchanged for a whole lease
-	 * on its own clock ({@link #nodeRow}), and its last heartbeat is older than
-	 * {@code staleAfter} (database clock); it counts as in use otherwise. When this instance
-	 * creates the row or takes it over, the candidates rows of the node id become this
-	 * instance's too. The row is the instance's session: every write of it moves its version
-	 * on by one and makes it live until {@code staleAfter} from now, and with it every lease
-	 * this instance acquired.
+	 * Record that this node is alive, in the one row of its node id, unless another
+	 * running instance uses the same node id: the row carries the token of the instance
+	 * that wrote it. Another instance's row is taken over only where it is still at
+	 * {@code inheritVersion}, a version this instance has watched unchanged for a whole
+	 * lease on its own clock ({@link #nodeRow}), and its last heartbeat is older than
+	 * {@code staleAfter} (database clock); it counts as in use otherwise. When this
+	 * instance creates the row or takes it over, the candidates rows of the node id
+	 * become this instance's too. The row is the instance's session: every write of it
+	 * moves its version on by one and makes it live until {@code staleAfter} from now,
+	 * and with it every lease this instance acquired.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance, the same for all its heartbeats
-	 * @param staleAfter age after which another instance's row may be taken over: the lease
-	 * @param inheritVersion the version of another instance's row that may be taken over, or
-	 * {@code -1} to take none over
+	 * @param staleAfter age after which another instance's row may be taken over: the
+	 * lease
+	 * @param inheritVersion the version of another instance's row that may be taken over,
+	 * or {@code -1} to take none over
 	 * @return whether this instance may use the node id, and how it got it
 	 */
 	Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion);
@@ -301,16 +316,18 @@ public interface LeaseRepository {
 	/**
 	 * Read the row of a node id, as an instance that found it another's does to watch it.
 	 * @param nodeId the node id
-	 * @param staleAfter age after which the row counts as stale (database clock): the lease
-	 * @return the row's version and whether it is stale, or {@code null} if there is no row
+	 * @param staleAfter age after which the row counts as stale (database clock): the
+	 * lease
+	 * @return the row's version and whether it is stale, or {@code null} if there is no
+	 * row
 	 */
 	@Nullable NodeRowSighting nodeRow(String nodeId, Duration staleAfter);
 
 	/**
-	 * Whether the database refuses a row of the election (its name taken for another's under
-	 * the key's collation, or one it cannot store), which this repository has reported at
-	 * WARN with the cause: its creation then fails every round for that reason, not because a
-	 * read missed a lease that exists. Never touches the database.
+	 * Whether the database refuses a row of the election (its name taken for another's
+	 * under the key's collation, or one it cannot store), which this repository has
+	 * reported at WARN with the cause: its creation then fails every round for that
+	 * reason, not because a read missed a lease that exists. Never touches the database.
 	 * @param election election name
 	 * @return {@code true} if a row of it is refused, as last reported
 	 */
@@ -319,9 +336,9 @@ public interface LeaseRepository {
 	}
 
 	/**
-	 * Join elections as a candidate: insert this instance's candidates row in each of them
-	 * where it has none, in one statement where the database allows. Existing rows are
-	 * left as they are. A candidates row counts as live while its node's row (see
+	 * Join elections as a candidate: insert this instance's candidates row in each of
+	 * them where it has none, in one statement where the database allows. Existing rows
+	 * are left as they are. A candidates row counts as live while its node's row (see
 	 * {@link #heartbeat}) is fresh and names the same instance.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance
@@ -339,11 +356,11 @@ public interface LeaseRepository {
 
 	/**
 	 * Leave every election of this running instance that is not listed: delete its
-	 * candidates rows there. A {@link #heartbeat} that created or took over the node's row
-	 * made every candidacy that earlier instances with this node id left this instance's,
-	 * those of elections it no longer runs as well; without this call it would count as a
-	 * live candidate there, and a partition group would keep handing it partitions that
-	 * nothing on it leads.
+	 * candidates rows there. A {@link #heartbeat} that created or took over the node's
+	 * row made every candidacy that earlier instances with this node id left this
+	 * instance's, those of elections it no longer runs as well; without this call it
+	 * would count as a live candidate there, and a partition group would keep handing it
+	 * partitions that nothing on it leads.
 	 * @param nodeId this node
 	 * @param instanceId token of this running instance
 	 * @param elections the elections this instance runs
@@ -359,16 +376,16 @@ public interface LeaseRepository {
 	void removeCandidacies(String nodeId, String instanceId);
 
 	/**
-	 * Delete what nobody uses any more: the rows of nodes whose last heartbeat is older than
-	 * {@code maxAge} (a crashed node's) and their candidates rows, then the lease and fence
-	 * rows of elections that have no candidate left and whose lease row's own expiry (not
-	 * its holder's session: a holder that left the election reads the lease no more) is more
-	 * than {@code maxAge} ago. A node's row goes only once two calls of this repository found it
-	 * stale at the same version: a forward step of the database clock makes every row look
-	 * stale at once, and the row of a live node, whose candidacy keeps its leases, must stay
-	 * (a lease deleted and created again is believed at once, while its holder still
-	 * believes). The heartbeat calls this every ten leases, and a live node refreshes its
-	 * row at least every half lease. Each
+	 * Delete what nobody uses any more: the rows of nodes whose last heartbeat is older
+	 * than {@code maxAge} (a crashed node's) and their candidates rows, then the lease
+	 * and fence rows of elections that have no candidate left and whose lease row's own
+	 * expiry (not its holder's session: a holder that left the election reads the lease
+	 * no more) is more than {@code maxAge} ago. A node's row goes only once two calls of
+	 * this repository found it stale at the same version: a forward step of the database
+	 * clock makes every row look stale at once, and the row of a live node, whose
+	 * candidacy keeps its leases, must stay (a lease deleted and created again is
+	 * believed at once, while its holder still believes). The heartbeat calls this every
+	 * ten leases, and a live node refreshes its row at least every half lease. Each
 	 * election's term stays unique: a lease created again later starts from the database
 	 * clock, far past any term of the deleted row.
 	 * @param maxAge how long a row must have been unused
@@ -385,9 +402,9 @@ public interface LeaseRepository {
 	List<Candidate> liveCandidates(String election, Duration maxAge);
 
 	/**
-	 * Run a callback in a transaction that first locks the lease's fence in share mode and
-	 * checks that the given node holds the given term and the lease has not expired. Every
-	 * change of holder must wait for that lock; the holder's renewals must not.
+	 * Run a callback in a transaction that first locks the lease's fence in share mode
+	 * and checks that the given node holds the given term and the lease has not expired.
+	 * Every change of holder must wait for that lock; the holder's renewals must not.
 	 * @param <T> the callback's result type
 	 * @param election election name
 	 * @param nodeId this node

@@ -19,19 +19,21 @@ import org.jspecify.annotations.Nullable;
  * @param handoverTo node that leadership was asked to move to, if any
  * @param reelectionRequested whether a re-election was asked for
  * @param yieldedBy the node that last gave the lease up on request, if any
- * @param expired whether the lease has expired by the database clock at the time of the read
- * @param sameServer whether the row was last acquired on the database server that answered this read
+ * @param expired whether the lease has expired by the database clock at the time of the
+ * read
+ * @param sameServer whether the row was last acquired on the database server that
+ * answered this read
  * @param databaseTime the database clock at the time of the read
  * @param holderVersion the version of the holder's session as read: the node row that the
- * holder's heartbeat refreshes every renew interval, which keeps the lease alive while it is
- * fresh; once another process took the node id over, the version at which the acquiring
- * process's session ended ({@code sessionEnded}); -1 if the lease has none (vacant, or its
- * node row is gone)
- * @param sessionEnded whether the session the lease lived on ended because another running
- * instance took the node id over: the earlier one can renew it no more
+ * holder's heartbeat refreshes every renew interval, which keeps the lease alive while it
+ * is fresh; once another process took the node id over, the version at which the
+ * acquiring process's session ended ({@code sessionEnded}); -1 if the lease has none
+ * (vacant, or its node row is gone)
+ * @param sessionEnded whether the session the lease lived on ended because another
+ * running instance took the node id over: the earlier one can renew it no more
  * @param server the identity of the server that answered the read, where the repository
- * knows it ({@code null} otherwise): a node that reads from another server than before saw
- * the database fail over
+ * knows it ({@code null} otherwise): a node that reads from another server than before
+ * saw the database fail over
  */
 public record LeaseState(String election, @Nullable String leaderId, long term, long version,
 		@Nullable Instant acquiredAt, @Nullable Instant renewedAt, Instant expiresAt, @Nullable String handoverTo,
@@ -50,16 +52,18 @@ public record LeaseState(String election, @Nullable String leaderId, long term, 
 	 * @param handoverTo node that leadership was asked to move to, if any
 	 * @param reelectionRequested whether a re-election was asked for
 	 * @param yieldedBy the node that last gave the lease up on request, if any
-	 * @param expired whether the lease has expired by the database clock at the time of the read
-	 * @param sameServer whether the row was last acquired on the database server that answered this read
+	 * @param expired whether the lease has expired by the database clock at the time of
+	 * the read
+	 * @param sameServer whether the row was last acquired on the database server that
+	 * answered this read
 	 * @param databaseTime the database clock at the time of the read
 	 * @param holderVersion the version of the holder's session as read, or -1
 	 * @param sessionEnded whether the session the lease lived on ended
 	 */
-	public LeaseState(String election, @Nullable String leaderId, long term, long version,
-			@Nullable Instant acquiredAt, @Nullable Instant renewedAt, Instant expiresAt, @Nullable String handoverTo,
-			boolean reelectionRequested, @Nullable String yieldedBy, boolean expired, boolean sameServer,
-			Instant databaseTime, long holderVersion, boolean sessionEnded) {
+	public LeaseState(String election, @Nullable String leaderId, long term, long version, @Nullable Instant acquiredAt,
+			@Nullable Instant renewedAt, Instant expiresAt, @Nullable String handoverTo, boolean reelectionRequested,
+			@Nullable String yieldedBy, boolean expired, boolean sameServer, Instant databaseTime, long holderVersion,
+			boolean sessionEnded) {
 		this(election, leaderId, term, version, acquiredAt, renewedAt, expiresAt, handoverTo, reelectionRequested,
 				yieldedBy, expired, sameServer, databaseTime, holderVersion, sessionEnded, null);
 	}

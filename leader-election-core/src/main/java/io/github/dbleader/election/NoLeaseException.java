@@ -18,7 +18,9 @@ public class NoLeaseException extends IllegalStateException {
 		this.election = election;
 	}
 
-	/** @return the election name */
+	/**
+	 * @return the election name
+	 */
 	public String getElection() {
 		return this.election;
 	}

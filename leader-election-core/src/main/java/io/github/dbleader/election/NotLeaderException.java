@@ -35,12 +35,16 @@ public class NotLeaderException extends RuntimeException {
 		this.nodeId = nodeId;
 	}
 
-	/** @return the election name */
+	/**
+	 * @return the election name
+	 */
 	public String getElection() {
 		return this.election;
 	}
 
-	/** @return the node that is not the leader */
+	/**
+	 * @return the node that is not the leader
+	 */
 	public String getNodeId() {
 		return this.nodeId;
 	}

@@ -31,8 +31,8 @@ public enum RevocationReason {
 
 	/**
 	 * This node stood down ({@link ElectionService#standDown()}): it campaigns again only
-	 * when asked to ({@link ElectionService#campaign()}). The starter stands down while the
-	 * application's readiness refuses traffic.
+	 * when asked to ({@link ElectionService#campaign()}). The starter stands down while
+	 * the application's readiness refuses traffic.
 	 */
 	STOOD_DOWN,
 

@@ -22,12 +22,16 @@ public class UnknownCandidateException extends IllegalArgumentException {
 		this.nodeId = nodeId;
 	}
 
-	/** @return the election name */
+	/**
+	 * @return the election name
+	 */
 	public String getElection() {
 		return this.election;
 	}
 
-	/** @return the node that was asked for */
+	/**
+	 * @return the node that was asked for
+	 */
 	public String getNodeId() {
 		return this.nodeId;
 	}

@@ -86,12 +86,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * millisecond throughout each test, and every test asserts that no instant had two
  * believers.
  *
- * <p>Proves on each database:
+ * <p>
+ * Proves on each database:
  * <ul>
  * <li>contenders elect exactly one leader, which keeps leading;
- * <li>a crashed leader is replaced after its lease and not before (invariants.md I2, I3), a
- * stopped one within about a renew interval (I10); after a step of the database clock back
- * too, and its node id is free for another instance as soon;
+ * <li>a crashed leader is replaced after its lease and not before (invariants.md I2, I3),
+ * a stopped one within about a renew interval (I10); after a step of the database clock
+ * back too, and its node id is free for another instance as soon;
  * <li>the term strictly increases on every change of leader (I4);
  * <li>fenced work of a stale leader is rejected and writes nothing, a take-over waits for
  * an open fenced transaction, and the server ends one frozen for longer than the lease so
@@ -125,19 +126,33 @@ abstract class AbstractElectionIntegrationTests {
 	/** Allowance for threads that run late on a busy machine. */
 	static final Duration SLACK = Duration.ofSeconds(1);
 
-	/** Longest take-over after a leader released its lease: its successor's next heartbeat. */
+	/**
+	 * Longest take-over after a leader released its lease: its successor's next
+	 * heartbeat.
+	 */
 	static final Duration AFTER_RELEASE = RENEW.plus(SLACK);
 
-	/** Longest forced change: the leader's next heartbeat hands over, the successor's next one renews. */
+	/**
+	 * Longest forced change: the leader's next heartbeat hands over, the successor's next
+	 * one renews.
+	 */
 	static final Duration AFTER_FORCING = RENEW.multipliedBy(2).plus(SLACK);
 
-	/** Longest take-over after a crash: the lease, then a whole lease unchanged, seen a heartbeat late. */
+	/**
+	 * Longest take-over after a crash: the lease, then a whole lease unchanged, seen a
+	 * heartbeat late.
+	 */
 	static final Duration AFTER_CRASH = LEASE.plus(RENEW.multipliedBy(2)).plus(SLACK);
 
-	/** How far the database clock steps in the clock-step tests: much more than a lease. */
+	/**
+	 * How far the database clock steps in the clock-step tests: much more than a lease.
+	 */
 	static final Duration CLOCK_STEP = Duration.ofSeconds(60);
 
-	/** Extra time an await may take beyond the bound under test, so that a late result is reported with its timing. */
+	/**
+	 * Extra time an await may take beyond the bound under test, so that a late result is
+	 * reported with its timing.
+	 */
 	private static final Duration REPORTING_MARGIN = Duration.ofSeconds(5);
 
 	private static final Duration POLL = Duration.ofMillis(5);
@@ -180,9 +195,9 @@ abstract class AbstractElectionIntegrationTests {
 
 	/**
 	 * Whether a change of holder through one connection waits for an open fenced
-	 * transaction on another: on one server, yes; on a cluster whose row locks are local to
-	 * one node (Galera), the nodes of {@code a} and {@code b} differ, and certification
-	 * aborts one of the two instead (which the subclass must prove).
+	 * transaction on another: on one server, yes; on a cluster whose row locks are local
+	 * to one node (Galera), the nodes of {@code a} and {@code b} differ, and
+	 * certification aborts one of the two instead (which the subclass must prove).
 	 * @return whether the take-over waits
 	 */
 	boolean takeOverWaitsForFencedWorkOnAnotherNode() {
@@ -196,9 +211,9 @@ abstract class AbstractElectionIntegrationTests {
 		});
 		this.database.recreateTables(this.observerPool, this.tables);
 		this.database.dropTables(this.observerPool, this.workTable);
-		new JdbcTemplate(this.observerPool)
-			.execute("CREATE TABLE " + this.workTable + " (election_name VARCHAR(128) NOT NULL, id VARCHAR(64) NOT NULL,"
-					+ " term BIGINT NOT NULL, PRIMARY KEY (election_name, id))");
+		new JdbcTemplate(this.observerPool).execute(
+				"CREATE TABLE " + this.workTable + " (election_name VARCHAR(128) NOT NULL, id VARCHAR(64) NOT NULL,"
+						+ " term BIGINT NOT NULL, PRIMARY KEY (election_name, id))");
 		this.observer = new JdbcLeaseRepository(this.observerPool, dialect(), this.tables, Duration.ofSeconds(1));
 	}
 
@@ -219,8 +234,10 @@ abstract class AbstractElectionIntegrationTests {
 		this.electionName = test.getTestMethod().orElseThrow().getName() + "-" + electionCount.incrementAndGet();
 		this.beliefs = closeAfterTest(new BeliefSampler());
 		this.events = new LeadershipRecorder();
-		// Node ids are per node, not per election: a node that an earlier test left crashed
-		// (not stopped) would keep its id in use, and look paused, for this test's node of
+		// Node ids are per node, not per election: a node that an earlier test left
+		// crashed
+		// (not stopped) would keep its id in use, and look paused, for this test's node
+		// of
 		// the same id.
 		new JdbcTemplate(this.observerPool).update("DELETE FROM " + this.tables.nodesTable());
 	}
@@ -265,7 +282,8 @@ abstract class AbstractElectionIntegrationTests {
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> soleLeader(all).filter(leader::equals).isPresent());
 		assertThat(lease().leaderId()).isEqualTo(leader.nodeId());
-		assertThat(liveCandidates()).containsExactlyInAnyOrderElementsOf(nodes.stream().map(ElectionNode::nodeId).toList());
+		assertThat(liveCandidates())
+			.containsExactlyInAnyOrderElementsOf(nodes.stream().map(ElectionNode::nodeId).toList());
 		assertThat(this.beliefs.reigns()).extracting(Reign::nodeId).containsOnly(leader.nodeId());
 		this.beliefs.assertNeverTwoBelievers();
 	}
@@ -288,7 +306,8 @@ abstract class AbstractElectionIntegrationTests {
 		await("b takes part in every election").atMost(RENEW.plus(REPORTING_MARGIN))
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> names.stream().allMatch((name) -> b.election(name).candidates().size() == 2));
-		// Steady state: a renews all its leases (the refresh of its session) and b checks all
+		// Steady state: a renews all its leases (the refresh of its session) and b checks
+		// all
 		// of them, in two statements a round.
 		Map<String, Long> aBefore = snapshot(aCalls);
 		Map<String, Long> bBefore = snapshot(bCalls);
@@ -307,7 +326,8 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(bDuring.keySet()).containsOnly("heartbeat", "readAll");
 		assertThat(aDuring.values().stream().mapToLong(Long::longValue).sum()).isLessThanOrEqualTo(2 * rounds);
 		assertThat(bDuring.values().stream().mapToLong(Long::longValue).sum()).isLessThanOrEqualTo(2 * rounds);
-		// A hand-over of one election while a's renewal (its session's refresh) goes on for the others.
+		// A hand-over of one election while a's renewal (its session's refresh) goes on
+		// for the others.
 		Map<String, Long> terms = new HashMap<>();
 		names.forEach((name) -> terms.put(name, a.election(name).term()));
 		String handedOver = names.get(7);
@@ -357,7 +377,8 @@ abstract class AbstractElectionIntegrationTests {
 		awaitUnchangedLeadership(first, term);
 		assertThat(first.election().isNodeIdInUseElsewhere()).isFalse();
 		assertThat(duplicate.isLeader()).isFalse();
-		// The first crashes: a successor takes over as usual, and the duplicate's id is free
+		// The first crashes: a successor takes over as usual, and the duplicate's id is
+		// free
 		// once the first one's heartbeats have stopped for a lease.
 		crashAndAwaitSuccessor(first, b, duplicate);
 		await(duplicate + " takes part once the first instance is gone").atMost(AFTER_CRASH.plus(REPORTING_MARGIN))
@@ -378,11 +399,11 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * A crash after the database clock stepped back by much more than a lease is failed over
-	 * a lease after the crashed leader's last refresh, as any crash, not once the clock has
-	 * caught up with the step; and its node id is free for another instance as soon. Its
-	 * session began before the step. Neither a step forward nor one back ends the leader's
-	 * lease or changes its term.
+	 * A crash after the database clock stepped back by much more than a lease is failed
+	 * over a lease after the crashed leader's last refresh, as any crash, not once the
+	 * clock has caught up with the step; and its node id is free for another instance as
+	 * soon. Its session began before the step. Neither a step forward nor one back ends
+	 * the leader's lease or changes its term.
 	 */
 	@Test
 	void crashAfterTheDatabaseClockSteppedBackIsFailedOverAfterALease() {
@@ -402,7 +423,8 @@ abstract class AbstractElectionIntegrationTests {
 		await(duplicate + " finds its node id in use").atMost(RENEW.plus(REPORTING_MARGIN))
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> duplicate.election().isNodeIdInUseElsewhere());
-		// A lease acquired after the step: the own expiry of one acquired less than the step
+		// A lease acquired after the step: the own expiry of one acquired less than the
+		// step
 		// before it stays ahead of the clock (the failure model says so).
 		a.election().forceLeader("b");
 		awaitLeader(b);
@@ -435,8 +457,9 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * I10 with a job still running: a leader that stops while a fenced run of its election is
-	 * under way releases the lease once the run commits, rather than leaving it to expire.
+	 * I10 with a job still running: a leader that stops while a fenced run of its
+	 * election is under way releases the lease once the run commits, rather than leaving
+	 * it to expire.
 	 */
 	@Test
 	void stoppedLeaderReleasesTheLeaseOfAFencedRunThatEndsWhileItStops() throws Exception {
@@ -498,15 +521,16 @@ abstract class AbstractElectionIntegrationTests {
 			Event previous = grants.get(i - 1);
 			Event next = grants.get(i);
 			if (next.nodeId().equals(previous.nodeId())) {
-				assertThat(next.term()).as("term of %s after %s", next, previous).isGreaterThanOrEqualTo(previous.term());
+				assertThat(next.term()).as("term of %s after %s", next, previous)
+					.isGreaterThanOrEqualTo(previous.term());
 			}
 			else {
 				assertThat(next.term()).as("term of %s after %s", next, previous).isGreaterThan(previous.term());
 			}
 		}
 		List<Reign> reigns = this.beliefs.reigns();
-		assertThat(reigns).extracting(Reign::nodeId).containsSubsequence("a", "b", second.nodeId(), third.nodeId(),
-				fourth.nodeId(), fifth.nodeId());
+		assertThat(reigns).extracting(Reign::nodeId)
+			.containsSubsequence("a", "b", second.nodeId(), third.nodeId(), fourth.nodeId(), fifth.nodeId());
 		for (int i = 1; i < reigns.size(); i++) {
 			assertThat(reigns.get(i).term()).as("term of %s after %s", reigns.get(i), reigns.get(i - 1))
 				.isGreaterThanOrEqualTo(reigns.get(i - 1).term());
@@ -521,7 +545,8 @@ abstract class AbstractElectionIntegrationTests {
 	@Test
 	void fencedWorkOfAStaleLeaderIsRejectedAndWritesNothing() throws Exception {
 		HikariDataSource aPool = pool("a", 2);
-		// Fenced work waits for a connection as long as the gate is closed, like a process
+		// Fenced work waits for a connection as long as the gate is closed, like a
+		// process
 		// paused between its own check of its belief and the database.
 		CountDownLatch gate = new CountDownLatch(1);
 		CountDownLatch waiting = new CountDownLatch(1);
@@ -594,7 +619,8 @@ abstract class AbstractElectionIntegrationTests {
 			.isInstanceOfAny(DataAccessException.class, TransactionException.class);
 		assertThat(Duration.ofNanos(System.nanoTime() - cutting)).as("fenced work failed after the cut")
 			.isLessThanOrEqualTo(bound);
-		// The election's own connections were not cut: a still leads, and once the network
+		// The election's own connections were not cut: a still leads, and once the
+		// network
 		// is back its next run commits.
 		proxy.restore();
 		assertThat(a.election().term()).isEqualTo(term);
@@ -615,13 +641,15 @@ abstract class AbstractElectionIntegrationTests {
 		ElectionNode b = run.b();
 		long term = run.term();
 		seenLeading(a).halt();
-		// Without the transaction, b would take over within a lease and two renew intervals.
+		// Without the transaction, b would take over within a lease and two renew
+		// intervals.
 		Duration held = LEASE.plus(RENEW.multipliedBy(3));
 		await("b stays a follower while a's fenced transaction is open").during(held)
 			.atMost(held.plus(REPORTING_MARGIN))
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> !b.isLeader() && "a".equals(lease().leaderId()) && lease().term() == term);
-		// Last look before the transaction ends: the take-over is overdue, and has not happened.
+		// Last look before the transaction ends: the take-over is overdue, and has not
+		// happened.
 		LeaseState overdue = lease();
 		assertThat(overdue.leaderId()).isEqualTo("a");
 		assertThat(overdue.term()).isEqualTo(term);
@@ -645,7 +673,8 @@ abstract class AbstractElectionIntegrationTests {
 		ElectionNode a = run.a();
 		ElectionNode b = run.b();
 		long term = run.term();
-		// The fence row is locked, the lease row is not: a's renewals go on for longer than a
+		// The fence row is locked, the lease row is not: a's renewals go on for longer
+		// than a
 		// lease, and nobody takes over.
 		Duration held = LEASE.plus(RENEW.multipliedBy(3));
 		await("a keeps leading while its fenced transaction is open").during(held)
@@ -660,10 +689,10 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * I9 in the mix the README recommends: three nodes lead elections while one of them runs
-	 * a cluster lock's fenced transaction for two leases, and the others keep trying the
-	 * lock. No round fails (a statement that waited on the lock's row would time out) and
-	 * nobody's leadership is revoked.
+	 * I9 in the mix the README recommends: three nodes lead elections while one of them
+	 * runs a cluster lock's fenced transaction for two leases, and the others keep trying
+	 * the lock. No round fails (a statement that waited on the lock's row would time out)
+	 * and nobody's leadership is revoked.
 	 */
 	@Test
 	void clusterLockRunOfTwoLeasesHoldsUpNoRound() throws Exception {
@@ -682,7 +711,8 @@ abstract class AbstractElectionIntegrationTests {
 
 			@Override
 			public void heartbeat(String nodeId, int elections, boolean succeeded, Duration duration) {
-				rounds.computeIfAbsent(nodeId, (node) -> new java.util.concurrent.CopyOnWriteArrayList<>()).add(duration);
+				rounds.computeIfAbsent(nodeId, (node) -> new java.util.concurrent.CopyOnWriteArrayList<>())
+					.add(duration);
 				if (!succeeded) {
 					failedRounds.add(nodeId + " after " + duration + " in " + phase.get() + ", ending "
 							+ Duration.ofNanos(System.nanoTime() - testStarted) + " into the test");
@@ -698,7 +728,8 @@ abstract class AbstractElectionIntegrationTests {
 					dialect(), this.tables, STATEMENT_TIMEOUT);
 			ElectionService service = new ElectionService(repository, SETTINGS, nodeId, listener);
 			closeAfterTest(service::halt);
-			// a leads most of the table, as a node leading the partitions of a group does:
+			// a leads most of the table, as a node leading the partitions of a group
+			// does:
 			// a renewal that listed most rows used to be planned as a scan of them all.
 			for (int i = 0; i < (nodeId.equals("a") ? 10 : 1); i++) {
 				service.election(this.electionName + "-" + nodeId + i);
@@ -709,7 +740,8 @@ abstract class AbstractElectionIntegrationTests {
 		}
 		services.forEach(ElectionService::start);
 		await().atMost(AFTER_CRASH)
-			.until(() -> services.stream().allMatch((service) -> service.elections().stream().allMatch(Election::isLeader)));
+			.until(() -> services.stream()
+				.allMatch((service) -> service.elections().stream().allMatch(Election::isLeader)));
 		rounds.clear();
 		phase.set("the lock run");
 		HeldLock held = locks.get(0).tryLock("report", LEASE.multipliedBy(4), Duration.ZERO).orElseThrow();
@@ -735,8 +767,10 @@ abstract class AbstractElectionIntegrationTests {
 		}
 		assertThat(losingTries).as("losing tries (each waited?)").isGreaterThan(10);
 		List<Duration> all = rounds.values().stream().flatMap(List::stream).sorted().toList();
-		assertThat(all).as("rounds during the run").hasSizeGreaterThan(3 * (int) (run.toMillis() / RENEW.toMillis()) / 2);
-		// Their times are the fault suite's and the benchmark's to measure: here they depend on
+		assertThat(all).as("rounds during the run")
+			.hasSizeGreaterThan(3 * (int) (run.toMillis() / RENEW.toMillis()) / 2);
+		// Their times are the fault suite's and the benchmark's to measure: here they
+		// depend on
 		// what else the machine runs. What waited would have failed its round.
 		System.out.printf("[heartbeat rounds during a lock run of %s] %d rounds, p50 %s, p99 %s, max %s%n", run,
 				all.size(), all.get(all.size() / 2), all.get((int) Math.ceil(all.size() * 0.99) - 1),
@@ -764,7 +798,8 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(frozen.await(5, TimeUnit.SECONDS)).isTrue();
 		long freezing = System.nanoTime();
 		a.halt();
-		// The server ends the idle transaction after the lease, rounded up to whole seconds.
+		// The server ends the idle transaction after the lease, rounded up to whole
+		// seconds.
 		Duration holdLimit = Duration.ofSeconds((LEASE.toMillis() + 999) / 1000);
 		Duration bound = holdLimit.plus(RENEW.multipliedBy(2)).plus(SLACK);
 		awaitNewLeaderWithin(bound, freezing, "take-over while the old leader's fenced transaction is frozen", a, b);
@@ -774,8 +809,8 @@ abstract class AbstractElectionIntegrationTests {
 
 	/**
 	 * A holder frozen while the server sends it a result (a large one, so that the socket
-	 * buffers fill and the server blocks writing: an active session, not an idle one, which
-	 * PostgreSQL's {@code idle_in_transaction_session_timeout} and MySQL's
+	 * buffers fill and the server blocks writing: an active session, not an idle one,
+	 * which PostgreSQL's {@code idle_in_transaction_session_timeout} and MySQL's
 	 * {@code wait_timeout} do not end) is dropped by the server after the hold limit too:
 	 * on PostgreSQL by the fence's {@code tcp_user_timeout}, on MySQL and MariaDB by the
 	 * fenced session's {@code net_write_timeout}. Without them the take-over waited until
@@ -785,7 +820,8 @@ abstract class AbstractElectionIntegrationTests {
 	void fencedTransactionFrozenWhileTheServerSendsItAResultIsEndedByTheServer() throws Exception {
 		assumeTrue(dialect() != SqlDialect.H2,
 				"H2 has no server-side limit on a fenced transaction; a frozen holder blocks a take-over until it ends");
-		// Test classes of other drivers may run this test on the same server at the same time.
+		// Test classes of other drivers may run this test on the same server at the same
+		// time.
 		String marker = "frozen_reader_" + UUID.randomUUID().toString().replace("-", "");
 		HikariDataSource direct = pool("a-election", 2);
 		HikariDataSource fenced = this.database.dataSource("a-fenced", 2, (config) -> config
@@ -818,7 +854,8 @@ abstract class AbstractElectionIntegrationTests {
 			awaitNewLeaderWithin(bound, freezing, "take-over while the old leader is frozen reading a result", a, b);
 		}
 		finally {
-			// Where the server kept the session, the thawed driver would read the whole result.
+			// Where the server kept the session, the thawed driver would read the whole
+			// result.
 			endSessions(observer, marker);
 			Thread frozen = reader.get();
 			if (frozen != null) {
@@ -829,12 +866,12 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	private void assertFrozenRunFailedAndCommittedNothing(Future<Long> work, long term) {
-		// Where the take-over does not wait (a cluster with node-local locks), it may abort
+		// Where the take-over does not wait (a cluster with node-local locks), it may
+		// abort
 		// the frozen transaction before the server's limit does.
 		Class<?>[] failures = takeOverWaitsForFencedWorkOnAnotherNode()
-				? new Class<?>[] { DataAccessException.class, TransactionException.class }
-				: new Class<?>[] { DataAccessException.class, TransactionException.class,
-						FenceNotConfirmedException.class };
+				? new Class<?>[] { DataAccessException.class, TransactionException.class } : new Class<?>[] {
+						DataAccessException.class, TransactionException.class, FenceNotConfirmedException.class };
 		assertThatThrownBy(() -> work.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
 			.cause()
 			.isInstanceOfAny(failures);
@@ -843,7 +880,10 @@ abstract class AbstractElectionIntegrationTests {
 		this.beliefs.assertNeverTwoBelievers();
 	}
 
-	/** Whether the server blocks writing a result to the session whose statement names the marker. */
+	/**
+	 * Whether the server blocks writing a result to the session whose statement names the
+	 * marker.
+	 */
 	private boolean blockedSending(JdbcTemplate observer, String marker) {
 		String pattern = "%" + marker + "%";
 		if (dialect() == SqlDialect.POSTGRESQL) {
@@ -851,8 +891,10 @@ abstract class AbstractElectionIntegrationTests {
 					+ " AND query LIKE ? AND pid <> pg_backend_pid()", Integer.class, pattern) == 1;
 		}
 		// MariaDB says "Writing to net", MySQL 8 "Sending to client".
-		return observer.queryForList("SELECT state FROM information_schema.processlist WHERE info LIKE ?"
-				+ " AND id <> CONNECTION_ID()", String.class, pattern)
+		return observer
+			.queryForList(
+					"SELECT state FROM information_schema.processlist WHERE info LIKE ?" + " AND id <> CONNECTION_ID()",
+					String.class, pattern)
 			.stream()
 			.anyMatch((state) -> "Writing to net".equals(state) || "Sending to client".equals(state));
 	}
@@ -864,8 +906,9 @@ abstract class AbstractElectionIntegrationTests {
 					+ " AND pid <> pg_backend_pid()", Boolean.class, pattern);
 			return;
 		}
-		for (Long id : observer.queryForList("SELECT id FROM information_schema.processlist WHERE info LIKE ?"
-				+ " AND id <> CONNECTION_ID()", Long.class, pattern)) {
+		for (Long id : observer.queryForList(
+				"SELECT id FROM information_schema.processlist WHERE info LIKE ?" + " AND id <> CONNECTION_ID()",
+				Long.class, pattern)) {
 			try {
 				observer.execute("KILL " + id);
 			}
@@ -890,8 +933,8 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(newTerm).isGreaterThan(term);
 		assertThat(revocationReasonsOf("a")).containsExactly(RevocationReason.HANDED_OVER);
 		// Only the new leader's fenced work commits.
-		assertThatExceptionOfType(NotLeaderException.class)
-			.isThrownBy(() -> a.election().runFenced((fencedTerm) -> insertWork(new JdbcTemplate(aPool), "from-a", fencedTerm)));
+		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> a.election()
+			.runFenced((fencedTerm) -> insertWork(new JdbcTemplate(aPool), "from-a", fencedTerm)));
 		c.election().runFenced((fencedTerm) -> insertWork(new JdbcTemplate(cPool), "from-c", fencedTerm));
 		assertThat(committedWork()).containsExactly("from-c=" + newTerm);
 		// Forcing the leader that leads already changes nothing.
@@ -927,11 +970,9 @@ abstract class AbstractElectionIntegrationTests {
 			.pollInterval(Duration.ofMillis(50))
 			.until(() -> !liveCandidates().contains("dead"));
 		LeaseState before = lease();
-		assertThatExceptionOfType(UnknownCandidateException.class)
-			.isThrownBy(() -> b.election().forceLeader("nobody"))
+		assertThatExceptionOfType(UnknownCandidateException.class).isThrownBy(() -> b.election().forceLeader("nobody"))
 			.withMessageContaining("'nobody'");
-		assertThatExceptionOfType(UnknownCandidateException.class)
-			.isThrownBy(() -> b.election().forceLeader("dead"))
+		assertThatExceptionOfType(UnknownCandidateException.class).isThrownBy(() -> b.election().forceLeader("dead"))
 			.withMessageContaining("'dead'");
 		LeaseState after = lease();
 		assertThat(after.leaderId()).isEqualTo(before.leaderId()).isEqualTo("a");
@@ -953,7 +994,8 @@ abstract class AbstractElectionIntegrationTests {
 		long term = startWithLeader(a, b);
 		long cutting = System.nanoTime();
 		proxy.cut(outage);
-		// Read the lease from a direct connection until the database no longer gives it to a.
+		// Read the lease from a direct connection until the database no longer gives it
+		// to a.
 		AtomicBoolean stoppedWhileHeld = new AtomicBoolean();
 		AtomicBoolean believedWhenExpired = new AtomicBoolean();
 		await("the lease of a expires at the database").atMost(LEASE.plus(REPORTING_MARGIN))
@@ -1023,14 +1065,15 @@ abstract class AbstractElectionIntegrationTests {
 				.isLessThanOrEqualTo(LEASE);
 			assertThat(lease.acquiredAt()).isBeforeOrEqualTo(lease.renewedAt());
 			assertThat(lease.renewedAt()).isBeforeOrEqualTo(lease.databaseTime());
-			// A time zone offset would move the database's epoch clock by at least half an hour.
+			// A time zone offset would move the database's epoch clock by at least half
+			// an hour.
 			assertThat(Duration.between(Instant.now(), lease.databaseTime()).abs()).as("database clock against UTC")
 				.isLessThan(Duration.ofMinutes(10));
 			List<Candidate> candidates = zonedObserver.liveCandidates(this.electionName, LEASE);
 			assertThat(candidates).extracting(Candidate::nodeId).containsExactly("a", "b", "c");
-			assertThat(candidates).allSatisfy((candidate) -> assertThat(
-					Duration.between(candidate.lastSeen(), lease.databaseTime()).abs())
-				.isLessThanOrEqualTo(LEASE));
+			assertThat(candidates).allSatisfy(
+					(candidate) -> assertThat(Duration.between(candidate.lastSeen(), lease.databaseTime()).abs())
+						.isLessThanOrEqualTo(LEASE));
 			long forcing = System.nanoTime();
 			a.election().forceLeader("b");
 			awaitNewLeaderWithin(AFTER_FORCING, forcing, "forced hand-over", b);
@@ -1046,12 +1089,14 @@ abstract class AbstractElectionIntegrationTests {
 	void invalidTimingNamesAndIdsAreRejectedAtConstructionAndWriteNothing() {
 		int rowsBefore = rowCount();
 		assertRejected(() -> ElectionSettings.of(LEASE, LEASE), "renewInterval (PT2S) must be at most half");
-		assertRejected(() -> ElectionSettings.of(LEASE, LEASE.plusSeconds(1)), "renewInterval (PT3S) must be at most half");
+		assertRejected(() -> ElectionSettings.of(LEASE, LEASE.plusSeconds(1)),
+				"renewInterval (PT3S) must be at most half");
 		assertRejected(() -> ElectionSettings.of(LEASE, Duration.ZERO), "renewInterval must be positive");
 		assertRejected(() -> ElectionSettings.of(LEASE, RENEW.negated()), "renewInterval must be positive");
 		assertRejected(() -> ElectionSettings.of(Duration.ZERO, RENEW), "leaseDuration must be positive");
 		assertRejected(() -> ElectionSettings.of(LEASE.negated(), RENEW), "leaseDuration must be positive");
-		assertRejected(() -> new ElectionSettings(LEASE, RENEW, GUARD, RENEW), "statementTimeout (PT0.4S) must be shorter");
+		assertRejected(() -> new ElectionSettings(LEASE, RENEW, GUARD, RENEW),
+				"statementTimeout (PT0.4S) must be shorter");
 		for (String name : List.of("it_bad-lease", "it bad", "it_bad;DROP TABLE " + this.tables.leaseTable(),
 				"test.it_bad", "`it_bad`", "\"it_bad\"", "it_bad'", "", "it_bäd", "it_bad\n")) {
 			assertRejected(() -> new LeaseTables(name, "it_bad_cand"), "Invalid lease table name '" + name + "'");
@@ -1101,8 +1146,9 @@ abstract class AbstractElectionIntegrationTests {
 
 	/**
 	 * Names that differ only in case or accents are elections of their own, as Java tells
-	 * them apart, whatever the database's default collation (MariaDB's and MySQL's are case-
-	 * and accent-insensitive), and the node leads the others of the same batch as well.
+	 * them apart, whatever the database's default collation (MariaDB's and MySQL's are
+	 * case- and accent-insensitive), and the node leads the others of the same batch as
+	 * well.
 	 */
 	@Test
 	void electionsWhoseNamesDifferOnlyInCaseOrAccentsAreElectionsOfTheirOwn() {
@@ -1125,8 +1171,9 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * Node ids that differ only in case are nodes of their own: neither finds its id in use,
-	 * both take part, and the one that does not lead takes over when the other stops.
+	 * Node ids that differ only in case are nodes of their own: neither finds its id in
+	 * use, both take part, and the one that does not lead takes over when the other
+	 * stops.
 	 */
 	@Test
 	void nodeIdsThatDifferOnlyInCaseAreNodesOfTheirOwn() {
@@ -1158,8 +1205,8 @@ abstract class AbstractElectionIntegrationTests {
 
 	/**
 	 * Crash the leader and assert that one of the others takes over after the lease, not
-	 * before, as {@link #crashAndAwaitSuccessor(ElectionNode, ElectionNode...)} does, with
-	 * the lease read through another observer.
+	 * before, as {@link #crashAndAwaitSuccessor(ElectionNode, ElectionNode...)} does,
+	 * with the lease read through another observer.
 	 * @param observer reads the lease, on the database clock the nodes see
 	 * @param leader the leader
 	 * @param followers the others
@@ -1171,18 +1218,23 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(term).isNotNegative();
 		long crashing = System.nanoTime();
 		leader.halt();
-		// The lease as the crashed leader left it. A renewal still in flight could only make the
-		// real last renewal later than this one, and so the bounds below weaker, never wrong.
+		// The lease as the crashed leader left it. A renewal still in flight could only
+		// make the
+		// real last renewal later than this one, and so the bounds below weaker, never
+		// wrong.
 		long reading = System.nanoTime();
 		LeaseState left = observer.find(this.electionName).orElseThrow();
 		assertThat(left.leaderId()).isEqualTo(leader.nodeId());
-		// The database read its clock after this JVM read 'reading': on this JVM's clock, the
+		// The database read its clock after this JVM read 'reading': on this JVM's clock,
+		// the
 		// last renewal happened no earlier than this.
 		long renewedNoEarlierThan = reading - Duration.between(left.renewedAt(), left.databaseTime()).toNanos();
 		ElectionNode successor = awaitNewLeaderWithin(AFTER_CRASH, crashing, "take-over after a crash", followers);
 		Reign reign = this.beliefs.firstReignOf(successor.nodeId(), crashing).orElseThrow();
-		// Nobody may lead before a whole lease has passed since the last renewal (I3); the
-		// sampler reads every millisecond, and the database clock has millisecond precision.
+		// Nobody may lead before a whole lease has passed since the last renewal (I3);
+		// the
+		// sampler reads every millisecond, and the database clock has millisecond
+		// precision.
 		Duration tolerance = Duration.ofMillis(50);
 		assertThat(Duration.ofNanos(reign.beganAfter() - renewedNoEarlierThan))
 			.as("take-over after the crashed leader's last renewal")
@@ -1195,8 +1247,8 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * Start the first node, wait until it leads, then start the others and wait until they
-	 * take part.
+	 * Start the first node, wait until it leads, then start the others and wait until
+	 * they take part.
 	 * @param leader the node to lead
 	 * @param followers the others
 	 * @return the leader's term
@@ -1216,8 +1268,9 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * Wait until a node's listener has heard that its leadership ended (events arrive after
-	 * the fact, on another thread), then return the reasons of every revocation it heard.
+	 * Wait until a node's listener has heard that its leadership ended (events arrive
+	 * after the fact, on another thread), then return the reasons of every revocation it
+	 * heard.
 	 * @param nodeId the node
 	 * @return the reasons, in order
 	 */
@@ -1251,10 +1304,10 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * Make sure the sampler has seen a leader's reign before the test ends it. A reign that
-	 * the test ends at once (a stop, a hand-over) can be shorter than the gap between two
-	 * sweeps on a loaded machine, and a test about the order of reigns must not depend on
-	 * that.
+	 * Make sure the sampler has seen a leader's reign before the test ends it. A reign
+	 * that the test ends at once (a stop, a hand-over) can be shorter than the gap
+	 * between two sweeps on a loaded machine, and a test about the order of reigns must
+	 * not depend on that.
 	 * @param leader a node that leads now
 	 * @return the leader
 	 */
@@ -1285,8 +1338,8 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * Wait until exactly one of the candidates leads, and assert that its reign began within
-	 * a bound of a moment, as the sampler saw it.
+	 * Wait until exactly one of the candidates leads, and assert that its reign began
+	 * within a bound of a moment, as the sampler saw it.
 	 * @param bound the bound
 	 * @param sinceNanos the moment, from {@link System#nanoTime()}
 	 * @param what what took that long, for the failure message
@@ -1312,8 +1365,8 @@ abstract class AbstractElectionIntegrationTests {
 
 	/**
 	 * Start fenced work in the background that inserts one work row and then keeps its
-	 * transaction open, busy (never idle long enough for the server to end it), until told
-	 * to finish; return once the work row is written.
+	 * transaction open, busy (never idle long enough for the server to end it), until
+	 * told to finish; return once the work row is written.
 	 * @param node the leader
 	 * @param pool the node's application pool
 	 * @param id the work row's id
@@ -1321,8 +1374,9 @@ abstract class AbstractElectionIntegrationTests {
 	 * @return the work, which answers its term
 	 */
 	/**
-	 * Leader a (on a pool of two connections) and follower b, with a fenced run of a under
-	 * way that records {@code id} and ends when {@link LeaderWithFencedRun#finish} opens.
+	 * Leader a (on a pool of two connections) and follower b, with a fenced run of a
+	 * under way that records {@code id} and ends when {@link LeaderWithFencedRun#finish}
+	 * opens.
 	 */
 	private LeaderWithFencedRun leaderWithFencedRun(String id) throws InterruptedException {
 		HikariDataSource aPool = pool("a", 2);
@@ -1443,7 +1497,8 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * Check, every millisecond until closed, that no election is believed by both services.
+	 * Check, every millisecond until closed, that no election is believed by both
+	 * services.
 	 * @return the watch; its {@code overlap} names the first election seen believed twice
 	 */
 	private static OverlapWatch watchForOverlap(List<String> names, ElectionService first, ElectionService second) {
@@ -1503,7 +1558,9 @@ abstract class AbstractElectionIntegrationTests {
 				this.electionName, id, term);
 	}
 
-	/** @return the work committed in this test's election, as {@code id=term} */
+	/**
+	 * @return the work committed in this test's election, as {@code id=term}
+	 */
 	private List<String> committedWork() {
 		return new JdbcTemplate(this.observerPool).query(
 				"SELECT id, term FROM " + this.workTable + " WHERE election_name = ? ORDER BY id",
@@ -1517,7 +1574,8 @@ abstract class AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * A session time zone other than UTC and the JVM's, set on every connection of a pool.
+	 * A session time zone other than UTC and the JVM's, set on every connection of a
+	 * pool.
 	 *
 	 * @param setting the statement that sets it
 	 * @param query a query that returns it
@@ -1527,7 +1585,8 @@ abstract class AbstractElectionIntegrationTests {
 
 		static SessionTimeZone of(SqlDialect dialect) {
 			return switch (dialect) {
-				// Named zones need the time zone tables, which MariaDB does not load by default.
+				// Named zones need the time zone tables, which MariaDB does not load by
+				// default.
 				case MYSQL -> new SessionTimeZone("SET time_zone = '+05:30'", "SELECT @@session.time_zone", "+05:30");
 				case POSTGRESQL -> new SessionTimeZone("SET TIME ZONE 'Europe/Berlin'",
 						"SELECT current_setting('TimeZone')", "Europe/Berlin");

@@ -9,10 +9,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The watchdog's passes over the beliefs of a node ({@link AnnouncedBeliefs}): it looks at
- * them only once the earliest may have ended, and then ends each one whose deadline passed,
- * at the first pass at or after it. Lease L = 10 s, renew interval R = 2 s, so a belief lasts
- * 8 s after the refresh that grants or extends it.
+ * The watchdog's passes over the beliefs of a node ({@link AnnouncedBeliefs}): it looks
+ * at them only once the earliest may have ended, and then ends each one whose deadline
+ * passed, at the first pass at or after it. Lease L = 10 s, renew interval R = 2 s, so a
+ * belief lasts 8 s after the refresh that grants or extends it.
  */
 class AnnouncedBeliefsTests {
 

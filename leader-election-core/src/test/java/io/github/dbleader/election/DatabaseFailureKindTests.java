@@ -28,9 +28,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * Tests for {@link DatabaseFailureKind#of}: the failures H2 and a closed port really throw,
- * through {@link JdbcTemplate}'s translation, and the SQLStates and error codes of the
- * servers this starter runs on, as their drivers report them.
+ * Tests for {@link DatabaseFailureKind#of}: the failures H2 and a closed port really
+ * throw, through {@link JdbcTemplate}'s translation, and the SQLStates and error codes of
+ * the servers this starter runs on, as their drivers report them.
  */
 class DatabaseFailureKindTests {
 
@@ -108,8 +108,8 @@ class DatabaseFailureKindTests {
 		try {
 			JdbcTemplate timed = new JdbcTemplate(single);
 			timed.execute("SET QUERY_TIMEOUT 100");
-			assertThat(kindOf(() -> timed.queryForObject("SELECT SUM(X * X) FROM SYSTEM_RANGE(1, 10000000000)",
-					Long.class)))
+			assertThat(kindOf(
+					() -> timed.queryForObject("SELECT SUM(X * X) FROM SYSTEM_RANGE(1, 10000000000)", Long.class)))
 				.isEqualTo(DatabaseFailureKind.TIMED_OUT);
 		}
 		finally {

@@ -135,7 +135,8 @@ class DatabaseStatusTests {
 	void aRoundThatIsAnsweredButFailsAChangeIsOneStretchOfFailureNotAnOutageAndItsEndEveryRound() {
 		for (int round = 0; round < 3; round++) {
 			this.status.roundStarted(System.nanoTime());
-			// The refresh and the read answered; a take-over of the round lost a deadlock.
+			// The refresh and the read answered; a take-over of the round lost a
+			// deadlock.
 			this.status.answered();
 			this.status.failed(new CannotAcquireLockException("deadlock",
 					new SQLTransactionRollbackException("deadlock detected", "40P01")));

@@ -11,8 +11,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The election state machine with fake clocks and an in-memory repository: no threads, no
- * sleeps. Lease L = 10s, renew interval R = 2s, guard G = 2s, so a belief lasts 8s from the
- * send of the last successful statement.
+ * sleeps. Lease L = 10s, renew interval R = 2s, guard G = 2s, so a belief lasts 8s from
+ * the send of the last successful statement.
  */
 class ElectionLoopTests {
 
@@ -69,7 +69,8 @@ class ElectionLoopTests {
 		this.a.tick();
 		this.repository.setDuringStatement(() -> {
 		});
-		// The candidate heartbeat went first; 1.5s for the renewal have passed since it was sent.
+		// The candidate heartbeat went first; 1.5s for the renewal have passed since it
+		// was sent.
 		elapse(BELIEF.minus(Duration.ofMillis(1500)).minus(Duration.ofNanos(1)));
 		assertThat(this.a.loop.isLeader()).isTrue();
 		elapse(Duration.ofNanos(1));
@@ -95,8 +96,10 @@ class ElectionLoopTests {
 	void followerTakesOverOnlyAfterSeeingTheRowUnchangedForAWholeLeaseOnItsOwnClock() {
 		this.a.tick();
 		this.b.tick();
-		// a dies; the database clock jumps an hour ahead (e.g. a fail-over to a server with
-		// another clock): the database says "expired" at once, but b must still wait a lease.
+		// a dies; the database clock jumps an hour ahead (e.g. a fail-over to a server
+		// with
+		// another clock): the database says "expired" at once, but b must still wait a
+		// lease.
 		this.repository.advanceDatabaseClock(Duration.ofHours(1));
 		Duration waited = Duration.ZERO;
 		while (!this.b.loop.isLeader()) {
@@ -129,7 +132,8 @@ class ElectionLoopTests {
 		long now = 0;
 		long aStopped = -1;
 		long bStarted = -1;
-		// a renews for a while, then its heartbeat stops (process dead or stuck) while its
+		// a renews for a while, then its heartbeat stops (process dead or stuck) while
+		// its
 		// belief runs out on its own; b polls every renew interval.
 		for (int step = 0; step < 400; step++) {
 			if (step % 20 == 0) {
@@ -175,7 +179,8 @@ class ElectionLoopTests {
 
 	@Test
 	void healthNeverReportsTheDatabaseUnreachableWhileThisNodeStillBelievesItLeads() {
-		// Health reads databaseReachable(), the endpoint and the jobs isLeader(): an operator
+		// Health reads databaseReachable(), the endpoint and the jobs isLeader(): an
+		// operator
 		// must never see a leader whose database is "unreachable". Outages start at every
 		// offset within a renew interval and are observed every tick until belief ends.
 		for (long offsetMillis = 0; offsetMillis < R.toMillis(); offsetMillis += TICK.toMillis()) {
@@ -203,14 +208,15 @@ class ElectionLoopTests {
 	@Test
 	void renewalWhoseAnswerIsLostDoesNotCount() {
 		this.a.tick();
-		// From now on every refresh of the session reaches the database, but its answer is lost.
+		// From now on every refresh of the session reaches the database, but its answer
+		// is lost.
 		this.repository.loseAnswersOf("heartbeat");
 		elapse(R);
 		this.a.tick();
-		assertThat(this.repository.find("e").orElseThrow().renewedAt())
-			.as("the database applied the refresh")
+		assertThat(this.repository.find("e").orElseThrow().renewedAt()).as("the database applied the refresh")
 			.isEqualTo(java.time.Instant.ofEpochMilli(1_700_000_000_000L + R.toMillis()));
-		// The belief still ends 8s after the first acquisition, not after the lost renewal.
+		// The belief still ends 8s after the first acquisition, not after the lost
+		// renewal.
 		elapse(BELIEF.minus(R));
 		assertThat(this.a.loop.isLeader()).isFalse();
 	}
@@ -409,7 +415,8 @@ class ElectionLoopTests {
 			restarted.tick();
 			assertThat(waited).isLessThanOrEqualTo(L.multipliedBy(2).plus(R.multipliedBy(2)));
 		}
-		// A lease for the old row to go stale, then a whole lease of an unchanged lease row.
+		// A lease for the old row to go stale, then a whole lease of an unchanged lease
+		// row.
 		assertThat(waited).isGreaterThanOrEqualTo(L.multipliedBy(2));
 		assertThat(restarted.election.isNodeIdInUseElsewhere()).isFalse();
 		assertThat(restarted.loop.leaderTerm()).isGreaterThan(oldTerm);
@@ -447,10 +454,14 @@ class ElectionLoopTests {
 		Node duplicate = new Node("a", "a-duplicate");
 		duplicate.tick();
 		assertThat(duplicate.election.isNodeIdInUseElsewhere()).isTrue();
-		// The database clock jumps a lease ahead (a fail-over to a server with another clock):
-		// a's row looks stale at once on it, but a keeps refreshing it, and the duplicate takes
-		// a node id over only at a version it has seen unchanged for a whole lease on its own
-		// clock. Until the node ids watched only the database clock, the duplicate took the id
+		// The database clock jumps a lease ahead (a fail-over to a server with another
+		// clock):
+		// a's row looks stale at once on it, but a keeps refreshing it, and the duplicate
+		// takes
+		// a node id over only at a version it has seen unchanged for a whole lease on its
+		// own
+		// clock. Until the node ids watched only the database clock, the duplicate took
+		// the id
 		// and a stepped down.
 		this.repository.advanceDatabaseClock(L);
 		for (int step = 0; step < 60; step++) {
@@ -517,7 +528,8 @@ class ElectionLoopTests {
 		this.a.tick();
 		held.tick();
 		this.a.election.release();
-		// Vacant: the policy keeps the node out while it says no, and lets it in when it says yes.
+		// Vacant: the policy keeps the node out while it says no, and lets it in when it
+		// says yes.
 		held.tick();
 		assertThat(heldElection.isLeader()).isFalse();
 		assertThat(this.repository.row("e").leaderId).isNull();
@@ -571,7 +583,8 @@ class ElectionLoopTests {
 
 		Node(String id, String instanceId) {
 			ElectionLoopTests.this.nodes.add(this);
-			this.node = new FakeNode(id, instanceId, ElectionLoopTests.this.repository, ElectionLoopTests.this.settings);
+			this.node = new FakeNode(id, instanceId, ElectionLoopTests.this.repository,
+					ElectionLoopTests.this.settings);
 			this.clock = this.node.clock;
 			this.listener = this.node.listener;
 			this.election = this.node.join("e");

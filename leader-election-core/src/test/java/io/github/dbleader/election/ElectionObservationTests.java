@@ -57,17 +57,16 @@ class ElectionObservationTests {
 		assertThatIllegalStateException().isThrownBy(jobs::fail);
 		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(jobs::refused);
 		assertThatIllegalStateException().isThrownBy(jobs::refusedWithin);
-		assertThat(this.registry).hasHandledContextsThatSatisfy((contexts) -> assertThat(
-				ObservedContexts.describe(contexts))
-			.containsExactly(
-					"leader.election.leader.only.call code.function=report code.namespace=" + Jobs.class.getName()
-							+ " election=jobs outcome=completed",
-					"leader.election.leader.only.call code.function=fail code.namespace=" + Jobs.class.getName()
-							+ " election=jobs outcome=failed error=IllegalStateException",
-					"leader.election.leader.only.call code.function=refused code.namespace=" + Jobs.class.getName()
-							+ " election=jobs outcome=refused error=NotLeaderException",
-					"leader.election.leader.only.call code.function=refusedWithin code.namespace="
-							+ Jobs.class.getName() + " election=jobs outcome=refused error=IllegalStateException"));
+		assertThat(this.registry).hasHandledContextsThatSatisfy(
+				(contexts) -> assertThat(ObservedContexts.describe(contexts)).containsExactly(
+						"leader.election.leader.only.call code.function=report code.namespace=" + Jobs.class.getName()
+								+ " election=jobs outcome=completed",
+						"leader.election.leader.only.call code.function=fail code.namespace=" + Jobs.class.getName()
+								+ " election=jobs outcome=failed error=IllegalStateException",
+						"leader.election.leader.only.call code.function=refused code.namespace=" + Jobs.class.getName()
+								+ " election=jobs outcome=refused error=NotLeaderException",
+						"leader.election.leader.only.call code.function=refusedWithin code.namespace="
+								+ Jobs.class.getName() + " election=jobs outcome=refused error=IllegalStateException"));
 		assertThat(jobs.current().getContext().getName()).isEqualTo("leader.election.leader.only.call");
 	}
 
@@ -165,7 +164,10 @@ class ElectionObservationTests {
 			throw new NotLeaderException("jobs", "a", "the fence refused");
 		}
 
-		/** A refusal that the application's code wrapped: counted as the run history counts it. */
+		/**
+		 * A refusal that the application's code wrapped: counted as the run history
+		 * counts it.
+		 */
 		@LeaderOnly(election = "jobs")
 		public void refusedWithin() {
 			throw new IllegalStateException("the batch failed",

@@ -42,7 +42,8 @@ class ElectionServiceTests {
 		try {
 			service.start();
 			await().atMost(Duration.ofSeconds(5)).until(led::isLeader);
-			// Every write from now on waits: the next refresh of the session never returns.
+			// Every write from now on waits: the next refresh of the session never
+			// returns.
 			this.repository.setDuringStatement(() -> {
 				try {
 					answer.await();
@@ -93,7 +94,8 @@ class ElectionServiceTests {
 	void namesAndNodeIdsEndingWithASpaceAreRefused() {
 		assertThatIllegalArgumentException().isThrownBy(
 				() -> new ElectionService(this.repository, ElectionSettings.defaults(), "a ", LeadershipListener.NONE))
-			.withMessage("node id 'a ' must not end with a space, which MySQL and MariaDB ignore when they compare names");
+			.withMessage(
+					"node id 'a ' must not end with a space, which MySQL and MariaDB ignore when they compare names");
 		ElectionService service = new ElectionService(this.repository, ElectionSettings.defaults(), " a",
 				LeadershipListener.NONE);
 		assertThatIllegalArgumentException().isThrownBy(() -> service.election("orders "))
@@ -171,7 +173,9 @@ class ElectionServiceTests {
 			assertThat(election.isDatabaseReachable()).isTrue();
 			assertThat(election.databaseUnreachableFor()).isEmpty();
 			// Prepared once: later rounds do not prepare again.
-			await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> attempts.get() == prepared);
+			await().during(Duration.ofMillis(300))
+				.atMost(Duration.ofSeconds(2))
+				.until(() -> attempts.get() == prepared);
 		}
 		finally {
 			service.stop();

@@ -8,8 +8,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Validation of {@link ElectionSettings}: values that would let a belief outlive the lease
- * or leave no room for a retried renewal are refused with a message that names them.
+ * Validation of {@link ElectionSettings}: values that would let a belief outlive the
+ * lease or leave no room for a retried renewal are refused with a message that names
+ * them.
  */
 class ElectionSettingsTests {
 
@@ -42,9 +43,8 @@ class ElectionSettingsTests {
 	@Test
 	void renewIntervalThatLeavesNoRoomForARetryIsRefused() {
 		// L - G = 8s; R = 5s would leave a single attempt before the belief ends.
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new ElectionSettings(Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(2),
-					S1))
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> new ElectionSettings(Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(2), S1))
 			.withMessageContaining("renewInterval (PT5S)");
 	}
 
@@ -52,7 +52,8 @@ class ElectionSettingsTests {
 	void zeroAndNegativeDurationsAreRefused() {
 		assertThatIllegalArgumentException().isThrownBy(() -> ElectionSettings.of(Duration.ZERO, S1))
 			.withMessage("leaseDuration must be positive but was PT0S");
-		assertThatIllegalArgumentException().isThrownBy(() -> ElectionSettings.of(Duration.ofSeconds(10), Duration.ZERO))
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> ElectionSettings.of(Duration.ofSeconds(10), Duration.ZERO))
 			.withMessageContaining("renewInterval must be positive");
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> ElectionSettings.of(Duration.ofSeconds(10), Duration.ofSeconds(-1)))
@@ -64,9 +65,8 @@ class ElectionSettingsTests {
 
 	@Test
 	void guardMustBeShorterThanTheLease() {
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new ElectionSettings(Duration.ofSeconds(10), S1, Duration.ofSeconds(10),
-					Duration.ofMillis(500)))
+		assertThatIllegalArgumentException().isThrownBy(
+				() -> new ElectionSettings(Duration.ofSeconds(10), S1, Duration.ofSeconds(10), Duration.ofMillis(500)))
 			.withMessageContaining("guard (PT10S) must be shorter than leaseDuration (PT10S)");
 	}
 

@@ -6,9 +6,9 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * A node of a state-machine test: a fake monotonic clock of its own, its heartbeat and its
- * elections, on a repository shared with the other nodes. No threads: {@link #tick()} runs
- * one heartbeat round, and listener callbacks run at once.
+ * A node of a state-machine test: a fake monotonic clock of its own, its heartbeat and
+ * its elections, on a repository shared with the other nodes. No threads: {@link #tick()}
+ * runs one heartbeat round, and listener callbacks run at once.
  */
 final class FakeNode {
 
@@ -22,7 +22,10 @@ final class FakeNode {
 
 	final Heartbeat heartbeat;
 
-	/** The elections with an announced belief, which the watchdog checks ({@link #checkDeadlines}). */
+	/**
+	 * The elections with an announced belief, which the watchdog checks
+	 * ({@link #checkDeadlines}).
+	 */
 	final AnnouncedBeliefs beliefs = new AnnouncedBeliefs(this.clock.nanoTime());
 
 	private final ListenerExecutor notifications = new ListenerExecutor(Runnable::run);
@@ -59,9 +62,10 @@ final class FakeNode {
 	 */
 	Election join(String name, TakeOverPolicy policy) {
 		return this.elections.computeIfAbsent(name,
-				(key) -> new Election(new ElectionLoop(key, this.id, this.settings, this.clock, this.listener,
-						this.notifications, this.heartbeat.database(), policy, this.beliefs), this.id, this.repository,
-						this.settings, this.heartbeat));
+				(key) -> new Election(
+						new ElectionLoop(key, this.id, this.settings, this.clock, this.listener, this.notifications,
+								this.heartbeat.database(), policy, this.beliefs),
+						this.id, this.repository, this.settings, this.heartbeat));
 	}
 
 	ElectionLoop loop(String name) {

@@ -49,14 +49,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link AbstractElectionIntegrationTests} on a MariaDB Galera cluster, each election node
- * on another cluster node: {@code LEADER_ELECTION_TEST_GALERA_URLS} lists the JDBC URL of
- * each cluster node, comma-separated, {@code LEADER_ELECTION_TEST_GALERA_USERNAME} and
- * {@code _PASSWORD} the user ({@code .ci/galera start} starts such a cluster and prints
- * them). Skipped when the URLs are not set; fails, and does not skip, when a node cannot
- * be reached or is not a synced member of one Galera cluster.
+ * {@link AbstractElectionIntegrationTests} on a MariaDB Galera cluster, each election
+ * node on another cluster node: {@code LEADER_ELECTION_TEST_GALERA_URLS} lists the JDBC
+ * URL of each cluster node, comma-separated, {@code LEADER_ELECTION_TEST_GALERA_USERNAME}
+ * and {@code _PASSWORD} the user ({@code .ci/galera start} starts such a cluster and
+ * prints them). Skipped when the URLs are not set; fails, and does not skip, when a node
+ * cannot be reached or is not a synced member of one Galera cluster.
  *
- * <p>Row locks are local to one cluster node, so a take-over through another node does not
+ * <p>
+ * Row locks are local to one cluster node, so a take-over through another node does not
  * wait for an open fenced transaction, as it does on one server: certification aborts one
  * of the two instead. The tests of this class drive that race on two cluster nodes, with
  * repositories of their own on tables of their own.
@@ -73,10 +74,16 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 
 	private static final String RACE_WORK = "it_galr_work";
 
-	/** A table whose replicated writes a cluster node can be kept from applying, and every later write with them. */
+	/**
+	 * A table whose replicated writes a cluster node can be kept from applying, and every
+	 * later write with them.
+	 */
 	private static final String RACE_HOLD_UP = "it_galr_hold_up";
 
-	/** Statement timeout of the race tests' repositories: half of it for a causal read, half for its fallback. */
+	/**
+	 * Statement timeout of the race tests' repositories: half of it for a causal read,
+	 * half for its fallback.
+	 */
 	private static final Duration RACE_STATEMENT_TIMEOUT = Duration.ofSeconds(2);
 
 	private ElectionDatabase cluster;
@@ -89,7 +96,10 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 
 	private HikariDataSource observerPool;
 
-	/** Reads that wait until their cluster node applied every earlier commit of the cluster. */
+	/**
+	 * Reads that wait until their cluster node applied every earlier commit of the
+	 * cluster.
+	 */
 	private JdbcTemplate check;
 
 	private String election;
@@ -120,8 +130,9 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		this.cluster.recreateTables(this.aPool, RACE_TABLES);
 		this.cluster.dropTables(this.aPool, RACE_WORK, RACE_HOLD_UP);
 		this.check.execute("CREATE TABLE " + RACE_HOLD_UP + " (election_name VARCHAR(128) NOT NULL PRIMARY KEY)");
-		this.check.execute("CREATE TABLE " + RACE_WORK + " (election_name VARCHAR(128) NOT NULL, id VARCHAR(64) NOT NULL,"
-				+ " term BIGINT NOT NULL, PRIMARY KEY (election_name, id))");
+		this.check
+			.execute("CREATE TABLE " + RACE_WORK + " (election_name VARCHAR(128) NOT NULL, id VARCHAR(64) NOT NULL,"
+					+ " term BIGINT NOT NULL, PRIMARY KEY (election_name, id))");
 	}
 
 	@BeforeEach
@@ -147,7 +158,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		long term = leaseHeldByA(a, b);
 		CountDownLatch changed = new CountDownLatch(1);
 		CompletableFuture<Long> work = openFencedWork(a, term, "open", changed).result();
-		// The fence row is locked on the first node only: the change of holder through the
+		// The fence row is locked on the first node only: the change of holder through
+		// the
 		// second does not wait, and commits.
 		assertThat(b.handOver(this.election, "a", term, "b", Duration.ofMinutes(1))).isTrue();
 		changed.countDown();
@@ -166,11 +178,13 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		CountDownLatch commit = new CountDownLatch(1);
 		JdbcLeaseRepository b = repository(commitWaits(this.bPool, committing, commit));
 		long term = leaseHeldByA(a, b);
-		// b's change of holder has written both rows on the second node and waits to commit.
+		// b's change of holder has written both rows on the second node and waits to
+		// commit.
 		CompletableFuture<Boolean> change = CompletableFuture
 			.supplyAsync(() -> b.handOver(this.election, "a", term, "b", Duration.ofMinutes(1)));
 		assertThat(committing.await(10, TimeUnit.SECONDS)).as("the change of holder is about to commit").isTrue();
-		// Meanwhile, on the first node, nothing is locked and a's fence holds: its work commits.
+		// Meanwhile, on the first node, nothing is locked and a's fence holds: its work
+		// commits.
 		Throwable fenced = null;
 		try {
 			a.runFenced(this.election, "a", term, Duration.ofSeconds(10),
@@ -199,13 +213,14 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * The narrowest window of the race: a fenced transaction that commits after the cluster
-	 * ordered a change of holder, on a cluster node that has not applied that change yet
-	 * (held up here behind a write it cannot apply), so that no lock on that node stands in
-	 * its way. The commit waits for certification until the node has caught up; the fence
-	 * row is in both write sets, so certification fails it. Had the fenced transaction only
-	 * read the row, it would pass certification and its work would commit after the new
-	 * holder's term began (Galera replays it once the change of holder's applier aborts it).
+	 * The narrowest window of the race: a fenced transaction that commits after the
+	 * cluster ordered a change of holder, on a cluster node that has not applied that
+	 * change yet (held up here behind a write it cannot apply), so that no lock on that
+	 * node stands in its way. The commit waits for certification until the node has
+	 * caught up; the fence row is in both write sets, so certification fails it. Had the
+	 * fenced transaction only read the row, it would pass certification and its work
+	 * would commit after the new holder's term began (Galera replays it once the change
+	 * of holder's applier aborts it).
 	 */
 	@Test
 	void fencedCommitAfterAChangeOfHolderItsNodeHasNotAppliedYetFailsCertification() throws Exception {
@@ -217,7 +232,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		CompletableFuture<Long> work = open.result();
 		try (Connection holdingUp = DriverManager.getConnection(this.cluster.urlFor("a-race"), this.username,
 				this.password); Statement statement = holdingUp.createStatement()) {
-			// The first node cannot apply this write, nor any the cluster orders after it.
+			// The first node cannot apply this write, nor any the cluster orders after
+			// it.
 			statement.execute("FLUSH TABLES " + RACE_HOLD_UP + " WITH READ LOCK");
 			new JdbcTemplate(this.bPool).update("INSERT INTO " + RACE_HOLD_UP + " (election_name) VALUES (?)",
 					this.election);
@@ -255,20 +271,23 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		b.join("b", "b-instance", List.of(this.election));
 		assertThat(b.findAll("b", "b-instance")).extracting(LeaseState::leaderId).containsExactly("a");
 		CompletableFuture<List<LeaseState>> causal;
-		// The second node stops applying the cluster's writes while this connection holds the
+		// The second node stops applying the cluster's writes while this connection holds
+		// the
 		// global read lock: it lags, as a loaded node does.
 		try (Connection lagging = DriverManager.getConnection(this.cluster.urlFor("b-race"), this.username,
 				this.password); Statement statement = lagging.createStatement()) {
 			statement.execute("FLUSH TABLES WITH READ LOCK");
 			assertThat(a.handOver(this.election, "a", term, "c", Duration.ofMinutes(1))).isTrue();
-			// Without the causal read, the lagging node answers with the lease before the change.
+			// Without the causal read, the lagging node answers with the lease before the
+			// change.
 			assertThat(new JdbcTemplate(this.bPool).queryForObject(
 					"SELECT leader_id FROM " + RACE_TABLES.leaseTable() + " WHERE election_name = ?", String.class,
 					this.election))
 				.as("a plain read on the lagging node")
 				.isEqualTo("a");
 			causal = CompletableFuture.supplyAsync(() -> b.findAll("b", "b-instance"));
-			// The follower's read waits for the node to catch up rather than answer with it.
+			// The follower's read waits for the node to catch up rather than answer with
+			// it.
 			await("the causal read waits while its node lags").during(Duration.ofSeconds(1))
 				.atMost(Duration.ofSeconds(5))
 				.until(() -> !causal.isDone());
@@ -282,7 +301,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	@Test
 	void followersReadOnALaggingNodeFallsBackToTheNodesOwnDataAndATakeOverOnThatViewFails() throws Exception {
 		JdbcLeaseRepository a = repository(this.aPool);
-		// Follower f on the second node: a node id of its own, as the other tests' b reads its elections.
+		// Follower f on the second node: a node id of its own, as the other tests' b
+		// reads its elections.
 		JdbcLeaseRepository f = repository(this.bPool);
 		assertThat(a.create(this.election, "a", Duration.ofMillis(100))).isTrue();
 		f.heartbeat("f", "f-instance", Duration.ofMinutes(1), -1);
@@ -295,8 +315,10 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		CompletableFuture<Boolean> takeOver;
 		try (Connection lagging = DriverManager.getConnection(this.cluster.urlFor("b-race"), this.username,
 				this.password); Statement statement = lagging.createStatement()) {
-			// The second node cannot apply a write of the work table while this connection
-			// holds it; the cluster's later writes wait behind that one, as on a loaded node.
+			// The second node cannot apply a write of the work table while this
+			// connection
+			// holds it; the cluster's later writes wait behind that one, as on a loaded
+			// node.
 			statement.execute("FLUSH TABLES " + RACE_WORK + " WITH READ LOCK");
 			insertWork("held-up", expired.term());
 			assertThat(a.takeOver(this.election, "c", LeaseObservation.of(expired), Duration.ofMinutes(1))).isTrue();
@@ -304,7 +326,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 			long started = System.nanoTime();
 			List<LeaseState> seen = f.findAll("f", "f-instance");
 			Duration took = Duration.ofNanos(System.nanoTime() - started);
-			// Not the wait for the node to catch up, nor a failure: the node's own, older row.
+			// Not the wait for the node to catch up, nor a failure: the node's own, older
+			// row.
 			assertThat(took).as("the read within its statement timeout")
 				.isLessThan(RACE_STATEMENT_TIMEOUT.plusMillis(500));
 			assertThat(seen).singleElement().satisfies((lease) -> {
@@ -312,7 +335,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 				assertThat(lease.version()).isEqualTo(expired.version());
 				assertThat(lease.expired()).isTrue();
 			});
-			// A take-over decided on that view runs on the node's older row; Galera certifies
+			// A take-over decided on that view runs on the node's older row; Galera
+			// certifies
 			// it against c's, ordered before it, once the node replicates again.
 			takeOver = CompletableFuture
 				.supplyAsync(() -> f.takeOver(this.election, "f", LeaseObservation.of(expired), Duration.ofMinutes(1)));
@@ -327,8 +351,9 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		catch (ExecutionException ex) {
 			assertThat(ex.getCause()).as("f's take-over fails its certification")
 				.hasRootCauseInstanceOf(SQLException.class)
-				.satisfies((failure) -> assertThat(((SQLException) NestedExceptionUtils.getRootCause(failure))
-					.getErrorCode()).isEqualTo(1213));
+				.satisfies((failure) -> assertThat(
+						((SQLException) NestedExceptionUtils.getRootCause(failure)).getErrorCode())
+					.isEqualTo(1213));
 		}
 		LeaseState after = await("the second node catches up").atMost(Duration.ofSeconds(10))
 			.pollInterval(Duration.ofMillis(20))
@@ -346,7 +371,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		LeadershipRecorder events = new LeadershipRecorder();
 		try (ElectionNode a = new ElectionNode("a", this.election, repository(dataSource), SETTINGS, events)) {
 			long term = leadership(a);
-			// As a pool does after its node failed: the next connections go to another node.
+			// As a pool does after its node failed: the next connections go to another
+			// node.
 			dataSource.switchTo(this.bPool);
 			// A renewal is a refresh of a's session, its node row: its version moves on.
 			long switched = leaseRow().holderVersion();
@@ -379,11 +405,13 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 					.until(() -> events.revocationsOf("a")
 						.stream()
 						.anyMatch((event) -> event.reason() == RevocationReason.SERVER_CHANGED));
-				// A lease after its first read of the other server, which may have lost a newer lease.
+				// A lease after its first read of the other server, which may have lost a
+				// newer lease.
 				await("a leads again with a new term").atMost(AFTER_FORCING.plus(LEASE).plus(Duration.ofSeconds(5)))
 					.until(() -> a.isLeader() && a.election().term() > term);
-				assertThat(replica.queryForObject("SELECT term FROM " + RACE_TABLES.leaseTable()
-						+ " WHERE election_name = ?", Long.class, this.election))
+				assertThat(replica.queryForObject(
+						"SELECT term FROM " + RACE_TABLES.leaseTable() + " WHERE election_name = ?", Long.class,
+						this.election))
 					.isEqualTo(a.election().term());
 			}
 			finally {
@@ -403,7 +431,9 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		return node.election().term();
 	}
 
-	/** @return the lease as the cluster committed it, read causally */
+	/**
+	 * @return the lease as the cluster committed it, read causally
+	 */
 	private LeaseState leaseRow() {
 		return repository(this.observerPool).find(this.election).orElseThrow();
 	}
@@ -418,8 +448,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * A data source that hands out connections of one pool until told to use another, as a
-	 * pool does whose server address now leads elsewhere.
+	 * A data source that hands out connections of one pool until told to use another, as
+	 * a pool does whose server address now leads elsewhere.
 	 */
 	private static final class SwitchableDataSource extends DelegatingDataSource {
 
@@ -490,27 +520,28 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 	}
 
 	/**
-	 * Start fenced work of node a, on the first cluster node, that inserts a row and waits
-	 * for the gate before it commits; return once the row is written.
+	 * Start fenced work of node a, on the first cluster node, that inserts a row and
+	 * waits for the gate before it commits; return once the row is written.
 	 */
 	private OpenFencedWork openFencedWork(JdbcLeaseRepository a, long term, String id, CountDownLatch gate)
 			throws InterruptedException {
 		CountDownLatch working = new CountDownLatch(1);
 		AtomicLong session = new AtomicLong();
-		CompletableFuture<Long> result = CompletableFuture.supplyAsync(() -> a.runFenced(this.election, "a", term,
-				Duration.ofSeconds(30), (fencedTerm) -> {
-					insertWork(id, fencedTerm);
-					session.set(new JdbcTemplate(this.aPool).queryForObject("SELECT CONNECTION_ID()", Long.class));
-					working.countDown();
-					awaitQuietly(gate);
-					return fencedTerm;
-				}));
+		CompletableFuture<Long> result = CompletableFuture
+			.supplyAsync(() -> a.runFenced(this.election, "a", term, Duration.ofSeconds(30), (fencedTerm) -> {
+				insertWork(id, fencedTerm);
+				session.set(new JdbcTemplate(this.aPool).queryForObject("SELECT CONNECTION_ID()", Long.class));
+				working.countDown();
+				awaitQuietly(gate);
+				return fencedTerm;
+			}));
 		assertThat(working.await(10, TimeUnit.SECONDS)).as("the fenced work started").isTrue();
 		return new OpenFencedWork(result, session.get());
 	}
 
 	/**
 	 * Fenced work under way.
+	 *
 	 * @param result what the fenced run returns
 	 * @param session the server's id of its connection's session
 	 */
@@ -529,7 +560,9 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 				"INSERT INTO " + RACE_WORK + " (election_name, id, term) VALUES (?, ?, ?)", this.election, id, term);
 	}
 
-	/** @return the ids of the committed work */
+	/**
+	 * @return the ids of the committed work
+	 */
 	private List<String> committedWork() {
 		return this.check.queryForList("SELECT id FROM " + RACE_WORK + " WHERE election_name = ?", String.class,
 				this.election);

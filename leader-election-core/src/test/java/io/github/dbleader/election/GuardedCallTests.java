@@ -24,9 +24,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link GuardedCall} tells what the guard of a {@code @LeaderOnly} or {@code @ClusterLock}
- * method decided about the outermost call it watches: run under which term, or skipped and
- * why, on an in-memory repository.
+ * {@link GuardedCall} tells what the guard of a {@code @LeaderOnly} or
+ * {@code @ClusterLock} method decided about the outermost call it watches: run under
+ * which term, or skipped and why, on an in-memory repository.
  */
 class GuardedCallTests {
 
@@ -67,7 +67,8 @@ class GuardedCallTests {
 		assertThat(GuardedCall.call(this.recorder, this.jobs::locked)).isEqualTo(1);
 		assertThat(this.recorder.events).singleElement().asString().startsWith("started ");
 		long term = Long.parseLong(this.recorder.events.get(0).substring("started ".length()));
-		assertThat(this.here.recentRuns("nightly")).singleElement().satisfies((run) -> assertThat(run.term()).isEqualTo(term));
+		assertThat(this.here.recentRuns("nightly")).singleElement()
+			.satisfies((run) -> assertThat(run.term()).isEqualTo(term));
 	}
 
 	@Test

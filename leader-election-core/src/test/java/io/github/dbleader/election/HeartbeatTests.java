@@ -57,7 +57,8 @@ class HeartbeatTests {
 			refreshed.add(follower.remove("heartbeat"));
 			assertThat(follower).containsExactly("findAll");
 		}
-		// A follower's row, L = 5 R: a row refreshed two renew intervals ago would be three
+		// A follower's row, L = 5 R: a row refreshed two renew intervals ago would be
+		// three
 		// old, more than half a lease, by the next round.
 		assertThat(refreshed).containsExactly(false, true, false, true, false, true);
 		assertThat(this.names).allMatch(this.a::leads);
@@ -96,7 +97,8 @@ class HeartbeatTests {
 
 	@Test
 	void roundAfterAFailedOneRefreshesTheRowFirst() {
-		// R = L / 10: a follower's row is refreshed every fifth round while rounds succeed.
+		// R = L / 10: a follower's row is refreshed every fifth round while rounds
+		// succeed.
 		Duration renew = L.dividedBy(10);
 		FakeNode c = new FakeNode("c", "c-instance", this.repository, ElectionSettings.of(L, renew));
 		this.nodes.add(c);
@@ -107,7 +109,8 @@ class HeartbeatTests {
 		elapse(renew);
 		assertThat(statementsOfRound(c)).doesNotContain("heartbeat");
 		elapse(renew);
-		// Not due for a refresh, but the read fails: the next round refreshes, due or not.
+		// Not due for a refresh, but the read fails: the next round refreshes, due or
+		// not.
 		this.repository.setUnreachable(true);
 		assertThat(statementsOfRound(c)).doesNotContain("heartbeat");
 		this.repository.setUnreachable(false);
@@ -135,7 +138,8 @@ class HeartbeatTests {
 
 	@Test
 	void nodeWithoutElectionsSendsNothingUntilItJoinsOne() {
-		// A node that only takes cluster locks runs no election: its rounds must cost nothing.
+		// A node that only takes cluster locks runs no election: its rounds must cost
+		// nothing.
 		for (int round = 0; round < 3; round++) {
 			elapse(R);
 			assertThat(statementsOfRound(this.a)).isEmpty();
@@ -196,7 +200,8 @@ class HeartbeatTests {
 		assertThat(this.a.leads("y")).isFalse();
 		assertThat(this.repository.row("y").leaderId).isEqualTo("a");
 		assertThat(this.repository.row("y").handoverTo).isEqualTo("b");
-		// The fenced work ends: a hands over at its next round, not reacquiring meanwhile.
+		// The fenced work ends: a hands over at its next round, not reacquiring
+		// meanwhile.
 		this.repository.setFencesBusy();
 		elapse(R);
 		assertThat(statementsOfRound(this.a)).contains("handOverAll").doesNotContain("reacquireAll");
@@ -271,7 +276,8 @@ class HeartbeatTests {
 		assertThat(this.names).noneMatch(this.b::leads);
 		assertThat(this.names).allMatch((name) -> "b".equals(this.repository.row(name).leaderId));
 		long written = this.repository.row(this.names.get(0)).term;
-		// The next read shows leases that name b: it believes only under a term of its own.
+		// The next read shows leases that name b: it believes only under a term of its
+		// own.
 		elapse(R);
 		this.b.tick();
 		assertThat(this.names).allMatch(this.b::leads);
@@ -308,8 +314,10 @@ class HeartbeatTests {
 		this.a.tick();
 		this.repository.loseAnswersOf();
 		elapse(R);
-		// The session is now two versions on: this refresh and perhaps the lost one. This one
-		// was applied (nothing else moves the session), so it counts from when it was sent.
+		// The session is now two versions on: this refresh and perhaps the lost one. This
+		// one
+		// was applied (nothing else moves the session), so it counts from when it was
+		// sent.
 		this.a.tick();
 		elapse(BELIEF.minus(Duration.ofNanos(1)));
 		assertThat(this.names).allMatch(this.a::leads);
@@ -322,8 +330,10 @@ class HeartbeatTests {
 		this.a.join("x");
 		this.a.tick();
 		elapse(R);
-		// The refresh reaches another server, which answers that the row is this instance's,
-		// and the read the first one again: the lease looks held, with nothing pending, but
+		// The refresh reaches another server, which answers that the row is this
+		// instance's,
+		// and the read the first one again: the lease looks held, with nothing pending,
+		// but
 		// the session did not move.
 		this.repository.setWritesElsewhere(true);
 		this.a.tick();
@@ -352,9 +362,12 @@ class HeartbeatTests {
 
 	@Test
 	void aLeaveWhoseRemovalFailedIsNotCarriedOutAfterTheElectionWasJoinedAgain() {
-		// The application left x, the removal of the candidacy failed and waits for the next
-		// round; meanwhile the application joined x again. The retry must not undo the join
-		// (simulator seed 20009786: a partition of its leaderless time went to leaving the
+		// The application left x, the removal of the candidacy failed and waits for the
+		// next
+		// round; meanwhile the application joined x again. The retry must not undo the
+		// join
+		// (simulator seed 20009786: a partition of its leaderless time went to leaving
+		// the
 		// candidates again and joining once more).
 		List.of("x", "y").forEach(this.a::join);
 		this.a.tick();
@@ -372,10 +385,13 @@ class HeartbeatTests {
 
 	@Test
 	void aForwardStepOfTheDatabaseClockDoesNotHandANodeIdToASecondInstanceWhileTheFirstMayBelieve() {
-		// a leads x and pauses right after a refresh; a second process with a's node id starts;
-		// the database clock steps forward, so that a's row looks a lease old on it while a,
+		// a leads x and pauses right after a refresh; a second process with a's node id
+		// starts;
+		// the database clock steps forward, so that a's row looks a lease old on it while
+		// a,
 		// on its own clock, still believes (simulator seed 7123560, a known gap until the
-		// take-over of a node id watched the row for a whole lease on the taker's clock, as a
+		// take-over of a node id watched the row for a whole lease on the taker's clock,
+		// as a
 		// follower's take-over of a lease does).
 		this.a.join("x");
 		this.a.tick();
@@ -394,8 +410,10 @@ class HeartbeatTests {
 			this.repository.advanceDatabaseClock(R);
 			sincePause = sincePause.plus(R);
 		}
-		// a's belief has ended on its own clock: the second instance takes the id once it has
-		// seen the row unchanged for a lease, and leads x once it has watched x for one too.
+		// a's belief has ended on its own clock: the second instance takes the id once it
+		// has
+		// seen the row unchanged for a lease, and leads x once it has watched x for one
+		// too.
 		for (int round = 0; round < 2 * L.dividedBy(R) + 2 && !second.leads("x"); round++) {
 			second.tick();
 			second.clock.advance(R);
@@ -407,8 +425,10 @@ class HeartbeatTests {
 
 	@Test
 	void instanceThatTakesItsNodeIdOverLeavesTheElectionsItDoesNotRunEvenAfterAFailedAttempt() {
-		// A process with node id "a" ran x and y and crashed; the next one with that id runs
-		// x alone. Taking the node's row over made y's candidacy its own: it must leave it,
+		// A process with node id "a" ran x and y and crashed; the next one with that id
+		// runs
+		// x alone. Taking the node's row over made y's candidacy its own: it must leave
+		// it,
 		// or a partition group would keep handing it partitions that nothing on it leads.
 		List.of("x", "y").forEach(this.a::join);
 		this.a.tick();
@@ -480,8 +500,10 @@ class HeartbeatTests {
 		this.a.tick();
 		this.b.join("x");
 		this.b.tick();
-		// a crashes; a new process with a's node id takes the id over once a's row is a lease
-		// old, which ends the session a's lease lived on, at the version b has been watching.
+		// a crashes; a new process with a's node id takes the id over once a's row is a
+		// lease
+		// old, which ends the session a's lease lived on, at the version b has been
+		// watching.
 		FakeNode restarted = new FakeNode("a", "a-restarted", this.repository, this.settings);
 		this.nodes.add(restarted);
 		restarted.join("x");
@@ -521,8 +543,10 @@ class HeartbeatTests {
 			elapse(R);
 			this.a.tick();
 		}
-		// 220s of rounds at R = 2s: each node purges at its first round, then once every 10
-		// leases (100s); rows unseen for 100s are found stale at the purge at 200s, and go at
+		// 220s of rounds at R = 2s: each node purges at its first round, then once every
+		// 10
+		// leases (100s); rows unseen for 100s are found stale at the purge at 200s, and
+		// go at
 		// the next one that finds them unchanged.
 		assertThat(this.repository.liveCandidates("x", Duration.ofDays(1))).extracting(Candidate::nodeId)
 			.containsExactly("a", "crashed");
@@ -572,7 +596,8 @@ class HeartbeatTests {
 		elapse(R);
 		this.a.tick();
 		LeaseState renewed = this.repository.find("x").orElseThrow();
-		assertThat(renewed.holderVersion()).as("the refresh moved the session on").isGreaterThan(created.holderVersion());
+		assertThat(renewed.holderVersion()).as("the refresh moved the session on")
+			.isGreaterThan(created.holderVersion());
 		elapse(R);
 		assertThat(x.lastSeenLease()).hasValueSatisfying((seen) -> {
 			assertThat(seen.lease()).as("the read of the round since").isEqualTo(renewed);
@@ -604,7 +629,8 @@ class HeartbeatTests {
 		this.repository.setWritesStall(false);
 		elapse(R);
 		this.b.tick();
-		// The renewal b saw during the stall is a whole lease old: no second lease of waiting.
+		// The renewal b saw during the stall is a whole lease old: no second lease of
+		// waiting.
 		assertThat(this.b.leads("x")).isTrue();
 	}
 
@@ -669,7 +695,8 @@ class HeartbeatTests {
 		});
 		List<String> first = statementsOfRound(this.a);
 		assertThat(first).containsOnlyOnce("createAll");
-		// All or none, as the database's transaction: a leads nothing yet, and not b's lease.
+		// All or none, as the database's transaction: a leads nothing yet, and not b's
+		// lease.
 		assertThat(this.names).noneMatch(this.a::leads);
 		assertThat(this.repository.find(taken).orElseThrow().leaderId()).isEqualTo("b");
 		List<String> second = statementsOfRound(this.a);
@@ -680,14 +707,17 @@ class HeartbeatTests {
 	/**
 	 * A lease that exists but that this node's reads never show (its candidates row keeps
 	 * going missing, as after a late join of an earlier instance with its node id) is not
-	 * run silently: the node creates nothing, and says so at WARN once, naming the election,
-	 * then once more at INFO when the lease shows again.
+	 * run silently: the node creates nothing, and says so at WARN once, naming the
+	 * election, then once more at INFO when the lease shows again.
 	 */
 	@Test
 	void aFailoverIsNamedAtWarnOnceByEveryNodeFollowersToo() {
-		// After a failover no node takes a lease over or acquires one again for a lease; a few
-		// failovers in a row leave elections without a leader for longer than the silence the
-		// simulator allows without a WARN line (seed 20048508: partition 0, three failovers in
+		// After a failover no node takes a lease over or acquires one again for a lease;
+		// a few
+		// failovers in a row leave elections without a leader for longer than the silence
+		// the
+		// simulator allows without a WARN line (seed 20048508: partition 0, three
+		// failovers in
 		// four seconds after its holder crashed, no line from the followers that waited).
 		this.a.join("x");
 		this.a.tick();
@@ -780,12 +810,12 @@ class HeartbeatTests {
 		this.repository.setFencesBusy("m7");
 		int before = this.repository.statements().size();
 		this.a.stop();
-		// The batch skips m7; its own release waits for the fenced work, which here outlasts it.
+		// The batch skips m7; its own release waits for the fenced work, which here
+		// outlasts it.
 		assertThat(this.repository.statements().subList(before, this.repository.statements().size()))
 			.containsExactly("yieldAll", "yield", "yieldAll", "removeCandidacies");
 		assertThat(many).noneMatch(this.a::leads);
-		assertThat(many).filteredOn((name) -> !this.repository.find(name).orElseThrow().vacant())
-			.containsExactly("m7");
+		assertThat(many).filteredOn((name) -> !this.repository.find(name).orElseThrow().vacant()).containsExactly("m7");
 	}
 
 	@Test
@@ -795,7 +825,8 @@ class HeartbeatTests {
 		this.a.tick();
 		this.b.tick();
 		assertThat(this.a.leads("x")).isTrue();
-		// A failover to a replica that had not applied b's join: b's read no longer shows the
+		// A failover to a replica that had not applied b's join: b's read no longer shows
+		// the
 		// lease, and b's creation of it fails on the row that exists.
 		this.repository.removeCandidate("x", "b", "b-instance");
 		elapse(R);
@@ -820,7 +851,8 @@ class HeartbeatTests {
 		this.a.tick();
 		assertThat(this.a.leads("x")).isTrue();
 		assertThat(this.a.leads("y")).isTrue();
-		// Fenced work on x outlasts the release's wait for x's fence row: the release is retried.
+		// Fenced work on x outlasts the release's wait for x's fence row: the release is
+		// retried.
 		this.repository.setFencesBusy("x");
 		this.a.release("x", RevocationReason.RELEASED, true);
 		assertThat(this.a.leads("x")).isFalse();
@@ -829,7 +861,8 @@ class HeartbeatTests {
 			this.a.tick();
 			this.b.tick();
 		}
-		// Twenty seconds later, two leases: y is still renewed, and a took x back meanwhile neither.
+		// Twenty seconds later, two leases: y is still renewed, and a took x back
+		// meanwhile neither.
 		assertThat(this.a.leads("y")).isTrue();
 		assertThat(this.a.leads("x")).isFalse();
 		assertThat(this.b.leads("x")).isFalse();
@@ -846,8 +879,10 @@ class HeartbeatTests {
 
 	@Test
 	void leavingAnElectionWhileItsFencedWorkRunsReleasesTheLeaseOnceTheWorkEnds() {
-		// Simulator seed 2350976: the candidacy was removed at once, so the reads no longer
-		// showed the lease, the release was forgotten, and the node's live session kept the
+		// Simulator seed 2350976: the candidacy was removed at once, so the reads no
+		// longer
+		// showed the lease, the release was forgotten, and the node's live session kept
+		// the
 		// lease held for as long as the process ran.
 		List.of("x", "y").forEach(this.a::join);
 		this.b.join("x");
@@ -862,7 +897,8 @@ class HeartbeatTests {
 			this.b.tick();
 		}
 		assertThat(this.b.leads("x")).isFalse();
-		// The work ends: the release goes through, the candidacy goes after it, and b takes x over.
+		// The work ends: the release goes through, the candidacy goes after it, and b
+		// takes x over.
 		this.repository.setFencesBusy();
 		for (int i = 0; i < 2; i++) {
 			elapse(R);
@@ -886,8 +922,10 @@ class HeartbeatTests {
 		this.a.tick();
 		assertThat(this.a.leads("x")).isFalse();
 		assertThat(this.repository.row("x").handoverTo).isEqualTo("b");
-		// The request stands: the next round hands over, instead of re-acquiring the lease that
-		// names this node (which would clear the request an operator was answered 200 for).
+		// The request stands: the next round hands over, instead of re-acquiring the
+		// lease that
+		// names this node (which would clear the request an operator was answered 200
+		// for).
 		elapse(R);
 		assertThat(statementsOfRound(this.a)).contains("handOverAll").doesNotContain("reacquireAll");
 		this.b.tick();
@@ -921,8 +959,10 @@ class HeartbeatTests {
 		first.join("x");
 		first.tick();
 		assertThat(first.leads("x")).isTrue();
-		// The first instance stops for longer than a lease (paused or crashed: nobody knows);
-		// a second one with the same id takes the id over, and the answer saying so is lost.
+		// The first instance stops for longer than a lease (paused or crashed: nobody
+		// knows);
+		// a second one with the same id takes the id over, and the answer saying so is
+		// lost.
 		elapse(L.plus(R));
 		FakeNode second = new FakeNode("d", "d-2", this.repository, this.settings);
 		this.nodes.add(second);
@@ -932,7 +972,8 @@ class HeartbeatTests {
 		second.tick();
 		this.repository.loseAnswersOf();
 		assertThat(this.repository.instanceOf("d")).isEqualTo("d-2");
-		// Its next refresh finds the row its own: it must still count the id as taken over.
+		// Its next refresh finds the row its own: it must still count the id as taken
+		// over.
 		for (int i = 0; i < 4; i++) {
 			elapse(R);
 			second.tick();
@@ -947,7 +988,8 @@ class HeartbeatTests {
 
 	@Test
 	void leaderWhoseReadLagsBehindItsRefreshesCountsAnEarlierUnconfirmedRefreshFromWhenThatWasSent() {
-		// Node a reads from a lagging copy of the rows once told to, as a Galera node's own data
+		// Node a reads from a lagging copy of the rows once told to, as a Galera node's
+		// own data
 		// answers when the causal read waits too long; its writes reach the cluster.
 		InMemoryLeaseDatabase[] lagging = new InMemoryLeaseDatabase[1];
 		LeaseRepository reads = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
@@ -973,13 +1015,15 @@ class HeartbeatTests {
 		a.tick();
 		this.repository.loseAnswersOf();
 		lagging[0] = this.repository.copy();
-		// Then a stops for longer than a lease; b watches the session unchanged and takes over.
+		// Then a stops for longer than a lease; b watches the session unchanged and takes
+		// over.
 		for (int i = 0; i < 7; i++) {
 			elapse(R);
 			this.b.tick();
 		}
 		assertThat(this.b.leads("x")).isTrue();
-		// a resumes: its refresh is applied, its read shows the lagging copy, where the session
+		// a resumes: its refresh is applied, its read shows the lagging copy, where the
+		// session
 		// moved by the unconfirmed refresh only, sent more than a lease ago.
 		a.tick();
 		assertThat(a.leads("x")).isFalse();
@@ -987,15 +1031,16 @@ class HeartbeatTests {
 
 	@Test
 	void followersKeepWatchingWhenTheRefreshHitsPostgreSqlsStatementTimeout() {
-		// PostgreSQL cancels a statement that outlasts statement_timeout with SQLState 57014,
+		// PostgreSQL cancels a statement that outlasts statement_timeout with SQLState
+		// 57014,
 		// not with a driver's timeout exception.
 		List<String> reads = new ArrayList<>();
 		boolean[] stalled = { false };
 		LeaseRepository repository = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { LeaseRepository.class }, (proxy, method, args) -> {
 					if (stalled[0] && method.getName().equals("heartbeat")) {
-						throw new QueryTimeoutException("refresh", new SQLException(
-								"ERROR: canceling statement due to statement timeout", "57014"));
+						throw new QueryTimeoutException("refresh",
+								new SQLException("ERROR: canceling statement due to statement timeout", "57014"));
 					}
 					if (method.getName().equals("findAll") || method.getName().equals("readAll")) {
 						reads.add(method.getName());
@@ -1034,7 +1079,8 @@ class HeartbeatTests {
 		watchUntilTakeOverIsDue(second);
 		second.tick();
 		assertThat(this.repository.instanceOf("d")).isEqualTo("d-2");
-		// Joined after the take-over of the node id: the lease of y names the id, and may be
+		// Joined after the take-over of the node id: the lease of y names the id, and may
+		// be
 		// the first instance's, only paused.
 		second.join("y");
 		for (int i = 0; i < 4; i++) {
@@ -1108,8 +1154,10 @@ class HeartbeatTests {
 		// The replica has applied everything so far; from now on it lags.
 		InMemoryLeaseDatabase lagging = this.repository.copy();
 		beforeTakeOver[0] = () -> {
-			// Between d's read and its take-over: a takes the vacant lease on the primary, which
-			// then dies; the replica, without a's take-over, is promoted; d's take-over goes to it.
+			// Between d's read and its take-over: a takes the vacant lease on the
+			// primary, which
+			// then dies; the replica, without a's take-over, is promoted; d's take-over
+			// goes to it.
 			this.a.tick();
 			lagging.failOver("server-2");
 			primary[0] = lagging;
@@ -1122,10 +1170,12 @@ class HeartbeatTests {
 	@Test
 	void aLeaveThatAFailoverLostIsCarriedOutAgainOnTheNewServer() throws Exception {
 		// c leaves x (its partition group left, say): the release and the removal of its
-		// candidacy are applied on the primary, which dies before the replica applied them.
+		// candidacy are applied on the primary, which dies before the replica applied
+		// them.
 		// On the promoted replica, x's lease still names c on c's live session, and c is
 		// still a candidate: nobody may take it over, c no longer reads it, and balancing
-		// would keep targeting c (on-demand seed 12198674: partition 0 without an owner for
+		// would keep targeting c (on-demand seed 12198674: partition 0 without an owner
+		// for
 		// as long as c ran).
 		InMemoryLeaseDatabase[] primary = { this.repository };
 		LeaseRepository connection = connectionTo(primary);
@@ -1155,10 +1205,13 @@ class HeartbeatTests {
 
 	@Test
 	void aLeaveCarriedOutAgainAfterAFailoverGivesUpNoLeaseOfAnotherInstanceWithTheSameNodeId() {
-		// Instance d-1 runs x and y and has left z; it reads from a new server (a failover),
-		// so it is to leave z again, and then stops for longer than a lease (a pause). d-2,
+		// Instance d-1 runs x and y and has left z; it reads from a new server (a
+		// failover),
+		// so it is to leave z again, and then stops for longer than a lease (a pause).
+		// d-2,
 		// with the same node id, takes the id over and leads x on a term of its own. d-1
-		// wakes up and leaves x; its next round leaves again what it left, and must not give
+		// wakes up and leaves x; its next round leaves again what it left, and must not
+		// give
 		// up d-2's lease, which d-2 goes on believing while another node takes x over
 		// (on-demand seed 18311141: two believers of e0).
 		FakeNode first = new FakeNode("d", "d-1", this.repository, this.settings);
@@ -1195,10 +1248,14 @@ class HeartbeatTests {
 	@Test
 	void aFailoverHoldsBackEveryElectionForALeaseFromTheFirstReadOfTheNewServerAlsoOnesThatReadDidNotShow()
 			throws Exception {
-		// c leads x and y. On the promoted replica x's lease still names c, but c's candidacy
-		// of x is missing (c left x while fenced work held its lease, and joined again; the
-		// replica had applied the removal, not the join), so c's first read of the new server
-		// shows y only. The wait of a lease after a failover (I3) must count from that read
+		// c leads x and y. On the promoted replica x's lease still names c, but c's
+		// candidacy
+		// of x is missing (c left x while fenced work held its lease, and joined again;
+		// the
+		// replica had applied the removal, not the join), so c's first read of the new
+		// server
+		// shows y only. The wait of a lease after a failover (I3) must count from that
+		// read
 		// for x too, not from the read after c joined again: on-demand seed 13113656 (e0
 		// without a leader a round longer than the liveness bound allows).
 		InMemoryLeaseDatabase[] primary = { this.repository };
@@ -1236,12 +1293,17 @@ class HeartbeatTests {
 	@Test
 	void aHandOverDecidedOnTheOldServersReadAndAppliedOnThePromotedReplicaIsNotBelievedByItsTargetWithinALease()
 			throws Exception {
-		// c holds x with a hand-over to p requested; c reads the primary, which then dies; its
-		// hand-over goes to the promoted replica, where c still holds x (the replica lost a
-		// newer take-over of x by another node, which believes until a lease after its last
+		// c holds x with a hand-over to p requested; c reads the primary, which then
+		// dies; its
+		// hand-over goes to the promoted replica, where c still holds x (the replica lost
+		// a
+		// newer take-over of x by another node, which believes until a lease after its
+		// last
 		// renewal on the old server). p, whose first read is of the new server (a process
-		// that started meanwhile, or a partition's election joined just then), must not take
-		// the handed-over lease as fresh: on-demand seed 16054322 at 2ba2f96 (two owners of
+		// that started meanwhile, or a partition's election joined just then), must not
+		// take
+		// the handed-over lease as fresh: on-demand seed 16054322 at 2ba2f96 (two owners
+		// of
 		// partition 1 for 0.2 s).
 		InMemoryLeaseDatabase[] server = { this.repository };
 		InMemoryLeaseDatabase[] promoted = new InMemoryLeaseDatabase[1];
@@ -1269,7 +1331,8 @@ class HeartbeatTests {
 		this.repository.advanceDatabaseClock(R);
 		c.tick();
 		assertThat(c.leads("x")).isTrue();
-		// p runs, in another election; it joins x as the primary dies, so that its first read
+		// p runs, in another election; it joins x as the primary dies, so that its first
+		// read
 		// of x is of the new server (a partition's election, as balancing adds it).
 		FakeNode p = new FakeNode("p", "p-instance", viaServer, this.settings);
 		p.join("y");
@@ -1285,7 +1348,8 @@ class HeartbeatTests {
 		this.repository.advanceDatabaseClock(R);
 		replica.advanceDatabaseClock(R);
 		c.tick();
-		// No node believes in x on the new server for a lease after its first read of it; then
+		// No node believes in x on the new server for a lease after its first read of it;
+		// then
 		// c, having waited out the failover, hands x over there, and p leads it.
 		int led = -1;
 		for (int round = 1; round <= L.dividedBy(R) + 4 && led < 0; round++) {
@@ -1297,8 +1361,8 @@ class HeartbeatTests {
 			led = p.leads("x") ? round : -1;
 			assertThat(c.leads("x")).isFalse();
 		}
-		assertThat(led).as("the round p leads x, from its first on the new server").isGreaterThanOrEqualTo(
-				(int) L.dividedBy(R) + 1);
+		assertThat(led).as("the round p leads x, from its first on the new server")
+			.isGreaterThanOrEqualTo((int) L.dividedBy(R) + 1);
 		assertThat(p.leads("x")).as("p leads x a lease after its first read of the new server").isTrue();
 	}
 
@@ -1335,10 +1399,10 @@ class HeartbeatTests {
 	}
 
 	/**
-	 * Run a second instance of a node id whose first instance has stopped ticking until its
-	 * next round takes the id over: it takes over only a row it has seen unchanged for a
-	 * whole lease on its own clock, so its first round starts the watch and the one a lease
-	 * later takes the id.
+	 * Run a second instance of a node id whose first instance has stopped ticking until
+	 * its next round takes the id over: it takes over only a row it has seen unchanged
+	 * for a whole lease on its own clock, so its first round starts the watch and the one
+	 * a lease later takes the id.
 	 * @param second the instance that takes the id over
 	 * @param others nodes that go on ticking meanwhile
 	 */

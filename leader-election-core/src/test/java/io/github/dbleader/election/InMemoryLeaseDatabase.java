@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
  * A {@link LeaseRepository} in memory with the same semantics as the SQL statements of
  * {@code JdbcLeaseRepository}, on a database clock the test controls separately from the
  * nodes' monotonic clocks. Failures can be injected: a statement that fails before it
- * reaches the database, one that is applied but whose answer is lost, or writes that
- * time out while reads answer.
+ * reaches the database, one that is applied but whose answer is lost, or writes that time
+ * out while reads answer.
  */
 final class InMemoryLeaseDatabase implements LeaseRepository {
 
@@ -34,7 +34,10 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 	/** The rows of the nodes table, by node id: the sessions. */
 	private final Map<String, NodeRow> nodes = new HashMap<>();
 
-	/** The instance whose heartbeat last held each node id's row, as the JDBC repository keeps it. */
+	/**
+	 * The instance whose heartbeat last held each node id's row, as the JDBC repository
+	 * keeps it.
+	 */
 	private final Map<String, String> sessions = new HashMap<>();
 
 	private long databaseMillis = 1_700_000_000_000L;
@@ -53,13 +56,21 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 
 	private Set<String> busyFences = Set.of();
 
-	/** The node rows the last purge found stale, with their versions (one purger's memory). */
+	/**
+	 * The node rows the last purge found stale, with their versions (one purger's
+	 * memory).
+	 */
 	private Map<String, Long> staleAtLastPurge = Map.of();
 
-		/** Fenced transactions open on each election's fence row (share locks), by election. */
+	/**
+	 * Fenced transactions open on each election's fence row (share locks), by election.
+	 */
 	private final Map<String, Integer> fenceHolds = new HashMap<>();
 
-	/** Told of each fence hold as it starts, with its limit and what ends it before the work does. */
+	/**
+	 * Told of each fence hold as it starts, with its limit and what ends it before the
+	 * work does.
+	 */
 	private BiConsumer<Duration, Runnable> fenceHoldStarted = (maxHoldTime, end) -> {
 	};
 
@@ -75,7 +86,10 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 		this.databaseMillis += duration.toMillis();
 	}
 
-	/** Set the database clock (epoch milliseconds), as a simulation does before each statement. */
+	/**
+	 * Set the database clock (epoch milliseconds), as a simulation does before each
+	 * statement.
+	 */
 	void setDatabaseMillis(long databaseMillis) {
 		this.databaseMillis = databaseMillis;
 	}
@@ -89,15 +103,16 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 	}
 
 	/**
-	 * Whether a change of holder of the election would wait for its fence row: fenced work
-	 * holds it, or a test said so.
+	 * Whether a change of holder of the election would wait for its fence row: fenced
+	 * work holds it, or a test said so.
 	 * @param election the election
 	 * @return {@code true} if busy
 	 */
 	/**
 	 * Let a simulation end a fence hold when the server would drop its session, once the
 	 * transaction has been open for its maximum hold time.
-	 * @param listener told of each hold as it starts: its maximum hold time, and what ends it
+	 * @param listener told of each hold as it starts: its maximum hold time, and what
+	 * ends it
 	 */
 	synchronized void onFenceHold(BiConsumer<Duration, Runnable> listener) {
 		this.fenceHoldStarted = listener;
@@ -108,9 +123,10 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 	}
 
 	/**
-	 * Run a statement as one process's repository does, which remembers the instance whose
-	 * heartbeat last held the node's row through it and writes that instance into the leases it
-	 * acquires (not the instance that last refreshed the row through any repository).
+	 * Run a statement as one process's repository does, which remembers the instance
+	 * whose heartbeat last held the node's row through it and writes that instance into
+	 * the leases it acquires (not the instance that last refreshed the row through any
+	 * repository).
 	 * @param nodeId the node
 	 * @param instanceId the caller's remembered instance, or {@code null}
 	 * @param statement the statement
@@ -138,8 +154,9 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 	}
 
 	/**
-	 * A copy of every row, as a replica that applied the writes up to now holds them: what a
-	 * failover to it finds. Open fenced transactions and injected failures are not copied.
+	 * A copy of every row, as a replica that applied the writes up to now holds them:
+	 * what a failover to it finds. Open fenced transactions and injected failures are not
+	 * copied.
 	 * @return the copy
 	 */
 	InMemoryLeaseDatabase copy() {
@@ -162,30 +179,32 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 	}
 
 	/**
-	 * Make every write time out while reads still answer, as a Galera cluster does while it
-	 * evicts a dead node.
+	 * Make every write time out while reads still answer, as a Galera cluster does while
+	 * it evicts a dead node.
 	 */
 	void setWritesStall(boolean writesStall) {
 		this.writesStall = writesStall;
 	}
 
 	/**
-	 * Answer refreshes of a node's row as applied without applying them, as a server other
-	 * than the one that answers the reads would.
+	 * Answer refreshes of a node's row as applied without applying them, as a server
+	 * other than the one that answers the reads would.
 	 */
 	void setWritesElsewhere(boolean writesElsewhere) {
 		this.writesElsewhere = writesElsewhere;
 	}
 
-	/** Apply these writes but throw as if the connection broke before the answer arrived. */
+	/**
+	 * Apply these writes but throw as if the connection broke before the answer arrived.
+	 */
 	void loseAnswersOf(String... statements) {
 		this.loseAnswersOf = Set.of(statements);
 	}
 
 	/**
-	 * Hold the fence rows of these elections as fenced work does: batched changes of holder
-	 * leave those leases unapplied, single-row ones wait for the fence and fail with a
-	 * timeout, as the JDBC statements do.
+	 * Hold the fence rows of these elections as fenced work does: batched changes of
+	 * holder leave those leases unapplied, single-row ones wait for the fence and fail
+	 * with a timeout, as the JDBC statements do.
 	 */
 	void setFencesBusy(String... elections) {
 		this.busyFences = Set.of(elections);
@@ -242,9 +261,7 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 				return List.of();
 			}
 			elections.forEach((election) -> createRow(election, nodeId, lease));
-			return elections.stream()
-				.map((election) -> state(election, this.rows.get(election)))
-				.toList();
+			return elections.stream().map((election) -> state(election, this.rows.get(election))).toList();
 		});
 	}
 
@@ -262,10 +279,11 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 
 	@Override
 	public List<LeaseState> findAll(String nodeId, String instanceId) {
-		return read("findAll", () -> ownCandidacies(nodeId, instanceId).stream()
-			.filter(this.rows::containsKey)
-			.map((election) -> state(election, this.rows.get(election)))
-			.toList());
+		return read("findAll",
+				() -> ownCandidacies(nodeId, instanceId).stream()
+					.filter(this.rows::containsKey)
+					.map((election) -> state(election, this.rows.get(election)))
+					.toList());
 	}
 
 	@Override
@@ -296,13 +314,15 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 		String holder = observed.holder();
 		NodeRow node = (holder != null) ? this.nodes.get(holder) : null;
 		if (holder != null && observed.holderVersion() >= 0 && !observed.sessionEnded()) {
-			// The session's row first, at the version watched and run out, as the JDBC statements do.
+			// The session's row first, at the version watched and run out, as the JDBC
+			// statements do.
 			if (node == null || node.version != observed.holderVersion() || node.expiresAt > now) {
 				return false;
 			}
 		}
 		else if (session(row) != null) {
-			// Seen without a live session, or with one that ended: it must still have none.
+			// Seen without a live session, or with one that ended: it must still have
+			// none.
 			return false;
 		}
 		else if (observed.sessionEnded() && (node == null || !Objects.equals(node.previousInstance, row.leaderInstance)
@@ -325,10 +345,14 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 
 	@Override
 	public boolean handOver(String election, String fromNodeId, long term, String toNodeId, Duration lease) {
-		return write("handOver", () -> waitForFence(election) && handOverRow(election, fromNodeId, term, toNodeId, lease));
+		return write("handOver",
+				() -> waitForFence(election) && handOverRow(election, fromNodeId, term, toNodeId, lease));
 	}
 
-	/** One statement for the whole batch, each row under the single-row conditions; busy fences are skipped. */
+	/**
+	 * One statement for the whole batch, each row under the single-row conditions; busy
+	 * fences are skipped.
+	 */
 	@Override
 	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease) {
 		return write("handOverAll", () -> {
@@ -342,7 +366,9 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 		});
 	}
 
-	/** As JDBC does: nothing where another server answers than the one the decision read. */
+	/**
+	 * As JDBC does: nothing where another server answers than the one the decision read.
+	 */
 	@Override
 	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease,
 			@Nullable String decidedOn) {
@@ -401,7 +427,10 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 		return write("reacquire", () -> waitForFence(election) && reacquireRow(election, nodeId, term, lease));
 	}
 
-	/** One statement for the whole batch, each row under the single-row conditions; busy fences are skipped. */
+	/**
+	 * One statement for the whole batch, each row under the single-row conditions; busy
+	 * fences are skipped.
+	 */
 	@Override
 	public List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
 		return write("reacquireAll", () -> {
@@ -430,10 +459,11 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 	}
 
 	/**
-	 * A single-row change of holder waits for the fenced work that holds the election's fence
-	 * row, as the JDBC statement does: here the wait outlasts the statement timeout, so the
-	 * statement fails with the timeout and changes nothing (a simulation waits for the fence
-	 * in simulated time first, and only a fence still busy at the timeout reaches this).
+	 * A single-row change of holder waits for the fenced work that holds the election's
+	 * fence row, as the JDBC statement does: here the wait outlasts the statement
+	 * timeout, so the statement fails with the timeout and changes nothing (a simulation
+	 * waits for the fence in simulated time first, and only a fence still busy at the
+	 * timeout reaches this).
 	 */
 	private boolean waitForFence(String election) {
 		if (fenceBusy(election)) {
@@ -515,7 +545,8 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 			else {
 				return Candidacy.IN_USE;
 			}
-			NodeRow taken = new NodeRow(instanceId, this.databaseMillis, (row != null) ? row.version + 1 : 1, expiresAt);
+			NodeRow taken = new NodeRow(instanceId, this.databaseMillis, (row != null) ? row.version + 1 : 1,
+					expiresAt);
 			if (row != null) {
 				// The earlier instance's session ends at its last version.
 				taken.previousInstance = row.instanceId;
@@ -523,11 +554,13 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 			}
 			this.nodes.put(nodeId, taken);
 			this.sessions.put(nodeId, instanceId);
-			// Earlier instances' candidacies become this one's, counted from now: a restarted
+			// Earlier instances' candidacies become this one's, counted from now: a
+			// restarted
 			// process is a new member, as the JDBC claim sets first_seen.
-			this.candidates.values().forEach((rows) -> rows.computeIfPresent(nodeId,
-					(key, candidate) -> candidate.instanceId.equals(instanceId) ? candidate
-							: new CandidateRow(instanceId, this.databaseMillis)));
+			this.candidates.values()
+				.forEach((rows) -> rows.computeIfPresent(nodeId,
+						(key, candidate) -> candidate.instanceId.equals(instanceId) ? candidate
+								: new CandidateRow(instanceId, this.databaseMillis)));
 			return candidacy;
 		});
 	}
@@ -558,7 +591,8 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 		write("join", () -> {
 			NodeRow node = this.nodes.get(nodeId);
 			if (node != null && !node.instanceId.equals(instanceId)) {
-				// Another instance holds the node id: its take-over made the candidacies its own.
+				// Another instance holds the node id: its take-over made the candidacies
+				// its own.
 				return true;
 			}
 			for (String election : elections) {
@@ -595,8 +629,9 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 	@Override
 	public void removeCandidacies(String nodeId, String instanceId) {
 		write("removeCandidacies", () -> {
-			this.candidates.values().forEach((rows) -> rows.computeIfPresent(nodeId,
-					(key, row) -> row.instanceId.equals(instanceId) ? null : row));
+			this.candidates.values()
+				.forEach((rows) -> rows.computeIfPresent(nodeId,
+						(key, row) -> row.instanceId.equals(instanceId) ? null : row));
 			this.nodes.computeIfPresent(nodeId, (key, row) -> row.instanceId.equals(instanceId) ? null : row);
 			this.sessions.remove(nodeId, instanceId);
 			return true;
@@ -611,13 +646,15 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 	/**
 	 * Purge as one node's repository does, with that node's memory of its last purge.
 	 * @param maxAge how long a row must have been unused
-	 * @param staleBefore the node rows that node's last purge found stale, with their versions
+	 * @param staleBefore the node rows that node's last purge found stale, with their
+	 * versions
 	 * @return the node rows this purge found stale, for that node's next purge
 	 */
 	Map<String, Long> purge(Duration maxAge, Map<String, Long> staleBefore) {
 		return write("purge", () -> {
 			long before = this.databaseMillis - maxAge.toMillis();
-			// At the second purge that finds a node's row stale at the same version, as the JDBC purge does.
+			// At the second purge that finds a node's row stale at the same version, as
+			// the JDBC purge does.
 			Map<String, Long> stale = new HashMap<>();
 			this.nodes.forEach((id, node) -> {
 				if (node.lastSeen < before) {
@@ -628,33 +665,36 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 			this.nodes.entrySet()
 				.removeIf((node) -> Long.valueOf(node.getValue().version).equals(staleBefore.get(node.getKey()))
 						&& node.getValue().lastSeen < before && purged.add(node.getKey()));
-			// Every candidacy of the node ids deleted, and only those, as the JDBC purge does.
+			// Every candidacy of the node ids deleted, and only those, as the JDBC purge
+			// does.
 			this.candidates.values().forEach((rows) -> rows.keySet().removeAll(purged));
-			// By the lease row's own expiry, as the JDBC purge searches for them: a lease that no
-			// candidate runs goes even while its holder's session lives. The delete of its fence
-			// row waits for fenced work, as any change of its holder does, and times out: that
+			// By the lease row's own expiry, as the JDBC purge searches for them: a lease
+			// that no
+			// candidate runs goes even while its holder's session lives. The delete of
+			// its fence
+			// row waits for fenced work, as any change of its holder does, and times out:
+			// that
 			// lease stays for a later purge.
 			this.rows.entrySet()
 				.removeIf((entry) -> entry.getValue().expiresAt < before
-						&& this.candidates.getOrDefault(entry.getKey(), Map.of()).isEmpty() && !fenceBusy(entry.getKey()));
+						&& this.candidates.getOrDefault(entry.getKey(), Map.of()).isEmpty()
+						&& !fenceBusy(entry.getKey()));
 			return stale;
 		});
 	}
 
 	@Override
 	public List<Candidate> liveCandidates(String election, Duration maxAge) {
-		return read("liveCandidates", () -> this.candidates.getOrDefault(election, Map.of())
-			.entrySet()
-			.stream()
-			.filter((entry) -> {
-				NodeRow node = this.nodes.get(entry.getKey());
-				return node != null && node.instanceId.equals(entry.getValue().instanceId)
-						&& node.lastSeen > this.databaseMillis - maxAge.toMillis();
-			})
-			.map((entry) -> new Candidate(entry.getKey(), Instant.ofEpochMilli(entry.getValue().firstSeen),
-					Instant.ofEpochMilli(this.nodes.get(entry.getKey()).lastSeen)))
-			.sorted((a, b) -> a.nodeId().compareTo(b.nodeId()))
-			.toList());
+		return read("liveCandidates",
+				() -> this.candidates.getOrDefault(election, Map.of()).entrySet().stream().filter((entry) -> {
+					NodeRow node = this.nodes.get(entry.getKey());
+					return node != null && node.instanceId.equals(entry.getValue().instanceId)
+							&& node.lastSeen > this.databaseMillis - maxAge.toMillis();
+				})
+					.map((entry) -> new Candidate(entry.getKey(), Instant.ofEpochMilli(entry.getValue().firstSeen),
+							Instant.ofEpochMilli(this.nodes.get(entry.getKey()).lastSeen)))
+					.sorted((a, b) -> a.nodeId().compareTo(b.nodeId()))
+					.toList());
 	}
 
 	@Override
@@ -665,7 +705,8 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 			if (row == null || !nodeId.equals(row.leaderId) || row.term != term || expiry(row) <= this.databaseMillis) {
 				throw new NotLeaderException(election, nodeId, "fence check failed");
 			}
-			// The share lock on the fence row is held until the transaction ends, or until the
+			// The share lock on the fence row is held until the transaction ends, or
+			// until the
 			// server drops the session for holding it open too long.
 			this.fenceHolds.merge(election, 1, Integer::sum);
 			AtomicBoolean held = new AtomicBoolean(true);
@@ -692,7 +733,10 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 		return (session != null) ? Math.max(row.expiresAt, session.expiresAt) : row.expiresAt;
 	}
 
-	/** The node row that keeps the lease alive: the holder's, naming the instance that acquired it. */
+	/**
+	 * The node row that keeps the lease alive: the holder's, naming the instance that
+	 * acquired it.
+	 */
 	private @Nullable NodeRow session(Row row) {
 		NodeRow node = (row.leaderId != null) ? this.nodes.get(row.leaderId) : null;
 		return (node != null && node.instanceId.equals(row.leaderInstance)) ? node : null;
@@ -708,10 +752,10 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 		boolean ended = session == null && node != null && row.leaderInstance != null
 				&& row.leaderInstance.equals(node.previousInstance);
 		return new LeaseState(election, row.leaderId, row.term, row.version, Instant.ofEpochMilli(row.acquiredAt),
-				Instant.ofEpochMilli(renewedAt), Instant.ofEpochMilli(expiry),
-				row.handoverTo, row.reelectionRequested, row.yieldedBy, expiry <= now,
-				Objects.equals(this.serverIdentity, row.serverIdentity), Instant.ofEpochMilli(now),
-				(session != null) ? session.version : ended ? node.previousVersion : -1, ended, this.serverIdentity);
+				Instant.ofEpochMilli(renewedAt), Instant.ofEpochMilli(expiry), row.handoverTo, row.reelectionRequested,
+				row.yieldedBy, expiry <= now, Objects.equals(this.serverIdentity, row.serverIdentity),
+				Instant.ofEpochMilli(now), (session != null) ? session.version : ended ? node.previousVersion : -1,
+				ended, this.serverIdentity);
 	}
 
 	private void newTerm(Row row, Duration lease, @Nullable String instanceId) {
@@ -809,10 +853,12 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 	}
 
 	/**
-	 * The lease row, its candidates and its holder's session as this server holds them, for
-	 * a simulator's report of a violation.
+	 * The lease row, its candidates and its holder's session as this server holds them,
+	 * for a simulator's report of a violation.
 	 */
-	/** @return the instance that holds a node id's row, or {@code null} if it has none */
+	/**
+	 * @return the instance that holds a node id's row, or {@code null} if it has none
+	 */
 	synchronized @Nullable String instanceOf(String nodeId) {
 		NodeRow row = this.nodes.get(nodeId);
 		return (row != null) ? row.instanceId : null;
@@ -824,7 +870,9 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 		text.append(", candidates ").append(this.candidates.getOrDefault(election, Map.of()).keySet());
 		NodeRow session = (row != null && row.leaderId != null) ? this.nodes.get(row.leaderId) : null;
 		if (session != null) {
-			text.append(", holder's session: instance ").append(session.instanceId).append(" expires at ")
+			text.append(", holder's session: instance ")
+				.append(session.instanceId)
+				.append(" expires at ")
 				.append(session.expiresAt);
 		}
 		return text.toString();

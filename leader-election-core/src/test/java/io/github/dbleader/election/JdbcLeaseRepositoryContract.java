@@ -15,8 +15,8 @@ import org.junit.jupiter.api.AfterEach;
 abstract class JdbcLeaseRepositoryContract extends LeaseRepositoryContract {
 
 	/**
-	 * Not whole seconds, as with most settings: the query timeout is rounded up to them, so
-	 * a statement that waits is ended by the client's socket timeout first.
+	 * Not whole seconds, as with most settings: the query timeout is rounded up to them,
+	 * so a statement that waits is ended by the client's socket timeout first.
 	 */
 	private static final Duration STATEMENT_TIMEOUT = Duration.ofMillis(1500);
 

@@ -17,16 +17,19 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * What every {@link LeaseRepository} does that the election's safety and liveness rest on,
- * written against the interface alone: creating leases, one or a batch; reading a node's
- * own; the conditions of every change of holder, single-row and batched; the requests of
- * operators; the sessions and the candidacies; the purge; the fence. Subclasses run it on
- * {@code JdbcLeaseRepository} on each database ({@link JdbcLeaseRepositoryContract}: MySQL
- * and MariaDB Connector/J on the MySQL-protocol server, PostgreSQL, H2) and on the test double {@link InMemoryLeaseDatabase} that the simulator and the
- * state-machine tests run on ({@link InMemoryLeaseDatabaseContractTests}): the double
- * passes what every database passes.
+ * What every {@link LeaseRepository} does that the election's safety and liveness rest
+ * on, written against the interface alone: creating leases, one or a batch; reading a
+ * node's own; the conditions of every change of holder, single-row and batched; the
+ * requests of operators; the sessions and the candidacies; the purge; the fence.
+ * Subclasses run it on {@code JdbcLeaseRepository} on each database
+ * ({@link JdbcLeaseRepositoryContract}: MySQL and MariaDB Connector/J on the
+ * MySQL-protocol server, PostgreSQL, H2) and on the test double
+ * {@link InMemoryLeaseDatabase} that the simulator and the state-machine tests run on
+ * ({@link InMemoryLeaseDatabaseContractTests}): the double passes what every database
+ * passes.
  *
- * <p>The database clock moves only as a test moves it ({@link #advanceDatabaseClock}); on a
+ * <p>
+ * The database clock moves only as a test moves it ({@link #advanceDatabaseClock}); on a
  * real database a little real time passes between statements as well, so every bound
  * leaves a margin of a second and no test needs the clock to stand still.
  */
@@ -89,7 +92,10 @@ abstract class LeaseRepositoryContract {
 		return terms;
 	}
 
-	/** Holder, term, version and requests of each lease: what a change of holder must leave alone. */
+	/**
+	 * Holder, term, version and requests of each lease: what a change of holder must
+	 * leave alone.
+	 */
 	private static Map<String, List<Object>> holders(LeaseRepository repository, String... elections) {
 		Map<String, List<Object>> holders = new HashMap<>();
 		for (String election : elections) {
@@ -100,7 +106,9 @@ abstract class LeaseRepositoryContract {
 		return holders;
 	}
 
-	/** Each lease answered names the holder, lives, and is as a read finds it right after. */
+	/**
+	 * Each lease answered names the holder, lives, and is as a read finds it right after.
+	 */
 	private static void assertAnsweredAsTheyAreNow(LeaseRepository repository, List<LeaseState> answered,
 			String holder) {
 		assertThat(answered).allSatisfy((state) -> {
@@ -130,8 +138,8 @@ abstract class LeaseRepositoryContract {
 	}
 
 	/**
-	 * A batch of new leases is created whole, or not at all where another node created one
-	 * of them first: that lease is left as it is and never answered as this node's.
+	 * A batch of new leases is created whole, or not at all where another node created
+	 * one of them first: that lease is left as it is and never answered as this node's.
 	 */
 	@Test
 	void createAllCreatesTheWholeBatchOrNoneOfItAndNeverTakesAnExistingLeaseForItsOwn() {
@@ -184,8 +192,10 @@ abstract class LeaseRepositoryContract {
 		advanceDatabaseClock(SECOND);
 		Map<String, LeaseObservation> observed = observations(repository, elections.toArray(String[]::new));
 		long e1Term = repository.find("e1").orElseThrow().term();
-		// After b observed them, before its batch: c takes e2 over and a re-acquires e3, each
-		// for a moment only (run out again, at another version); a gives e4 and e6 up (vacant:
+		// After b observed them, before its batch: c takes e2 over and a re-acquires e3,
+		// each
+		// for a moment only (run out again, at another version); a gives e4 and e6 up
+		// (vacant:
 		// taken at any version), and an operator asks for e6 to go to c; a hands e5 to b.
 		assertThat(repository.takeOver("e2", "c", observed.get("e2"), MOMENT)).isTrue();
 		assertThat(repository.reacquire("e3", "a", repository.find("e3").orElseThrow().term(), MOMENT)).isTrue();
@@ -224,7 +234,10 @@ abstract class LeaseRepositoryContract {
 		assertThat(repository.find("e").orElseThrow().term()).isGreaterThan(state.term());
 	}
 
-	/** The node that gave a lease up is kept out of it for one lease, the lease it takes it with. */
+	/**
+	 * The node that gave a lease up is kept out of it for one lease, the lease it takes
+	 * it with.
+	 */
 	@Test
 	void yielderMayTakeTheLeaseAgainALeaseAfterGivingItUp() {
 		LeaseRepository repository = repository();
@@ -263,8 +276,8 @@ abstract class LeaseRepositoryContract {
 	}
 
 	/**
-	 * Batched hand-overs, yields and re-acquires change each lease only with its own term,
-	 * and answer exactly the leases they changed; so do the single-row ones.
+	 * Batched hand-overs, yields and re-acquires change each lease only with its own
+	 * term, and answer exactly the leases they changed; so do the single-row ones.
 	 */
 	@Test
 	void handOverYieldAndReacquireChangeEachLeaseOnlyWithItsOwnTerm() {
@@ -315,14 +328,14 @@ abstract class LeaseRepositoryContract {
 		LeaseState held = repository.find("h1").orElseThrow();
 		assertThat(held.server()).as("the server that answers, as a read names it").isNotNull();
 		assertThat(repository.handOverAll("a", Map.of("h1", held.term()), "b", LEASE, held.server() + "-before"))
-			.as("decided on another server's read").isEmpty();
+			.as("decided on another server's read")
+			.isEmpty();
 		assertThat(repository.find("h1").orElseThrow()).satisfies((state) -> {
 			assertThat(state.leaderId()).isEqualTo("a");
 			assertThat(state.term()).isEqualTo(held.term());
 			assertThat(state.version()).isEqualTo(held.version());
 		});
-		assertThat(repository.handOverAll("a", Map.of("h1", held.term()), "b", LEASE, held.server()))
-			.singleElement()
+		assertThat(repository.handOverAll("a", Map.of("h1", held.term()), "b", LEASE, held.server())).singleElement()
 			.satisfies((state) -> assertThat(state.leaderId()).isEqualTo("b"));
 	}
 
@@ -343,12 +356,14 @@ abstract class LeaseRepositoryContract {
 		assertThat(repository.reacquire("e", "b", handed.term(), LEASE)).isTrue();
 		LeaseState reacquired = repository.find("e").orElseThrow();
 		assertThat(reacquired.term()).isGreaterThan(handed.term());
-		// A request recorded after the holder decided to re-acquire stays for it to carry out.
+		// A request recorded after the holder decided to re-acquire stays for it to carry
+		// out.
 		assertThat(reacquired.reelectionRequested()).isTrue();
 		assertThat(repository.requestHandover("e", "a")).isTrue();
 		assertThat(repository.reacquireAll("b", Map.of("e", reacquired.term()), LEASE)).singleElement()
 			.satisfies((state) -> assertThat(state.handoverTo()).isEqualTo("a"));
-		// Asked to lead while leading, the holder takes a new term, which carries the request out.
+		// Asked to lead while leading, the holder takes a new term, which carries the
+		// request out.
 		assertThat(repository.requestHandover("e", "b")).isTrue();
 		long term2 = repository.find("e").orElseThrow().term();
 		assertThat(repository.reacquire("e", "b", term2, LEASE)).isTrue();
@@ -360,7 +375,10 @@ abstract class LeaseRepositoryContract {
 		assertThat(repository.requestReelection("e")).isFalse();
 	}
 
-	/** Hand-over requests of many leases are recorded only where the node still holds the lease. */
+	/**
+	 * Hand-over requests of many leases are recorded only where the node still holds the
+	 * lease.
+	 */
 	@Test
 	void handOverRequestsOfManyLeasesAreRecordedOnlyWhereTheNodeStillHoldsThem() {
 		LeaseRepository repository = repository();
@@ -400,14 +418,16 @@ abstract class LeaseRepositoryContract {
 			assertThat(after.holderVersion()).isEqualTo(before.holderVersion() + refresh);
 			assertThat(List.of(after.version(), after.term())).containsExactly(before.version(), before.term());
 		}
-		// A hand-over leaves the lease without a session until its new holder re-acquires it.
+		// A hand-over leaves the lease without a session until its new holder re-acquires
+		// it.
 		assertThat(repository.handOver("e2", "a", repository.find("e2").orElseThrow().term(), "b", LEASE)).isTrue();
 		assertThat(repository.find("e2").orElseThrow().holderVersion()).isEqualTo(-1);
 
 		// The session runs out without its refresh.
 		advanceDatabaseClock(session);
 		assertThat(repository.find("e1").orElseThrow().expired()).isTrue();
-		// Another instance with the node id does not keep the earlier one's leases alive: their
+		// Another instance with the node id does not keep the earlier one's leases alive:
+		// their
 		// session ended at its last version, which a follower's watch goes on with.
 		LeaseState lastRefreshed = repository.find("e1").orElseThrow();
 		assertThat(repository.heartbeat("a", "a-2", session, watched(repository, "a"))).isEqualTo(Candidacy.INHERITED);
@@ -420,9 +440,10 @@ abstract class LeaseRepositoryContract {
 	}
 
 	/**
-	 * Every acquiring method ties the lease to the session of the instance whose heartbeat
-	 * last held the node's row through the repository: it lives while that session does. A
-	 * hand-over leaves it without one, and so does an acquisition after the instance left.
+	 * Every acquiring method ties the lease to the session of the instance whose
+	 * heartbeat last held the node's row through the repository: it lives while that
+	 * session does. A hand-over leaves it without one, and so does an acquisition after
+	 * the instance left.
 	 */
 	@Test
 	void acquiredLeasesLiveOnTheAcquirersSession() {
@@ -448,8 +469,9 @@ abstract class LeaseRepositoryContract {
 				.containsExactly("b", session, false);
 		}
 		assertThat(repository.heartbeat("b", "b-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
-		assertThat(acquired).allSatisfy((election) -> assertThat(repository.find(election).orElseThrow().holderVersion())
-			.isEqualTo(session + 1));
+		assertThat(acquired)
+			.allSatisfy((election) -> assertThat(repository.find(election).orElseThrow().holderVersion())
+				.isEqualTo(session + 1));
 
 		assertThat(repository.handOverAll("b", terms(repository, "c2"), "a", LEASE)).singleElement()
 			.satisfies((handed) -> assertThat(handed.holderVersion()).isEqualTo(-1));
@@ -460,9 +482,9 @@ abstract class LeaseRepositoryContract {
 
 	/**
 	 * After the database clock stepped back, a refresh keeps the session live for a lease
-	 * from the database's time, not from when it was refreshed before the step: it runs out
-	 * a lease after its last refresh, and then, not before, another instance may take the
-	 * node id over.
+	 * from the database's time, not from when it was refreshed before the step: it runs
+	 * out a lease after its last refresh, and then, not before, another instance may take
+	 * the node id over.
 	 */
 	@Test
 	void sessionRefreshedAfterTheDatabaseClockSteppedBackRunsOutALeaseAfterTheRefresh() {
@@ -521,7 +543,8 @@ abstract class LeaseRepositoryContract {
 		advanceDatabaseClock(SECOND);
 		LeaseObservation watched = LeaseObservation.of(repository.find("e").orElseThrow());
 		assertThat(repository.takeOver("e", "b", watched, LEASE)).as("while the session lives").isFalse();
-		// The holder refreshes once more, then stops: the follower's watch must start again.
+		// The holder refreshes once more, then stops: the follower's watch must start
+		// again.
 		assertThat(repository.heartbeat("a", "a-1", session, -1)).isEqualTo(Candidacy.HELD);
 		advanceDatabaseClock(session);
 		assertThat(repository.find("e").orElseThrow().expired()).as("the session ran out").isTrue();
@@ -530,7 +553,8 @@ abstract class LeaseRepositoryContract {
 		assertThat(repository.takeOver("e", "b", watched, LEASE)).as("at a session version since moved on").isFalse();
 		assertThat(repository.takeOverAll("b", Map.of("e", watched), LEASE)).isEmpty();
 		assertThat(repository.takeOver("e", "b", new LeaseObservation(now.version(), now.holder(), -1, false), LEASE))
-			.as("as if it had no session").isFalse();
+			.as("as if it had no session")
+			.isFalse();
 
 		assertThat(repository.takeOverAll("b", Map.of("e", now), LEASE)).singleElement().satisfies((taken) -> {
 			assertThat(taken.leaderId()).isEqualTo("b");
@@ -586,7 +610,9 @@ abstract class LeaseRepositoryContract {
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("b");
 	}
 
-	/** A candidate is live while its node's last heartbeat is within the age asked for. */
+	/**
+	 * A candidate is live while its node's last heartbeat is within the age asked for.
+	 */
 	@Test
 	void liveCandidatesAreThoseWhoseNodeWasSeenWithinTheAgeAskedFor() {
 		LeaseRepository repository = repository();
@@ -596,7 +622,8 @@ abstract class LeaseRepositoryContract {
 		assertThat(repository.heartbeat("b", "b-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 		assertThat(repository.liveCandidates("e", SECOND)).extracting(Candidate::nodeId).containsExactly("b");
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a", "b");
-		// A candidacy of another instance than the one whose heartbeat holds the node's row.
+		// A candidacy of another instance than the one whose heartbeat holds the node's
+		// row.
 		repository.join("a", "another-instance", List.of("f"));
 		assertThat(repository.liveCandidates("f", LEASE)).isEmpty();
 	}
@@ -636,7 +663,8 @@ abstract class LeaseRepositoryContract {
 		// The second instance stopping leaves the first one's rows alone.
 		repository.removeCandidacies("a", "second");
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
-		// Once the first instance's heartbeats have stopped for that long, the second takes the
+		// Once the first instance's heartbeats have stopped for that long, the second
+		// takes the
 		// id over, and with it the first one's candidacies.
 		advanceDatabaseClock(staleAfter.minus(SECOND));
 		assertThat(repository.nodeRow("a", staleAfter)).extracting(NodeRowSighting::stale).isEqualTo(false);
@@ -665,11 +693,11 @@ abstract class LeaseRepositoryContract {
 
 	/**
 	 * A join that reaches the database after another instance took the node id over (the
-	 * earlier instance sent it just before, and its answer came late) inserts nothing: its
-	 * row would name the earlier instance, which no longer counts as live, and the current
-	 * instance's joins leave existing rows as they are, so the node would never again be a
-	 * candidate there while the current instance runs (simulator seed 6158094: a partition
-	 * handed over to such a node stayed without an owner).
+	 * earlier instance sent it just before, and its answer came late) inserts nothing:
+	 * its row would name the earlier instance, which no longer counts as live, and the
+	 * current instance's joins leave existing rows as they are, so the node would never
+	 * again be a candidate there while the current instance runs (simulator seed 6158094:
+	 * a partition handed over to such a node stayed without an owner).
 	 */
 	@Test
 	void joinOfAnInstanceWhoseNodeIdAnotherTookOverInsertsNothing() {
@@ -685,7 +713,8 @@ abstract class LeaseRepositoryContract {
 				.extracting(Candidate::nodeId)
 				.containsExactly("a");
 		}
-		// A node id that no instance holds yet is joined as before; its row comes with it.
+		// A node id that no instance holds yet is joined as before; its row comes with
+		// it.
 		repository.join("b", "b-1", List.of("e"));
 		assertThat(repository.heartbeat("b", "b-1", LEASE, -1)).isEqualTo(Candidacy.CREATED);
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a", "b");
@@ -695,14 +724,16 @@ abstract class LeaseRepositoryContract {
 	void purgeDeletesCrashedNodesAndTheLeasesNobodyRunsAnyMore() {
 		LeaseRepository repository = repository();
 		Duration maxAge = SECOND;
-		// "crashed" joined "orphan" and "shared" and stopped sending heartbeats; "live" goes on.
+		// "crashed" joined "orphan" and "shared" and stopped sending heartbeats; "live"
+		// goes on.
 		joinAs(repository, "crashed", "orphan", "shared");
 		assertThat(repository.create("orphan", "crashed", MOMENT)).isTrue();
 		assertThat(repository.create("shared", "crashed", MOMENT)).isTrue();
 		long orphanTerm = repository.find("orphan").orElseThrow().term();
 		joinAs(repository, "live", "shared");
 		advanceDatabaseClock(maxAge.multipliedBy(2));
-		// The first purge that finds the crashed node's row stale remembers it, the second deletes it.
+		// The first purge that finds the crashed node's row stale remembers it, the
+		// second deletes it.
 		for (int purge = 1; purge <= 2; purge++) {
 			assertThat(repository.heartbeat("live", "live-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 			assertThat(repository.find("orphan")).as("before purge %d", purge).isPresent();
@@ -717,7 +748,8 @@ abstract class LeaseRepositoryContract {
 		// Created again later, a purged election's term is still greater than any before.
 		assertThat(repository.create("orphan", "live", LEASE)).isTrue();
 		assertThat(repository.find("orphan").orElseThrow().term()).isGreaterThan(orphanTerm);
-		// The crashed node, back, creates its row again and joins afresh: its candidacies went.
+		// The crashed node, back, creates its row again and joins afresh: its candidacies
+		// went.
 		assertThat(repository.heartbeat("crashed", "c-2", LEASE, -1)).isEqualTo(Candidacy.CREATED);
 		assertThat(repository.findAll("crashed", "c-2")).isEmpty();
 		assertThat(repository.liveCandidates("shared", LEASE)).extracting(Candidate::nodeId).containsExactly("live");
@@ -728,21 +760,25 @@ abstract class LeaseRepositoryContract {
 		LeaseRepository repository = repository();
 		joinAs(repository, "live", "kept");
 		assertThat(repository.create("kept", "live", LEASE)).isTrue();
-		// A purge age shorter than the time between two refreshes, as after a forward step of
+		// A purge age shorter than the time between two refreshes, as after a forward
+		// step of
 		// the database clock longer than the purge age: every row looks stale.
 		Duration maxAge = MOMENT;
 		Duration step = Duration.ofMillis(20);
 		advanceDatabaseClock(step);
 		repository.purge(maxAge);
-		// The live node refreshes its row between two purges, as it does every renew interval.
+		// The live node refreshes its row between two purges, as it does every renew
+		// interval.
 		assertThat(repository.heartbeat("live", "live-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 		advanceDatabaseClock(step);
 		repository.purge(maxAge);
 		assertThat(repository.heartbeat("live", "live-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 		assertThat(repository.liveCandidates("kept", Duration.ofHours(1))).extracting(Candidate::nodeId)
 			.containsExactly("live");
-		assertThat(repository.find("kept")).hasValueSatisfying((lease) -> assertThat(lease.leaderId()).isEqualTo("live"));
-		// A node that stopped refreshing goes at the second purge that finds its row unchanged.
+		assertThat(repository.find("kept"))
+			.hasValueSatisfying((lease) -> assertThat(lease.leaderId()).isEqualTo("live"));
+		// A node that stopped refreshing goes at the second purge that finds its row
+		// unchanged.
 		advanceDatabaseClock(step);
 		repository.purge(maxAge);
 		assertThat(repository.liveCandidates("kept", Duration.ofHours(1))).hasSize(1);
@@ -752,8 +788,8 @@ abstract class LeaseRepositoryContract {
 
 	/**
 	 * The purge deletes the candidacies of the node rows it deletes, and no others: a
-	 * candidacy whose node has no row yet (it joined before its first heartbeat) stays, and
-	 * so does the lease of its election, which has a candidate.
+	 * candidacy whose node has no row yet (it joined before its first heartbeat) stays,
+	 * and so does the lease of its election, which has a candidate.
 	 */
 	@Test
 	void purgeDeletesOnlyTheCandidaciesOfTheNodeRowsItDeletes() {
@@ -769,9 +805,9 @@ abstract class LeaseRepositoryContract {
 	}
 
 	/**
-	 * A lease that no candidate runs goes once its own expiry is older than the purge age,
-	 * even while its holder's session goes on: the holder left the election (its release
-	 * failed) and reads the lease no more.
+	 * A lease that no candidate runs goes once its own expiry is older than the purge
+	 * age, even while its holder's session goes on: the holder left the election (its
+	 * release failed) and reads the lease no more.
 	 */
 	@Test
 	void purgeDeletesALeaseNobodyRunsByItsOwnExpiryWhateverItsHoldersSession() {
@@ -801,20 +837,20 @@ abstract class LeaseRepositoryContract {
 			ran.set(true);
 			return t;
 		};
-		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "a", term - 1,
-				LEASE, work));
-		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "b", term,
-				LEASE, work));
-		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("missing", "a", term,
-				LEASE, work));
+		assertThatExceptionOfType(NotLeaderException.class)
+			.isThrownBy(() -> repository.runFenced("e", "a", term - 1, LEASE, work));
+		assertThatExceptionOfType(NotLeaderException.class)
+			.isThrownBy(() -> repository.runFenced("e", "b", term, LEASE, work));
+		assertThatExceptionOfType(NotLeaderException.class)
+			.isThrownBy(() -> repository.runFenced("missing", "a", term, LEASE, work));
 		// Work that fails fails the run with its exception, and leaves the fence free.
 		assertThatIllegalStateException().isThrownBy(() -> repository.runFenced("e", "a", term, LEASE, (t) -> {
 			throw new IllegalStateException("the work failed");
 		})).withMessage("the work failed");
 		assertThat(repository.reacquire("e", "a", term, LEASE)).isTrue();
 		long reacquired = repository.find("e").orElseThrow().term();
-		assertThatExceptionOfType(NotLeaderException.class).as("the term before").isThrownBy(() -> repository
-			.runFenced("e", "a", term, LEASE, work));
+		assertThatExceptionOfType(NotLeaderException.class).as("the term before")
+			.isThrownBy(() -> repository.runFenced("e", "a", term, LEASE, work));
 
 		// Kept by its holder's session, then run out.
 		assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.CREATED);
@@ -823,17 +859,17 @@ abstract class LeaseRepositoryContract {
 		advanceDatabaseClock(SECOND);
 		assertThat(repository.<Long>runFenced("s", "a", sessionTerm, LEASE, (t) -> t)).isEqualTo(sessionTerm);
 		advanceDatabaseClock(LEASE);
-		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "a", reacquired,
-				LEASE, work));
-		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("s", "a",
-				sessionTerm, LEASE, work));
+		assertThatExceptionOfType(NotLeaderException.class)
+			.isThrownBy(() -> repository.runFenced("e", "a", reacquired, LEASE, work));
+		assertThatExceptionOfType(NotLeaderException.class)
+			.isThrownBy(() -> repository.runFenced("s", "a", sessionTerm, LEASE, work));
 		assertThat(ran).isFalse();
 	}
 
 	/**
 	 * While fenced work runs, a batched change of holder leaves its lease alone, and a
-	 * single-row one waits for the work and fails; once the work is over, the lease changes
-	 * holder. The holder's refresh does not wait (I5, I9).
+	 * single-row one waits for the work and fails; once the work is over, the lease
+	 * changes holder. The holder's refresh does not wait (I5, I9).
 	 */
 	@Test
 	void insideFencedWorkABatchLeavesTheLeaseAloneAndAChangeOfHolderWaitsAndFails() {
@@ -855,10 +891,10 @@ abstract class LeaseRepositoryContract {
 
 	/**
 	 * A single-row change of holder that waited for fenced work and failed leaves no lock
-	 * behind: the batched changes after it, still inside the work, leave the lease alone at
-	 * once rather than wait for the failed change, and the holder's refresh does not wait
-	 * either (I5, I9). On a database whose server went on with the failed change until the
-	 * fence was free, it kept the lease row locked and the batches timed out.
+	 * behind: the batched changes after it, still inside the work, leave the lease alone
+	 * at once rather than wait for the failed change, and the holder's refresh does not
+	 * wait either (I5, I9). On a database whose server went on with the failed change
+	 * until the fence was free, it kept the lease row locked and the batches timed out.
 	 */
 	@Test
 	void insideFencedWorkAFailedChangeOfHolderLeavesTheBatchesAfterItFree() {
@@ -880,9 +916,9 @@ abstract class LeaseRepositoryContract {
 	}
 
 	/**
-	 * Run checks inside fenced work on lease {@code e} of node {@code a}, whose session is
-	 * live; then the lease is as it was, and {@code b} takes it over at the version that the
-	 * checks observed it expired at.
+	 * Run checks inside fenced work on lease {@code e} of node {@code a}, whose session
+	 * is live; then the lease is as it was, and {@code b} takes it over at the version
+	 * that the checks observed it expired at.
 	 */
 	private void insideFencedWorkOfTheLease(FencedChecks checks) {
 		LeaseRepository repository = repository();
@@ -890,7 +926,8 @@ abstract class LeaseRepositoryContract {
 		long term = repository.find("e").orElseThrow().term();
 		Map<String, LeaseObservation> expired = new HashMap<>();
 		assertThat(repository.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.CREATED);
-		// Held for longer than the waits of the changes of holder inside take on a database.
+		// Held for longer than the waits of the changes of holder inside take on a
+		// database.
 		Long result = repository.runFenced("e", "a", term, LEASE.multipliedBy(4), (t) -> {
 			checks.run(repository, term, expired);
 			return t;
@@ -917,8 +954,9 @@ abstract class LeaseRepositoryContract {
 	}
 
 	/**
-	 * A change of holder fails as a statement that timed out, whoever ended its wait; or as
-	 * a lock wait timeout where the database's own limit on lock waits comes first (H2).
+	 * A change of holder fails as a statement that timed out, whoever ended its wait; or
+	 * as a lock wait timeout where the database's own limit on lock waits comes first
+	 * (H2).
 	 */
 	private static void timesOut(ThrowingCallable change) {
 		assertThatException().isThrownBy(change)
@@ -927,8 +965,9 @@ abstract class LeaseRepositoryContract {
 	}
 
 	/**
-	 * The version of a node id's row as an instance that watched it for a lease would pass to
-	 * {@link LeaseRepository#heartbeat}; the watch itself is the heartbeat's (HeartbeatTests).
+	 * The version of a node id's row as an instance that watched it for a lease would
+	 * pass to {@link LeaseRepository#heartbeat}; the watch itself is the heartbeat's
+	 * (HeartbeatTests).
 	 */
 	private static long watched(LeaseRepository repository, String nodeId) {
 		NodeRowSighting row = repository.nodeRow(nodeId, LEASE);

@@ -23,8 +23,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Mass failover on a real database: three nodes in this process, one leading a thousand
- * elections stops dead (no release, as {@code kill -9}), and the two others lead every one
- * of them within a lease, a renew interval and a second (L = 3 s, R = 500 ms, as the
+ * elections stops dead (no release, as {@code kill -9}), and the two others lead every
+ * one of them within a lease, a renew interval and a second (L = 3 s, R = 500 ms, as the
  * benchmarks run): the take-overs go in batches, not one statement each.
  */
 class MassFailoverIntegrationTests {
@@ -88,7 +88,8 @@ class MassFailoverIntegrationTests {
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> names.stream().allMatch((name) -> b.election(name).isLeader() || c.election(name).isLeader()));
 		Duration failover = Duration.ofNanos(System.nanoTime() - crashed);
-		System.out.printf("[mass failover] %s: %d elections led elsewhere %d ms after the leader stopped (bound %d ms)%n",
+		System.out.printf(
+				"[mass failover] %s: %d elections led elsewhere %d ms after the leader stopped (bound %d ms)%n",
 				testDatabase, ELECTIONS, failover.toMillis(), BOUND.toMillis());
 		assertThat(failover).isLessThanOrEqualTo(BOUND);
 		for (String name : names) {
@@ -111,8 +112,8 @@ class MassFailoverIntegrationTests {
 		String rows = "(?, 1, 1, 0)" + ", (?, 1, 1, 0)".repeat(names.size() - 1);
 		jdbc.update("INSERT INTO " + TABLES.leaseTable() + " (election_name, term, version, expires_at) VALUES " + rows,
 				names.toArray());
-		jdbc.update("INSERT INTO " + TABLES.fenceTable() + " (election_name, term) VALUES "
-				+ "(?, 1)" + ", (?, 1)".repeat(names.size() - 1), names.toArray());
+		jdbc.update("INSERT INTO " + TABLES.fenceTable() + " (election_name, term) VALUES " + "(?, 1)"
+				+ ", (?, 1)".repeat(names.size() - 1), names.toArray());
 	}
 
 	private ElectionService service(ElectionDatabase database, String nodeId) {

@@ -27,8 +27,7 @@ final class RecordingListener implements LeadershipListener {
 	}
 
 	@Override
-	public void leaderChanged(String election, @Nullable String previousLeader, @Nullable String newLeader,
-			long term) {
+	public void leaderChanged(String election, @Nullable String previousLeader, @Nullable String newLeader, long term) {
 		this.events.add("changed " + previousLeader + " -> " + newLeader);
 	}
 

@@ -14,13 +14,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One node's path to the {@link SimulatedDatabase}, as its {@link LeaseRepository}: each
- * statement travels for a while (the other nodes act meanwhile), waits at the server for a
- * stall or for a fence row that fenced work holds, runs there on the database clock, and
- * its answer travels back. As a JDBC driver with a statement timeout does, it fails with a
- * timeout once the answer is later than the timeout (the statement may or may not have
- * been applied), fails at once when the node is cut off, and loses the answer when the
- * connection breaks after the statement ran. A process that paused meanwhile sees the
- * answer when it resumes; one that crashed never returns ({@link Simulation.ProcessEnded}).
+ * statement travels for a while (the other nodes act meanwhile), waits at the server for
+ * a stall or for a fence row that fenced work holds, runs there on the database clock,
+ * and its answer travels back. As a JDBC driver with a statement timeout does, it fails
+ * with a timeout once the answer is later than the timeout (the statement may or may not
+ * have been applied), fails at once when the node is cut off, and loses the answer when
+ * the connection breaks after the statement ran. A process that paused meanwhile sees the
+ * answer when it resumes; one that crashed never returns
+ * ({@link Simulation.ProcessEnded}).
  */
 final class SimulatedConnection implements LeaseRepository {
 
@@ -33,15 +34,22 @@ final class SimulatedConnection implements LeaseRepository {
 	private final long timeoutNanos;
 
 	/**
-	 * The instance whose heartbeat last held the node's row through this connection, as the
-	 * JDBC repository of a process remembers it and writes it into the leases it acquires.
+	 * The instance whose heartbeat last held the node's row through this connection, as
+	 * the JDBC repository of a process remembers it and writes it into the leases it
+	 * acquires.
 	 */
 	private @Nullable String session;
 
-	/** When this process's heartbeat got its node id (simulated time), -1 while it has not. */
+	/**
+	 * When this process's heartbeat got its node id (simulated time), -1 while it has
+	 * not.
+	 */
 	private long sessionSince = -1;
 
-	/** The node rows this node's last purge found stale, as its JDBC repository remembers them. */
+	/**
+	 * The node rows this node's last purge found stale, as its JDBC repository remembers
+	 * them.
+	 */
 	private Map<String, Long> staleAtLastPurge = Map.of();
 
 	SimulatedConnection(Simulation simulation, SimulatedDatabase database, SimulatedNode node,
@@ -52,7 +60,9 @@ final class SimulatedConnection implements LeaseRepository {
 		this.timeoutNanos = settings.statementTimeout().toNanos();
 	}
 
-	/** @return the process that sends now */
+	/**
+	 * @return the process that sends now
+	 */
 	int generation() {
 		return this.node.generation();
 	}
@@ -60,13 +70,13 @@ final class SimulatedConnection implements LeaseRepository {
 	/**
 	 * Send one statement of the running process and wait for its answer.
 	 * @param statement the statement's name, for the trace
-	 * @param fenced the election whose fence row a single-row change of holder waits for, or
-	 * {@code null}
+	 * @param fenced the election whose fence row a single-row change of holder waits for,
+	 * or {@code null}
 	 * @param action what the statement does at the server
 	 */
 	private <T> T send(String statement, @Nullable String fenced, Function<InMemoryLeaseDatabase, T> action) {
-		return send(statement, this.node.generation(),
-				(fenced != null) ? (server) -> server.fenceBusy(fenced) : null, action);
+		return send(statement, this.node.generation(), (fenced != null) ? (server) -> server.fenceBusy(fenced) : null,
+				action);
 	}
 
 	/**
@@ -94,7 +104,8 @@ final class SimulatedConnection implements LeaseRepository {
 			throw new Simulation.ProcessEnded();
 		}
 		this.node.beforeSending(statement);
-		// A paused process sends nothing until it resumes: what it decided before waits too.
+		// A paused process sends nothing until it resumes: what it decided before waits
+		// too.
 		this.node.resume(generation);
 		long sent = this.simulation.now();
 		boolean sentInFaults = this.simulation.faultPhase();
@@ -112,7 +123,8 @@ final class SimulatedConnection implements LeaseRepository {
 			throw new IllegalStateException("database unreachable: " + statement, new ConnectException("refused"));
 		}
 		this.simulation.advanceTo(sent + this.simulation.latency());
-		// At the server: wait for a stall, and a single-row change of holder for its fence row.
+		// At the server: wait for a stall, and a single-row change of holder for its
+		// fence row.
 		this.simulation.advanceTo(Math.min(this.database.stalledUntil(), deadline + this.timeoutNanos));
 		while (waitsWhile != null && waitsWhile.test(server) && this.simulation.now() < deadline) {
 			this.simulation.step(deadline);
@@ -131,12 +143,14 @@ final class SimulatedConnection implements LeaseRepository {
 		this.simulation.trace(this.node.label(), statement);
 		T answer = action.apply(server);
 		if (sentInFaults && !this.simulation.faultPhase()) {
-			// Held up by the faults until after them (a process that crashed meanwhile may
+			// Held up by the faults until after them (a process that crashed meanwhile
+			// may
 			// still have its session refreshed so): the quiet phase counts from here.
 			this.simulation.faultEndedLate(this.simulation.now());
 		}
 		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
-		// An answer that arrived in time waits in the socket for a process that paused meanwhile.
+		// An answer that arrived in time waits in the socket for a process that paused
+		// meanwhile.
 		long arrived = this.simulation.now();
 		this.node.onAnswer(statement);
 		this.node.resume(generation);
@@ -162,12 +176,14 @@ final class SimulatedConnection implements LeaseRepository {
 
 	@Override
 	public boolean create(String election, String nodeId, Duration lease) {
-		return send("create", null, (server) -> server.asSession(nodeId, this.session, () -> server.create(election, nodeId, lease)));
+		return send("create", null,
+				(server) -> server.asSession(nodeId, this.session, () -> server.create(election, nodeId, lease)));
 	}
 
 	@Override
 	public List<LeaseState> createAll(String nodeId, List<String> elections, Duration lease) {
-		return send("createAll", null, (server) -> server.asSession(nodeId, this.session, () -> server.createAll(nodeId, elections, lease)));
+		return send("createAll", null,
+				(server) -> server.asSession(nodeId, this.session, () -> server.createAll(nodeId, elections, lease)));
 	}
 
 	@Override
@@ -177,17 +193,18 @@ final class SimulatedConnection implements LeaseRepository {
 
 	@Override
 	public boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease) {
-		return send("takeOver", election, (server) -> server.asSession(nodeId, this.session, () -> server.takeOver(election, nodeId, observed, lease)));
+		return send("takeOver", election, (server) -> server.asSession(nodeId, this.session,
+				() -> server.takeOver(election, nodeId, observed, lease)));
 	}
 
 	@Override
 	public List<LeaseState> takeOverAll(String nodeId, Map<String, LeaseObservation> observed, Duration lease) {
-		return send("takeOverAll", null, (server) -> server.asSession(nodeId, this.session, () -> server.takeOverAll(nodeId, observed, lease)));
+		return send("takeOverAll", null,
+				(server) -> server.asSession(nodeId, this.session, () -> server.takeOverAll(nodeId, observed, lease)));
 	}
 
 	@Override
-	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId,
-			Duration lease) {
+	public List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease) {
 		return send("handOverAll", null, (server) -> server.handOverAll(fromNodeId, terms, toNodeId, lease));
 	}
 
@@ -255,8 +272,10 @@ final class SimulatedConnection implements LeaseRepository {
 				(server) -> server.heartbeat(nodeId, instanceId, staleAfter, inheritVersion));
 		this.session = (candidacy != Candidacy.IN_USE) ? instanceId : null;
 		if (candidacy == Candidacy.IN_USE) {
-			// Another instance holds the id: also where this one had it, and a failover to a
-			// replica that had not applied its take-over handed it back to a crashed instance.
+			// Another instance holds the id: also where this one had it, and a failover
+			// to a
+			// replica that had not applied its take-over handed it back to a crashed
+			// instance.
 			this.sessionSince = -1;
 		}
 		else if (candidacy != Candidacy.HELD) {
@@ -332,23 +351,23 @@ final class SimulatedConnection implements LeaseRepository {
 
 	/**
 	 * The fence check runs at the server, then the work runs in the node while the
-	 * transaction holds the fence row (no statement timeout: the transaction is as long as
-	 * the work), then the commit travels to the server: it fails if the connection broke,
-	 * the server failed over, or the server dropped the session for holding the transaction
-	 * open longer than {@code maxHoldTime}. The simulation's checker sees every commit that
-	 * succeeded, and its answer may still be lost on the way back.
+	 * transaction holds the fence row (no statement timeout: the transaction is as long
+	 * as the work), then the commit travels to the server: it fails if the connection
+	 * broke, the server failed over, or the server dropped the session for holding the
+	 * transaction open longer than {@code maxHoldTime}. The simulation's checker sees
+	 * every commit that succeeded, and its answer may still be lost on the way back.
 	 */
 	@Override
 	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
 			FencedCallback<T> callback) {
 		int generation = this.node.generation();
-		return fenced("runFenced " + election + " term " + term, generation, (server, opened) -> server
-			.runFenced(election, nodeId, term, maxHoldTime, (fencedTerm) -> {
-				T done = callback.doInFence(fencedTerm);
-				commit(server, generation, opened, maxHoldTime);
-				this.simulation.checker().fencedCommit(server, election, nodeId, fencedTerm);
-				return done;
-			}));
+		return fenced("runFenced " + election + " term " + term, generation,
+				(server, opened) -> server.runFenced(election, nodeId, term, maxHoldTime, (fencedTerm) -> {
+					T done = callback.doInFence(fencedTerm);
+					commit(server, generation, opened, maxHoldTime);
+					this.simulation.checker().fencedCommit(server, election, nodeId, fencedTerm);
+					return done;
+				}));
 	}
 
 	/**
@@ -356,7 +375,8 @@ final class SimulatedConnection implements LeaseRepository {
 	 * work in the node meanwhile, and its answer may be lost on the way back.
 	 * @param what for the trace
 	 * @param generation the process that runs it
-	 * @param transaction the transaction at the server, given the server and the time it opened
+	 * @param transaction the transaction at the server, given the server and the time it
+	 * opened
 	 */
 	<T> T fenced(String what, int generation, FencedTransaction<T> transaction) {
 		this.node.resume(generation);
@@ -378,9 +398,9 @@ final class SimulatedConnection implements LeaseRepository {
 	}
 
 	/**
-	 * The commit of a fenced transaction travels to the server: it fails if the connection
-	 * broke, the server failed over, or the server dropped the session for holding the
-	 * transaction open longer than {@code maxHoldTime}.
+	 * The commit of a fenced transaction travels to the server: it fails if the
+	 * connection broke, the server failed over, or the server dropped the session for
+	 * holding the transaction open longer than {@code maxHoldTime}.
 	 * @param server the server the transaction opened on
 	 * @param generation the process that runs it
 	 * @param opened when it opened

@@ -11,12 +11,13 @@ import org.jspecify.annotations.Nullable;
 /**
  * The database of a {@link Simulation}: a primary server (the rows and statements of
  * {@link InMemoryLeaseDatabase}, which runs the repository contract tests as the JDBC
- * repositories do, and the cluster locks' rows of {@link InMemoryLockRepository}, in the same
- * database: one clock, one replica, one failover), an asynchronous replica that a failover promotes with whatever it had
- * applied (the newest writes lost), a clock that can step forward and back, and the network
- * path of each node, which can be cut. The replica applies every write as it commits until it
- * is stopped ({@link #stopReplica}). Statements reach it through each node's
- * {@link SimulatedConnection}, which adds latency, timeouts and lost replies.
+ * repositories do, and the cluster locks' rows of {@link InMemoryLockRepository}, in the
+ * same database: one clock, one replica, one failover), an asynchronous replica that a
+ * failover promotes with whatever it had applied (the newest writes lost), a clock that
+ * can step forward and back, and the network path of each node, which can be cut. The
+ * replica applies every write as it commits until it is stopped ({@link #stopReplica}).
+ * Statements reach it through each node's {@link SimulatedConnection}, which adds
+ * latency, timeouts and lost replies.
  */
 final class SimulatedDatabase {
 
@@ -71,20 +72,25 @@ final class SimulatedDatabase {
 
 	/**
 	 * The server drops a session whose transaction has held a fence row open for its
-	 * maximum hold time (PostgreSQL's idle_in_transaction_session_timeout, the MySQL session's
-	 * wait_timeout), which frees the fence for a change of holder; the work's commit then fails.
+	 * maximum hold time (PostgreSQL's idle_in_transaction_session_timeout, the MySQL
+	 * session's wait_timeout), which frees the fence for a change of holder; the work's
+	 * commit then fails.
 	 */
 	private void dropsLongFenceHolds(InMemoryLeaseDatabase server) {
-		server.onFenceHold((maxHoldTime, end) -> this.simulation.at(this.simulation.now() + maxHoldTime.toNanos(),
-				null, end));
+		server.onFenceHold(
+				(maxHoldTime, end) -> this.simulation.at(this.simulation.now() + maxHoldTime.toNanos(), null, end));
 	}
 
-	/** @return the server that answers now */
+	/**
+	 * @return the server that answers now
+	 */
 	InMemoryLeaseDatabase server() {
 		return this.primary;
 	}
 
-	/** @return the lock rows of the server that answers now */
+	/**
+	 * @return the lock rows of the server that answers now
+	 */
 	InMemoryLockRepository locks() {
 		return this.primaryLocks;
 	}
@@ -146,15 +152,14 @@ final class SimulatedDatabase {
 	}
 
 	/**
-	 * Promote the replica: every connection to the old primary breaks, and what the replica
-	 * had not applied is lost. The promoted server has an identity of its own.
+	 * Promote the replica: every connection to the old primary breaks, and what the
+	 * replica had not applied is lost. The promoted server has an identity of its own.
 	 */
 	void failOver() {
 		InMemoryLeaseDatabase promoted = (this.replica != null) ? this.replica : this.primary.copy();
 		InMemoryLockRepository promotedLocks = (this.replicaLocks != null) ? this.replicaLocks
 				: this.primaryLocks.copy();
-		InMemoryPartitionPins promotedPins = (this.replicaPins != null) ? this.replicaPins
-				: this.primaryPins.copy();
+		InMemoryPartitionPins promotedPins = (this.replicaPins != null) ? this.replicaPins : this.primaryPins.copy();
 		this.failovers++;
 		promoted.failOver("server-" + (this.failovers + 1));
 		dropsLongFenceHolds(promoted);
@@ -200,7 +205,8 @@ final class SimulatedDatabase {
 	}
 
 	/**
-	 * The pins of partition groups, kept in this database ({@link InMemoryPartitionPins}), each call one statement of a node through its
+	 * The pins of partition groups, kept in this database
+	 * ({@link InMemoryPartitionPins}), each call one statement of a node through its
 	 * connection: latency, cuts, timeouts and lost answers as for the lease statements.
 	 * @param connection the node's connection
 	 * @return the pins as that node reads and writes them

@@ -14,13 +14,14 @@ import io.github.dbleader.election.lock.LockState;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One process's lock statements ({@link LockRepository}) on the {@link SimulatedDatabase}'s
- * lock rows, sent through the node's {@link SimulatedConnection}: the same latency, stalls,
- * timeouts, lost answers and cuts as its lease statements. As {@code JdbcLockRepository}
- * does, a take of an expired lock and an operator's release write the lock's fence row, and
- * so wait for a fenced run that holds it, until the statement timeout, then fail; extensions
- * and the holder's release do not wait. Bound to one process: once it ends, its statements
- * are never sent (a crashed process's {@code finally} blocks do not reach the database).
+ * One process's lock statements ({@link LockRepository}) on the
+ * {@link SimulatedDatabase}'s lock rows, sent through the node's
+ * {@link SimulatedConnection}: the same latency, stalls, timeouts, lost answers and cuts
+ * as its lease statements. As {@code JdbcLockRepository} does, a take of an expired lock
+ * and an operator's release write the lock's fence row, and so wait for a fenced run that
+ * holds it, until the statement timeout, then fail; extensions and the holder's release
+ * do not wait. Bound to one process: once it ends, its statements are never sent (a
+ * crashed process's {@code finally} blocks do not reach the database).
  */
 final class SimulatedLockConnection implements LockRepository {
 
@@ -54,7 +55,10 @@ final class SimulatedLockConnection implements LockRepository {
 		});
 	}
 
-	/** Whether a take of a lock waits: it has expired, and a fenced run holds its fence row. */
+	/**
+	 * Whether a take of a lock waits: it has expired, and a fenced run holds its fence
+	 * row.
+	 */
 	private Predicate<InMemoryLockRepository> takeWaits(String key) {
 		return (locks) -> {
 			InMemoryLockRepository.Row row = locks.row(key);
@@ -66,7 +70,8 @@ final class SimulatedLockConnection implements LockRepository {
 	public OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
 		return send("tryLock " + key, takeWaits(key), (locks) -> {
 			OptionalLong term = locks.tryLock(key, nodeId, atMostFor);
-			// As the database applies it: answers may arrive in another order, or be lost.
+			// As the database applies it: answers may arrive in another order, or be
+			// lost.
 			term.ifPresent((taken) -> this.simulation.checker().lockTaken(key, nodeId, taken));
 			return term;
 		});
@@ -102,9 +107,9 @@ final class SimulatedLockConnection implements LockRepository {
 
 	/**
 	 * The fence check runs at the server, then the work runs in the node while the
-	 * transaction holds the lock's fence row, then the commit travels to the server, as for
-	 * an election's fenced work ({@link SimulatedConnection#runFenced}). The checker sees
-	 * every commit that succeeded.
+	 * transaction holds the lock's fence row, then the commit travels to the server, as
+	 * for an election's fenced work ({@link SimulatedConnection#runFenced}). The checker
+	 * sees every commit that succeeded.
 	 */
 	@Override
 	public <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term, Duration maxHoldTime,

@@ -21,10 +21,10 @@ import org.jspecify.annotations.Nullable;
  * watchdog ({@link AnnouncedBeliefs#check}) every quarter renew interval, its
  * {@link Election}s, its {@link ClusterLocks} (their keep-alive's rounds every renew
  * interval), and the application's fenced work, lock runs and operator calls, each as
- * events in simulated time on the simulation's one thread. Its monotonic clock drifts from simulated
- * time by a rate of its own. It can pause (every event and every answer waits), crash (it
- * never returns from what it was doing), stop gracefully, and start again with the same node
- * id as a new instance.
+ * events in simulated time on the simulation's one thread. Its monotonic clock drifts
+ * from simulated time by a rate of its own. It can pause (every event and every answer
+ * waits), crash (it never returns from what it was doing), stop gracefully, and start
+ * again with the same node id as a new instance.
  */
 final class SimulatedNode {
 
@@ -44,12 +44,17 @@ final class SimulatedNode {
 	/** The lock runs under way in the running process, as their task sees them. */
 	private final List<LockHolding> holdings = new ArrayList<>();
 
-	/** Moved on by every start and end of the process: events and calls of an older one are void. */
+	/**
+	 * Moved on by every start and end of the process: events and calls of an older one
+	 * are void.
+	 */
 	private int generation;
 
 	private boolean running;
 
-	/** The running process's instance id, as its heartbeat writes it into the node's row. */
+	/**
+	 * The running process's instance id, as its heartbeat writes it into the node's row.
+	 */
 	private String instanceId;
 
 	private long pausedUntil;
@@ -61,9 +66,9 @@ final class SimulatedNode {
 	private long roundStartedAt = -1;
 
 	/**
-	 * When the last round that took longer than a renew interval ended: one thread holds the
-	 * whole simulation, so a round whose statement waited while another process's long work
-	 * ran nested in it returns late, as after a pause of its process.
+	 * When the last round that took longer than a renew interval ended: one thread holds
+	 * the whole simulation, so a round whose statement waited while another process's
+	 * long work ran nested in it returns late, as after a pause of its process.
 	 */
 	private long lateRoundEndedAt;
 
@@ -77,27 +82,47 @@ final class SimulatedNode {
 
 	private boolean inRound;
 
-	/** The running process's election service, whose rounds and watchdog run as events here. */
+	/**
+	 * The running process's election service, whose rounds and watchdog run as events
+	 * here.
+	 */
 	private @Nullable ElectionService service;
 
-	/** The running process's partition groups, whose balancing steps run as events here. */
+	/**
+	 * The running process's partition groups, whose balancing steps run as events here.
+	 */
 	private @Nullable PartitionGroups groups;
 
-	/** The running process's member of the simulation's partition group, or {@code null} while it left it. */
+	/**
+	 * The running process's member of the simulation's partition group, or {@code null}
+	 * while it left it.
+	 */
 	private @Nullable PartitionGroup group;
 
-	/** The rounds that came while one was under way: they run after it, on the heartbeat's one thread. */
+	/**
+	 * The rounds that came while one was under way: they run after it, on the heartbeat's
+	 * one thread.
+	 */
 	private final List<Runnable> afterRound = new ArrayList<>();
 
-	/** Whether the service of the running process stopped its rounds (a graceful stop under way). */
+	/**
+	 * Whether the service of the running process stopped its rounds (a graceful stop
+	 * under way).
+	 */
 	private boolean roundsStopped;
 
 	private final List<String> electionNames;
 
-	/** The elections this process runs, at the index of their name in {@link #electionNames}: what the checker reads after every event. */
+	/**
+	 * The elections this process runs, at the index of their name in
+	 * {@link #electionNames}: what the checker reads after every event.
+	 */
 	private final Election[] byIndex;
 
-	/** Tells the checker of every grant, as it is announced, and the partition groups of it. */
+	/**
+	 * Tells the checker of every grant, as it is announced, and the partition groups of
+	 * it.
+	 */
 	private final LeadershipListener listener = new LeadershipListener() {
 		@Override
 		public void granted(String election, String nodeId, long term) {
@@ -133,7 +158,9 @@ final class SimulatedNode {
 		return this.id;
 	}
 
-	/** @return the instance id of the process, for the trace */
+	/**
+	 * @return the instance id of the process, for the trace
+	 */
 	String label() {
 		return this.instanceId;
 	}
@@ -158,7 +185,9 @@ final class SimulatedNode {
 	 * Since when the process has run without a pause: in the future while it is paused.
 	 * @return simulated time
 	 */
-	/** @return when this process last got its node id, or -1 if it has not */
+	/**
+	 * @return when this process last got its node id, or -1 if it has not
+	 */
 	long sessionSince() {
 		return this.connection.sessionSince();
 	}
@@ -171,14 +200,16 @@ final class SimulatedNode {
 		return Math.max(Math.max(this.startedAt, this.pausedUntil), this.lateRoundEndedAt);
 	}
 
-	/** @return whether the process runs the election now */
+	/**
+	 * @return whether the process runs the election now
+	 */
 	boolean runs(String election) {
 		return this.running && this.service.findElection(election) != null;
 	}
 
 	/**
-	 * Start a new process with this node id: a new instance, a new clock, every configured
-	 * election joined; its first heartbeat comes within a renew interval.
+	 * Start a new process with this node id: a new instance, a new clock, every
+	 * configured election joined; its first heartbeat comes within a renew interval.
 	 */
 	void start() {
 		this.generation++;
@@ -190,7 +221,8 @@ final class SimulatedNode {
 		this.instanceId = instanceId;
 		Random random = this.simulation.random();
 		long base = random.nextLong() >>> 8;
-		// Within what the guard allows: a tenth of a percent either way, now and then a percent.
+		// Within what the guard allows: a tenth of a percent either way, now and then a
+		// percent.
 		double drift = (random.nextInt(10) == 0 ? 0.01 : 0.001) * (2 * random.nextDouble() - 1);
 		long startedAt = this.simulation.now();
 		this.startedAt = startedAt;
@@ -207,17 +239,18 @@ final class SimulatedNode {
 		for (String name : this.electionNames) {
 			join(name);
 		}
-		this.groups = PartitionGroupsWithoutThreads.create(this.simulation.database().pins(this.connection), processClock,
-				this::balancingSteps);
+		this.groups = PartitionGroupsWithoutThreads.create(this.simulation.database().pins(this.connection),
+				processClock, this::balancingSteps);
 		joinGroup();
-		this.simulation.trace(this.instanceId, "started as " + instanceId + " (drift " + String.format("%.4f", drift) + ")");
+		this.simulation.trace(this.instanceId,
+				"started as " + instanceId + " (drift " + String.format("%.4f", drift) + ")");
 		this.service.start();
 	}
 
 	/**
-	 * The service's heartbeat rounds and watchdog checks as events of this process: the first
-	 * round within a renew interval, each next a renew interval after the previous one started;
-	 * the watchdog every quarter renew interval; listener callbacks at once.
+	 * The service's heartbeat rounds and watchdog checks as events of this process: the
+	 * first round within a renew interval, each next a renew interval after the previous
+	 * one started; the watchdog every quarter renew interval; listener callbacks at once.
 	 */
 	private ElectionService.Scheduled scheduled(Runnable round, Runnable watchdog, ElectionSettings settings) {
 		long renew = settings.renewInterval().toNanos();
@@ -269,7 +302,9 @@ final class SimulatedNode {
 		};
 	}
 
-	/** Join an election, as the application does with {@link ElectionService#election}. */
+	/**
+	 * Join an election, as the application does with {@link ElectionService#election}.
+	 */
 	void join(String name) {
 		if (!this.running) {
 			return;
@@ -292,16 +327,18 @@ final class SimulatedNode {
 		this.service.leave(name);
 		if (duringFaults && !this.simulation.faultPhase()) {
 			// Left during the faults, done after them (its release waited): a join of the
-			// election since (the heal's) may have been undone by the leave's removal of the
-			// candidacy; the node joins again once a read shows it missing, within two rounds
+			// election since (the heal's) may have been undone by the leave's removal of
+			// the
+			// candidacy; the node joins again once a read shows it missing, within two
+			// rounds
 			// (seed 20094587).
 			this.simulation.faultEndedLate(this.simulation.now() + 2 * this.settings.renewInterval().toNanos());
 		}
 	}
 
 	/**
-	 * A heartbeat round of the service, on its heartbeat thread; then, if it is the regular
-	 * one, the next a renew interval after this one started.
+	 * A heartbeat round of the service, on its heartbeat thread; then, if it is the
+	 * regular one, the next a renew interval after this one started.
 	 */
 	private void round(Runnable round, Runnable again, boolean regular) {
 		if (this.roundsStopped) {
@@ -309,7 +346,8 @@ final class SimulatedNode {
 		}
 		for (Election election : this.service.elections()) {
 			if (monitorHeld(election)) {
-				// A release of that election holds its monitor further up: the round waits for it,
+				// A release of that election holds its monitor further up: the round
+				// waits for it,
 				// which counts as a round under way (a hidden pause once it lasts).
 				if (this.roundStartedAt < 0) {
 					this.roundStartedAt = this.simulation.now();
@@ -319,7 +357,8 @@ final class SimulatedNode {
 			}
 		}
 		if (this.inRound) {
-			// The heartbeat's one thread is in a round further up: this one comes right after it.
+			// The heartbeat's one thread is in a round further up: this one comes right
+			// after it.
 			this.afterRound.add(again);
 			return;
 		}
@@ -339,8 +378,8 @@ final class SimulatedNode {
 				if (this.simulation.now() - started > this.settings.renewInterval().toNanos()) {
 					this.lateRoundEndedAt = this.simulation.now();
 				}
-				this.afterRound.forEach((waiting) -> this.simulation.schedule(this.simulation.now(), this, generation,
-						waiting));
+				this.afterRound
+					.forEach((waiting) -> this.simulation.schedule(this.simulation.now(), this, generation, waiting));
 				this.afterRound.clear();
 			}
 		}
@@ -368,13 +407,17 @@ final class SimulatedNode {
 		return () -> stopped[0] = true;
 	}
 
-	/** Join the simulation's partition group and start balancing, if this process is not a member. */
+	/**
+	 * Join the simulation's partition group and start balancing, if this process is not a
+	 * member.
+	 */
 	void joinGroup() {
 		if (!this.running || this.group != null || this.simulation.partitions() == 0) {
 			return;
 		}
 		if (Thread.holdsLock(this.groups)) {
-			// A close of the group holds the registry's monitor further up (its leaves wait for
+			// A close of the group holds the registry's monitor further up (its leaves
+			// wait for
 			// the database): in a process, this call would wait for it.
 			this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, this::joinGroup);
 			return;
@@ -421,7 +464,8 @@ final class SimulatedNode {
 	}
 
 	/**
-	 * Whether this process believes it owns a partition now ({@link PartitionGroup#isOwner}).
+	 * Whether this process believes it owns a partition now
+	 * ({@link PartitionGroup#isOwner}).
 	 * @param partition the partition
 	 * @return {@code true} if so
 	 */
@@ -430,12 +474,16 @@ final class SimulatedNode {
 		return current != null && current.isOwner(partition);
 	}
 
-	/** @return the running process's member of the partition group, or {@code null} */
+	/**
+	 * @return the running process's member of the partition group, or {@code null}
+	 */
 	@Nullable PartitionGroup group() {
 		return this.running ? this.group : null;
 	}
 
-	/** @return how this process sees a partition, for a report */
+	/**
+	 * @return how this process sees a partition, for a report
+	 */
 	String describePartition(int partition) {
 		PartitionGroup current = this.running ? this.group : null;
 		if (current == null) {
@@ -443,20 +491,23 @@ final class SimulatedNode {
 		}
 		Election election = current.election(partition);
 		return this.instanceId + ": candidate " + election.loop().candidate() + ", last seen "
-				+ election.lastSeenLease().map((sighting) -> sighting.lease().leaderId() + "/" + sighting.lease().term())
+				+ election.lastSeenLease()
+					.map((sighting) -> sighting.lease().leaderId() + "/" + sighting.lease().term())
 					.orElse("nothing")
 				+ ", target " + current.status().partitions().get(partition).target();
 	}
 
-	/** @return the term this process owns a partition with, or -1 */
+	/**
+	 * @return the term this process owns a partition with, or -1
+	 */
 	long partitionTerm(int partition) {
 		PartitionGroup current = this.group;
 		return (current != null) ? current.term(partition) : -1;
 	}
 
 	/**
-	 * Whether a caller further up the simulation's one thread holds the election's monitor:
-	 * in a process, this caller would wait for it.
+	 * Whether a caller further up the simulation's one thread holds the election's
+	 * monitor: in a process, this caller would wait for it.
 	 */
 	private static boolean monitorHeld(Election election) {
 		return Thread.holdsLock(election.loop());
@@ -486,7 +537,10 @@ final class SimulatedNode {
 		}
 	}
 
-	/** An operator forces leadership of an election to a node, through this node's endpoint. */
+	/**
+	 * An operator forces leadership of an election to a node, through this node's
+	 * endpoint.
+	 */
 	void forceLeader(String name, String target) {
 		Election election = this.service.findElection(name);
 		if (election == null) {
@@ -525,8 +579,8 @@ final class SimulatedNode {
 	}
 
 	/**
-	 * Start the keep-alive's rounds of the running process in simulated time, each a renew
-	 * interval after the previous one ended, as the keeper's thread runs them.
+	 * Start the keep-alive's rounds of the running process in simulated time, each a
+	 * renew interval after the previous one ended, as the keeper's thread runs them.
 	 * @return what stops them
 	 */
 	private Runnable keepAliveRounds(Runnable round, Duration interval) {
@@ -538,8 +592,10 @@ final class SimulatedNode {
 				return;
 			}
 			if (this.holdings.stream().anyMatch((holding) -> Thread.holdsLock(holding.lock()))) {
-				// A statement of a run's own on one of the kept locks is under way further up the
-				// simulation's one thread: in a process, the keeper would wait for it (here a little
+				// A statement of a run's own on one of the kept locks is under way
+				// further up the
+				// simulation's one thread: in a process, the keeper would wait for it
+				// (here a little
 				// longer, which only delays the renewal).
 				this.simulation.schedule(this.simulation.now() + 20_000_000L, this, generation, next[0]);
 				return;
@@ -568,8 +624,8 @@ final class SimulatedNode {
 			boolean ran = this.locks.runLocked(name, work.atMostFor(), work.atLeastFor(), work.release(), (lock) -> {
 				holding[0] = new LockHolding(name, lock, startedAt, this.simulation.now());
 				this.holdings.add(holding[0]);
-				this.simulation.trace(this.instanceId, "runs under lock " + name + " term " + lock.term() + " for "
-						+ work.steps().length + " steps");
+				this.simulation.trace(this.instanceId,
+						"runs under lock " + name + " term " + lock.term() + " for " + work.steps().length + " steps");
 				if (work.keepAliveFor() != null) {
 					lock.keepAlive(work.keepAliveFor());
 				}
@@ -600,7 +656,8 @@ final class SimulatedNode {
 			}
 		}
 		catch (RuntimeException ex) {
-			// An extension threw: the run fails, and its lock is released if it was to be.
+			// An extension threw: the run fails, and its lock is released if it was to
+			// be.
 			this.simulation.trace(this.instanceId, "run under lock " + name + " failed: " + ex.getMessage());
 		}
 		catch (Exception ex) {
@@ -640,7 +697,9 @@ final class SimulatedNode {
 		return this.locks.tryLock(name, Duration.ofSeconds(1), Duration.ZERO).map(HeldLock::release).isPresent();
 	}
 
-	/** @return the lock runs under way in this process, if it runs */
+	/**
+	 * @return the lock runs under way in this process, if it runs
+	 */
 	List<LockHolding> holdings() {
 		return this.running ? this.holdings : List.of();
 	}
@@ -670,16 +729,20 @@ final class SimulatedNode {
 		}
 		this.simulation.trace(this.instanceId, "stopping");
 		if (this.group != null) {
-			// The application's context stops the groups' balancing before the election service.
+			// The application's context stops the groups' balancing before the election
+			// service.
 			this.group.stop();
 		}
 		this.service.stop();
 		this.locks.close();
 		end();
 		if (!this.simulation.faultPhase()) {
-			// The faults ended while the stop's statements waited, and the heal found this
-			// process still running: it starts again now, as every process is up in the quiet
-			// phase (seed 20003464 of the bounded-liveness check: partition 1 handed to node c,
+			// The faults ended while the stop's statements waited, and the heal found
+			// this
+			// process still running: it starts again now, as every process is up in the
+			// quiet
+			// phase (seed 20003464 of the bounded-liveness check: partition 1 handed to
+			// node c,
 			// which no process ran to the end).
 			this.simulation.at(this.simulation.now(), "restart " + this.id + " after its stop", () -> {
 				if (!this.running) {
@@ -710,8 +773,8 @@ final class SimulatedNode {
 	}
 
 	/**
-	 * For a scripted scenario: pause the process as the answer to a statement arrives, so that
-	 * it acts on that answer only when it resumes.
+	 * For a scripted scenario: pause the process as the answer to a statement arrives, so
+	 * that it acts on that answer only when it resumes.
 	 * @param statement the statement's name
 	 * @param nanos how long
 	 */
@@ -744,8 +807,8 @@ final class SimulatedNode {
 	}
 
 	/**
-	 * A call of this process returns: after its pause, if it paused meanwhile; never, if it
-	 * ended.
+	 * A call of this process returns: after its pause, if it paused meanwhile; never, if
+	 * it ended.
 	 * @param generation the process that made the call
 	 */
 	void resume(int generation) {
@@ -787,6 +850,7 @@ final class SimulatedNode {
 
 	/**
 	 * A lock run under way, as its task sees it.
+	 *
 	 * @param name the lock's name
 	 * @param lock the acquisition
 	 * @param startedAt simulated time the run started, before its try was sent
@@ -797,6 +861,7 @@ final class SimulatedNode {
 
 	/**
 	 * What a lock run does.
+	 *
 	 * @param atMostFor its {@code atMostFor}
 	 * @param atLeastFor its {@code atLeastFor}
 	 * @param release whether it releases the lock when it ends
@@ -809,6 +874,7 @@ final class SimulatedNode {
 
 	/**
 	 * One step of a lock run.
+	 *
 	 * @param nanos how long it works first
 	 * @param extendFor the {@code atMostFor} of an extension then, or {@code null}
 	 * @param fencedNanos how long a fenced transaction then works, or 0 for none

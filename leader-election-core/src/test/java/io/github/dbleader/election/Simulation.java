@@ -20,21 +20,24 @@ import org.jspecify.annotations.Nullable;
  * A deterministic simulation of a cluster running the election core's own classes
  * ({@link Heartbeat}, {@link ElectionLoop}, {@link Election}, the watchdog) over a
  * {@link SimulatedDatabase}, in simulated time on one thread: every source of
- * nondeterminism (clocks, latencies, faults, the order of events) comes from one generator
- * seeded by the schedule's seed, so a seed replays exactly.
+ * nondeterminism (clocks, latencies, faults, the order of events) comes from one
+ * generator seeded by the schedule's seed, so a seed replays exactly.
  *
- * <p>Events run in time order. A statement takes time: while one node waits for its answer,
- * the events due meanwhile run (other nodes' rounds, its own watchdog, faults), nested on the
- * same thread, so that every interleaving of statements the real threads allow can happen.
- * After every event the {@link SimulationChecker} checks the invariants over the whole
- * cluster.
+ * <p>
+ * Events run in time order. A statement takes time: while one node waits for its answer,
+ * the events due meanwhile run (other nodes' rounds, its own watchdog, faults), nested on
+ * the same thread, so that every interleaving of statements the real threads allow can
+ * happen. After every event the {@link SimulationChecker} checks the invariants over the
+ * whole cluster.
  *
- * <p>A schedule ({@link #run}) has a fault phase, in which a nemesis composes process
- * pauses, crashes and restarts with the same node id, graceful stops, network cuts per node,
- * database stalls, database clock steps, failovers to a replica that lost the newest writes
- * (with cuts around them), forced hand-overs, re-elections, releases, leaves and joins, and
- * fenced work that holds fences for long; then a quiet phase without faults, at whose end
- * every election must have exactly one leader and no forced request may be pending.
+ * <p>
+ * A schedule ({@link #run}) has a fault phase, in which a nemesis composes process
+ * pauses, crashes and restarts with the same node id, graceful stops, network cuts per
+ * node, database stalls, database clock steps, failovers to a replica that lost the
+ * newest writes (with cuts around them), forced hand-overs, re-elections, releases,
+ * leaves and joins, and fenced work that holds fences for long; then a quiet phase
+ * without faults, at whose end every election must have exactly one leader and no forced
+ * request may be pending.
  */
 final class Simulation {
 
@@ -49,15 +52,19 @@ final class Simulation {
 
 	static final ElectionSettings SETTINGS = new ElectionSettings(LEASE, RENEW, GUARD, STATEMENT_TIMEOUT);
 
-	/** The longest a lock run asks the database to hold its lock at once: an atMostFor, an extension, a lease. */
+	/**
+	 * The longest a lock run asks the database to hold its lock at once: an atMostFor, an
+	 * extension, a lease.
+	 */
 	static final Duration LONGEST_LOCK_HOLD = Duration.ofMillis(3_300);
 
 	/** The partition group every process is a member of. */
 	static final String PARTITION_GROUP = "g";
 
 	/**
-	 * How the partition group balances: a settle time of a few renew intervals (the default,
-	 * ten seconds, would take a sixth of a schedule), two hand-overs under way at once.
+	 * How the partition group balances: a settle time of a few renew intervals (the
+	 * default, ten seconds, would take a sixth of a schedule), two hand-overs under way
+	 * at once.
 	 */
 	static final PartitionSettings PARTITION_SETTINGS = new PartitionSettings(Duration.ofSeconds(2), 2);
 
@@ -100,7 +107,10 @@ final class Simulation {
 
 	private long eventsRun;
 
-	/** The WARN lines the core logged, with when: what the checker asks of a long time without a leader. */
+	/**
+	 * The WARN lines the core logged, with when: what the checker asks of a long time
+	 * without a leader.
+	 */
 	private final List<Warning> warnings = new ArrayList<>();
 
 	/** Probability that an answer is lost after its statement ran. */
@@ -116,16 +126,19 @@ final class Simulation {
 	private long lastFailover;
 
 	/**
-	 * Until when the database clock's backward steps may still delay a take-over: a session
-	 * refreshed before a step of {@code s} back expires {@code s} later than it said, and
-	 * steps in a row add up. Simulated time.
+	 * Until when the database clock's backward steps may still delay a take-over: a
+	 * session refreshed before a step of {@code s} back expires {@code s} later than it
+	 * said, and steps in a row add up. Simulated time.
 	 */
 	private long backwardStepsUntil;
 
 	/** When the database clock last stepped back (simulated time). */
 	private long lastBackStep = Long.MIN_VALUE / 2;
 
-	/** Whether the network is slow now and then and loses answers: in the fault phase only. */
+	/**
+	 * Whether the network is slow now and then and loses answers: in the fault phase
+	 * only.
+	 */
 	private boolean faulty;
 
 	/**
@@ -162,7 +175,8 @@ final class Simulation {
 	}
 
 	/**
-	 * A random schedule of this seed: its size from the seed, a fault phase and a quiet phase.
+	 * A random schedule of this seed: its size from the seed, a fault phase and a quiet
+	 * phase.
 	 * @param seed the seed
 	 * @param length simulated time of the whole schedule
 	 * @return the outcome
@@ -174,8 +188,10 @@ final class Simulation {
 	}
 
 	private Outcome runSchedule(long length) {
-		// The partition group needs more: a node that rejoined as the faults ended gets its
-		// share once it has been a member for the settle time, and the group moves at most a few
+		// The partition group needs more: a node that rejoined as the faults ended gets
+		// its
+		// share once it has been a member for the settle time, and the group moves at
+		// most a few
 		// partitions a step.
 		long quiet = 4 * LEASE.toNanos() + 2 * RENEW.toNanos() + PARTITION_SETTINGS.settleTime().toNanos()
 				+ this.partitions * RENEW.toNanos();
@@ -196,12 +212,13 @@ final class Simulation {
 		});
 		advanceTo(length);
 		// One thread runs every process: a round whose statement waited while another
-		// process's long work ran nested in it returns late, as after a pause of its process.
+		// process's long work ran nested in it returns late, as after a pause of its
+		// process.
 		// The quiet phase lasts from the last such pause, within a bound.
 		long end = length;
 		// Never calm yet (Long.MAX_VALUE): the longest schedule; no overflow.
-		for (long calm = calmSince(); Math.min(calm, length + length) + quiet > end && end < length + length;
-				calm = calmSince()) {
+		for (long calm = calmSince(); Math.min(calm, length + length) + quiet > end
+				&& end < length + length; calm = calmSince()) {
 			end = Math.min(Math.min(calm, length + length) + quiet, length + length);
 			advanceTo(end);
 		}
@@ -213,26 +230,26 @@ final class Simulation {
 		return new Outcome(this.seed, this.nodes.size(), this.electionNames.size(), this.eventsRun,
 				this.checker.grants(), this.checker.commits(), this.checker.lockRuns(),
 				Math.max(0, this.checker.electionsSettledAt() - quietFrom),
-				Math.max(0, this.checker.partitionsSettledAt() - quietFrom),
-				(leaderless != null) ? leaderless[1] : 0,
-				(leaderless != null) ? this.electionNames.get((int) leaderless[0])
-						+ ((leaderless[2] > quietFrom)
-								? " from " + (leaderless[2] - quietFrom) / 1_000_000 + " ms after the quiet phase began"
-								: " from the quiet phase's start")
-						: "");
+				Math.max(0, this.checker.partitionsSettledAt() - quietFrom), (leaderless != null) ? leaderless[1] : 0,
+				(leaderless != null) ? this.electionNames.get((int) leaderless[0]) + ((leaderless[2] > quietFrom)
+						? " from " + (leaderless[2] - quietFrom) / 1_000_000 + " ms after the quiet phase began"
+						: " from the quiet phase's start") : "");
 	}
 
 	/**
-	 * Since when every running process has run without a pause, a hidden one included, and
-	 * has held its node id (a process restarted as the faults ended gets it only once the
-	 * crashed one's session has expired), and the database has not failed over (one that the
-	 * faults set off may come after them, as may an application's leave that waited), and its clock's backward steps can delay nothing
-	 * more (a backward step of the database clock costs a take-over up to its size).
+	 * Since when every running process has run without a pause, a hidden one included,
+	 * and has held its node id (a process restarted as the faults ended gets it only once
+	 * the crashed one's session has expired), and the database has not failed over (one
+	 * that the faults set off may come after them, as may an application's leave that
+	 * waited), and its clock's backward steps can delay nothing more (a backward step of
+	 * the database clock costs a take-over up to its size).
 	 */
 	long calmSince() {
 		long calm = Math.max(this.lastFailover, this.backwardStepsUntil);
-		// Per node id: since when a running process of it has held it; never, while none does
-		// (a restart waiting for the crashed instance's session, or a take-over a failover lost).
+		// Per node id: since when a running process of it has held it; never, while none
+		// does
+		// (a restart waiting for the crashed instance's session, or a take-over a
+		// failover lost).
 		Map<String, Long> heldSince = new HashMap<>();
 		for (SimulatedNode node : this.nodes) {
 			if (node.running()) {
@@ -293,7 +310,8 @@ final class Simulation {
 				long work = (this.random.nextInt(20) == 0) ? (2_000 + this.random.nextInt(3_000)) * MS
 						: (1 + this.random.nextInt(400)) * MS;
 				int generation = node.generation();
-				// The application's own thread: the work runs while the heartbeat goes on.
+				// The application's own thread: the work runs while the heartbeat goes
+				// on.
 				schedule(this.now, node, generation, () -> node.fencedWork(election, work));
 			}
 			scheduleFencedWork(node, until);
@@ -303,8 +321,8 @@ final class Simulation {
 	/**
 	 * The application's runs under cluster locks, on a thread of the process's own, until
 	 * the faults end: most short and released, some left to expire, some extended or kept
-	 * alive past their {@code atMostFor}, many with fenced work, now and then one that holds
-	 * its fence for long.
+	 * alive past their {@code atMostFor}, many with fenced work, now and then one that
+	 * holds its fence for long.
 	 */
 	private void scheduleLockRuns(SimulatedNode node, long until) {
 		long next = this.now + (500 + this.random.nextInt(3_500)) * MS;
@@ -387,8 +405,10 @@ final class Simulation {
 		}
 		else if (kind < 26) {
 			if (this.nodes.stream().filter((other) -> other.id().equals(node.id())).count() > 1) {
-				// A graceful stop deletes the node's row: with a second process of the id about, a
-				// third that creates the row anew may adopt the second's lease while the second,
+				// A graceful stop deletes the node's row: with a second process of the id
+				// about, a
+				// third that creates the row anew may adopt the second's lease while the
+				// second,
 				// paused, still believes (a known gap, docs/explanation/invariants.md).
 				return;
 			}
@@ -411,12 +431,17 @@ final class Simulation {
 			this.database.stall(this.now + stall);
 		}
 		else if (kind < 50) {
-			// Back only where no term the last failover lost may be handed out again: terms come
-			// from the database clock, which must not go back past them (I4's assumption).
+			// Back only where no term the last failover lost may be handed out again:
+			// terms come
+			// from the database clock, which must not go back past them (I4's
+			// assumption).
 			boolean back = this.random.nextBoolean() && this.now - this.lastLossyFailover > 2 * LEASE.toNanos();
-			// Forward by up to a minute, also while two processes of a node id run: the take-over
-			// of a node id watches the row for a lease on the taker's clock (on-demand seeds
-			// 7123560, 5141864 and 1141899 found two believers while it counted the row's age on
+			// Forward by up to a minute, also while two processes of a node id run: the
+			// take-over
+			// of a node id watches the row for a lease on the taker's clock (on-demand
+			// seeds
+			// 7123560, 5141864 and 1141899 found two believers while it counted the row's
+			// age on
 			// the database clock, and steps were kept away then).
 			int forward = 60_000;
 			long step = back ? -(1 + this.random.nextInt((int) LEASE.toMillis())) : (1 + this.random.nextInt(forward));
@@ -464,23 +489,30 @@ final class Simulation {
 	}
 
 	/**
-	 * The replica stops applying writes; some nodes lose their path to the primary meanwhile;
-	 * the primary dies and the replica, lagging, is promoted; the others are cut off from it
-	 * for a while (the leader among them, or not).
+	 * The replica stops applying writes; some nodes lose their path to the primary
+	 * meanwhile; the primary dies and the replica, lagging, is promoted; the others are
+	 * cut off from it for a while (the leader among them, or not).
 	 */
 	private void lossyFailover() {
 		if (this.now - this.lastBackStep <= LEASE.toNanos()) {
-			// Nor right after a backward step: terms handed out since are ahead of the clock
-			// until it has caught up (at most a lease here), and a lock, taken at once on the
-			// promoted replica, would get again a term the lost writes had (I4's assumption).
+			// Nor right after a backward step: terms handed out since are ahead of the
+			// clock
+			// until it has caught up (at most a lease here), and a lock, taken at once on
+			// the
+			// promoted replica, would get again a term the lost writes had (I4's
+			// assumption).
 			return;
 		}
 		if (Stream.concat(this.electionNames.stream(), partitionElectionNames())
 			.anyMatch((name) -> this.database.server().row(name) == null)) {
-			// A replica that lost the creation of a lease row looks like a new database: a node
-			// creates the lease at once while the old server's first holder may still believe
-			// (a known gap, docs/explanation/invariants.md). Lease rows outlive their holders, so
-			// this happens only in the first moments of a new election, or partition (on-demand
+			// A replica that lost the creation of a lease row looks like a new database:
+			// a node
+			// creates the lease at once while the old server's first holder may still
+			// believe
+			// (a known gap, docs/explanation/invariants.md). Lease rows outlive their
+			// holders, so
+			// this happens only in the first moments of a new election, or partition
+			// (on-demand
 			// seed 4171724, when this looked at the plain elections only).
 			return;
 		}
@@ -500,7 +532,8 @@ final class Simulation {
 		at(this.now + lag, "db fails over to the replica", () -> {
 			this.database.failOver();
 			this.lastFailover = this.now;
-			// The replica may have lost a lock's take or extension: the lock is free there.
+			// The replica may have lost a lock's take or extension: the lock is free
+			// there.
 			this.checker.lockGap();
 			// A failover due after the faults ended still happens, but cuts no node off.
 			if (this.random.nextBoolean() && this.faulty) {
@@ -514,9 +547,10 @@ final class Simulation {
 	}
 
 	/**
-	 * A process pauses for longer than a lease, and meanwhile a second process starts with
-	 * the same node id (an orchestrator that took the first for dead) and inherits the id; then
-	 * the first resumes. Once per schedule: the second stays, as a node of its own.
+	 * A process pauses for longer than a lease, and meanwhile a second process starts
+	 * with the same node id (an orchestrator that took the first for dead) and inherits
+	 * the id; then the first resumes. Once per schedule: the second stays, as a node of
+	 * its own.
 	 */
 	private void secondInstance(SimulatedNode node) {
 		if (!node.running() || this.nodes.stream().filter((other) -> other.id().equals(node.id())).count() > 1
@@ -529,14 +563,18 @@ final class Simulation {
 				() -> startInstance(node.id()));
 	}
 
-	/** An operator's call through a node's endpoint: on one of its threads, while it runs. */
+	/**
+	 * An operator's call through a node's endpoint: on one of its threads, while it runs.
+	 */
 	private void operator(SimulatedNode node, Runnable call) {
 		if (node.running()) {
 			schedule(this.now, node, node.generation(), call);
 		}
 	}
 
-	/** Faults end: every cut heals, every process that is down starts again and rejoins. */
+	/**
+	 * Faults end: every cut heals, every process that is down starts again and rejoins.
+	 */
 	private void heal() {
 		this.faulty = false;
 		this.database.healAll();
@@ -545,7 +583,8 @@ final class Simulation {
 				node.start();
 			}
 			else {
-				this.electionNames.forEach((name) -> schedule(this.now, node, node.generation(), () -> node.join(name)));
+				this.electionNames
+					.forEach((name) -> schedule(this.now, node, node.generation(), () -> node.join(name)));
 				schedule(this.now, node, node.generation(), node::joinGroup);
 			}
 		}
@@ -575,8 +614,8 @@ final class Simulation {
 	}
 
 	/**
-	 * Run an action of a process at a time: dropped if the process ended meanwhile, delayed
-	 * while it is paused.
+	 * Run an action of a process at a time: dropped if the process ended meanwhile,
+	 * delayed while it is paused.
 	 */
 	void schedule(long at, @Nullable SimulatedNode node, int generation, Runnable action) {
 		this.events.add(new Event(Math.max(at, this.now), this.sequence++, node, generation, action));
@@ -590,7 +629,8 @@ final class Simulation {
 
 	/**
 	 * Whether a WARN line since the given time named the election, or spoke of a node's
-	 * state (a node unreachable, failing, its id in use): a reason an operator can act on.
+	 * state (a node unreachable, failing, its id in use): a reason an operator can act
+	 * on.
 	 * @param election the election
 	 * @param since simulated time
 	 * @return whether such a line was logged
@@ -650,7 +690,9 @@ final class Simulation {
 		this.checker.check();
 	}
 
-	/** @return whether the schedule is in its fault phase */
+	/**
+	 * @return whether the schedule is in its fault phase
+	 */
 	boolean faultPhase() {
 		return this.faulty;
 	}
@@ -664,12 +706,16 @@ final class Simulation {
 		this.lastFailover = Math.max(this.lastFailover, effectsEnd);
 	}
 
-	/** @return a number for a new process's instance id, unique in the simulation */
+	/**
+	 * @return a number for a new process's instance id, unique in the simulation
+	 */
 	int nextInstance() {
 		return ++this.instances;
 	}
 
-	/** @return simulated time, nanoseconds since the start */
+	/**
+	 * @return simulated time, nanoseconds since the start
+	 */
 	long now() {
 		return this.now;
 	}
@@ -700,7 +746,9 @@ final class Simulation {
 			.mapToObj((partition) -> PartitionGroup.electionName(PARTITION_GROUP, partition));
 	}
 
-	/** @return how many partitions the partition group has */
+	/**
+	 * @return how many partitions the partition group has
+	 */
 	int partitions() {
 		return this.partitions;
 	}
@@ -713,7 +761,10 @@ final class Simulation {
 		return this.seed;
 	}
 
-	/** @return how long a statement or its answer travels: mostly a few milliseconds, now and then far longer */
+	/**
+	 * @return how long a statement or its answer travels: mostly a few milliseconds, now
+	 * and then far longer
+	 */
 	long latency() {
 		int dice = this.random.nextInt(100);
 		if (dice < 90 || !this.faulty) {
@@ -725,7 +776,9 @@ final class Simulation {
 		return (50 + this.random.nextInt(400)) * MS;
 	}
 
-	/** @return whether the answer of a statement that ran is lost on the way back */
+	/**
+	 * @return whether the answer of a statement that ran is lost on the way back
+	 */
 	boolean loseAnswer() {
 		return this.faulty && this.lostAnswers > 0 && this.random.nextDouble() < this.lostAnswers;
 	}
@@ -742,7 +795,9 @@ final class Simulation {
 		this.trace.addLast(new TraceLine(this.now, who, what));
 	}
 
-	/** @return the trace's last lines and how to replay the schedule */
+	/**
+	 * @return the trace's last lines and how to replay the schedule
+	 */
 	String report() {
 		return "seed " + this.seed + " (" + this.nodes.size() + " nodes, " + this.electionNames.size()
 				+ " elections); replay: ./mvnw -pl leader-election-core -am test -Dtest=SimulationTests#replay"
@@ -760,7 +815,10 @@ final class Simulation {
 
 	}
 
-	/** Thrown into a call of a process that crashed or stopped while the call was under way. */
+	/**
+	 * Thrown into a call of a process that crashed or stopped while the call was under
+	 * way.
+	 */
 	static final class ProcessEnded extends Error {
 
 		ProcessEnded() {
@@ -796,8 +854,9 @@ final class Simulation {
 	 */
 	/**
 	 * What a schedule ran.
-	 * @param electionsSettled how long after the faults ended (and the last pause) the last
-	 * election got the leader it had at the end
+	 *
+	 * @param electionsSettled how long after the faults ended (and the last pause) the
+	 * last election got the leader it had at the end
 	 * @param partitionsSettled the same for the partitions' owners
 	 */
 	record Outcome(long seed, int nodes, int elections, long events, int grants, int commits, int lockRuns,

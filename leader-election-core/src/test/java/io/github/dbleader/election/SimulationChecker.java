@@ -18,27 +18,28 @@ import io.github.dbleader.election.partition.PartitionGroup;
  * <li>at most one process believes it leads each election (on its own clock, I2);
  * <li>a term is granted to one node only, and a grant's term is greater than every term
  * granted to another node before (I4);
- * <li>a fenced commit commits under the term the lease row holds at that moment, and never
- * under a term lower than one committed before (I5);
- * <li>an election that no process believes it leads for longer than {@link #SILENCE}, while
- * a process that runs it has run without a pause all that time, has had a WARN line naming
- * it, or a node's state, since it lost its leader: no election is left without a leader
- * silently;
+ * <li>a fenced commit commits under the term the lease row holds at that moment, and
+ * never under a term lower than one committed before (I5);
+ * <li>an election that no process believes it leads for longer than {@link #SILENCE},
+ * while a process that runs it has run without a pause all that time, has had a WARN line
+ * naming it, or a node's state, since it lost its leader: no election is left without a
+ * leader silently;
  * <li>at the end of the quiet phase, every election has exactly one leader and no forced
  * request is still pending (liveness, I6);
  * <li>at most one process believes it holds each cluster lock (a run under way whose
- * {@code HeldLock.isHeld()} is true), except where the failure model says a second node may
- * take a held lock: after a forward step of the database clock, a failover that may have
- * lost writes, or an operator's release, between the first run's start and the second's
- * acquisition (docs/reference/failure-model.md, cluster locks and steps of the database
- * clock);
+ * {@code HeldLock.isHeld()} is true), except where the failure model says a second node
+ * may take a held lock: after a forward step of the database clock, a failover that may
+ * have lost writes, or an operator's release, between the first run's start and the
+ * second's acquisition (docs/reference/failure-model.md, cluster locks and steps of the
+ * database clock);
  * <li>every acquisition of a lock gets a term greater than every earlier one (I4), and a
  * fenced run under a lock commits only while its acquisition holds the lock's row, never
  * under a term lower than one committed before (I5);
  * <li>at the end of the quiet phase, a lock that no process believes it holds is taken by
  * a node that tries it, once its row has expired.
  * </ul>
- * A violation fails with the simulation's report: the seed, how to replay it, and the trace.
+ * A violation fails with the simulation's report: the seed, how to replay it, and the
+ * trace.
  */
 final class SimulationChecker {
 
@@ -59,7 +60,10 @@ final class SimulationChecker {
 	/** By lock key: the highest term of a fenced commit. */
 	private final Map<String, Long> highestLockCommit = new HashMap<>();
 
-	/** When the database clock stepped forward or the database failed over (simulated time). */
+	/**
+	 * When the database clock stepped forward or the database failed over (simulated
+	 * time).
+	 */
 	private final List<Long> lockGaps = new ArrayList<>();
 
 	/** By lock name: when an operator's release of it was sent. */
@@ -67,28 +71,42 @@ final class SimulationChecker {
 
 	/**
 	 * How long an election may go without a leader, while a process that runs it runs
-	 * unpaused, before a WARN line must have said why: four leases, more than any wait the
-	 * design asks of a healthy candidate (a lease to see a holder gone, a lease after a
-	 * failover, a lease of a fenced transaction's hold).
+	 * unpaused, before a WARN line must have said why: four leases, more than any wait
+	 * the design asks of a healthy candidate (a lease to see a holder gone, a lease after
+	 * a failover, a lease of a fenced transaction's hold).
 	 */
 	static final long SILENCE = 4 * Simulation.LEASE.toNanos();
 
-	/** By election index: the index of the process that leads it, as the check goes; reused by every check. */
+	/**
+	 * By election index: the index of the process that leads it, as the check goes;
+	 * reused by every check.
+	 */
 	private final int[] believers;
 
-	/** By partition: the index of the process that owns it, as the check goes; reused by every check. */
+	/**
+	 * By partition: the index of the process that owns it, as the check goes; reused by
+	 * every check.
+	 */
 	private final int[] partitionOwners;
 
-	/** By election index: since when no process believes it leads it, or -1 while one does. */
+	/**
+	 * By election index: since when no process believes it leads it, or -1 while one
+	 * does.
+	 */
 	private final long[] leaderlessSince;
 
-	/** Gaps without a leader that ended after the faults did: election index, start, end. */
+	/**
+	 * Gaps without a leader that ended after the faults did: election index, start, end.
+	 */
 	private final List<long[]> leaderlessGaps = new ArrayList<>();
 
 	/** When the faults ended (simulated time), {@code Long.MAX_VALUE} until they have. */
 	private long faultsEnded = Long.MAX_VALUE;
 
-	/** By election index: when its believer last changed (a process, or none, for another). */
+	/**
+	 * By election index: when its believer last changed (a process, or none, for
+	 * another).
+	 */
 	private final long[] believerChanged;
 
 	/** By election index: the believer as the last check found it, -1 for none. */
@@ -148,7 +166,8 @@ final class SimulationChecker {
 						SimulatedNode believer = nodes.get(believers[index]);
 						String election = elections.get(index);
 						fail("two nodes believe they lead " + election + ": " + believer.label() + " (term "
-								+ believer.term(election) + ") and " + node.label() + " (term " + node.term(election) + ")");
+								+ believer.term(election) + ") and " + node.label() + " (term " + node.term(election)
+								+ ")");
 					}
 					believers[index] = i;
 				}
@@ -174,7 +193,10 @@ final class SimulationChecker {
 		checkPartitions(nodes);
 	}
 
-	/** At most one process believes it owns each partition, now ({@link PartitionGroup#isOwner}). */
+	/**
+	 * At most one process believes it owns each partition, now
+	 * ({@link PartitionGroup#isOwner}).
+	 */
 	private void checkPartitions(List<SimulatedNode> nodes) {
 		int[] owners = this.partitionOwners;
 		if (owners.length == 0) {
@@ -236,9 +258,10 @@ final class SimulationChecker {
 	}
 
 	/**
-	 * The longest time an election went without a leader in the quiet phase: from the later of
-	 * the gap's start and the quiet phase's, to a leader's grant or the end.
-	 * @param quietFrom when the quiet phase began: the faults' end or the last pause after it
+	 * The longest time an election went without a leader in the quiet phase: from the
+	 * later of the gap's start and the quiet phase's, to a leader's grant or the end.
+	 * @param quietFrom when the quiet phase began: the faults' end or the last pause
+	 * after it
 	 * @param end the end of the quiet phase
 	 * @return the election and the gap, in nanoseconds; {@code null} if none had one
 	 */
@@ -258,36 +281,44 @@ final class SimulationChecker {
 		return longest;
 	}
 
-	/** @return when the last election's believer last changed (simulated time) */
+	/**
+	 * @return when the last election's believer last changed (simulated time)
+	 */
 	long electionsSettledAt() {
 		return Arrays.stream(this.believerChanged).max().orElse(0);
 	}
 
-	/** @return when the last partition's owner last changed (simulated time) */
+	/**
+	 * @return when the last partition's owner last changed (simulated time)
+	 */
 	long partitionsSettledAt() {
 		return Arrays.stream(this.ownerChanged).max().orElse(0);
 	}
 
 	/**
 	 * Liveness of the partition group at the end of the quiet phase: every partition has
-	 * exactly one owner, and no hand-over (balancing's or a pin's) or re-election is pending.
+	 * exactly one owner, and no hand-over (balancing's or a pin's) or re-election is
+	 * pending.
 	 */
 	void checkPartitionsLive(long at) {
 		List<String> problems = new ArrayList<>();
 		InMemoryLeaseDatabase server = this.simulation.database().server();
 		for (int partition = 0; partition < this.simulation.partitions(); partition++) {
 			int number = partition;
-			List<String> owners = this.simulation.nodes().stream().filter((node) -> node.owns(number))
-				.map(SimulatedNode::label).toList();
+			List<String> owners = this.simulation.nodes()
+				.stream()
+				.filter((node) -> node.owns(number))
+				.map(SimulatedNode::label)
+				.toList();
 			InMemoryLeaseDatabase.Row row = server
 				.row(PartitionGroup.electionName(Simulation.PARTITION_GROUP, partition));
 			boolean pending = row != null && (row.handoverTo != null || row.reelectionRequested);
 			if (owners.size() != 1 || pending) {
-				problems.add("partition " + partition + " has owners " + owners + (pending ? " and a request pending" : "")
-						+ " (row: "
+				problems.add("partition " + partition + " has owners " + owners
+						+ (pending ? " and a request pending" : "") + " (row: "
 						+ server.describe(PartitionGroup.electionName(Simulation.PARTITION_GROUP, partition)) + "; "
-						+ String.join(", ", this.simulation.nodes().stream()
-							.map((node) -> node.describePartition(number)).toList())
+						+ String.join(", ",
+								this.simulation.nodes().stream().map((node) -> node.describePartition(number)).toList())
 						+ ")");
 			}
 		}
@@ -299,26 +330,27 @@ final class SimulationChecker {
 	/**
 	 * How long an election may go without a leader once the faults have ended (and every
 	 * process has run unpaused since, has held its node id, and the database has neither
-	 * failed over nor stepped its clock back since): up to a renew interval until a candidate's
-	 * round reads the database as the faults left it, a renew interval to join again where a
-	 * failover lost the join (its leases are read once joined), a lease that it watches the row
-	 * unchanged (or waits after a failover), up to a renew interval until the round that takes
-	 * it, and that round's statements (each within the statement timeout; the processes'
-	 * clocks drift by a few milliseconds over a lease at most). The lease and the renew
-	 * interval are the part a crash of the holder costs in a healthy cluster (I6); the rest
-	 * is how long the faults' last effects take to be read.
+	 * failed over nor stepped its clock back since): up to a renew interval until a
+	 * candidate's round reads the database as the faults left it, a renew interval to
+	 * join again where a failover lost the join (its leases are read once joined), a
+	 * lease that it watches the row unchanged (or waits after a failover), up to a renew
+	 * interval until the round that takes it, and that round's statements (each within
+	 * the statement timeout; the processes' clocks drift by a few milliseconds over a
+	 * lease at most). The lease and the renew interval are the part a crash of the holder
+	 * costs in a healthy cluster (I6); the rest is how long the faults' last effects take
+	 * to be read.
 	 */
 	static final long LEADERLESS_BOUND = Simulation.LEASE.toNanos() + 3 * Simulation.RENEW.toNanos()
 			+ Simulation.STATEMENT_TIMEOUT.toNanos();
 
 	/**
-	 * As {@link #LEADERLESS_BOUND}, for a partition: its election's bound, then the settle
-	 * time, in which balancing may hand it to a member that has just joined, and a lease
-	 * more: a partition's lease that was acquired on the server before a failover and that
-	 * balancing hands over afterwards is acquired by its target only a lease after the
-	 * target's first read of the new server, which may come with the target's join of the
-	 * partition's election as the faults end (on-demand seed 10046371 of 7f01c9f: 6.75 s,
-	 * beyond the bound without this lease).
+	 * As {@link #LEADERLESS_BOUND}, for a partition: its election's bound, then the
+	 * settle time, in which balancing may hand it to a member that has just joined, and a
+	 * lease more: a partition's lease that was acquired on the server before a failover
+	 * and that balancing hands over afterwards is acquired by its target only a lease
+	 * after the target's first read of the new server, which may come with the target's
+	 * join of the partition's election as the faults end (on-demand seed 10046371 of
+	 * 7f01c9f: 6.75 s, beyond the bound without this lease).
 	 */
 	static final long OWNERLESS_BOUND = LEADERLESS_BOUND + Simulation.PARTITION_SETTINGS.settleTime().toNanos()
 			+ Simulation.LEASE.toNanos();
@@ -329,7 +361,8 @@ final class SimulationChecker {
 		}
 		long now = this.simulation.now();
 		if (now - Math.max(since, this.faultsEnded) <= bound) {
-			// Within the bound even from the faults' end: the quiet phase starts no earlier.
+			// Within the bound even from the faults' end: the quiet phase starts no
+			// earlier.
 			return;
 		}
 		long from = Math.max(since, Math.max(this.faultsEnded, this.simulation.calmSince()));
@@ -355,7 +388,10 @@ final class SimulationChecker {
 		}
 	}
 
-	/** At most one believer per lock, now, but where a documented fault lets a second take it. */
+	/**
+	 * At most one believer per lock, now, but where a documented fault lets a second take
+	 * it.
+	 */
 	private void checkLocks(List<SimulatedNode> nodes) {
 		SimulatedNode.LockHolding[] believers = null;
 		SimulatedNode[] believing = null;
@@ -388,10 +424,10 @@ final class SimulationChecker {
 	}
 
 	/**
-	 * Whether the failure model lets a second node take a lock the first still believes it
-	 * holds: a forward step of the database clock, a failover that may have lost the first's
-	 * writes, or an operator's release, after the first run started and before the second's
-	 * acquisition answered.
+	 * Whether the failure model lets a second node take a lock the first still believes
+	 * it holds: a forward step of the database clock, a failover that may have lost the
+	 * first's writes, or an operator's release, after the first run started and before
+	 * the second's acquisition answered.
 	 */
 	private boolean excused(SimulatedNode.LockHolding first, SimulatedNode.LockHolding second) {
 		for (long gap : this.lockGaps) {
@@ -423,8 +459,8 @@ final class SimulationChecker {
 	/** The database applied a node's take of a lock. */
 	void lockTaken(String key, String nodeId, long term) {
 		this.lockRuns++;
-		Long before = this.highestLockTerm.put(key, Math.max(term, this.highestLockTerm.getOrDefault(key,
-				Long.MIN_VALUE)));
+		Long before = this.highestLockTerm.put(key,
+				Math.max(term, this.highestLockTerm.getOrDefault(key, Long.MIN_VALUE)));
 		if (before != null && before >= term) {
 			fail("lock " + key + " taken by " + nodeId + " under term " + term + " after an acquisition under term "
 					+ before);
@@ -436,11 +472,11 @@ final class SimulationChecker {
 		this.commits++;
 		InMemoryLockRepository.Row row = server.row(key);
 		if (row == null || !nodeId.equals(row.holder()) || row.term() != term) {
-			fail("stale fenced commit under lock " + key + " by " + nodeId + " under term " + term
-					+ "; the row names " + ((row != null) ? row.holder() + " with term " + row.term() : "nobody"));
+			fail("stale fenced commit under lock " + key + " by " + nodeId + " under term " + term + "; the row names "
+					+ ((row != null) ? row.holder() + " with term " + row.term() : "nobody"));
 		}
-		Long before = this.highestLockCommit.put(key, Math.max(term, this.highestLockCommit.getOrDefault(key,
-				Long.MIN_VALUE)));
+		Long before = this.highestLockCommit.put(key,
+				Math.max(term, this.highestLockCommit.getOrDefault(key, Long.MIN_VALUE)));
 		if (before != null && before > term) {
 			fail("fenced commit under lock " + key + " under term " + term + " after one under term " + before);
 		}
@@ -448,16 +484,18 @@ final class SimulationChecker {
 	}
 
 	/**
-	 * Liveness of a lock at the end of the quiet phase: a lock no process believes it holds
-	 * is taken by a node that tries it, once its row has expired, which is no later than the
-	 * longest hold a run asks for.
+	 * Liveness of a lock at the end of the quiet phase: a lock no process believes it
+	 * holds is taken by a node that tries it, once its row has expired, which is no later
+	 * than the longest hold a run asks for.
 	 * @param name the lock's name
 	 * @param longest the longest {@code atMostFor} or lease a run asks for
 	 */
 	void checkLockLive(String name, Duration longest) {
 		List<SimulatedNode> nodes = this.simulation.nodes();
-		if (nodes.stream().anyMatch((node) -> node.holdings().stream()
-			.anyMatch((holding) -> holding.name().equals(name) && holding.lock().isHeld()))) {
+		if (nodes.stream()
+			.anyMatch((node) -> node.holdings()
+				.stream()
+				.anyMatch((holding) -> holding.name().equals(name) && holding.lock().isHeld()))) {
 			return;
 		}
 		SimulatedDatabase database = this.simulation.database();
@@ -509,8 +547,8 @@ final class SimulationChecker {
 			fail("stale fenced commit on " + election + " by " + nodeId + " under term " + term + "; the lease names "
 					+ ((row != null) ? row.leaderId + " with term " + row.term : "nobody"));
 		}
-		Long before = this.highestCommitted.put(election, Math.max(term,
-				this.highestCommitted.getOrDefault(election, Long.MIN_VALUE)));
+		Long before = this.highestCommitted.put(election,
+				Math.max(term, this.highestCommitted.getOrDefault(election, Long.MIN_VALUE)));
 		if (before != null && before > term) {
 			fail("fenced commit on " + election + " under term " + term + " after one under term " + before);
 		}
@@ -534,7 +572,8 @@ final class SimulationChecker {
 		return () -> requests.forEach((election, request) -> {
 			InMemoryLeaseDatabase.Row row = server.row(election);
 			if (row == null || (row.handoverTo == null && !row.reelectionRequested)) {
-				fail(nodeId + " re-acquired " + election + " and so dropped the forced request on it (" + request + ")");
+				fail(nodeId + " re-acquired " + election + " and so dropped the forced request on it (" + request
+						+ ")");
 			}
 		});
 	}

@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Seeded schedules of faults over the election core's own classes ({@link Simulation}), every
- * invariant checked after every event. CI runs {@value #DEFAULT_SCHEDULES} schedules of a
- * minute of simulated time each; longer runs over other seed ranges are on demand:
+ * Seeded schedules of faults over the election core's own classes ({@link Simulation}),
+ * every invariant checked after every event. CI runs {@value #DEFAULT_SCHEDULES}
+ * schedules of a minute of simulated time each; longer runs over other seed ranges are on
+ * demand:
  * {@code ./mvnw -pl leader-election-core -am test -Dtest=SimulationTests#schedules
  * -Dsimulation.first=1000001 -Dsimulation.schedules=100000 -Dsurefire.failIfNoSpecifiedTests=false}
  * (see docs/contributing/simulation.md). A failing schedule prints its seed, the command
@@ -43,7 +44,8 @@ class SimulationTests {
 
 	@BeforeAll
 	static void quiet() {
-		// A schedule announces hundreds of changes of leadership; the trace keeps what matters.
+		// A schedule announces hundreds of changes of leadership; the trace keeps what
+		// matters.
 		// The WARN lines still reach the simulation (SimulationLog), not the console.
 		level = core.getLevel();
 		core.setLevel(Level.WARN);
@@ -62,7 +64,8 @@ class SimulationTests {
 		int count = Integer.getInteger("simulation.schedules", DEFAULT_SCHEDULES);
 		int threads = Integer.getInteger("simulation.threads", Runtime.getRuntime().availableProcessors());
 		long started = System.nanoTime();
-		// Each schedule runs on one thread from its seed alone; threads only share the seeds out.
+		// Each schedule runs on one thread from its seed alone; threads only share the
+		// seeds out.
 		AtomicLong next = new AtomicLong(first);
 		// A long run says how far it got: a run stopped by hand still leaves a record.
 		long progressEvery = Long.getLong("simulation.progress", 50_000);
@@ -116,24 +119,26 @@ class SimulationTests {
 			.max(java.util.Comparator.comparingLong(Simulation.Outcome::partitionsSettled))
 			.orElseThrow();
 		long[] settled = outcomes.stream().mapToLong(Simulation.Outcome::electionsSettled).sorted().toArray();
-		System.out.printf("[simulation] settled after the faults: elections p50 %.2f s, p99 %.2f s, max %.2f s (seed %d);"
-				+ " partitions max %.2f s (seed %d)%n", settled[settled.length / 2] / 1e9,
-				settled[settled.length * 99 / 100] / 1e9, slowestElections.electionsSettled() / 1e9,
-				slowestElections.seed(), slowestPartitions.partitionsSettled() / 1e9, slowestPartitions.seed());
+		System.out.printf(
+				"[simulation] settled after the faults: elections p50 %.2f s, p99 %.2f s, max %.2f s (seed %d);"
+						+ " partitions max %.2f s (seed %d)%n",
+				settled[settled.length / 2] / 1e9, settled[settled.length * 99 / 100] / 1e9,
+				slowestElections.electionsSettled() / 1e9, slowestElections.seed(),
+				slowestPartitions.partitionsSettled() / 1e9, slowestPartitions.seed());
 		long[] leaderless = outcomes.stream().mapToLong(Simulation.Outcome::longestLeaderless).sorted().toArray();
 		Simulation.Outcome longestLeaderless = outcomes.stream()
 			.max(java.util.Comparator.comparingLong(Simulation.Outcome::longestLeaderless))
 			.orElseThrow();
-		System.out.printf("[simulation] longest without a leader in the quiet phase: p50 %.2f s, p99 %.2f s, p99.9 %.2f s,"
-				+ " max %.2f s (seed %d, %s)%n", leaderless[leaderless.length / 2] / 1e9,
-				leaderless[leaderless.length * 99 / 100] / 1e9, leaderless[leaderless.length * 999 / 1000] / 1e9,
-				longestLeaderless.longestLeaderless() / 1e9, longestLeaderless.seed(),
-				longestLeaderless.leaderlessElection());
+		System.out.printf(
+				"[simulation] longest without a leader in the quiet phase: p50 %.2f s, p99 %.2f s, p99.9 %.2f s,"
+						+ " max %.2f s (seed %d, %s)%n",
+				leaderless[leaderless.length / 2] / 1e9, leaderless[leaderless.length * 99 / 100] / 1e9,
+				leaderless[leaderless.length * 999 / 1000] / 1e9, longestLeaderless.longestLeaderless() / 1e9,
+				longestLeaderless.seed(), longestLeaderless.leaderlessElection());
 		System.out.printf("[simulation] %d schedules (seeds %d to %d), %s of simulated time each, on %d threads: "
 				+ "0 violations, %d events, %d grants, %d lock acquisitions, %d fenced commits, in %.1f s (%.2f ms a"
 				+ " schedule per thread)%n", count, first, first + count - 1, SCHEDULE_LENGTH, threads, events, grants,
-				lockRuns, commits,
-				took.toMillis() / 1e3, took.toNanos() / 1e6 * threads / count);
+				lockRuns, commits, took.toMillis() / 1e3, took.toNanos() / 1e6 * threads / count);
 	}
 
 	/**
@@ -153,13 +158,13 @@ class SimulationTests {
 
 	/**
 	 * Seeds that once found a violation, each kept as a regression test. A change to the
-	 * simulator changes what a seed schedules, so these guard the head only as well as any
-	 * other seed; the scenario each found is kept in a test of its own (HeartbeatTests,
-	 * SimulatedScenarioTests).
+	 * simulator changes what a seed schedules, so these guard the head only as well as
+	 * any other seed; the scenario each found is kept in a test of its own
+	 * (HeartbeatTests, SimulatedScenarioTests).
 	 */
 	@ParameterizedTest
-	@ValueSource(longs = { 1224, 1000415, 1002196, 1018032, 1102220, 1141899, 1558268, 2350976, 3125163, 4171724, 5141864,
-			6158094, 7123560, 20000413, 20001460, 20003464, 20004116, 20005753, 20009786, 20022936, 20048508,
+	@ValueSource(longs = { 1224, 1000415, 1002196, 1018032, 1102220, 1141899, 1558268, 2350976, 3125163, 4171724,
+			5141864, 6158094, 7123560, 20000413, 20001460, 20003464, 20004116, 20005753, 20009786, 20022936, 20048508,
 			20094587, 12198674, 13113656, 14130446, 16054322, 17587348, 18311141 })
 	void seedThatOnceFoundAViolation(long seed) {
 		assertThat(Simulation.run(seed, SCHEDULE_LENGTH).events()).isPositive();

@@ -10,8 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link ElectionService#standDown()} and {@link ElectionService#campaign()}, on services
- * whose rounds run when the test says, on fake clocks: a node standing down gives up what it
- * leads at once, takes no lease while it stands down, and campaigns again when asked.
+ * whose rounds run when the test says, on fake clocks: a node standing down gives up what
+ * it leads at once, takes no lease while it stands down, and campaigns again when asked.
  */
 class StandingDownTests {
 
@@ -60,16 +60,19 @@ class StandingDownTests {
 		assertThat(y.isLeader()).isTrue();
 		this.a.service.standDown();
 		this.a.extraRounds();
-		// b crashes: its lease expires, and a watches it unchanged for longer than a lease.
+		// b crashes: its lease expires, and a watches it unchanged for longer than a
+		// lease.
 		for (int i = 0; i < 10; i++) {
 			this.a.round();
 			assertThat(x.isLeader()).isFalse();
 		}
-		assertThat(this.repository.find("x")).hasValueSatisfying((lease) -> assertThat(lease.leaderId()).isEqualTo("b"));
+		assertThat(this.repository.find("x"))
+			.hasValueSatisfying((lease) -> assertThat(lease.leaderId()).isEqualTo("b"));
 		assertThat(this.repository.find("y")).as("no lease created while standing down").isEmpty();
 		this.a.service.campaign();
 		assertThat(this.a.service.isCampaigning()).isTrue();
-		// The round that campaigning again asked for, without waiting for the renew interval.
+		// The round that campaigning again asked for, without waiting for the renew
+		// interval.
 		this.a.extraRounds();
 		assertThat(x.isLeader()).isTrue();
 		assertThat(this.a.service.findElection("y").isLeader()).isTrue();
@@ -115,7 +118,8 @@ class StandingDownTests {
 			this.a.round();
 			assertThat(atA.isLeader()).isFalse();
 		}
-		assertThat(this.repository.find("x")).hasValueSatisfying((lease) -> assertThat(lease.leaderId()).isEqualTo("a"));
+		assertThat(this.repository.find("x"))
+			.hasValueSatisfying((lease) -> assertThat(lease.leaderId()).isEqualTo("a"));
 		this.repository.setFencesBusy();
 		this.a.round();
 		assertThat(this.repository.find("x")).hasValueSatisfying((lease) -> assertThat(lease.vacant()).isTrue());
@@ -126,7 +130,8 @@ class StandingDownTests {
 	void aLeaseTakenByAChangeDecidedBeforeStandingDownIsNeverBelievedAndGivenBack() {
 		Election x = this.a.service.election("x");
 		this.a.start();
-		// The application stands down while the round's creation of the lease is under way.
+		// The application stands down while the round's creation of the lease is under
+		// way.
 		this.repository.setDuringStatement(() -> {
 			if (this.repository.statements().get(this.repository.statements().size() - 1).equals("createAll")) {
 				this.a.service.standDown();
@@ -140,7 +145,8 @@ class StandingDownTests {
 
 	@Test
 	void aStopRightAfterStandingDownStillReleasesTheLease() {
-		// As in a web application's shutdown: readiness refuses traffic, then the election stops.
+		// As in a web application's shutdown: readiness refuses traffic, then the
+		// election stops.
 		Election x = this.a.service.election("x");
 		this.a.start();
 		this.a.round();
@@ -179,7 +185,8 @@ class StandingDownTests {
 		this.a.service.campaign();
 		assertThat(this.a.extra).hasSize(1);
 		this.a.extraRounds();
-		// It gave the lease up: like a release, it lets the others take it first for a lease.
+		// It gave the lease up: like a release, it lets the others take it first for a
+		// lease.
 		for (int i = 0; i < 6 && !x.isLeader(); i++) {
 			this.a.round();
 		}

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Random;
 
 /**
- * An {@link ElectionService} alone on a lease repository in memory, on a fake clock, whose
- * heartbeat rounds run when the test says, on the test's thread, and whose listener
+ * An {@link ElectionService} alone on a lease repository in memory, on a fake clock,
+ * whose heartbeat rounds run when the test says, on the test's thread, and whose listener
  * callbacks run at once on the thread that causes them: for tests of other packages that
  * need leadership granted and revoked without waiting.
  */
@@ -35,12 +35,17 @@ public final class SteppedElectionService {
 				nodeId + "-1", listener, this.clock, DatabasePreparation.NONE, new Random(1), this.scheduling);
 	}
 
-	/** @return the service */
+	/**
+	 * @return the service
+	 */
 	public ElectionService service() {
 		return this.service;
 	}
 
-	/** A renew interval passes, then the rounds asked for meanwhile and one heartbeat round run. */
+	/**
+	 * A renew interval passes, then the rounds asked for meanwhile and one heartbeat
+	 * round run.
+	 */
 	public void round() {
 		this.clock.advance(RENEW_INTERVAL);
 		this.repository.advanceDatabaseClock(RENEW_INTERVAL);

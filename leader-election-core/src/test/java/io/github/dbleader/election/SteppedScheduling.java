@@ -5,9 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How a service runs when its rounds run where the test says: the extra rounds it asks for
- * wait in {@link #extra} until {@link #extraRounds()}, and its listener callbacks run at once
- * on the thread that causes them.
+ * How a service runs when its rounds run where the test says: the extra rounds it asks
+ * for wait in {@link #extra} until {@link #extraRounds()}, and its listener callbacks run
+ * at once on the thread that causes them.
  */
 class SteppedScheduling implements ElectionService.Scheduling, ElectionService.Scheduled {
 

@@ -14,21 +14,24 @@ import org.jspecify.annotations.Nullable;
 /**
  * ShedLock {@link LockProvider} over {@link ClusterLocks}: each {@code lock} is a
  * {@link ClusterLocks#startRun run} under the cluster lock of the same name, with
- * ShedLock's {@code lockAtMostFor} and {@code lockAtLeastFor}; {@code unlock} ends the run
- * and releases the lock. The lock's expiry is decided on the database clock, every run
- * gets a fencing token ({@link HeldLock#term()}), and the runs show in the locks endpoint,
- * metrics and health like those of {@code @ClusterLock}.
+ * ShedLock's {@code lockAtMostFor} and {@code lockAtLeastFor}; {@code unlock} ends the
+ * run and releases the lock. The lock's expiry is decided on the database clock, every
+ * run gets a fencing token ({@link HeldLock#term()}), and the runs show in the locks
+ * endpoint, metrics and health like those of {@code @ClusterLock}.
  *
- * <p>The lock is also {@link ExtensibleLockProvider extensible}: ShedLock's
+ * <p>
+ * The lock is also {@link ExtensibleLockProvider extensible}: ShedLock's
  * {@code LockExtender} and {@code KeepAliveLockProvider} call {@link HeldLock#extend}. An
  * extension that fails because the lock is no longer held ends the run (ShedLock then
  * refuses the old lock's {@code unlock}).
  *
- * <p>With a {@link ShedLockBridge}, each lock takes ShedLock's own row of its name too, for
+ * <p>
+ * With a {@link ShedLockBridge}, each lock takes ShedLock's own row of its name too, for
  * a rolling migration from ShedLock's {@code JdbcTemplateLockProvider}.
  *
- * <p>While a run holds its lock, {@link SchedulerLockContext} gives the lock to the code
- * of the run on the thread that took it, for its term and fenced work.
+ * <p>
+ * While a run holds its lock, {@link SchedulerLockContext} gives the lock to the code of
+ * the run on the thread that took it, for its term and fenced work.
  */
 public class ClusterLockProvider implements ExtensibleLockProvider {
 
@@ -47,9 +50,10 @@ public class ClusterLockProvider implements ExtensibleLockProvider {
 
 	/**
 	 * Create a provider for a rolling migration from ShedLock's
-	 * {@code JdbcTemplateLockProvider}: each lock also takes ShedLock's row of the same name,
-	 * before the cluster lock, and releases it after the cluster lock, as ShedLock would; so
-	 * the old nodes, still on ShedLock's provider, and this one never run the same trigger.
+	 * {@code JdbcTemplateLockProvider}: each lock also takes ShedLock's row of the same
+	 * name, before the cluster lock, and releases it after the cluster lock, as ShedLock
+	 * would; so the old nodes, still on ShedLock's provider, and this one never run the
+	 * same trigger.
 	 * @param locks the cluster locks
 	 * @param bridge ShedLock's rows
 	 */
@@ -98,12 +102,16 @@ public class ClusterLockProvider implements ExtensibleLockProvider {
 			.map((run) -> new ClusterSimpleLock(configuration, run, SchedulerLockContext.bind(run.lock()), row));
 	}
 
-	/** @return the migration bridge, if this provider takes ShedLock's rows too */
+	/**
+	 * @return the migration bridge, if this provider takes ShedLock's rows too
+	 */
 	public Optional<ShedLockBridge> getBridge() {
 		return Optional.ofNullable(this.bridge);
 	}
 
-	/** @return the cluster locks this provider takes */
+	/**
+	 * @return the cluster locks this provider takes
+	 */
 	public ClusterLocks getClusterLocks() {
 		return this.locks;
 	}

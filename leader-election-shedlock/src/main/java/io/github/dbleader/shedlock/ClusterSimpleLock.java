@@ -22,7 +22,9 @@ final class ClusterSimpleLock extends AbstractSimpleLock {
 	/** Ends the lock's binding to the thread that took it. */
 	private final Runnable unbind;
 
-	/** ShedLock's row of the lock, taken with it during a migration; {@code null} without. */
+	/**
+	 * ShedLock's row of the lock, taken with it during a migration; {@code null} without.
+	 */
 	private final ShedLockBridge.@Nullable Row row;
 
 	ClusterSimpleLock(LockConfiguration configuration, LockedRun run, Runnable unbind,
@@ -49,13 +51,15 @@ final class ClusterSimpleLock extends AbstractSimpleLock {
 	 */
 	@Override
 	protected Optional<SimpleLock> doExtend(LockConfiguration configuration) {
-		// ShedLock's row first, as it was taken: a cluster lock is never held longer than it.
+		// ShedLock's row first, as it was taken: a cluster lock is never held longer than
+		// it.
 		if (this.row == null || this.row.extend(configuration)) {
 			if (this.run.lock().extend(configuration.getLockAtMostFor(), configuration.getLockAtLeastFor())) {
 				return Optional.of(new ClusterSimpleLock(configuration, this.run, this.unbind, this.row));
 			}
 			if (this.row != null) {
-				// Extended for a run that has lost its lock: the old nodes need not wait for it.
+				// Extended for a run that has lost its lock: the old nodes need not wait
+				// for it.
 				this.row.giveBack();
 			}
 		}

@@ -24,7 +24,8 @@ import org.jspecify.annotations.Nullable;
  * }
  * </pre>
  *
- * <p>A lock is bound to the thread that called {@code LockProvider.lock} (ShedLock runs the
+ * <p>
+ * A lock is bound to the thread that called {@code LockProvider.lock} (ShedLock runs the
  * task on that thread) from then until its run ends ({@code unlock}, or an extension that
  * finds the lock lost); nested runs bind the innermost last. Work handed to other threads
  * must take the {@link HeldLock} along ({@link #currentLock()}).
@@ -46,8 +47,8 @@ public final class SchedulerLockContext {
 	}
 
 	/**
-	 * The term of the current run's lock: its fencing token, strictly greater than that of
-	 * every earlier run of the lock on any node.
+	 * The term of the current run's lock: its fencing token, strictly greater than that
+	 * of every earlier run of the lock on any node.
 	 * @return the term
 	 * @throws IllegalStateException outside a run of {@link ClusterLockProvider}
 	 */

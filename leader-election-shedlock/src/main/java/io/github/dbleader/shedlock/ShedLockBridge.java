@@ -41,22 +41,25 @@ import org.springframework.transaction.support.TransactionTemplate;
  * deploy, {@link ClusterLockProvider} takes ShedLock's own row of each lock too, the way
  * the old nodes take it, so that an old node and a new node never run the same trigger.
  *
- * <p>A row is taken as ShedLock takes it (inserted, or updated where its
- * {@code lock_until} has passed), extended where this node still holds it, and released
- * as ShedLock releases it ({@code lock_until} = the later of now and {@code lockAtLeastFor}
- * after the acquisition), each in a transaction of its own on the data source given, never
- * in the caller's. Times come from where the old nodes take them ({@link ShedLockTable}):
- * the database's clock expression ShedLock uses, or ShedLock's {@link ClockProvider} (the
+ * <p>
+ * A row is taken as ShedLock takes it (inserted, or updated where its {@code lock_until}
+ * has passed), extended where this node still holds it, and released as ShedLock releases
+ * it ({@code lock_until} = the later of now and {@code lockAtLeastFor} after the
+ * acquisition), each in a transaction of its own on the data source given, never in the
+ * caller's. Times come from where the old nodes take them ({@link ShedLockTable}): the
+ * database's clock expression ShedLock uses, or ShedLock's {@link ClockProvider} (the
  * node's clock) written in the old nodes' time zone. The row's holder ({@code locked_by})
  * is this node's id.
  *
- * <p>While this node holds a lock's row, it does not try that lock again (ShedLock's
- * release matches the holder only, so a second acquisition of the row by the same node
- * would be released by the first one's end).
+ * <p>
+ * While this node holds a lock's row, it does not try that lock again (ShedLock's release
+ * matches the holder only, so a second acquisition of the row by the same node would be
+ * released by the first one's end).
  *
- * <p>A statement that fails counts as not done: a take is then skipped, an extension
- * counts as lost, and a release leaves the row to expire at its {@code lock_until}. The
- * first failure after a success is logged at WARN with its cause.
+ * <p>
+ * A statement that fails counts as not done: a take is then skipped, an extension counts
+ * as lost, and a release leaves the row to expire at its {@code lock_until}. The first
+ * failure after a success is logged at WARN with its cause.
  */
 public class ShedLockBridge {
 
@@ -73,7 +76,9 @@ public class ShedLockBridge {
 	/** Chosen at the first statement, from the database that answers. */
 	private volatile @Nullable ShedLockStatements statements;
 
-	/** Rows known to exist: their take is one update, as ShedLock's is after the first. */
+	/**
+	 * Rows known to exist: their take is one update, as ShedLock's is after the first.
+	 */
 	private final Set<String> existing = ConcurrentHashMap.newKeySet();
 
 	/** Rows this node holds. */
@@ -96,13 +101,16 @@ public class ShedLockBridge {
 		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
 		jdbc.setQueryTimeout((int) Math.max(1, (statementTimeout.toMillis() + 999) / 1000));
 		this.jdbc = new NamedParameterJdbcTemplate(jdbc);
-		// As ShedLock: a transaction of its own, so that a take never joins (nor waits for the
+		// As ShedLock: a transaction of its own, so that a take never joins (nor waits
+		// for the
 		// end of) a transaction of the caller's.
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 	}
 
-	/** @return ShedLock's table */
+	/**
+	 * @return ShedLock's table
+	 */
 	public ShedLockTable getTable() {
 		return this.table;
 	}
@@ -131,8 +139,8 @@ public class ShedLockBridge {
 	}
 
 	/**
-	 * Take the lock's row, as ShedLock takes it, unless another node holds it or this node
-	 * holds it already.
+	 * Take the lock's row, as ShedLock takes it, unless another node holds it or this
+	 * node holds it already.
 	 * @param configuration the lock's name and durations, as ShedLock gives them
 	 * @return the acquisition, or empty if the row is held (or the take failed)
 	 */
@@ -212,11 +220,11 @@ public class ShedLockBridge {
 	private ShedLockStatements statements() {
 		ShedLockStatements statements = this.statements;
 		if (statements == null) {
-			String product = inOwnTransaction(() -> this.jdbc.getJdbcTemplate()
-				.execute((ConnectionCallback<String>) (connection) -> {
-					DatabaseMetaData metaData = connection.getMetaData();
-					return metaData.getDatabaseProductName();
-				}));
+			String product = inOwnTransaction(
+					() -> this.jdbc.getJdbcTemplate().execute((ConnectionCallback<String>) (connection) -> {
+						DatabaseMetaData metaData = connection.getMetaData();
+						return metaData.getDatabaseProductName();
+					}));
 			statements = ShedLockStatements.of(this.table, product);
 			this.statements = statements;
 		}
@@ -267,8 +275,8 @@ public class ShedLockBridge {
 	}
 
 	/**
-	 * This node's acquisition of a lock's row; it ends once, by a release, a give-back or a
-	 * lost extension.
+	 * This node's acquisition of a lock's row; it ends once, by a release, a give-back or
+	 * a lost extension.
 	 */
 	final class Row {
 

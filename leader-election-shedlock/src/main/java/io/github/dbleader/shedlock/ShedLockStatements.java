@@ -6,14 +6,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The statements on ShedLock's table that take, extend and release a lock row the way
- * ShedLock's {@code JdbcTemplateLockProvider} does, so that old nodes, still on it, and the
- * bridge exclude each other: the same conditions on the same columns, with the same time.
- * With node time the times are parameters ({@code :lockUntil}, {@code :now},
+ * ShedLock's {@code JdbcTemplateLockProvider} does, so that old nodes, still on it, and
+ * the bridge exclude each other: the same conditions on the same columns, with the same
+ * time. With node time the times are parameters ({@code :lockUntil}, {@code :now},
  * {@code :unlockTime}); with database time they are the database's clock expression that
  * ShedLock uses on each database (UTC on MySQL, MariaDB and PostgreSQL, the session's on
  * H2), and only durations are parameters.
  *
- * <p>Named parameters: {@code :name}, {@code :lockedBy}, and the time parameters above or
+ * <p>
+ * Named parameters: {@code :name}, {@code :lockedBy}, and the time parameters above or
  * {@code :atMostForMicros}/{@code :atLeastForMicros} (MySQL, H2) or
  * {@code :atMostForSeconds}/{@code :atLeastForSeconds} (PostgreSQL).
  */
@@ -28,7 +29,10 @@ final class ShedLockStatements {
 	/** Moves the expiry of the row this node holds, if it has not expired. */
 	final String extend;
 
-	/** Sets the expiry to the later of now and {@code lockAtLeastFor} after the acquisition. */
+	/**
+	 * Sets the expiry to the later of now and {@code lockAtLeastFor} after the
+	 * acquisition.
+	 */
 	final String unlock;
 
 	/** Reads no row, but fails if the table or a column is missing. */
@@ -83,21 +87,23 @@ final class ShedLockStatements {
 				+ atMostFor + ", " + now + ", :lockedBy)";
 		String set = " SET " + until + " = " + atMostFor + ", " + at + " = " + now + ", " + by + " = :lockedBy";
 		String unlockTime = (atLeastFor != null)
-				? "CASE WHEN " + atLeastFor + " > " + now + " THEN " + atLeastFor + " ELSE " + now + " END" : ":unlockTime";
+				? "CASE WHEN " + atLeastFor + " > " + now + " THEN " + atLeastFor + " ELSE " + now + " END"
+				: ":unlockTime";
 		String extend = "UPDATE " + t + " SET " + until + " = " + atMostFor + " WHERE " + name + " = :name AND " + by
 				+ " = :lockedBy AND " + until + " > " + now;
 		String unlock = "UPDATE " + t + " SET " + until + " = " + unlockTime + " WHERE " + name + " = :name AND " + by
 				+ " = :lockedBy";
 		String check = "SELECT " + name + ", " + until + ", " + at + ", " + by + " FROM " + t + " WHERE 1 = 0";
 		if (platform == Platform.POSTGRESQL) {
-			// As ShedLock on PostgreSQL: one statement, and no failed insert that aborts the
+			// As ShedLock on PostgreSQL: one statement, and no failed insert that aborts
+			// the
 			// transaction.
 			String upsert = values + " ON CONFLICT (" + name + ") DO UPDATE" + set + " WHERE " + t + "." + until
 					+ " <= " + now;
 			return new ShedLockStatements(null, upsert, extend, unlock, check);
 		}
-		String insert = (table.useDbTime() && platform == Platform.MYSQL) ? values.replaceFirst("^INSERT", "INSERT IGNORE")
-				: values;
+		String insert = (table.useDbTime() && platform == Platform.MYSQL)
+				? values.replaceFirst("^INSERT", "INSERT IGNORE") : values;
 		String take = "UPDATE " + t + set + " WHERE " + name + " = :name AND " + until + " <= " + now;
 		return new ShedLockStatements(insert, take, extend, unlock, check);
 	}

@@ -7,9 +7,9 @@ import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
- * ShedLock's lock table as the old nodes' {@code JdbcTemplateLockProvider} uses it: its name,
- * its columns and where the old nodes take the time from. Each setting mirrors one of
- * ShedLock's {@code JdbcTemplateLockProvider.Configuration}, with ShedLock's defaults
+ * ShedLock's lock table as the old nodes' {@code JdbcTemplateLockProvider} uses it: its
+ * name, its columns and where the old nodes take the time from. Each setting mirrors one
+ * of ShedLock's {@code JdbcTemplateLockProvider.Configuration}, with ShedLock's defaults
  * ({@link #of(String)}).
  *
  * @param tableName the table ({@code withTableName}); a plain identifier, optionally
@@ -22,8 +22,8 @@ import org.jspecify.annotations.Nullable;
  * @param useDbTime whether the old nodes use {@code usingDbTime()}: times are then the
  * database's; otherwise each node's clock, written in {@code timeZone}
  * @param timeZone the time zone the old nodes write their times in without
- * {@code usingDbTime()} ({@code forceUtcTimeZone()} or {@code withTimeZone}); {@code null}
- * for the JVM's default time zone, ShedLock's default
+ * {@code usingDbTime()} ({@code forceUtcTimeZone()} or {@code withTimeZone});
+ * {@code null} for the JVM's default time zone, ShedLock's default
  */
 public record ShedLockTable(String tableName, String nameColumn, String lockUntilColumn, String lockedAtColumn,
 		String lockedByColumn, boolean useDbTime, @Nullable TimeZone timeZone) {
@@ -50,8 +50,8 @@ public record ShedLockTable(String tableName, String nameColumn, String lockUnti
 		requireIdentifier("lockedAtColumn", lockedAtColumn);
 		requireIdentifier("lockedByColumn", lockedByColumn);
 		if (useDbTime && timeZone != null) {
-			throw new IllegalArgumentException(
-					"ShedLock's table uses either the database's time or a time zone (" + timeZone.getID() + "), not both");
+			throw new IllegalArgumentException("ShedLock's table uses either the database's time or a time zone ("
+					+ timeZone.getID() + "), not both");
 		}
 	}
 

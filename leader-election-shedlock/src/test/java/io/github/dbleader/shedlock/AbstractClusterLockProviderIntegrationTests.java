@@ -33,8 +33,8 @@ abstract class AbstractClusterLockProviderIntegrationTests extends AbstractExten
 	private static final LeaseTables TABLES = new LeaseTables("shedlock_test_lease", "shedlock_test_candidate");
 
 	/**
-	 * The data source of each database, its tables created once per class: ShedLock's tests
-	 * need an instance per test (each has a lock name of its own).
+	 * The data source of each database, its tables created once per class: ShedLock's
+	 * tests need an instance per test (each has a lock name of its own).
 	 */
 	private static final Map<TestDatabase, HikariDataSource> dataSources = new EnumMap<>(TestDatabase.class);
 
@@ -78,11 +78,12 @@ abstract class AbstractClusterLockProviderIntegrationTests extends AbstractExten
 
 	/**
 	 * Excluded: it takes a lock with {@code lockAtMostFor} of 2 ms and expects to get it.
-	 * The first take of a lock, which creates its row, reads the new term back in a second
-	 * statement and reports the lock taken only if it has not expired by then, so that it
-	 * never hands out an acquisition that has lapsed already; a 2 ms lock often has (later
-	 * takes answer the term in the taking statement itself). The same contract with a
-	 * lock that lives long enough to be taken is {@link #anExpiredLockIsNotExtended()}.
+	 * The first take of a lock, which creates its row, reads the new term back in a
+	 * second statement and reports the lock taken only if it has not expired by then, so
+	 * that it never hands out an acquisition that has lapsed already; a 2 ms lock often
+	 * has (later takes answer the term in the taking statement itself). The same contract
+	 * with a lock that lives long enough to be taken is
+	 * {@link #anExpiredLockIsNotExtended()}.
 	 */
 	@Override
 	@Test
@@ -92,8 +93,7 @@ abstract class AbstractClusterLockProviderIntegrationTests extends AbstractExten
 
 	@Test
 	void anExpiredLockIsNotExtended() {
-		SimpleLock lock = getLockProvider()
-			.lock(lockConfig(this.LOCK_NAME1, Duration.ofMillis(300), Duration.ZERO))
+		SimpleLock lock = getLockProvider().lock(lockConfig(this.LOCK_NAME1, Duration.ofMillis(300), Duration.ZERO))
 			.orElseThrow();
 		await().atMost(Duration.ofSeconds(5)).until(() -> !held(this.LOCK_NAME1));
 		assertThat(lock.extend(Duration.ofSeconds(10), Duration.ZERO)).isEmpty();

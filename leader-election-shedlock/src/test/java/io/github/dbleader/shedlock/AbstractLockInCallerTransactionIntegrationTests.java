@@ -108,18 +108,17 @@ abstract class AbstractLockInCallerTransactionIntegrationTests {
 		Caller caller = this.application.getBean(Caller.class);
 		assertThatIllegalStateException().isThrownBy(() -> caller.inTransaction(() -> {
 			caller.write("caller-row");
-			boolean ran = way.take(this.application, way.held, () -> assertThat(otherNodeTakes(way.held))
-				.as("another node's take while the run holds the lock").isFalse());
+			boolean ran = way.take(this.application, way.held,
+					() -> assertThat(otherNodeTakes(way.held)).as("another node's take while the run holds the lock")
+						.isFalse());
 			assertThat(ran).as("the run").isTrue();
-			assertThat(otherNodeTakes(way.held)).as("another node's take after the run, at least for 30s")
-				.isFalse();
+			assertThat(otherNodeTakes(way.held)).as("another node's take after the run, at least for 30s").isFalse();
 			assertThat(otherNodeSees(way.held)).as("the lock's row, read by another node")
 				.hasValueSatisfying((lock) -> {
 					assertThat(lock.held()).isTrue();
 					assertThat(lock.holder()).isEqualTo("app-node");
 				});
-			assertThat(otherNodeCountsCallerRows()).as("the caller's uncommitted row, seen by another node")
-				.isZero();
+			assertThat(otherNodeCountsCallerRows()).as("the caller's uncommitted row, seen by another node").isZero();
 			throw new IllegalStateException("roll back");
 		})).withMessage("roll back");
 		assertThat(otherNodeTakes(way.held)).as("another node's take after the caller's rollback").isFalse();
@@ -136,10 +135,10 @@ abstract class AbstractLockInCallerTransactionIntegrationTests {
 			caller.write("caller-row");
 			assertThat(way.take(this.application, way.released, () -> {
 			})).as("the run").isTrue();
-			assertThat(otherNodeTakes(way.released)).as("another node's take of the released lock, before the"
-					+ " caller's transaction ends").isTrue();
-			assertThat(otherNodeCountsCallerRows()).as("the caller's uncommitted row, seen by another node")
-				.isZero();
+			assertThat(otherNodeTakes(way.released))
+				.as("another node's take of the released lock, before the" + " caller's transaction ends")
+				.isTrue();
+			assertThat(otherNodeCountsCallerRows()).as("the caller's uncommitted row, seen by another node").isZero();
 			throw new IllegalStateException("roll back");
 		})).withMessage("roll back");
 		assertThat(otherNodeSees(way.released)).as("the other node's acquisition after the caller's rollback")
@@ -156,8 +155,7 @@ abstract class AbstractLockInCallerTransactionIntegrationTests {
 			caller.write("caller-row");
 			assertThat(way.take(this.application, way.released, () -> {
 			})).as("the run, while another node holds the lock").isFalse();
-			assertThat(otherNodeCountsCallerRows()).as("the caller's uncommitted row, seen by another node")
-				.isZero();
+			assertThat(otherNodeCountsCallerRows()).as("the caller's uncommitted row, seen by another node").isZero();
 			throw new IllegalStateException("roll back");
 		})).withMessage("roll back");
 		assertThat(otherNodeCountsCallerRows()).as("the caller's row after its rollback").isZero();
@@ -165,13 +163,18 @@ abstract class AbstractLockInCallerTransactionIntegrationTests {
 			.hasValueSatisfying((lock) -> assertThat(lock.holder()).isEqualTo("other-node"));
 	}
 
-	/** Another node, on a thread and connections of its own, takes the lock for a minute. */
+	/**
+	 * Another node, on a thread and connections of its own, takes the lock for a minute.
+	 */
 	private boolean otherNodeHolds(String name) {
 		return onOtherThread(
 				() -> this.otherNode.tryLock(name, Duration.ofSeconds(60), Duration.ofSeconds(60)).isPresent());
 	}
 
-	/** Another node, on a thread and connections of its own, tries the lock and releases it at once. */
+	/**
+	 * Another node, on a thread and connections of its own, tries the lock and releases
+	 * it at once.
+	 */
 	private boolean otherNodeTakes(String name) {
 		return onOtherThread(() -> {
 			Optional<HeldLock> lock = this.otherNode.tryLock(name, Duration.ofSeconds(60), Duration.ZERO);
@@ -186,8 +189,8 @@ abstract class AbstractLockInCallerTransactionIntegrationTests {
 	}
 
 	private int otherNodeCountsCallerRows() {
-		return onOtherThread(() -> this.otherJdbc.queryForObject("SELECT COUNT(*) FROM " + CALLER_TABLE,
-				Integer.class));
+		return onOtherThread(
+				() -> this.otherJdbc.queryForObject("SELECT COUNT(*) FROM " + CALLER_TABLE, Integer.class));
 	}
 
 	private static <T> T onOtherThread(Supplier<T> work) {
@@ -204,7 +207,10 @@ abstract class AbstractLockInCallerTransactionIntegrationTests {
 		return getClass().getSimpleName() + " on " + this.database;
 	}
 
-	/** The ways to take a lock, each with a lock kept 30s after its run and one released after it. */
+	/**
+	 * The ways to take a lock, each with a lock kept 30s after its run and one released
+	 * after it.
+	 */
 	enum Way {
 
 		CLUSTER_LOCK_ANNOTATION("tx-annotated-held", "tx-annotated-released") {

@@ -47,8 +47,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The migration bridge beside ShedLock's own {@code JdbcTemplateLockProvider} on one real
  * database, as in a rolling deploy: old nodes on ShedLock's provider, new nodes on
- * {@link ClusterLockProvider} with a {@link ShedLockBridge} on the same table. Each test runs
- * with old nodes on their own clocks (ShedLock's default) and on the database's
+ * {@link ClusterLockProvider} with a {@link ShedLockBridge} on the same table. Each test
+ * runs with old nodes on their own clocks (ShedLock's default) and on the database's
  * ({@code usingDbTime()}).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -147,8 +147,8 @@ abstract class AbstractShedLockBridgeIntegrationTests {
 
 	/**
 	 * How much earlier than {@code lockAtLeastFor} a lock may be free: MySQL Connector/J
-	 * sends a {@code Timestamp} to MariaDB (which announces itself as version 5.5.5) in whole
-	 * seconds, ShedLock's node times and the bridge's alike; database times keep
+	 * sends a {@code Timestamp} to MariaDB (which announces itself as version 5.5.5) in
+	 * whole seconds, ShedLock's node times and the bridge's alike; database times keep
 	 * milliseconds.
 	 */
 	private static Duration precision(OldNodes time) {
@@ -192,7 +192,8 @@ abstract class AbstractShedLockBridgeIntegrationTests {
 
 	/**
 	 * A lock taken inside a transaction of the caller's on the same data source commits
-	 * ShedLock's row at once, and the caller's rollback does not undo it (ShedLock #3577).
+	 * ShedLock's row at once, and the caller's rollback does not undo it (ShedLock
+	 * #3577).
 	 */
 	@ParameterizedTest
 	@EnumSource(OldNodes.class)
@@ -204,7 +205,8 @@ abstract class AbstractShedLockBridgeIntegrationTests {
 		assertThatIllegalStateException().isThrownBy(() -> caller.executeWithoutResult((status) -> {
 			new JdbcTemplate(this.dataSource).queryForList("SELECT name FROM " + SHEDLOCK_TABLE + " WHERE 1 = 0");
 			assertThat(newNode.lock(config(name, Duration.ZERO))).isPresent();
-			assertThat(CompletableFuture.supplyAsync(() -> oldNode.lock(config(name, Duration.ZERO)).isPresent()).join())
+			assertThat(
+					CompletableFuture.supplyAsync(() -> oldNode.lock(config(name, Duration.ZERO)).isPresent()).join())
 				.as("an old node's take, on another thread, while the caller's transaction is open")
 				.isFalse();
 			throw new IllegalStateException("roll back");
@@ -214,9 +216,8 @@ abstract class AbstractShedLockBridgeIntegrationTests {
 	}
 
 	/**
-	 * Two old and two new nodes take one job as fast as they can, each run holding it for a
-	 * random moment, for a second: no two runs overlap, and both kinds of
-	 * node run it.
+	 * Two old and two new nodes take one job as fast as they can, each run holding it for
+	 * a random moment, for a second: no two runs overlap, and both kinds of node run it.
 	 */
 	@ParameterizedTest
 	@EnumSource(OldNodes.class)

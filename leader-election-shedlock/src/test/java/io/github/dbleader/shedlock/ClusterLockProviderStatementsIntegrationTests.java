@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What a run of a {@code @SchedulerLock} task on {@link ClusterLockProvider} costs, in
  * statements the server runs (read off the wire, {@link WireStatements}), as in the lock
- * benchmark's column for ShedLock's annotations on this provider: three nodes try the lock
- * for each trigger; the node that gets it records the run in
+ * benchmark's column for ShedLock's annotations on this provider: three nodes try the
+ * lock for each trigger; the node that gets it records the run in
  * {@link SchedulerLockContext#runFenced} (a read of the database clock and an insert) and
  * unlocks; the two others find it taken. In steady state: every node has seen the lock's
  * row and holds open connections. Issue 39: no more than a {@code @ClusterLock} run, ten.
@@ -54,7 +54,8 @@ class ClusterLockProviderStatementsIntegrationTests {
 			database.recreateTable(direct, "provider_cost_runs", RUN_COLUMNS);
 			List<Node> nodes = List.of(node(wire, dialect, "a"), node(wire, dialect, "b"), node(wire, dialect, "c"));
 
-			// Warm-up: every node gets the lock once (it sees the row, its pools connect).
+			// Warm-up: every node gets the lock once (it sees the row, its pools
+			// connect).
 			WireStatements.Measurement cost = wire.measure(nodes.size(), RUNS,
 					(i) -> run(nodes.get(i % nodes.size()), nodes));
 			System.out.printf("%s, @SchedulerLock: %s%n", database, cost);
@@ -64,8 +65,8 @@ class ClusterLockProviderStatementsIntegrationTests {
 	}
 
 	/**
-	 * One trigger: the winner gets the lock; the two others find it taken; the run records
-	 * itself in a fenced transaction and unlocks.
+	 * One trigger: the winner gets the lock; the two others find it taken; the run
+	 * records itself in a fenced transaction and unlocks.
 	 */
 	private static void run(Node winner, List<Node> nodes) {
 		SimpleLock lock = winner.provider().lock(configuration()).orElseThrow();
@@ -78,8 +79,9 @@ class ClusterLockProviderStatementsIntegrationTests {
 			}
 			SchedulerLockContext.runFenced((term) -> {
 				Long startedAt = winner.jdbc().queryForObject("SELECT " + winner.clock(), Long.class);
-				return winner.jdbc().update("INSERT INTO provider_cost_runs (node_id, term, started_at, finished_at)"
-						+ " VALUES (?, ?, ?, " + winner.clock() + ")", winner.id(), term, startedAt);
+				return winner.jdbc()
+					.update("INSERT INTO provider_cost_runs (node_id, term, started_at, finished_at)"
+							+ " VALUES (?, ?, ?, " + winner.clock() + ")", winner.id(), term, startedAt);
 			});
 		}
 		finally {

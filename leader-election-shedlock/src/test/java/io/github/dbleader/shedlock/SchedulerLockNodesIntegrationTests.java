@@ -33,11 +33,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A ShedLock-only application, as one coming from ShedLock has it ({@code @EnableSchedulerLock},
- * {@code @Scheduled} + {@code @SchedulerLock}, no {@code LockProvider} bean of its own),
- * on three nodes in one JVM on the MySQL-protocol test database (MariaDB in CI): the
- * locked job runs on one node at a time, on more than one node over time, and each run's
- * fenced write carries a term greater than that of every earlier run.
+ * A ShedLock-only application, as one coming from ShedLock has it
+ * ({@code @EnableSchedulerLock}, {@code @Scheduled} + {@code @SchedulerLock}, no
+ * {@code LockProvider} bean of its own), on three nodes in one JVM on the MySQL-protocol
+ * test database (MariaDB in CI): the locked job runs on one node at a time, on more than
+ * one node over time, and each run's fenced write carries a term greater than that of
+ * every earlier run.
  */
 class SchedulerLockNodesIntegrationTests {
 
@@ -72,20 +73,18 @@ class SchedulerLockNodesIntegrationTests {
 		for (int node = 1; node <= 3; node++) {
 			this.nodes.add(start("node-" + node));
 		}
-		assertThat(this.nodes).allSatisfy((node) -> assertThat(node.getBean(LockProvider.class))
-			.isInstanceOf(ClusterLockProvider.class));
+		assertThat(this.nodes)
+			.allSatisfy((node) -> assertThat(node.getBean(LockProvider.class)).isInstanceOf(ClusterLockProvider.class));
 		await().atMost(Duration.ofSeconds(30)).until(() -> runs.size() >= 30);
 		this.nodes.forEach(ConfigurableApplicationContext::close);
 		List<Run> ended = runs.stream().sorted(Comparator.comparingLong(Run::startedAt)).toList();
 		for (int i = 1; i < ended.size(); i++) {
 			Run previous = ended.get(i - 1);
 			Run run = ended.get(i);
-			assertThat(run.startedAt()).as("%s starts after %s ended", run, previous)
-				.isGreaterThan(previous.endedAt());
+			assertThat(run.startedAt()).as("%s starts after %s ended", run, previous).isGreaterThan(previous.endedAt());
 			assertThat(run.term()).as("%s after %s", run, previous).isGreaterThan(previous.term());
 		}
-		assertThat(ended.stream().map(Run::nodeId).distinct().count()).as("nodes that ran the job")
-			.isGreaterThan(1);
+		assertThat(ended.stream().map(Run::nodeId).distinct().count()).as("nodes that ran the job").isGreaterThan(1);
 		assertThat(jdbc.queryForList("SELECT term FROM shedlock_nodes_ticks ORDER BY term", Long.class))
 			.as("fenced writes")
 			.containsExactlyElementsOf(ended.stream().map(Run::term).toList());
@@ -104,6 +103,7 @@ class SchedulerLockNodesIntegrationTests {
 
 	/**
 	 * One run of the job.
+	 *
 	 * @param nodeId the node
 	 * @param term the lock's term
 	 * @param startedAt monotonic time at its start

@@ -14,8 +14,8 @@ class ShedLockTableTests {
 
 	@Test
 	void defaultsAreShedLocks() {
-		assertThat(ShedLockTable.of("shedlock")).isEqualTo(
-				new ShedLockTable("shedlock", "name", "lock_until", "locked_at", "locked_by", false, null));
+		assertThat(ShedLockTable.of("shedlock"))
+			.isEqualTo(new ShedLockTable("shedlock", "name", "lock_until", "locked_at", "locked_by", false, null));
 		assertThat(ShedLockTable.of("shedlock").usingDbTime().useDbTime()).isTrue();
 	}
 
@@ -27,7 +27,8 @@ class ShedLockTableTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> ShedLockTable.of("a.b.c"));
 		assertThatIllegalArgumentException().isThrownBy(() -> ShedLockTable.of(""));
 		assertThatIllegalArgumentException()
-			.isThrownBy(() -> new ShedLockTable("shedlock", "name", "lock until", "locked_at", "locked_by", false, null))
+			.isThrownBy(
+					() -> new ShedLockTable("shedlock", "name", "lock until", "locked_at", "locked_by", false, null))
 			.withMessageContaining("lockUntilColumn");
 	}
 

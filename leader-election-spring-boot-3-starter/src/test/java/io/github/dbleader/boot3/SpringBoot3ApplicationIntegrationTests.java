@@ -37,11 +37,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Two nodes of a Spring Boot 3.5 application whose only leader election dependency is
- * leader-election-spring-boot-3-starter, on the MySQL-protocol test database (MariaDB in CI):
- * a {@code @Scheduled @LeaderOnly} job runs on the leader only, a {@code @Scheduled @ClusterLock}
- * job runs, {@code /actuator/leader} reads and moves leadership ({@code GET}, {@code POST} with
- * and without a body, {@code DELETE}) and each move reaches the applications as leadership
- * events, as on Spring Boot 4.
+ * leader-election-spring-boot-3-starter, on the MySQL-protocol test database (MariaDB in
+ * CI): a {@code @Scheduled @LeaderOnly} job runs on the leader only, a
+ * {@code @Scheduled @ClusterLock} job runs, {@code /actuator/leader} reads and moves
+ * leadership ({@code GET}, {@code POST} with and without a body, {@code DELETE}) and each
+ * move reaches the applications as leadership events, as on Spring Boot 4.
  */
 class SpringBoot3ApplicationIntegrationTests {
 
@@ -120,17 +120,18 @@ class SpringBoot3ApplicationIntegrationTests {
 		assertThat(events(first, LeadershipRevokedEvent.class)).isGreaterThanOrEqualTo(2);
 	}
 
-	private HttpResponse<String> send(ConfigurableApplicationContext context, String method, String path,
-			String body) throws Exception {
+	private HttpResponse<String> send(ConfigurableApplicationContext context, String method, String path, String body)
+			throws Exception {
 		String port = context.getEnvironment().getProperty("local.server.port");
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/leader" + path))
+		HttpRequest.Builder request = HttpRequest
+			.newBuilder(URI.create("http://127.0.0.1:" + port + "/actuator/leader" + path))
 			.timeout(Duration.ofSeconds(10));
 		if (body != null || "POST".equals(method)) {
 			// An actuator write declares JSON, with a body or without (415 otherwise).
 			request.header("Content-Type", "application/json");
 		}
-		request.method(method, (body != null) ? HttpRequest.BodyPublishers.ofString(body)
-				: HttpRequest.BodyPublishers.noBody());
+		request.method(method,
+				(body != null) ? HttpRequest.BodyPublishers.ofString(body) : HttpRequest.BodyPublishers.noBody());
 		return this.http.send(request.build(), HttpResponse.BodyHandlers.ofString());
 	}
 
@@ -147,9 +148,9 @@ class SpringBoot3ApplicationIntegrationTests {
 			.properties("spring.datasource.url=" + DATABASE.url(), "spring.datasource.username=" + DATABASE.username(),
 					"spring.datasource.password=" + DATABASE.password(), "spring.jmx.enabled=false", "server.port=0",
 					"spring.main.banner-mode=off", "management.endpoints.web.exposure.include=leader",
-					"management.endpoint.leader.access=unrestricted",
-					"leader-election.node-id=" + nodeId, "leader-election.lease-duration=6s",
-					"leader-election.renew-interval=1s", "leader-election.jdbc.table-name=boot3_lease",
+					"management.endpoint.leader.access=unrestricted", "leader-election.node-id=" + nodeId,
+					"leader-election.lease-duration=6s", "leader-election.renew-interval=1s",
+					"leader-election.jdbc.table-name=boot3_lease",
 					"leader-election.jdbc.candidate-table-name=boot3_candidate",
 					"leader-election.jdbc.initialize-schema=always")
 			.run();

@@ -34,8 +34,7 @@ final class CompositeLeadershipListener implements LeadershipListener {
 	}
 
 	@Override
-	public void leaderChanged(String election, @Nullable String previousLeader, @Nullable String newLeader,
-			long term) {
+	public void leaderChanged(String election, @Nullable String previousLeader, @Nullable String newLeader, long term) {
 		each((listener) -> listener.leaderChanged(election, previousLeader, newLeader, term));
 	}
 

@@ -8,10 +8,11 @@ import org.springframework.util.ClassUtils;
 
 /**
  * A JDBC repository (of locks; the leases' asks for its platform through its
- * {@link io.github.dbleader.election.jdbc.JdbcStore}) created on first use, for a database whose
- * platform only the database itself can tell: so the context starts while the database is
- * away, and the repository is built when the election or a lock first reaches it. A
- * creation that fails (the database still away) is tried again at the next call.
+ * {@link io.github.dbleader.election.jdbc.JdbcStore}) created on first use, for a
+ * database whose platform only the database itself can tell: so the context starts while
+ * the database is away, and the repository is built when the election or a lock first
+ * reaches it. A creation that fails (the database still away) is tried again at the next
+ * call.
  */
 final class DeferredRepository extends AbstractLazyCreationTargetSource {
 

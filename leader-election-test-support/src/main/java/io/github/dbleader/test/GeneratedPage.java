@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * A documentation page that the build generates from the code and checks in: a test
- * renders it, and fails when the committed page differs, printing how to regenerate it; run
- * with {@code -D}{@value #UPDATE}{@code =true}, the test rewrites the page instead.
+ * renders it, and fails when the committed page differs, printing how to regenerate it;
+ * run with {@code -D}{@value #UPDATE}{@code =true}, the test rewrites the page instead.
  */
 public final class GeneratedPage {
 

@@ -24,9 +24,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * One node of a multi-process test: a Java process started from an executable jar or a
  * main class, its output in a {@link ProcessLog}, a readiness check (a log line, an HTTP
- * path that answers 2xx, or both), HTTP requests to it, and the signals a fault test sends:
- * {@link #pause() SIGSTOP}, {@link #resume() SIGCONT}, {@link #terminate() SIGTERM} and
- * {@link #kill() SIGKILL}.
+ * path that answers 2xx, or both), HTTP requests to it, and the signals a fault test
+ * sends: {@link #pause() SIGSTOP}, {@link #resume() SIGCONT}, {@link #terminate()
+ * SIGTERM} and {@link #kill() SIGKILL}.
  *
  * <pre class="code">
  * NodeProcess node = NodeProcess.jar(jar)
@@ -37,21 +37,26 @@ import org.jspecify.annotations.Nullable;
  * 	.start("a", logDirectory.resolve("a.log"));
  * </pre>
  *
- * Processes run with a small heap and a quick start-up by default, as several of them share
- * a few cores. A process not closed when the JVM ends is killed by a shutdown hook.
+ * Processes run with a small heap and a quick start-up by default, as several of them
+ * share a few cores. A process not closed when the JVM ends is killed by a shutdown hook.
  * Signals other than SIGKILL and SIGTERM are sent with the {@code kill} command, so they
  * need a POSIX system.
  */
 public final class NodeProcess implements AutoCloseable {
 
-	/** The lowest port {@link #freePort} hands out: above the well-known and most services' ports. */
+	/**
+	 * The lowest port {@link #freePort} hands out: above the well-known and most
+	 * services' ports.
+	 */
 	private static final int LOWEST_FIXED_PORT = 20000;
 
 	/** The ports {@link #freePort} handed out in this JVM. */
 	private static final Set<Integer> handedOutPorts = ConcurrentHashMap.newKeySet();
 
-
-	/** JVM options of every process unless {@link Builder#jvmOptions(String...)} replaces them. */
+	/**
+	 * JVM options of every process unless {@link Builder#jvmOptions(String...)} replaces
+	 * them.
+	 */
 	public static final List<String> DEFAULT_JVM_OPTIONS = List.of("-Xmx256m", "-XX:+UseSerialGC",
 			"-XX:TieredStopAtLevel=1");
 
@@ -62,7 +67,10 @@ public final class NodeProcess implements AutoCloseable {
 
 	private static final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
-	/** Processes not closed yet: killed by a shutdown hook if the JVM ends without closing them. */
+	/**
+	 * Processes not closed yet: killed by a shutdown hook if the JVM ends without closing
+	 * them.
+	 */
 	private static final Set<NodeProcess> unclosed = ConcurrentHashMap.newKeySet();
 
 	static {
@@ -104,7 +112,8 @@ public final class NodeProcess implements AutoCloseable {
 
 	/**
 	 * Prepare a process that runs a main class.
-	 * @param classpath the class path, entries separated by {@link java.io.File#pathSeparator}
+	 * @param classpath the class path, entries separated by
+	 * {@link java.io.File#pathSeparator}
 	 * @param mainClass the class with the {@code main} method
 	 * @return a builder
 	 */
@@ -113,11 +122,12 @@ public final class NodeProcess implements AutoCloseable {
 	}
 
 	/**
-	 * A loopback port that was free a moment ago, e.g. for a process's web server, below the
-	 * kernel's ephemeral range: a port that range hands out for a listener's port 0 is just as
-	 * likely to become the local port of an outgoing connection (a pool's, a proxy's) before
-	 * the process binds it, and its web server then fails with "Port ... was already in use"
-	 * (a fault suite run of .ci/run). Ports already handed out in this JVM are not given again.
+	 * A loopback port that was free a moment ago, e.g. for a process's web server, below
+	 * the kernel's ephemeral range: a port that range hands out for a listener's port 0
+	 * is just as likely to become the local port of an outgoing connection (a pool's, a
+	 * proxy's) before the process binds it, and its web server then fails with "Port ...
+	 * was already in use" (a fault suite run of .ci/run). Ports already handed out in
+	 * this JVM are not given again.
 	 * @return the port
 	 */
 	public static int freePort() {
@@ -143,7 +153,10 @@ public final class NodeProcess implements AutoCloseable {
 		}
 	}
 
-	/** The first port of the kernel's ephemeral range (Linux's default where it cannot be read). */
+	/**
+	 * The first port of the kernel's ephemeral range (Linux's default where it cannot be
+	 * read).
+	 */
 	private static int ephemeralPortsFrom() {
 		try {
 			String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
@@ -154,32 +167,44 @@ public final class NodeProcess implements AutoCloseable {
 		}
 	}
 
-	/** @return the name given at start, for messages */
+	/**
+	 * @return the name given at start, for messages
+	 */
 	public String name() {
 		return this.name;
 	}
 
-	/** @return the operating system's process id */
+	/**
+	 * @return the operating system's process id
+	 */
 	public long pid() {
 		return this.process.pid();
 	}
 
-	/** @return the process's output */
+	/**
+	 * @return the process's output
+	 */
 	public ProcessLog log() {
 		return this.log;
 	}
 
-	/** @return the HTTP port given at start, 0 if none */
+	/**
+	 * @return the HTTP port given at start, 0 if none
+	 */
 	public int httpPort() {
 		return this.httpPort;
 	}
 
-	/** @return whether the process runs (a paused process runs) */
+	/**
+	 * @return whether the process runs (a paused process runs)
+	 */
 	public boolean isAlive() {
 		return this.process.isAlive();
 	}
 
-	/** @return whether it was paused and not resumed since */
+	/**
+	 * @return whether it was paused and not resumed since
+	 */
 	public boolean isPaused() {
 		return this.paused;
 	}
@@ -200,7 +225,8 @@ public final class NodeProcess implements AutoCloseable {
 		}
 		if (this.readyHttpPath != null) {
 			try {
-				int status = http.send(request(this.readyHttpPath).GET().build(), HttpResponse.BodyHandlers.discarding())
+				int status = http
+					.send(request(this.readyHttpPath).GET().build(), HttpResponse.BodyHandlers.discarding())
 					.statusCode();
 				return status >= 200 && status < 300;
 			}
@@ -250,7 +276,9 @@ public final class NodeProcess implements AutoCloseable {
 		awaitExit(EXIT_TIMEOUT);
 	}
 
-	/** SIGTERM, a graceful shutdown; returns at once, see {@link #awaitExit(Duration)}. */
+	/**
+	 * SIGTERM, a graceful shutdown; returns at once, see {@link #awaitExit(Duration)}.
+	 */
 	public void terminate() {
 		this.process.destroy();
 	}
@@ -311,7 +339,8 @@ public final class NodeProcess implements AutoCloseable {
 	 * @param request from {@link #request(String)}
 	 * @param expectedStatus e.g. 200
 	 * @return the response body
-	 * @throws IllegalStateException if the process did not answer or answered another status
+	 * @throws IllegalStateException if the process did not answer or answered another
+	 * status
 	 */
 	public String send(HttpRequest.Builder request, int expectedStatus) {
 		HttpResponse<String> response = exchange(request);
@@ -428,8 +457,8 @@ public final class NodeProcess implements AutoCloseable {
 		}
 
 		/**
-		 * The port the process's web server listens on (the caller passes it to the process
-		 * in its arguments), for {@link NodeProcess#request(String)}.
+		 * The port the process's web server listens on (the caller passes it to the
+		 * process in its arguments), for {@link NodeProcess#request(String)}.
 		 * @param port the port
 		 * @return this builder
 		 */
@@ -449,7 +478,8 @@ public final class NodeProcess implements AutoCloseable {
 		}
 
 		/**
-		 * Ready only once a {@code GET} of the path answers 2xx; needs the {@link #httpPort(int)}.
+		 * Ready only once a {@code GET} of the path answers 2xx; needs the
+		 * {@link #httpPort(int)}.
 		 * @param path e.g. {@code "/actuator/health"}
 		 * @return this builder
 		 */

@@ -9,9 +9,9 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * The output of a {@link NodeProcess}, a file that grows while the process runs, read from
- * a position on: {@link #mark()} remembers the current end, so that a test reads only what
- * the process logged after a fault.
+ * The output of a {@link NodeProcess}, a file that grows while the process runs, read
+ * from a position on: {@link #mark()} remembers the current end, so that a test reads
+ * only what the process logged after a fault.
  */
 public final class ProcessLog {
 
@@ -21,12 +21,16 @@ public final class ProcessLog {
 		this.file = file;
 	}
 
-	/** @return the file the process writes its standard output and error to */
+	/**
+	 * @return the file the process writes its standard output and error to
+	 */
 	public Path file() {
 		return this.file;
 	}
 
-	/** @return the current end of the log, to read from later */
+	/**
+	 * @return the current end of the log, to read from later
+	 */
 	public long mark() {
 		try {
 			return Files.exists(this.file) ? Files.size(this.file) : 0;

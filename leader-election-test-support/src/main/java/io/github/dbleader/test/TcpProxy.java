@@ -26,21 +26,21 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A TCP proxy on a loopback port in front of a database server, with the faults a network
- * can have, so that a test can afflict one node's connections while the others keep theirs.
- * Every fault applies to every connection of the proxy, open or new:
+ * can have, so that a test can afflict one node's connections while the others keep
+ * theirs. Every fault applies to every connection of the proxy, open or new:
  * <ul>
  * <li>{@link #cut(Outage)} and {@link #restore()}: an outage, either
  * {@link Outage#REFUSED refused} (connections reset, port closed, as when the server is
- * down) or a {@link Outage#BLACKHOLE blackhole} (nothing passes and new connections get no
- * answer, as in a network partition; what was held back is delivered in order when it
- * ends, as TCP would retransmit it). {@link #bytesHeld()} tells that a client's bytes wait
- * at the blackhole.
- * <li>{@link #delayReplies(Duration)}: every chunk the server sends reaches the client that
- * much later, in order (a slow database, as the client sees it).
+ * down) or a {@link Outage#BLACKHOLE blackhole} (nothing passes and new connections get
+ * no answer, as in a network partition; what was held back is delivered in order when it
+ * ends, as TCP would retransmit it). {@link #bytesHeld()} tells that a client's bytes
+ * wait at the blackhole.
+ * <li>{@link #delayReplies(Duration)}: every chunk the server sends reaches the client
+ * that much later, in order (a slow database, as the client sees it).
  * <li>{@link #loseRepliesTo(String)}: a statement whose text contains a fragment still
- * reaches the server (and commits there), but its reply is lost, and so is everything else
- * the server sends on that connection: an ambiguous commit. {@link #lostReplies()} and
- * {@link #firstLossMillis()} tell what was lost.
+ * reaches the server (and commits there), but its reply is lost, and so is everything
+ * else the server sends on that connection: an ambiguous commit. {@link #lostReplies()}
+ * and {@link #firstLossMillis()} tell what was lost.
  * <li>{@link #onStatement(String, Runnable)}: once a statement whose text contains a
  * fragment has reached the server, run an action (pause a process, cut the network)
  * before the client may see the reply: a fault at a chosen point of a transaction.
@@ -49,8 +49,9 @@ import org.jspecify.annotations.Nullable;
  * client writes, which holds for the short statements of the election and its fenced
  * transactions.
  *
- * <p>Plain blocking sockets on daemon threads, three per connection: client to server,
- * and server to client split into a reader that timestamps each chunk as it arrives and a
+ * <p>
+ * Plain blocking sockets on daemon threads, three per connection: client to server, and
+ * server to client split into a reader that timestamps each chunk as it arrives and a
  * writer that delivers it at its time.
  */
 public final class TcpProxy implements AutoCloseable {
@@ -135,12 +136,16 @@ public final class TcpProxy implements AutoCloseable {
 		}
 	}
 
-	/** @return the loopback port clients connect to */
+	/**
+	 * @return the loopback port clients connect to
+	 */
 	public int port() {
 		return this.port;
 	}
 
-	/** @return the address clients connect to */
+	/**
+	 * @return the address clients connect to
+	 */
 	public InetSocketAddress address() {
 		return new InetSocketAddress(InetAddress.getLoopbackAddress(), this.port);
 	}
@@ -160,7 +165,9 @@ public final class TcpProxy implements AutoCloseable {
 		}
 	}
 
-	/** End the outage: accept connections again and deliver what was held back, in order. */
+	/**
+	 * End the outage: accept connections again and deliver what was held back, in order.
+	 */
 	public void restore() {
 		synchronized (this.flow) {
 			if (this.listener == null && !this.closed) {
@@ -190,8 +197,8 @@ public final class TcpProxy implements AutoCloseable {
 	}
 
 	/**
-	 * From now on, lose the reply to every statement whose text contains the fragment, and
-	 * the rest of that connection's replies. The statement itself reaches the server.
+	 * From now on, lose the reply to every statement whose text contains the fragment,
+	 * and the rest of that connection's replies. The statement itself reaches the server.
 	 * @param sqlFragment e.g. {@code "SET renewed_at"} for the renewal of a lease
 	 */
 	public void loseRepliesTo(String sqlFragment) {
@@ -199,27 +206,31 @@ public final class TcpProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Stop losing the replies of new statements. Connections that lost a reply stay silent:
-	 * their client has to give up on them.
+	 * Stop losing the replies of new statements. Connections that lost a reply stay
+	 * silent: their client has to give up on them.
 	 */
 	public void stopLosingReplies() {
 		this.loseRepliesTo = null;
 	}
 
-	/** @return how many statements' replies were lost (one per connection at most) */
+	/**
+	 * @return how many statements' replies were lost (one per connection at most)
+	 */
 	public int lostReplies() {
 		return this.lostReplies.get();
 	}
 
-	/** @return wall-clock time of the first lost reply in epoch milliseconds, 0 if none */
+	/**
+	 * @return wall-clock time of the first lost reply in epoch milliseconds, 0 if none
+	 */
 	public long firstLossMillis() {
 		return this.firstLossMillis.get();
 	}
 
 	/**
 	 * Once, when a statement whose text contains the fragment has been sent on to the
-	 * server, run the action before that connection's client can see the reply. Replaces an
-	 * action that has not run yet.
+	 * server, run the action before that connection's client can see the reply. Replaces
+	 * an action that has not run yet.
 	 * @param sqlFragment e.g. {@code "LOCK IN SHARE MODE"} for the fence of a fenced
 	 * transaction on MySQL
 	 * @param action what to do then, on the proxy's thread
@@ -230,7 +241,8 @@ public final class TcpProxy implements AutoCloseable {
 
 	/**
 	 * From now on, show every chunk that a client sends to an observer before it is
-	 * forwarded, e.g. {@link WireStatements}, which counts the statements the server runs.
+	 * forwarded, e.g. {@link WireStatements}, which counts the statements the server
+	 * runs.
 	 * @param observer the observer, {@code null} for none
 	 */
 	public void observeRequests(@Nullable RequestObserver observer) {
@@ -269,8 +281,8 @@ public final class TcpProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Bind the proxy's port again after a refused outage, retrying for a moment in case the
-	 * closed socket's accepting thread did not leave {@code accept} in time.
+	 * Bind the proxy's port again after a refused outage, retrying for a moment in case
+	 * the closed socket's accepting thread did not leave {@code accept} in time.
 	 */
 	private ServerSocket bindAgain() {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
@@ -408,7 +420,8 @@ public final class TcpProxy implements AutoCloseable {
 		/**
 		 * A client sent a chunk; called on that connection's thread, before the chunk is
 		 * forwarded.
-		 * @param connection the connection's number, from 1, in the order they were accepted
+		 * @param connection the connection's number, from 1, in the order they were
+		 * accepted
 		 * @param data the buffer, valid only during the call
 		 * @param length how many bytes of it were sent
 		 */
@@ -420,8 +433,8 @@ public final class TcpProxy implements AutoCloseable {
 	public enum Outage {
 
 		/**
-		 * Every connection is reset and the port is closed: new connections are refused at
-		 * once, as when the database server is down.
+		 * Every connection is reset and the port is closed: new connections are refused
+		 * at once, as when the database server is down.
 		 */
 		REFUSED,
 
@@ -448,7 +461,10 @@ public final class TcpProxy implements AutoCloseable {
 		/** Whether this connection's replies are lost from now on. */
 		private volatile boolean repliesLost;
 
-		/** Whether replies wait for a statement's action to finish; guarded by {@code flow}. */
+		/**
+		 * Whether replies wait for a statement's action to finish; guarded by
+		 * {@code flow}.
+		 */
 		private boolean holdReplies;
 
 		Link(Socket client, Socket server, int number) {
@@ -463,7 +479,10 @@ public final class TcpProxy implements AutoCloseable {
 			thread(this.number + "-replies-out", this::writeReplies);
 		}
 
-		/** Client to server: held during an outage; arms lost replies and statement actions. */
+		/**
+		 * Client to server: held during an outage; arms lost replies and statement
+		 * actions.
+		 */
 		private void forwardRequests() {
 			byte[] buffer = new byte[BUFFER_SIZE];
 			try {
@@ -496,7 +515,8 @@ public final class TcpProxy implements AutoCloseable {
 						runHoldingReplies(armed.action());
 					}
 				}
-				// The client closed: what it sent before still goes through once the outage ends.
+				// The client closed: what it sent before still goes through once the
+				// outage ends.
 				awaitFlow(null, 0);
 				close();
 			}
@@ -544,7 +564,10 @@ public final class TcpProxy implements AutoCloseable {
 			return System.nanoTime() + TcpProxy.this.replyDelayNanos;
 		}
 
-		/** Server to client, second half: delivers each chunk at its time, unless held or lost. */
+		/**
+		 * Server to client, second half: delivers each chunk at its time, unless held or
+		 * lost.
+		 */
 		private void writeReplies() {
 			try {
 				OutputStream out = this.client.getOutputStream();
@@ -570,7 +593,10 @@ public final class TcpProxy implements AutoCloseable {
 			}
 		}
 
-		/** Close both sides with a reset, so that each peer sees the connection fail at once. */
+		/**
+		 * Close both sides with a reset, so that each peer sees the connection fail at
+		 * once.
+		 */
 		void reset() {
 			abort(this.client);
 			abort(this.server);

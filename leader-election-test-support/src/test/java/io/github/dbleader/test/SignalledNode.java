@@ -9,8 +9,8 @@ import com.sun.net.httpserver.HttpServer;
 
 /**
  * The program {@link NodeProcessTests} runs as a process: it serves {@code GET /ready} on
- * the port given as its argument, logs its start and its shutdown, and exits with status 3
- * at once when the argument is {@code exit}.
+ * the port given as its argument, logs its start and its shutdown, and exits with status
+ * 3 at once when the argument is {@code exit}.
  */
 public final class SignalledNode {
 
@@ -29,8 +29,8 @@ public final class SignalledNode {
 			System.out.println("exiting at once");
 			System.exit(3);
 		}
-		HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(),
-				Integer.parseInt(args[0])), 0);
+		HttpServer server = HttpServer
+			.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), Integer.parseInt(args[0])), 0);
 		server.createContext("/ready", (exchange) -> {
 			byte[] body = "ok".getBytes(StandardCharsets.UTF_8);
 			exchange.sendResponseHeaders(200, body.length);

@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link TcpProxy}, in front of an echo server that also records what reached it.
+ * Tests for {@link TcpProxy}, in front of an echo server that also records what reached
+ * it.
  */
 class TcpProxyTests {
 
@@ -91,7 +92,8 @@ class TcpProxyTests {
 		// Right after cut returns: the port must be closed by then, not a moment later.
 		assertThatExceptionOfType(ConnectException.class)
 			.isThrownBy(() -> new Socket().connect(this.proxy.address(), 1000));
-		// Reset at once, not at its next use: a read times out only if the connection lives on.
+		// Reset at once, not at its next use: a read times out only if the connection
+		// lives on.
 		assertThatExceptionOfType(SocketException.class).isThrownBy(() -> client.getInputStream().read())
 			.withMessageContaining("reset");
 		this.proxy.restore();
@@ -101,7 +103,8 @@ class TcpProxyTests {
 	@Test
 	void refusedClosesThePortBeforeCutReturns() throws IOException {
 		// The kernel completes handshakes until the accepting thread leaves accept; a cut
-		// that returned earlier let a connection through now and then. Repeat to catch it.
+		// that returned earlier let a connection through now and then. Repeat to catch
+		// it.
 		for (int i = 0; i < 100; i++) {
 			exchange(connect(), "before");
 			this.proxy.cut(Outage.REFUSED);

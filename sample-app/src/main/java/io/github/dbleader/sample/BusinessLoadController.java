@@ -15,8 +15,8 @@ import org.springframework.web.bind.annotation.RestController;
  * that exhaust the application's connection pool. {@code POST
  * /api/business-load?connections=2&seconds=6} holds that many connections of the
  * application's pool with {@code SELECT SLEEP(seconds)} (MySQL and MariaDB) on background
- * threads and answers at once. Shows that renewals do not depend on the application's pool
- * (docs/explanation/invariants.md, I8).
+ * threads and answers at once. Shows that renewals do not depend on the application's
+ * pool (docs/explanation/invariants.md, I8).
  */
 @RestController
 @ConditionalOnBooleanProperty("sample.business-load-endpoint")

@@ -18,8 +18,8 @@ import org.springframework.transaction.TransactionException;
  * expression), and each trigger runs on whichever node takes the lock {@value #LOCK}
  * ({@link ClusterLock @ClusterLock}, released after the run), so the runs spread over the
  * instances with no standing leader. Each run is recorded in a transaction fenced by its
- * lock: a node paused past {@code atMostFor} cannot commit its run after another node took
- * the lock.
+ * lock: a node paused past {@code atMostFor} cannot commit its run after another node
+ * took the lock.
  */
 @Component
 public class ClusterLockJob {
@@ -42,9 +42,12 @@ public class ClusterLockJob {
 		this.properties = properties;
 	}
 
-	// atLeastFor keeps a fast run's lock taken past the moment a node whose clock is a little
-	// behind fires the same trigger; it must stay below the period of the cron expression.
-	// With sample.lock-job-max-for set, a run keeps its lock alive past atMostFor (up to that
+	// atLeastFor keeps a fast run's lock taken past the moment a node whose clock is a
+	// little
+	// behind fires the same trigger; it must stay below the period of the cron
+	// expression.
+	// With sample.lock-job-max-for set, a run keeps its lock alive past atMostFor (up to
+	// that
 	// long), and a crashed holder frees it about a lease after its last renewal.
 	@ClusterLock(name = LOCK, atMostFor = "${sample.lock-job-at-most-for:10s}",
 			atLeastFor = "${sample.lock-job-at-least-for:1s}", mode = ClusterLock.Mode.RELEASE_AFTER_RUN,
@@ -62,8 +65,10 @@ public class ClusterLockJob {
 				});
 			}
 			else {
-				// The work before the fenced transaction, which only records it: the database
-				// ends a fenced transaction that stays idle through a run longer than a lease of a
+				// The work before the fenced transaction, which only records it: the
+				// database
+				// ends a fenced transaction that stays idle through a run longer than a
+				// lease of a
 				// kept-alive lock (it cannot tell a slow holder from a frozen one).
 				long startedAt = this.runs.databaseTime();
 				work();
@@ -74,7 +79,8 @@ public class ClusterLockJob {
 			}
 		}
 		catch (LockNotHeldException ex) {
-			// The lock ran out (atMostFor) or was released by an operator: nothing was written.
+			// The lock ran out (atMostFor) or was released by an operator: nothing was
+			// written.
 			logger.info("Lock job run not recorded: {}", ex.getMessage());
 		}
 		catch (DataAccessException | TransactionException ex) {

@@ -12,11 +12,12 @@ import org.springframework.boot.health.contributor.Status;
 import org.springframework.stereotype.Component;
 
 /**
- * The {@code db} health indicator, in place of Spring Boot's (which backs off for a bean of
- * this name). Boot's asks the driver whether a connection is valid without a time limit
- * ({@code Connection.isValid(0)}), so that {@code /actuator/health} as a whole hangs while
- * the database server is frozen or cut off. This one gives the driver one second; the wait
- * for a connection is bounded by {@code spring.datasource.hikari.connection-timeout}.
+ * The {@code db} health indicator, in place of Spring Boot's (which backs off for a bean
+ * of this name). Boot's asks the driver whether a connection is valid without a time
+ * limit ({@code Connection.isValid(0)}), so that {@code /actuator/health} as a whole
+ * hangs while the database server is frozen or cut off. This one gives the driver one
+ * second; the wait for a connection is bounded by
+ * {@code spring.datasource.hikari.connection-timeout}.
  */
 @Component("dbHealthIndicator")
 class DatabaseHealthIndicator implements HealthIndicator {

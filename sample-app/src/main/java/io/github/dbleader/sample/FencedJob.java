@@ -13,14 +13,17 @@ import org.springframework.stereotype.Component;
 import org.springframework.transaction.TransactionException;
 
 /**
- * The job: runs on the leader only ({@link LeaderOnly} skips it elsewhere without touching
- * the database) and records each run inside a fenced transaction, so a leader that was
- * paused and lost its lease cannot commit a run after a new leader took over.
+ * The job: runs on the leader only ({@link LeaderOnly} skips it elsewhere without
+ * touching the database) and records each run inside a fenced transaction, so a leader
+ * that was paused and lost its lease cannot commit a run after a new leader took over.
  */
 @Component
 public class FencedJob {
 
-	/** The election the job runs under: the one {@link LeaderOnly @LeaderOnly} checks by default. */
+	/**
+	 * The election the job runs under: the one {@link LeaderOnly @LeaderOnly} checks by
+	 * default.
+	 */
 	static final String ELECTION = "default";
 
 	private static final Logger logger = LoggerFactory.getLogger(FencedJob.class);
@@ -49,12 +52,15 @@ public class FencedJob {
 			});
 		}
 		catch (NotLeaderException ex) {
-			// Leadership ended between the @LeaderOnly check and the fence: nothing was written.
+			// Leadership ended between the @LeaderOnly check and the fence: nothing was
+			// written.
 			logger.info("Job run not recorded: {}", ex.getMessage());
 		}
 		catch (DataAccessException | TransactionException ex) {
-			// The database did not answer (no connection within the pool's wait, a timeout):
-			// nothing was committed, and the next run tries again if this node still leads.
+			// The database did not answer (no connection within the pool's wait, a
+			// timeout):
+			// nothing was committed, and the next run tries again if this node still
+			// leads.
 			logger.warn("Job run not recorded: the database did not answer: {}", ex.getMessage());
 		}
 	}

@@ -22,8 +22,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * A job runs table: one row per job run, with times from the database clock in epoch
  * milliseconds, so rows of different nodes can be compared with each other and with the
  * lease. The table is created on first use if missing, on any of the supported databases,
- * also when several nodes start at once.
- * There are two ({@link JobRunTables}): the leader-only job's and the cluster-lock job's.
+ * also when several nodes start at once. There are two ({@link JobRunTables}): the
+ * leader-only job's and the cluster-lock job's.
  */
 public class JobRunRepository {
 
@@ -49,7 +49,8 @@ public class JobRunRepository {
 		this.dataSource = dataSource;
 		this.table = table;
 		if (!LeaseTables.isValidName(this.table)) {
-			// The name is written into SQL: accept a plain identifier only, as the election does.
+			// The name is written into SQL: accept a plain identifier only, as the
+			// election does.
 			throw new IllegalArgumentException(property + " '" + this.table
 					+ "' is not a plain identifier: use 1 to 63 letters, digits or underscores");
 		}
@@ -69,9 +70,11 @@ public class JobRunRepository {
 	}
 
 	private String createTable() {
-		// A connection of its own, outside the caller's transaction (a fenced one, where a
+		// A connection of its own, outside the caller's transaction (a fenced one, where
+		// a
 		// failed statement would abort the whole transaction on PostgreSQL).
-		try (Connection connection = this.dataSource.getConnection(); Statement statement = connection.createStatement()) {
+		try (Connection connection = this.dataSource.getConnection();
+				Statement statement = connection.createStatement()) {
 			SqlDialect dialect = SqlDialect.forName(connection.getMetaData().getDatabaseProductName());
 			String id = (dialect == SqlDialect.POSTGRESQL) ? "BIGSERIAL PRIMARY KEY"
 					: "BIGINT AUTO_INCREMENT PRIMARY KEY";
@@ -81,8 +84,10 @@ public class JobRunRepository {
 						+ "started_at BIGINT NOT NULL, finished_at BIGINT NOT NULL)");
 			}
 			catch (SQLException ex) {
-				// Another node created it at the same instant: PostgreSQL's CREATE TABLE IF NOT
-				// EXISTS fails in one of two sessions that run it at once. Fine if it exists now.
+				// Another node created it at the same instant: PostgreSQL's CREATE TABLE
+				// IF NOT
+				// EXISTS fails in one of two sessions that run it at once. Fine if it
+				// exists now.
 				try {
 					statement.executeQuery("SELECT COUNT(*) FROM " + this.table + " WHERE 1 = 0").close();
 				}
@@ -116,8 +121,8 @@ public class JobRunRepository {
 	 */
 	public void insert(String election, String nodeId, long term, long startedAt) {
 		this.jdbc.update("INSERT INTO " + this.table
-				+ " (election, node_id, term, started_at, finished_at) VALUES (?, ?, ?, ?, " + now() + ")",
-				election, nodeId, term, startedAt);
+				+ " (election, node_id, term, started_at, finished_at) VALUES (?, ?, ?, ?, " + now() + ")", election,
+				nodeId, term, startedAt);
 	}
 
 	/**
@@ -127,8 +132,9 @@ public class JobRunRepository {
 	 */
 	public List<JobRun> latest(int limit) {
 		now();
-		return this.jdbc.query("SELECT id, election, node_id, term, started_at, finished_at FROM " + this.table
-				+ " ORDER BY id DESC LIMIT ?",
+		return this.jdbc.query(
+				"SELECT id, election, node_id, term, started_at, finished_at FROM " + this.table
+						+ " ORDER BY id DESC LIMIT ?",
 				(rs, row) -> new JobRun(rs.getLong("id"), rs.getString("election"), rs.getString("node_id"),
 						rs.getLong("term"), Instant.ofEpochMilli(rs.getLong("started_at")),
 						Instant.ofEpochMilli(rs.getLong("finished_at"))),
@@ -144,8 +150,7 @@ public class JobRunRepository {
 		now();
 		Map<String, Integer> counts = new TreeMap<>();
 		this.jdbc.query("SELECT node_id, COUNT(*) AS runs FROM (SELECT node_id FROM " + this.table
-				+ " ORDER BY id DESC LIMIT ?) latest GROUP BY node_id",
-				(rs) -> {
+				+ " ORDER BY id DESC LIMIT ?) latest GROUP BY node_id", (rs) -> {
 					counts.put(rs.getString("node_id"), rs.getInt("runs"));
 				}, latest);
 		return counts;

@@ -64,7 +64,8 @@ public class PartitionedJob {
 			});
 		}
 		catch (NotLeaderException ex) {
-			// The partition moved between ownedPartitions() and the fence: nothing was written.
+			// The partition moved between ownedPartitions() and the fence: nothing was
+			// written.
 			logger.info("Partition {} run not recorded: {}", partition, ex.getMessage());
 		}
 		catch (DataAccessException | TransactionException ex) {

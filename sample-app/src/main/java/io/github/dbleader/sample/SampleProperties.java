@@ -32,9 +32,9 @@ public class SampleProperties {
 	private Duration lockJobDuration = Duration.ofMillis(200);
 
 	/**
-	 * Whether the lock job works inside its fenced transaction (holding the lock's fence for
-	 * the whole run) rather than before it. A kept-alive run longer than a lease must work
-	 * before it: the database ends a fenced transaction that stays idle for longer.
+	 * Whether the lock job works inside its fenced transaction (holding the lock's fence
+	 * for the whole run) rather than before it. A kept-alive run longer than a lease must
+	 * work before it: the database ends a fenced transaction that stays idle for longer.
 	 */
 	private boolean lockJobWorkInFence = true;
 
@@ -55,14 +55,15 @@ public class SampleProperties {
 	private Duration partitionJobDuration = Duration.ofMillis(20);
 
 	/**
-	 * Name of the table that records the partitioned job's runs (one row per partition and
-	 * run): a plain identifier, as for job-runs-table. Created at start-up if missing.
+	 * Name of the table that records the partitioned job's runs (one row per partition
+	 * and run): a plain identifier, as for job-runs-table. Created at start-up if
+	 * missing.
 	 */
 	private String partitionJobRunsTable = "partition_job_runs";
 
 	/**
-	 * Whether to expose POST /api/business-load, a test hook that holds connections of the
-	 * application's pool with slow queries.
+	 * Whether to expose POST /api/business-load, a test hook that holds connections of
+	 * the application's pool with slow queries.
 	 */
 	private boolean businessLoadEndpoint;
 

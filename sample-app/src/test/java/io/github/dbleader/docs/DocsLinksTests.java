@@ -17,9 +17,10 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every relative link of README.md, CHANGELOG.md and docs/ resolves: the file or directory
- * exists, and an anchor ({@code page.md#section}, {@code #section}) names a heading of the
- * page (GitHub's slugs) or an {@code <a id>} in it. Links inside code are not links.
+ * Every relative link of README.md, CHANGELOG.md and docs/ resolves: the file or
+ * directory exists, and an anchor ({@code page.md#section}, {@code #section}) names a
+ * heading of the page (GitHub's slugs) or an {@code <a id>} in it. Links inside code are
+ * not links.
  */
 class DocsLinksTests {
 
@@ -97,13 +98,18 @@ class DocsLinksTests {
 		return anchors;
 	}
 
-	/** GitHub's heading anchors: the text without markup, lower case, punctuation dropped, spaces as hyphens. */
+	/**
+	 * GitHub's heading anchors: the text without markup, lower case, punctuation dropped,
+	 * spaces as hyphens.
+	 */
 	static String slug(String heading) {
 		String text = heading.replaceAll("\\[([^\\]]*)]\\([^)]*\\)", "$1").replaceAll("<[^>]+>", "");
 		return text.toLowerCase(Locale.ROOT).replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
 	}
 
-	/** The page with fenced code blocks and inline code blanked out, line numbers kept. */
+	/**
+	 * The page with fenced code blocks and inline code blanked out, line numbers kept.
+	 */
 	static String withoutCode(String text) {
 		StringBuilder result = new StringBuilder();
 		boolean fenced = false;

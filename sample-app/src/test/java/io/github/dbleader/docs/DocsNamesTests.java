@@ -20,10 +20,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every property, meter and event that a page of the docs names exists: properties as the
  * generated reference lists them (docs/reference/properties.md, which
  * {@code PropertiesReferenceTests} keeps equal to the configuration metadata), meters as
- * docs/reference/metrics.md lists them (which {@code MetricsReferenceTests} keeps equal to
- * the meters a node registers) or as docs/reference/observations.md lists the observations
- * (which {@code ObservationsReferenceTests} keeps equal to the code's), events as classes of
- * the project's main sources.
+ * docs/reference/metrics.md lists them (which {@code MetricsReferenceTests} keeps equal
+ * to the meters a node registers) or as docs/reference/observations.md lists the
+ * observations (which {@code ObservationsReferenceTests} keeps equal to the code's),
+ * events as classes of the project's main sources.
  */
 class DocsNamesTests {
 

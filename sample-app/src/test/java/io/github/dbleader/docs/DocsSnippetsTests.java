@@ -12,14 +12,15 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Code blocks of the docs that are marked {@code <!-- snippet: path -->} are copies of files
- * the build compiles or loads (the tutorial's classes, properties and schema in this module's
- * test sources, run by {@code TutorialTests}): each block must be identical to its file.
+ * Code blocks of the docs that are marked {@code <!-- snippet: path -->} are copies of
+ * files the build compiles or loads (the tutorial's classes, properties and schema in
+ * this module's test sources, run by {@code TutorialTests}): each block must be identical
+ * to its file.
  */
 class DocsSnippetsTests {
 
-	private static final Pattern SNIPPET = Pattern
-		.compile("<!-- snippet: (\\S+) -->\\n+```[a-z]*\\n(.*?)```\\n", Pattern.DOTALL);
+	private static final Pattern SNIPPET = Pattern.compile("<!-- snippet: (\\S+) -->\\n+```[a-z]*\\n(.*?)```\\n",
+			Pattern.DOTALL);
 
 	@Test
 	void markedCodeBlocksAreTheFilesTheBuildCompiles() throws Exception {

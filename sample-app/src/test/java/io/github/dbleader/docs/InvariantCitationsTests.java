@@ -21,10 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The safety invariants that comments, messages and pages cite by number (I1, I2, ...)
- * resolve in the repository: docs/explanation/invariants.md has a section for every number
- * cited anywhere in the sources and Markdown, a citation in Markdown is a link to its
- * section, every link into the page names an anchor it has, and no source points to the
- * design document that the project never had.
+ * resolve in the repository: docs/explanation/invariants.md has a section for every
+ * number cited anywhere in the sources and Markdown, a citation in Markdown is a link to
+ * its section, every link into the page names an anchor it has, and no source points to
+ * the design document that the project never had.
  */
 class InvariantCitationsTests {
 
@@ -33,15 +33,19 @@ class InvariantCitationsTests {
 	/** A citation: {@code I} and the invariant's number, as a word of its own. */
 	private static final Pattern CITATION = Pattern.compile("\\bI([1-9][0-9]?)\\b");
 
-	/** A section of the invariants page: {@code ## I3. Only the database grants leadership}. */
+	/**
+	 * A section of the invariants page:
+	 * {@code ## I3. Only the database grants leadership}.
+	 */
 	private static final Pattern SECTION = Pattern.compile("^## I([1-9][0-9]?)\\. \\S.*$", Pattern.MULTILINE);
 
-	/** The name of the design document outside the repository that comments used to cite. */
+	/**
+	 * The name of the design document outside the repository that comments used to cite.
+	 */
 	private static final Pattern OUTSIDE = Pattern.compile("\\bDESIGN(?:\\.md)?\\b");
 
 	/** The kinds of files a citation may be in. */
-	private static final List<String> SOURCES = List.of(".md", ".java", ".sql", ".properties", ".yml", ".yaml",
-			".xml");
+	private static final List<String> SOURCES = List.of(".md", ".java", ".sql", ".properties", ".yml", ".yaml", ".xml");
 
 	/** Directories that hold no sources: build output, version control, the wrapper. */
 	private static final Set<String> NOT_SOURCES = Set.of(".git", ".mvn", "target", "node_modules");
@@ -89,7 +93,10 @@ class InvariantCitationsTests {
 					continue;
 				}
 				int invariant = Integer.parseInt(citation.group(1));
-				Link link = links.stream().filter((candidate) -> candidate.covers(citation.start())).findFirst().orElse(null);
+				Link link = links.stream()
+					.filter((candidate) -> candidate.covers(citation.start()))
+					.findFirst()
+					.orElse(null);
 				if (link == null) {
 					unlinked.add(where(page, text, citation.start()) + ": " + citation.group()
 							+ " is not a link to its section of " + MarkdownPages.relative(INVARIANTS));
@@ -147,7 +154,10 @@ class InvariantCitationsTests {
 		return sections;
 	}
 
-	/** Whether an anchor of the invariants page is one of an invariant's section: {@code i3} or {@code i3-...}. */
+	/**
+	 * Whether an anchor of the invariants page is one of an invariant's section:
+	 * {@code i3} or {@code i3-...}.
+	 */
 	private static boolean isAnchorOf(String anchor, int invariant) {
 		return anchor != null && (anchor.equals("i" + invariant) || anchor.startsWith("i" + invariant + "-"))
 				&& DocsLinksTests.anchorsOf(INVARIANTS).contains(anchor);
@@ -215,7 +225,10 @@ class InvariantCitationsTests {
 		return MarkdownPages.relative(file) + ":" + line;
 	}
 
-	/** A link of a page: where it is in the page's text, what it says, and the file and anchor it points to. */
+	/**
+	 * A link of a page: where it is in the page's text, what it says, and the file and
+	 * anchor it points to.
+	 */
 	private record Link(int start, int end, String target, Path file, String anchor) {
 
 		boolean covers(int offset) {

@@ -9,8 +9,9 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The project's Markdown pages that the docs tests check: README.md, CHANGELOG.md and every
- * page under docs/, found from the sample module's directory (where Maven runs its tests).
+ * The project's Markdown pages that the docs tests check: README.md, CHANGELOG.md and
+ * every page under docs/, found from the sample module's directory (where Maven runs its
+ * tests).
  */
 final class MarkdownPages {
 

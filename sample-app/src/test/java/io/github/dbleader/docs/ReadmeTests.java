@@ -16,7 +16,8 @@ class ReadmeTests {
 
 	@Test
 	void staysShort() {
-		assertThat(this.readme.lines().count()).as("lines of README.md; details belong in docs/").isLessThanOrEqualTo(300);
+		assertThat(this.readme.lines().count()).as("lines of README.md; details belong in docs/")
+			.isLessThanOrEqualTo(300);
 	}
 
 	@Test

@@ -12,16 +12,16 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Base of the tests that run several nodes of the sample application in one JVM on the
- * MySQL-protocol test database ({@link SampleDatabase}), with tables of their own that are
- * dropped afterwards. Every node gets a short lease (2s, renew every 400ms) and runs the job
- * every 100ms for 20ms.
+ * MySQL-protocol test database ({@link SampleDatabase}), with tables of their own that
+ * are dropped afterwards. Every node gets a short lease (2s, renew every 400ms) and runs
+ * the job every 100ms for 20ms.
  */
 abstract class AbstractSampleIntegrationTests {
 
 	/**
-	 * Every node's timing. The statement timeout is 300ms rather than the default half renew
-	 * interval, so that a moment of CPU starvation on a shared 2-core machine does not time
-	 * out a renewal.
+	 * Every node's timing. The statement timeout is 300ms rather than the default half
+	 * renew interval, so that a moment of CPU starvation on a shared 2-core machine does
+	 * not time out a renewal.
 	 */
 	private static final List<String> FAST = List.of("--leader-election.lease-duration=2s",
 			"--leader-election.renew-interval=400ms", "--leader-election.statement-timeout=300ms",

@@ -17,11 +17,13 @@ import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * A real headless Chromium driven through its chromedriver, both given by path (Debian's
- * {@code chromium} and {@code chromium-driver} by default; {@code LEADER_ELECTION_TEST_CHROMIUM}
- * and {@code LEADER_ELECTION_TEST_CHROMEDRIVER} override them). Selenium gets both paths,
- * so Selenium Manager never looks for a browser or driver on the network.
+ * {@code chromium} and {@code chromium-driver} by default;
+ * {@code LEADER_ELECTION_TEST_CHROMIUM} and {@code LEADER_ELECTION_TEST_CHROMEDRIVER}
+ * override them). Selenium gets both paths, so Selenium Manager never looks for a browser
+ * or driver on the network.
  *
- * <p>As an {@link ExecutionCondition}: a test runs when both are installed; when they are
+ * <p>
+ * As an {@link ExecutionCondition}: a test runs when both are installed; when they are
  * not, it is disabled with the reason (printed too), unless
  * {@code LEADER_ELECTION_TEST_REQUIRE_BROWSER=true} (set by {@code .ci/run}), in which
  * case it runs and fails.
@@ -61,8 +63,8 @@ final class Chromium implements ExecutionCondition {
 		ChromeOptions options = new ChromeOptions();
 		options.setBinary(browser().toFile());
 		options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-				"--disable-background-networking", "--disable-component-update", "--disable-sync",
-				"--no-first-run", "--user-data-dir=" + profile.toAbsolutePath(), "--window-size=1280,1024");
+				"--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
+				"--user-data-dir=" + profile.toAbsolutePath(), "--window-size=1280,1024");
 		ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(driver().toFile())
 			.usingAnyFreePort()
 			.build();

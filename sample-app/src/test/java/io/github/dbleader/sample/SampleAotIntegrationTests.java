@@ -17,12 +17,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The sample's executable jar, ahead-of-time processed by the build (spring-boot-maven-plugin's
- * {@code process-aot}), started twice with {@code -Dspring.aot.enabled=true}: the bean
- * definitions are the generated ones, not found by classpath scanning and conditions at
- * start-up. The two instances share an H2 database file (H2's automatic mixed mode), elect
- * one leader, serve the leader endpoint and record fenced job runs under the leader's term.
- * This is the JVM in AOT mode; a GraalVM native image is not built here.
+ * The sample's executable jar, ahead-of-time processed by the build
+ * (spring-boot-maven-plugin's {@code process-aot}), started twice with
+ * {@code -Dspring.aot.enabled=true}: the bean definitions are the generated ones, not
+ * found by classpath scanning and conditions at start-up. The two instances share an H2
+ * database file (H2's automatic mixed mode), elect one leader, serve the leader endpoint
+ * and record fenced job runs under the leader's term. This is the JVM in AOT mode; a
+ * GraalVM native image is not built here.
  */
 class SampleAotIntegrationTests {
 
@@ -61,9 +62,9 @@ class SampleAotIntegrationTests {
 		assertThat(view).contains("\"leader\":\"" + leader + "\"");
 
 		// The leader's job records its runs in transactions fenced by its term.
-		await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(
-				b.send(b.request("/api/job-runs?limit=5").GET(), 200))
-			.contains("\"nodeId\":\"" + leader + "\""));
+		await().atMost(Duration.ofSeconds(20))
+			.untilAsserted(() -> assertThat(b.send(b.request("/api/job-runs?limit=5").GET(), 200))
+				.contains("\"nodeId\":\"" + leader + "\""));
 		String runs = b.send(b.request("/api/job-runs?limit=50").GET(), 200);
 		assertThat(runs).doesNotContain("\"nodeId\":\"" + (leader.equals("aot-a") ? "aot-b" : "aot-a") + "\"");
 	}
@@ -74,8 +75,7 @@ class SampleAotIntegrationTests {
 			.jvmOptions("-Dspring.aot.enabled=true")
 			.arguments("--server.port=" + port, "--leader-election.node-id=" + id,
 					"--spring.datasource.url=" + database, "--spring.main.banner-mode=off",
-					"--spring.profiles.active=no-partitions", "--sample.lock-job-cron=-",
-					"--sample.job-interval=200ms")
+					"--spring.profiles.active=no-partitions", "--sample.lock-job-cron=-", "--sample.job-interval=200ms")
 			.httpPort(port)
 			.readyWhenLogged("Started SampleApplication")
 			.start(id, this.directory.resolve(id + ".log"));

@@ -41,7 +41,8 @@ class SampleApplicationTests {
 			assertThat(run.nodeId()).isEqualTo("solo");
 			assertThat(run.term()).isEqualTo(this.node.election().term());
 			// The job works 20ms by default, measured on the database clock.
-			assertThat(Duration.between(run.startedAt(), run.finishedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(20));
+			assertThat(Duration.between(run.startedAt(), run.finishedAt()))
+				.isGreaterThanOrEqualTo(Duration.ofMillis(20));
 		});
 
 		HttpResponse<String> page = this.node.send("GET", "/", null);
@@ -57,12 +58,13 @@ class SampleApplicationTests {
 		HttpResponse<String> leader = this.node.send("GET", "/actuator/leader/default", null);
 		assertThat(leader.statusCode()).isEqualTo(200);
 		assertThat(leader.body()).contains("\"leader\":\"solo\"", "\"thisNodeLeads\":true");
-		assertThat(this.node.send("GET", "/actuator/health/leader/default", null).body())
-			.contains("\"status\":\"UP\"", "\"role\":\"leader\"", "\"leaseAge\":\"PT");
+		assertThat(this.node.send("GET", "/actuator/health/leader/default", null).body()).contains("\"status\":\"UP\"",
+				"\"role\":\"leader\"", "\"leaseAge\":\"PT");
 		// The sample's db indicator in place of Boot's, which has no time limit.
-		assertThat(this.node.send("GET", "/actuator/health/db", null).body())
-			.contains("\"status\":\"UP\"", "\"validationQuery\":\"isValid(1)\"");
-		// The gauge of the job's election: without the tag it would sum the partitions' too.
+		assertThat(this.node.send("GET", "/actuator/health/db", null).body()).contains("\"status\":\"UP\"",
+				"\"validationQuery\":\"isValid(1)\"");
+		// The gauge of the job's election: without the tag it would sum the partitions'
+		// too.
 		assertThat(this.node.send("GET", "/actuator/metrics/leader.election.leader?tag=election:default", null).body())
 			.contains("\"value\":1.0");
 	}
@@ -70,8 +72,8 @@ class SampleApplicationTests {
 	@Test
 	void runsItsJobsNowOnRequest() throws Exception {
 		// Triggers far apart: the runs below are the requests'.
-		this.node = SampleNode.start("solo", List.of(inMemoryDatabase(), "--sample.job-interval=1h",
-				"--sample.lock-job-cron=0 0 0 1 1 *"));
+		this.node = SampleNode.start("solo",
+				List.of(inMemoryDatabase(), "--sample.job-interval=1h", "--sample.lock-job-cron=0 0 0 1 1 *"));
 		await().atMost(Duration.ofSeconds(10)).until(this.node.election()::isLeader);
 		assertThat(this.node.send("GET", "/actuator/jobs", null).body()).contains(
 				"\"fencedJob.run\":{\"kind\":\"LEADER_ONLY\",\"election\":\"default\",\"method\":\"FencedJob.run\"}",
@@ -85,7 +87,8 @@ class SampleApplicationTests {
 		HttpResponse<String> locked = this.node.send("POST", "/actuator/jobs/clusterLockJob.run", null);
 		assertThat(locked.statusCode()).isEqualTo(200);
 		assertThat(locked.body()).contains("\"outcome\":\"COMPLETED\"");
-		assertThat(this.node.send("GET", "/actuator/locks/sample-report", null).body()).contains("\"outcome\":\"COMPLETED\"");
+		assertThat(this.node.send("GET", "/actuator/locks/sample-report", null).body())
+			.contains("\"outcome\":\"COMPLETED\"");
 	}
 
 	@Test
@@ -95,7 +98,11 @@ class SampleApplicationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> orders.ownedPartitions().size() == 12);
 		JobRunRepository partitionRuns = this.node.bean("partitionJobRunRepository", JobRunRepository.class);
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> partitionRuns.latest(200).stream().map(JobRunRepository.JobRun::election).distinct().count() == 12);
+			.until(() -> partitionRuns.latest(200)
+				.stream()
+				.map(JobRunRepository.JobRun::election)
+				.distinct()
+				.count() == 12);
 		assertThat(partitionRuns.latest(200)).allSatisfy((run) -> {
 			assertThat(run.nodeId()).isEqualTo("solo");
 			int partition = Integer.parseInt(run.election().substring("partition:orders:".length()));
@@ -115,7 +122,8 @@ class SampleApplicationTests {
 		assertThat(lockJobRuns.latest(5)).allSatisfy((run) -> {
 			assertThat(run.nodeId()).isEqualTo("solo");
 			assertThat(run.election()).isEqualTo("lock:sample-report");
-			assertThat(Duration.between(run.startedAt(), run.finishedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(50));
+			assertThat(Duration.between(run.startedAt(), run.finishedAt()))
+				.isGreaterThanOrEqualTo(Duration.ofMillis(50));
 		});
 		assertThat(this.node.bean(JobRunRepository.class).latest(50))
 			.noneMatch((run) -> run.election().startsWith("lock:"));

@@ -28,7 +28,8 @@ class SampleClusterLockIntegrationTests extends AbstractSampleIntegrationTests {
 			Run next = runs.get(i);
 			assertThat(next.startedAt()).as("%s starts after %s ended", next, previous)
 				.isGreaterThanOrEqualTo(previous.finishedAt());
-			// Two runs of one trigger would start within the run's duration of each other;
+			// Two runs of one trigger would start within the run's duration of each
+			// other;
 			// atLeastFor (500ms here) keeps the lock of a fast run taken past that.
 			assertThat(next.startedAt() - previous.startedAt()).as("start of %s after %s", next, previous)
 				.isGreaterThanOrEqualTo(500);

@@ -14,12 +14,14 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 /**
  * The MySQL-protocol database the sample's integration tests run on: the test rig's
- * {@link TestDatabase#MYSQL}, that is the server given by {@code LEADER_ELECTION_TEST_MYSQL_URL},
- * {@code _USERNAME} and {@code _PASSWORD} (the variables {@code .ci/run} exports), else a
- * MySQL container where Docker runs, else an embedded MariaDB. A server that cannot be had
- * or reached fails the test with a message that says why; it is never a skip.
+ * {@link TestDatabase#MYSQL}, that is the server given by
+ * {@code LEADER_ELECTION_TEST_MYSQL_URL}, {@code _USERNAME} and {@code _PASSWORD} (the
+ * variables {@code .ci/run} exports), else a MySQL container where Docker runs, else an
+ * embedded MariaDB. A server that cannot be had or reached fails the test with a message
+ * that says why; it is never a skip.
  *
- * <p>Other builds use the same database at the same time, so each instance names its own
+ * <p>
+ * Other builds use the same database at the same time, so each instance names its own
  * tables with a random prefix and drops only those.
  */
 final class SampleDatabase {
@@ -57,22 +59,30 @@ final class SampleDatabase {
 		return DATABASE.password();
 	}
 
-	/** @return the lease table of this test run */
+	/**
+	 * @return the lease table of this test run
+	 */
 	String leaseTable() {
 		return this.prefix + "_lease";
 	}
 
-	/** @return the candidates table of this test run */
+	/**
+	 * @return the candidates table of this test run
+	 */
 	String candidateTable() {
 		return this.prefix + "_candidate";
 	}
 
-	/** @return the job runs table of this test run */
+	/**
+	 * @return the job runs table of this test run
+	 */
 	String jobRunsTable() {
 		return this.prefix + "_job_runs";
 	}
 
-	/** @return the cluster-lock job's runs table of this test run */
+	/**
+	 * @return the cluster-lock job's runs table of this test run
+	 */
 	String lockJobRunsTable() {
 		return this.prefix + "_lock_job_runs";
 	}
@@ -88,7 +98,9 @@ final class SampleDatabase {
 				"--sample.job-runs-table=" + jobRunsTable(), "--sample.lock-job-runs-table=" + lockJobRunsTable());
 	}
 
-	/** @return a template on this database, outside the applications under test */
+	/**
+	 * @return a template on this database, outside the applications under test
+	 */
 	JdbcTemplate jdbc() {
 		return this.jdbc;
 	}
@@ -111,9 +123,10 @@ final class SampleDatabase {
 
 	private List<Run> runs(String table) {
 		try {
-			return this.jdbc.query("SELECT id, node_id, term, started_at, finished_at FROM " + table
-					+ " ORDER BY started_at, id", (rs, row) -> new Run(rs.getLong("id"), rs.getString("node_id"),
-							rs.getLong("term"), rs.getLong("started_at"), rs.getLong("finished_at")));
+			return this.jdbc.query(
+					"SELECT id, node_id, term, started_at, finished_at FROM " + table + " ORDER BY started_at, id",
+					(rs, row) -> new Run(rs.getLong("id"), rs.getString("node_id"), rs.getLong("term"),
+							rs.getLong("started_at"), rs.getLong("finished_at")));
 		}
 		catch (BadSqlGrammarException ex) {
 			// The sample creates its run tables at its first run.
@@ -141,7 +154,8 @@ final class SampleDatabase {
 
 	/** Drop the tables of this test run (and nothing else). */
 	void dropTables() {
-		for (String table : List.of(jobRunsTable(), lockJobRunsTable(), leaseTable(), candidateTable(), leaseTable() + "_fence", leaseTable() + "_nodes")) {
+		for (String table : List.of(jobRunsTable(), lockJobRunsTable(), leaseTable(), candidateTable(),
+				leaseTable() + "_fence", leaseTable() + "_nodes")) {
 			this.jdbc.execute("DROP TABLE IF EXISTS " + table);
 		}
 	}

@@ -16,11 +16,11 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Two nodes of the sample application in one JVM on the MySQL-protocol test database, with
- * a short lease (2s, renew every 400ms) and the job every 100ms: the job runs on one node
- * at a time, moves to the other node after a hand-over forced through the actuator, and
- * the runs it recorded never overlap in time between nodes, nor between terms (times from
- * the database clock).
+ * Two nodes of the sample application in one JVM on the MySQL-protocol test database,
+ * with a short lease (2s, renew every 400ms) and the job every 100ms: the job runs on one
+ * node at a time, moves to the other node after a hand-over forced through the actuator,
+ * and the runs it recorded never overlap in time between nodes, nor between terms (times
+ * from the database clock).
  */
 class SampleFailoverIntegrationTests extends AbstractSampleIntegrationTests {
 
@@ -32,7 +32,8 @@ class SampleFailoverIntegrationTests extends AbstractSampleIntegrationTests {
 		Election electionA = a.election();
 		Election electionB = b.election();
 
-		// The leader runs the job; the follower's scheduler calls it too, and @LeaderOnly skips it.
+		// The leader runs the job; the follower's scheduler calls it too, and @LeaderOnly
+		// skips it.
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.database.runsOf("sample-a") >= 5);
 		await().atMost(Duration.ofSeconds(5)).until(() -> b.skippedJobCalls() >= 3);
 		assertThat(electionB.isLeader()).isFalse();
@@ -106,8 +107,7 @@ class SampleFailoverIntegrationTests extends AbstractSampleIntegrationTests {
 			.forEach((run) -> byTerm.computeIfAbsent(run.term(), (term) -> new ArrayList<>()).add(run));
 		Run lastOfPrevious = null;
 		for (List<Run> term : byTerm.values()) {
-			assertThat(term.stream().map(Run::nodeId).distinct()).as("nodes of term %d", term.get(0).term())
-				.hasSize(1);
+			assertThat(term.stream().map(Run::nodeId).distinct()).as("nodes of term %d", term.get(0).term()).hasSize(1);
 			Run first = term.stream().min((x, y) -> Long.compare(x.startedAt(), y.startedAt())).orElseThrow();
 			if (lastOfPrevious != null && lastOfPrevious.finishedAt() > first.startedAt()) {
 				fail("A run of term %d started before a run of the earlier term %d finished: %s, %s", first.term(),

@@ -23,8 +23,8 @@ import static org.mockito.BDDMockito.willAnswer;
 
 /**
  * The sample's jobs in each role the test control puts the node in: no database server
- * (an in-memory H2 database for the job's own table), no waiting for leases, no sleeps. The
- * schedules are switched off: the test runs the jobs itself.
+ * (an in-memory H2 database for the job's own table), no waiting for leases, no sleeps.
+ * The schedules are switched off: the test runs the jobs itself.
  */
 @SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:sample-roles;MODE=MySQL;DB_CLOSE_DELAY=-1",
 		"spring.profiles.active=no-partitions", "sample.job-interval=1h", "sample.job-duration=0ms",
@@ -54,7 +54,8 @@ class SampleLeaderRolesTests {
 				this.jdbc.update("DELETE FROM " + table);
 			}
 			catch (BadSqlGrammarException ex) {
-				// The sample creates its tables on first use: this test never wrote to it.
+				// The sample creates its tables on first use: this test never wrote to
+				// it.
 			}
 		}
 	}
@@ -86,7 +87,8 @@ class SampleLeaderRolesTests {
 	@Test
 	void leadershipRevokedDuringTheRunRefusesItsFencedWrite() {
 		this.leaderElection.grant(FencedJob.ELECTION, 7);
-		// The run passed @LeaderOnly and is inside its fenced transaction when another node
+		// The run passed @LeaderOnly and is inside its fenced transaction when another
+		// node
 		// takes the lease over.
 		willAnswer((invocation) -> {
 			this.leaderElection.leaderElsewhere(FencedJob.ELECTION, "node-b");

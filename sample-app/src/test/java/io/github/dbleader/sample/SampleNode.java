@@ -63,7 +63,9 @@ final class SampleNode implements AutoCloseable {
 		return "http://localhost:" + port() + path;
 	}
 
-	/** @return this node's view of the sample job's election */
+	/**
+	 * @return this node's view of the sample job's election
+	 */
 	Election election() {
 		return this.context.getBean(ElectionService.class).election(FencedJob.ELECTION);
 	}
@@ -76,7 +78,9 @@ final class SampleNode implements AutoCloseable {
 		return this.context.getBean(name, type);
 	}
 
-	/** @return how many calls of the job {@code @LeaderOnly} skipped on this node */
+	/**
+	 * @return how many calls of the job {@code @LeaderOnly} skipped on this node
+	 */
 	double skippedJobCalls() {
 		Counter counter = bean(MeterRegistry.class).find("leader.election.leader.only.skipped")
 			.tag("election", FencedJob.ELECTION)

@@ -52,8 +52,8 @@ class SampleOutageIntegrationTests {
 			.map((argument) -> argument.startsWith("--spring.datasource.url=") ? "--spring.datasource.url=" + proxied
 					: argument)
 			.toList();
-		this.node = SampleNode.start("outage-a", List.of(arguments, List.of("--leader-election.lease-duration=3s",
-				"--leader-election.renew-interval=500ms"))
+		this.node = SampleNode.start("outage-a", List
+			.of(arguments, List.of("--leader-election.lease-duration=3s", "--leader-election.renew-interval=500ms"))
 			.stream()
 			.flatMap(List::stream)
 			.toList());
@@ -83,8 +83,7 @@ class SampleOutageIntegrationTests {
 		assertThat(this.node.send("GET", "/actuator/leader/default", null).body()).contains("\"stale\":false");
 
 		this.proxy.cut(TcpProxy.Outage.BLACKHOLE);
-		assertThat(get("/actuator/leader/default", LEADER_BOUND)).contains("\"stale\":true",
-				"\"leaseAge\":\"PT");
+		assertThat(get("/actuator/leader/default", LEADER_BOUND)).contains("\"stale\":true", "\"leaseAge\":\"PT");
 		String health = get("/actuator/health", HEALTH_BOUND);
 		assertThat((String) JsonPath.read(health, "$.components.db.details.validationQuery")).isEqualTo("isValid(1)");
 		assertThat((String) JsonPath.read(health, "$.components.db.status")).isEqualTo("DOWN");

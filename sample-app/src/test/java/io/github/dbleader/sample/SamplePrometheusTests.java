@@ -20,11 +20,11 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Two nodes of the sample on one in-memory H2 database, scraped at
- * {@code /actuator/prometheus} once each has led or followed, taken and missed the cluster
- * lock and owned partitions. The scrape is written to {@value #SCRAPE}: {@code
+ * {@code /actuator/prometheus} once each has led or followed, taken and missed the
+ * cluster lock and owned partitions. The scrape is written to {@value #SCRAPE}: {@code
  * .ci/prometheus-rules} checks that every series the Prometheus rules and the Grafana
- * dashboard under {@code docs/operations} read is in it, so that a renamed meter fails the
- * build rather than an alert in production.
+ * dashboard under {@code docs/operations} read is in it, so that a renamed meter fails
+ * the build rather than an alert in production.
  */
 class SamplePrometheusTests {
 
@@ -51,7 +51,8 @@ class SamplePrometheusTests {
 		SampleNode a = start("a", arguments);
 		await().atMost(Duration.ofSeconds(10)).until(a.election()::isLeader);
 		SampleNode b = start("b", arguments);
-		// Both fire the lock job every second: one takes the lock, the other skips the run.
+		// Both fire the lock job every second: one takes the lock, the other skips the
+		// run.
 		await().atMost(Duration.ofSeconds(20))
 			.until(() -> b.skippedJobCalls() > 0 && (scrape(a).contains("leader_election_lock_skips_total")
 					|| scrape(b).contains("leader_election_lock_skips_total")));
@@ -60,18 +61,23 @@ class SamplePrometheusTests {
 					&& scrape(a).contains("leader_election_lock_overdue")
 					&& scrape(b).contains("leader_election_lock_overdue"));
 		String scrapes = scrape(a) + scrape(b);
-		// The rules' own assumption: exactly one node reports leading the sample's election.
+		// The rules' own assumption: exactly one node reports leading the sample's
+		// election.
 		assertThat(sum(scrapes, "leader_election_leader", "election=\"default\"")).isEqualTo(1);
 		assertThat(sum(scrapes, "leader_election_partitions_owned", "group=\"orders\"")).isEqualTo(12);
 		assertThat(sum(scrapes, "leader_election_node_state", "")).isZero();
-		// The observations (docs/reference/observations.md): the follower's skipped calls are
+		// The observations (docs/reference/observations.md): the follower's skipped calls
+		// are
 		// skips, not successes, and the leader's runs completed.
 		assertThat(sum(scrapes, "leader_election_leader_only_call_seconds_count",
-				"election=\"default\",error=\"none\",outcome=\"skipped\"")).isPositive();
+				"election=\"default\",error=\"none\",outcome=\"skipped\""))
+			.isPositive();
 		assertThat(sum(scrapes, "leader_election_leader_only_call_seconds_count",
-				"election=\"default\",error=\"none\",outcome=\"completed\"")).isPositive();
+				"election=\"default\",error=\"none\",outcome=\"completed\""))
+			.isPositive();
 		assertThat(sum(scrapes, "leader_election_leadership_change_seconds_count",
-				"change=\"granted\",election=\"default\"")).isEqualTo(1);
+				"change=\"granted\",election=\"default\""))
+			.isEqualTo(1);
 		assertThat(scrapes).contains("leader_election_node_state{state=\"waiting_for_database\"}",
 				"leader_election_node_state{state=\"database_unreachable\"}",
 				"leader_election_node_state{state=\"heartbeat_failing\"}",

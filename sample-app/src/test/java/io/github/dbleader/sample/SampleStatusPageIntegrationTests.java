@@ -51,7 +51,8 @@ class SampleStatusPageIntegrationTests extends AbstractSampleIntegrationTests {
 
 	@Test
 	void buttonsMoveLeadershipAndThePageShowsIt() throws IOException {
-		// The browser first: its start-up takes the CPU for a moment, better not mid-election.
+		// The browser first: its start-up takes the CPU for a moment, better not
+		// mid-election.
 		this.browser = Chromium.start(this.profile);
 		List<SampleNode> nodes = startLeaderAndFollower("page-a", "page-b");
 		SampleNode a = nodes.get(0);
@@ -71,8 +72,8 @@ class SampleStatusPageIntegrationTests extends AbstractSampleIntegrationTests {
 		});
 		await().atMost(Duration.ofSeconds(5))
 			.ignoreException(StaleElementReferenceException.class)
-			.untilAsserted(() -> assertThat(makeLeaderButton("page-a").isEnabled()).as("the leader's own button")
-				.isFalse());
+			.untilAsserted(
+					() -> assertThat(makeLeaderButton("page-a").isEnabled()).as("the leader's own button").isFalse());
 		screenshot("1-a-leads");
 
 		clickMakeLeader("page-b");
@@ -109,7 +110,8 @@ class SampleStatusPageIntegrationTests extends AbstractSampleIntegrationTests {
 		assertThat(text("lock-runs-error")).isEmpty();
 		screenshot("4-lock-job");
 
-		// The partition group's grid: 12 partitions coloured by owner, shared 6 and 6 by the
+		// The partition group's grid: 12 partitions coloured by owner, shared 6 and 6 by
+		// the
 		// two nodes (the second gets its share once settled), the legend counting them.
 		await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
 			List<String> owners = partitionOwners();
@@ -172,16 +174,14 @@ class SampleStatusPageIntegrationTests extends AbstractSampleIntegrationTests {
 	}
 
 	/**
-	 * Click a candidate's button as a user would. The button is replaced at every refresh;
-	 * a click on a replaced one fails without effect and is tried again.
+	 * Click a candidate's button as a user would. The button is replaced at every
+	 * refresh; a click on a replaced one fails without effect and is tried again.
 	 */
 	private void clickMakeLeader(String nodeId) {
-		await().atMost(Duration.ofSeconds(5))
-			.ignoreException(StaleElementReferenceException.class)
-			.until(() -> {
-				makeLeaderButton(nodeId).click();
-				return true;
-			});
+		await().atMost(Duration.ofSeconds(5)).ignoreException(StaleElementReferenceException.class).until(() -> {
+			makeLeaderButton(nodeId).click();
+			return true;
+		});
 	}
 
 	private void screenshot(String name) throws IOException {

@@ -30,8 +30,8 @@ import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.util.Assert;
 
 /**
- * Fails start-up, with an {@link ElectionRequiredException}, as soon as a bean has a method
- * guarded by one of the given annotations (such as
+ * Fails start-up, with an {@link ElectionRequiredException}, as soon as a bean has a
+ * method guarded by one of the given annotations (such as
  * {@link io.github.dbleader.election.aop.LeaderOnly @LeaderOnly}, on the method or its
  * class) while the context has no {@link ElectionService}: without an election, the
  * advice could not tell the leader, and backing off would run the methods on every node.
@@ -95,9 +95,10 @@ class ElectionRequiredCheck implements BeanPostProcessor, BeanFactoryAware {
 		if (AnnotatedElementUtils.hasAnnotation(targetClass, annotation)) {
 			return targetClass.getName() + " (annotated on the class)";
 		}
-		Set<Method> methods = MethodIntrospector.selectMethods(targetClass,
-				(MethodIntrospector.MetadataLookup<Boolean>) (method) -> AnnotatedElementUtils
-					.hasAnnotation(method, annotation) ? Boolean.TRUE : null)
+		Set<Method> methods = MethodIntrospector
+			.selectMethods(targetClass,
+					(MethodIntrospector.MetadataLookup<Boolean>) (
+							method) -> AnnotatedElementUtils.hasAnnotation(method, annotation) ? Boolean.TRUE : null)
 			.keySet();
 		return methods.stream()
 			.map((method) -> targetClass.getName() + "#" + method.getName())

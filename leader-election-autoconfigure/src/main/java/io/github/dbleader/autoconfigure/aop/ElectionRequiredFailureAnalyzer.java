@@ -23,12 +23,14 @@ class ElectionRequiredFailureAnalyzer extends AbstractFailureAnalyzer<ElectionRe
 		}
 		else {
 			action.append("\tMark the DataSource bean the election should use @Primary.").append(nl);
-			action.append("\tOr mark it with the qualifier @LeaderElectionDataSource (the election then uses it, "
-					+ "and your @Primary one stays the application's).")
+			action
+				.append("\tOr mark it with the qualifier @LeaderElectionDataSource (the election then uses it, "
+						+ "and your @Primary one stays the application's).")
 				.append(nl);
 		}
-		action.append("\tSet leader-election.jdbc.url (with leader-election.jdbc.username and "
-				+ "leader-election.jdbc.password) to give the election a database connection of its own.")
+		action
+			.append("\tSet leader-election.jdbc.url (with leader-election.jdbc.username and "
+					+ "leader-election.jdbc.password) to give the election a database connection of its own.")
 			.append(nl);
 		action.append("\tSet leader-election.enabled=false to run the ")
 			.append(cause.getAnnotation())

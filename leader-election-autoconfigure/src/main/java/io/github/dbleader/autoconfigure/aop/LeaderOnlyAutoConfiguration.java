@@ -46,17 +46,17 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * of the {@link LeaderOnly @LeaderOnly} and {@link ClusterLock @ClusterLock} advisors.
- * Registers an infrastructure auto-proxy creator if the context has none (e.g. with
- * {@code spring.aop.auto=false}), because an annotation that silently did nothing would
- * run guarded work on every node. For the same reason it does not back off when no
- * election service could be configured (no {@code DataSource}, or several and none
- * chosen): start-up then fails as soon as a bean has a {@code @LeaderOnly} or
- * {@code @ClusterLock} method, unless {@code leader-election.enabled=false} says that such
- * methods are to run on every node. With an {@link ObservationRegistry} bean, each
- * {@code @LeaderOnly} call is observed in it (with the
- * {@link LeaderOnlyCallObservationConvention} bean if there is one).
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of the {@link LeaderOnly @LeaderOnly} and
+ * {@link ClusterLock @ClusterLock} advisors. Registers an infrastructure auto-proxy
+ * creator if the context has none (e.g. with {@code spring.aop.auto=false}), because an
+ * annotation that silently did nothing would run guarded work on every node. For the same
+ * reason it does not back off when no election service could be configured (no
+ * {@code DataSource}, or several and none chosen): start-up then fails as soon as a bean
+ * has a {@code @LeaderOnly} or {@code @ClusterLock} method, unless
+ * {@code leader-election.enabled=false} says that such methods are to run on every node.
+ * With an {@link ObservationRegistry} bean, each {@code @LeaderOnly} call is observed in
+ * it (with the {@link LeaderOnlyCallObservationConvention} bean if there is one).
  */
 @AutoConfiguration(after = { LeaderElectionAutoConfiguration.class, AopAutoConfiguration.class })
 @ConditionalOnClass({ Advisor.class, MethodInterceptor.class })
@@ -65,11 +65,10 @@ import org.springframework.core.type.AnnotationMetadata;
 public final class LeaderOnlyAutoConfiguration {
 
 	/**
-	 * Annotations whose methods must only run where an election decides: start-up fails if
-	 * a bean has one and the context has no election service.
+	 * Annotations whose methods must only run where an election decides: start-up fails
+	 * if a bean has one and the context has no election service.
 	 */
-	static final List<Class<? extends Annotation>> GUARDING_ANNOTATIONS = List.of(LeaderOnly.class,
-			ClusterLock.class);
+	static final List<Class<? extends Annotation>> GUARDING_ANNOTATIONS = List.of(LeaderOnly.class, ClusterLock.class);
 
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -121,9 +120,9 @@ public final class LeaderOnlyAutoConfiguration {
 	}
 
 	/**
-	 * The record of the {@code @LeaderOnly} calls, with the properties, where the election
-	 * service is auto-configured; elsewhere the interceptor keeps a record of its own with
-	 * the defaults.
+	 * The record of the {@code @LeaderOnly} calls, with the properties, where the
+	 * election service is auto-configured; elsewhere the interceptor keeps a record of
+	 * its own with the defaults.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnBean({ ElectionService.class, LeaderElectionProperties.class })

@@ -21,8 +21,8 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.web.WebServerNamespace;
 
 /**
- * {@link OperationInvokerAdvisor} that gives one of the starter's endpoints the same errors
- * on every web stack (Spring MVC, WebFlux) and over JMX, because it wraps the
+ * {@link OperationInvokerAdvisor} that gives one of the starter's endpoints the same
+ * errors on every web stack (Spring MVC, WebFlux) and over JMX, because it wraps the
  * operation where the actuator binds the request, whatever carries it:
  * <ul>
  * <li>an invalid request (the endpoint's own refusals, and what the actuator's binding
@@ -30,13 +30,14 @@ import org.springframework.boot.actuate.endpoint.web.WebServerNamespace;
  * <li>an unknown election, lock, group or job ({@link UnknownTargetException}) is 404;
  * <li>a database that does not answer in time ({@link DatabaseUnavailableException}) is
  * 503;
- * <li>a write or delete with a parameter that the operation does not take (a misspelt field
- * of the body, {@code {"node": "b"}}, would otherwise be dropped without a word) is 400.
+ * <li>a write or delete with a parameter that the operation does not take (a misspelt
+ * field of the body, {@code {"node": "b"}}, would otherwise be dropped without a word) is
+ * 400.
  * </ul>
  * Over HTTP each answers with an {@link ErrorDescriptor} body, whatever the application's
- * error page settings; over JMX the operation fails with the same message. Refusals before
- * the actuator binds the request (405 for a write with read-only access, 415 for a body
- * that is not JSON, 400 for malformed JSON) keep the web stack's own error body.
+ * error page settings; over JMX the operation fails with the same message. Refusals
+ * before the actuator binds the request (405 for a write with read-only access, 415 for a
+ * body that is not JSON, 400 for malformed JSON) keep the web stack's own error body.
  */
 public final class EndpointErrors implements OperationInvokerAdvisor {
 

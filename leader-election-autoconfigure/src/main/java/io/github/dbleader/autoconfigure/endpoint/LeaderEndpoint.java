@@ -33,37 +33,37 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
- * {@link Endpoint @Endpoint} that shows who leads each election, as the database says, and
- * lets an operator move leadership safely.
+ * {@link Endpoint @Endpoint} that shows who leads each election, as the database says,
+ * and lets an operator move leadership safely.
  *
  * <ul>
  * <li>read: every election this node runs ({@code GET /actuator/leader}), or one election
  * by name ({@code GET /actuator/leader/{election}}), including elections this node does
  * not run but that have a lease row; an election with neither is unknown (404);
- * <li>write: force leadership to a live candidate, this node by default
- * ({@code POST /actuator/leader/{election}} with an optional body
- * {@code {"nodeId": "..."}}). The current leader hands over at its next renewal, so the
- * change takes about two renew intervals and there are never two leaders;
- * <li>delete: force a re-election ({@code DELETE /actuator/leader/{election}}); the leader
- * steps down at its next renewal and another live candidate takes over.
+ * <li>write: force leadership to a live candidate, this node by default ({@code POST
+ * /actuator/leader/{election}} with an optional body {@code {"nodeId": "..."}}). The
+ * current leader hands over at its next renewal, so the change takes about two renew
+ * intervals and there are never two leaders;
+ * <li>delete: force a re-election ({@code DELETE /actuator/leader/{election}}); the
+ * leader steps down at its next renewal and another live candidate takes over.
  * </ul>
  * Reads wait for the database at most a read timeout (the statement timeout by default),
  * however the database fails (frozen, unreachable, refusing connections, pool exhausted);
  * then they answer with this node's own view, marked {@code stale}: its belief, the lease
- * as its heartbeat last read it, the candidates of the endpoint's last successful read, and
- * for how long the heartbeat has failed to reach the database. Each election also shows
- * this node's recent calls of its {@code @LeaderOnly} methods ({@link LeaderOnlyRuns}):
- * those running, then the last ones that ended, newest first. Writes wait as long
- * ({@link TimeBound}); one the database does not answer in time fails with
- * {@link DatabaseUnavailableException} (HTTP 503), its outcome unknown.
+ * as its heartbeat last read it, the candidates of the endpoint's last successful read,
+ * and for how long the heartbeat has failed to reach the database. Each election also
+ * shows this node's recent calls of its {@code @LeaderOnly} methods
+ * ({@link LeaderOnlyRuns}): those running, then the last ones that ended, newest first.
+ * Writes wait as long ({@link TimeBound}); one the database does not answer in time fails
+ * with {@link DatabaseUnavailableException} (HTTP 503), its outcome unknown.
  * <p>
  * Write and delete apply only to elections this node runs; invalid requests change
  * nothing and fail with a message ({@link InvalidEndpointRequestException}, HTTP 400; an
  * unknown election is {@link UnknownTargetException}, 404), the same over HTTP and JMX
- * ({@link EndpointErrors}).
- * Over HTTP, a POST must declare {@code Content-Type: application/json} (as every actuator
- * write with parameters), its body may be empty; properties without a value are left out
- * of the JSON, as everywhere in the actuator. Read-only by default: writes need
+ * ({@link EndpointErrors}). Over HTTP, a POST must declare
+ * {@code Content-Type: application/json} (as every actuator write with parameters), its
+ * body may be empty; properties without a value are left out of the JSON, as everywhere
+ * in the actuator. Read-only by default: writes need
  * {@code management.endpoint.leader.access=unrestricted}.
  */
 @Endpoint(id = "leader", defaultAccess = Access.READ_ONLY)
@@ -71,8 +71,9 @@ public class LeaderEndpoint implements AutoCloseable {
 
 	/**
 	 * Most elections the listing shows, the first in name order: each is read from the
-	 * database (its lease and its candidates) within one statement timeout, and a node may
-	 * run a hundred thousand. {@code GET /actuator/leader/{election}} shows any one of them.
+	 * database (its lease and its candidates) within one statement timeout, and a node
+	 * may run a hundred thousand. {@code GET /actuator/leader/{election}} shows any one
+	 * of them.
 	 */
 	public static final int LISTED_ELECTIONS = 100;
 
@@ -101,21 +102,22 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * Create an endpoint.
 	 * @param electionService the elections of this node
 	 * @param leaseRepository where to read leases and candidates
-	 * @param readTimeout longest wait for the database; then a read answers with this node's
-	 * last view, and a write fails with {@link DatabaseUnavailableException}
+	 * @param readTimeout longest wait for the database; then a read answers with this
+	 * node's last view, and a write fails with {@link DatabaseUnavailableException}
 	 */
 	public LeaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository, Duration readTimeout) {
 		this(electionService, leaseRepository, readTimeout, null);
 	}
 
 	/**
-	 * Create an endpoint that shows the recent {@code @LeaderOnly} calls of each election.
+	 * Create an endpoint that shows the recent {@code @LeaderOnly} calls of each
+	 * election.
 	 * @param electionService the elections of this node
 	 * @param leaseRepository where to read leases and candidates
-	 * @param readTimeout longest wait for the database; then a read answers with this node's
-	 * last view, and a write fails with {@link DatabaseUnavailableException}
-	 * @param leaderOnlyRuns the record of the {@code @LeaderOnly} calls, or {@code null} to
-	 * show none
+	 * @param readTimeout longest wait for the database; then a read answers with this
+	 * node's last view, and a write fails with {@link DatabaseUnavailableException}
+	 * @param leaderOnlyRuns the record of the {@code @LeaderOnly} calls, or {@code null}
+	 * to show none
 	 */
 	public LeaderEndpoint(ElectionService electionService, LeaseRepository leaseRepository, Duration readTimeout,
 			@Nullable LeaderOnlyRuns leaderOnlyRuns) {
@@ -126,8 +128,8 @@ public class LeaderEndpoint implements AutoCloseable {
 	}
 
 	/**
-	 * Describe the elections this node runs, up to {@value #LISTED_ELECTIONS}, the first in
-	 * name order.
+	 * Describe the elections this node runs, up to {@value #LISTED_ELECTIONS}, the first
+	 * in name order.
 	 * @return this node's id, how many elections it runs and the first of them by name
 	 */
 	@ReadOperation
@@ -144,8 +146,8 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * Describe one election.
 	 * @param election the election name
 	 * @return the election
-	 * @throws UnknownTargetException if the election is neither run by this node nor has a
-	 * lease row
+	 * @throws UnknownTargetException if the election is neither run by this node nor has
+	 * a lease row
 	 * @throws DatabaseUnavailableException if the election is not run by this node, the
 	 * database does not answer in time and this node never read the election before
 	 */
@@ -177,9 +179,12 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * hand-over may still be requested
 	 */
 	@WriteOperation
-	// Spring Boot 3's actuator (leader-election-spring-boot-3-autoconfigure compiles this class
-	// too) takes a parameter for optional only with Spring's @Nullable, deprecated in Spring
-	// Framework 7; without it a POST without a body gets a 400 there. Boot 4 reads JSpecify's.
+	// Spring Boot 3's actuator (leader-election-spring-boot-3-autoconfigure compiles this
+	// class
+	// too) takes a parameter for optional only with Spring's @Nullable, deprecated in
+	// Spring
+	// Framework 7; without it a POST without a body gets a 400 there. Boot 4 reads
+	// JSpecify's.
 	@SuppressWarnings("deprecation")
 	public ElectionDescriptor forceLeader(@Selector String election,
 			@org.springframework.lang.Nullable @Nullable String nodeId) {
@@ -197,13 +202,13 @@ public class LeaderEndpoint implements AutoCloseable {
 			});
 		}
 		catch (UnknownCandidateException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), "Node '" + leader
-					+ "' is not a live candidate of election '" + election + "'; live candidates are "
-					+ liveCandidates(election));
+			throw new InvalidEndpointRequestException(ex.getMessage(),
+					"Node '" + leader + "' is not a live candidate of election '" + election + "'; live candidates are "
+							+ liveCandidates(election));
 		}
 		catch (NoLeaseException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), "Election '" + election
-					+ "' has no lease yet; try again after the first heartbeat");
+			throw new InvalidEndpointRequestException(ex.getMessage(),
+					"Election '" + election + "' has no lease yet; try again after the first heartbeat");
 		}
 		return describeAfterWrite(election);
 	}
@@ -257,7 +262,9 @@ public class LeaderEndpoint implements AutoCloseable {
 		return found;
 	}
 
-	/** The first names, and how many more there are: a node may run a hundred thousand. */
+	/**
+	 * The first names, and how many more there are: a node may run a hundred thousand.
+	 */
 	private static String someOf(TreeSet<String> names) {
 		if (names.size() <= NAMES_IN_MESSAGES) {
 			return names.toString();
@@ -310,9 +317,10 @@ public class LeaderEndpoint implements AutoCloseable {
 					unreachableFor, unreachableSince, runs);
 		}
 		LeaseState state = sighting.lease();
-		// A lease read a while ago may have run out since: estimated on the database clock.
-		boolean expired = state.expired() || (fresh == null
-				&& !state.databaseTime().plus(sighting.age()).isBefore(state.expiresAt()));
+		// A lease read a while ago may have run out since: estimated on the database
+		// clock.
+		boolean expired = state.expired()
+				|| (fresh == null && !state.databaseTime().plus(sighting.age()).isBefore(state.expiresAt()));
 		return new ElectionDescriptor(expired ? null : state.leaderId(), state.term(), thisNodeLeads,
 				nodeIdInUseElsewhere, state.acquiredAt(), state.renewedAt(), state.expiresAt(), expired,
 				state.handoverTo(), state.reelectionRequested(), candidates, fresh == null, outcome.error(),
@@ -371,8 +379,7 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * {@value LeaderEndpoint#LISTED_ELECTIONS} in name order where it runs more
 	 */
 	public record LeaderDescriptor(String nodeId, boolean waitingForDatabase, int electionCount,
-			Map<String, ElectionDescriptor> elections)
-			implements OperationResponseBody {
+			Map<String, ElectionDescriptor> elections) implements OperationResponseBody {
 
 	}
 
@@ -380,11 +387,12 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * Description of one election, as the database says; or, when the database does not
 	 * answer within the read timeout ({@code stale}), as this node last saw it.
 	 *
-	 * @param leader the node that leads, or {@code null} if the lease is vacant or expired
+	 * @param leader the node that leads, or {@code null} if the lease is vacant or
+	 * expired
 	 * @param term fencing token of the current (or last) leader; 0 if there never was one
 	 * @param thisNodeLeads whether this node believes it leads, right now
-	 * @param nodeIdInUseElsewhere whether another running instance uses this node's id, so
-	 * that this one takes no part in the election
+	 * @param nodeIdInUseElsewhere whether another running instance uses this node's id,
+	 * so that this one takes no part in the election
 	 * @param acquiredAt when the leader acquired the lease (database clock)
 	 * @param renewedAt when the leader last renewed it
 	 * @param expiresAt when the lease expires unless renewed
@@ -399,10 +407,12 @@ public class LeaderEndpoint implements AutoCloseable {
 	 * @param leaseSeenAt when the lease shown was read (database clock)
 	 * @param leaseAge how long ago the lease shown was read (this node's clock)
 	 * @param candidatesSeenAt when the candidates shown were read (database clock)
-	 * @param candidatesAge how long ago the candidates shown were read (this node's clock)
-	 * @param databaseUnreachableFor how long this node's heartbeat has been failing to reach
-	 * the database; absent while it reaches it
-	 * @param databaseUnreachableSince when the heartbeat began failing (this node's clock)
+	 * @param candidatesAge how long ago the candidates shown were read (this node's
+	 * clock)
+	 * @param databaseUnreachableFor how long this node's heartbeat has been failing to
+	 * reach the database; absent while it reaches it
+	 * @param databaseUnreachableSince when the heartbeat began failing (this node's
+	 * clock)
 	 * @param recentRuns this node's calls of the election's {@code @LeaderOnly} methods:
 	 * those running, then the last ones that ended, newest first
 	 */
@@ -412,8 +422,8 @@ public class LeaderEndpoint implements AutoCloseable {
 			List<CandidateDescriptor> candidates, boolean stale, @Nullable String databaseError,
 			@Nullable Instant leaseSeenAt, @Nullable Duration leaseAge, @Nullable Instant candidatesSeenAt,
 			@Nullable Duration candidatesAge, @Nullable Duration databaseUnreachableFor,
-			@Nullable Instant databaseUnreachableSince, List<RunDescriptor> recentRuns)
-			implements OperationResponseBody {
+			@Nullable Instant databaseUnreachableSince,
+			List<RunDescriptor> recentRuns) implements OperationResponseBody {
 
 	}
 

@@ -16,8 +16,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * for the {@link LeaderEndpoint}.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@link LeaderEndpoint}.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)

@@ -18,11 +18,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.HealthContributor;
 
 /**
- * What {@link ElectionsHealthContributor} contributes: one {@link ElectionHealthIndicator} per
- * election of the {@link ElectionService}, including elections joined after start-up, and one
- * {@link PartitionGroupHealthIndicator} per partition group. Kept apart from the contributor
- * because Spring Boot 3 and 4 list a composite's entries through different methods (an iterator,
- * a stream); the entries and the look-up by name are the same on both.
+ * What {@link ElectionsHealthContributor} contributes: one
+ * {@link ElectionHealthIndicator} per election of the {@link ElectionService}, including
+ * elections joined after start-up, and one {@link PartitionGroupHealthIndicator} per
+ * partition group. Kept apart from the contributor because Spring Boot 3 and 4 list a
+ * composite's entries through different methods (an iterator, a stream); the entries and
+ * the look-up by name are the same on both.
  */
 abstract class AbstractElectionsHealthContributor {
 
@@ -45,7 +46,8 @@ abstract class AbstractElectionsHealthContributor {
 
 	/**
 	 * The entry of an election or of a partition group.
-	 * @param name the election's name, or {@value #PARTITION_GROUP_PREFIX} and the group's name
+	 * @param name the election's name, or {@value #PARTITION_GROUP_PREFIX} and the
+	 * group's name
 	 * @return its entry, or {@code null} if there is none of that name
 	 */
 	public @Nullable HealthContributor getContributor(String name) {

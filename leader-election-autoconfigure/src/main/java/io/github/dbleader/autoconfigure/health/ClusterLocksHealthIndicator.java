@@ -18,13 +18,13 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * {@link HealthIndicator} of this node's cluster locks. It never touches the database.
  * <p>
  * It notes the runs on this node that still run although their lock's {@code atMostFor}
- * has passed (on this node's monotonic clock): the database may have let another node take
- * the lock, and their fenced work is refused. Such a run is a detail
- * ({@code runsPastAtMostFor}: lock, term, start and how long it has run), not DOWN: nothing
- * is unsafe (the fence keeps the late run from committing), and a failing probe that
- * restarts the node would kill the run half-way through whatever it does outside the
- * fence. Alert on the detail, or on the gauge {@code leader.election.lock.overdue}, and raise
- * {@code atMostFor} or shorten the run.
+ * has passed (on this node's monotonic clock): the database may have let another node
+ * take the lock, and their fenced work is refused. Such a run is a detail
+ * ({@code runsPastAtMostFor}: lock, term, start and how long it has run), not DOWN:
+ * nothing is unsafe (the fence keeps the late run from committing), and a failing probe
+ * that restarts the node would kill the run half-way through whatever it does outside the
+ * fence. Alert on the detail, or on the gauge {@code leader.election.lock.overdue}, and
+ * raise {@code atMostFor} or shorten the run.
  */
 public class ClusterLocksHealthIndicator implements HealthIndicator {
 

@@ -22,30 +22,31 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
- * {@link HealthIndicator} of one election. It never touches the database, so it answers at
- * once whatever the database does: it shows this node's belief and the lease as this node's
- * heartbeat last read it ({@link Election#lastSeenLease()}).
+ * {@link HealthIndicator} of one election. It never touches the database, so it answers
+ * at once whatever the database does: it shows this node's belief and the lease as this
+ * node's heartbeat last read it ({@link Election#lastSeenLease()}).
  * <p>
- * Being a follower is healthy: the indicator is UP while the node's heartbeat succeeds, and
- * also while it has failed for less than {@code lease - guard}; DOWN once the database has
- * not answered for longer than that ({@link Election#isDatabaseReachable()}, {@code error:
+ * Being a follower is healthy: the indicator is UP while the node's heartbeat succeeds,
+ * and also while it has failed for less than {@code lease - guard}; DOWN once the
+ * database has not answered for longer than that ({@link Election#isDatabaseReachable()},
+ * {@code error:
  * database unreachable}) or the heartbeat has failed for longer than that whatever the
  * reason ({@link Election#heartbeatFailure()}, e.g. {@code error: heartbeat failing
  * (permission denied)}); also DOWN while another running instance uses this node's id
- * ({@link Election#isNodeIdInUseElsewhere()}): this instance then takes no part, and while
- * the node waits for its database to answer for the first time
+ * ({@link Election#isNodeIdInUseElsewhere()}): this instance then takes no part, and
+ * while the node waits for its database to answer for the first time
  * ({@link Election#isWaitingForDatabase()}). Details: this node's {@code role} (leader or
- * follower, at this instant), the {@code leader} and the {@code term} of the lease as last
- * read, how long ago ({@code leaseAge}), and while the heartbeat fails, for how long
+ * follower, at this instant), the {@code leader} and the {@code term} of the lease as
+ * last read, how long ago ({@code leaseAge}), and while the heartbeat fails, for how long
  * ({@code databaseUnreachableFor}), the {@code heartbeatFailure} (its
  * {@link DatabaseFailureKind} in lower case) and the {@code heartbeatFailureCause}.
  * <p>
  * A {@code @LeaderOnly} run of the election that still runs although its
- * {@code maxRunTime} has passed ({@link LeaderOnlyRuns#runsPastMaxRunTime(String)}: the job
- * hangs while the heartbeat keeps the lease) makes the indicator OUT_OF_SERVICE, unless it is
- * DOWN, with a detail {@code runsPastMaxRunTime} (method, term, start, how long it has run
- * and its bound). Not DOWN: the node still leads safely, and its fenced work commits only
- * while it does.
+ * {@code maxRunTime} has passed ({@link LeaderOnlyRuns#runsPastMaxRunTime(String)}: the
+ * job hangs while the heartbeat keeps the lease) makes the indicator OUT_OF_SERVICE,
+ * unless it is DOWN, with a detail {@code runsPastMaxRunTime} (method, term, start, how
+ * long it has run and its bound). Not DOWN: the node still leads safely, and its fenced
+ * work commits only while it does.
  */
 public class ElectionHealthIndicator implements HealthIndicator {
 
@@ -82,8 +83,7 @@ public class ElectionHealthIndicator implements HealthIndicator {
 		LeaseSighting sighting = this.election.lastSeenLease().orElse(null);
 		if (sighting != null) {
 			LeaseState lease = sighting.lease();
-			boolean expired = lease.expired()
-					|| !lease.databaseTime().plus(sighting.age()).isBefore(lease.expiresAt());
+			boolean expired = lease.expired() || !lease.databaseTime().plus(sighting.age()).isBefore(lease.expiresAt());
 			health.withDetail("leader", (lease.leaderId() != null && !expired) ? lease.leaderId() : "none")
 				.withDetail("term", lease.term())
 				.withDetail("leaseAge", sighting.age().truncatedTo(ChronoUnit.MILLIS));
@@ -113,8 +113,9 @@ public class ElectionHealthIndicator implements HealthIndicator {
 	}
 
 	/**
-	 * The status that this node's state decides for all of its elections alike (the database
-	 * reachability, the heartbeat and the node id are the node's, not an election's).
+	 * The status that this node's state decides for all of its elections alike (the
+	 * database reachability, the heartbeat and the node id are the node's, not an
+	 * election's).
 	 * @param election any election of the node
 	 * @return UP, or DOWN with an {@code error} detail
 	 */

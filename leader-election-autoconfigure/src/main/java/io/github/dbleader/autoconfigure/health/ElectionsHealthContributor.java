@@ -10,9 +10,9 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.CompositeHealthContributor;
 
 /**
- * {@link CompositeHealthContributor} with one {@link ElectionHealthIndicator} per election
- * of the {@link ElectionService}, including elections joined after start-up, and one
- * {@link PartitionGroupHealthIndicator} per partition group, named
+ * {@link CompositeHealthContributor} with one {@link ElectionHealthIndicator} per
+ * election of the {@link ElectionService}, including elections joined after start-up, and
+ * one {@link PartitionGroupHealthIndicator} per partition group, named
  * {@value #PARTITION_GROUP_PREFIX}{@code <group>}, instead of one entry per partition.
  */
 public class ElectionsHealthContributor extends AbstractElectionsHealthContributor
@@ -29,8 +29,8 @@ public class ElectionsHealthContributor extends AbstractElectionsHealthContribut
 	/**
 	 * Create a contributor.
 	 * @param electionService the elections of this node
-	 * @param leaderOnlyRuns supplies the record of the {@code @LeaderOnly} calls, whose runs
-	 * past their {@code maxRunTime} make an election OUT_OF_SERVICE; may supply
+	 * @param leaderOnlyRuns supplies the record of the {@code @LeaderOnly} calls, whose
+	 * runs past their {@code maxRunTime} make an election OUT_OF_SERVICE; may supply
 	 * {@code null} for none
 	 */
 	public ElectionsHealthContributor(ElectionService electionService,

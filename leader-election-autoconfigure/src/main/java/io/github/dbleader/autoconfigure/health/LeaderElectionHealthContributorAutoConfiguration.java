@@ -18,9 +18,9 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * of the {@code leader} health contributor, one indicator per election
- * ({@code /actuator/health/leader/<election>}). Disable it with
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of the {@code leader} health contributor, one indicator per
+ * election ({@code /actuator/health/leader/<election>}). Disable it with
  * {@code management.health.leader.enabled=false}.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class)

@@ -12,11 +12,11 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * {@link HealthIndicator} of one partition group on this node: one entry for all of the
  * group's partition elections, so that a group of hundreds of partitions does not add
  * hundreds of entries. Like {@link ElectionHealthIndicator} it never touches the
- * database. Owning no partition is healthy: DOWN only when {@link ElectionHealthIndicator}
- * is (the heartbeat has failed for longer than {@code lease - guard}, another running
- * instance uses this node's id...). Details: the {@code partitions} in the group and those
- * this node {@code owns}, and while the heartbeat fails the same details of the failure as
- * {@link ElectionHealthIndicator}'s.
+ * database. Owning no partition is healthy: DOWN only when
+ * {@link ElectionHealthIndicator} is (the heartbeat has failed for longer than
+ * {@code lease - guard}, another running instance uses this node's id...). Details: the
+ * {@code partitions} in the group and those this node {@code owns}, and while the
+ * heartbeat fails the same details of the failure as {@link ElectionHealthIndicator}'s.
  */
 public class PartitionGroupHealthIndicator implements HealthIndicator {
 

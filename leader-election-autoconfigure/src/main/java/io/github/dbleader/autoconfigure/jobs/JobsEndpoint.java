@@ -25,27 +25,28 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
  * {@link Endpoint @Endpoint} that lists this node's jobs (the {@code @LeaderOnly} and
- * {@code @ClusterLock} methods of its beans, {@link GuardedJobs}) and lets an operator run
- * one of them once, now, rather than wait for its trigger.
+ * {@code @ClusterLock} methods of its beans, {@link GuardedJobs}) and lets an operator
+ * run one of them once, now, rather than wait for its trigger.
  *
  * <ul>
- * <li>read: the jobs by name ({@code GET /actuator/jobs}), or one job
- * ({@code GET /actuator/jobs/{job}}), each with its guard: the election whose leader runs
- * it, or the lock that the node which runs it takes;
+ * <li>read: the jobs by name ({@code GET /actuator/jobs}), or one job ({@code GET
+ * /actuator/jobs/{job}}), each with its guard: the election whose leader runs it, or the
+ * lock that the node which runs it takes;
  * <li>write: run a job now ({@code POST /actuator/jobs/{job}}), on the node that receives
  * the request. A {@code @LeaderOnly} job runs there only if that node leads its election;
- * otherwise the request is refused and the answer names the leader (as this node's heartbeat
- * last read the lease), to send the request to. A {@code @ClusterLock} job runs if that node
- * takes its lock, which any free node may; otherwise the request is refused. The request is
- * not forwarded to another node.
+ * otherwise the request is refused and the answer names the leader (as this node's
+ * heartbeat last read the lease), to send the request to. A {@code @ClusterLock} job runs
+ * if that node takes its lock, which any free node may; otherwise the request is refused.
+ * The request is not forwarded to another node.
  * </ul>
  * The run goes through the bean's proxy, as a scheduled call does: its guard checks again
  * (and may skip it), fenced work is fenced, and the run history of the {@code leader} and
- * {@code locks} endpoints, the observations and the meters see it. The answer waits for the
- * run at most a timeout (the election's statement timeout by default, as the {@code locks}
- * endpoint waits for its writes); a run that takes longer goes on and is answered
- * {@code RUNNING} with its term and start, by which the run history shows how it ends.
- * Read-only by default: the run needs {@code management.endpoint.jobs.access=unrestricted}.
+ * {@code locks} endpoints, the observations and the meters see it. The answer waits for
+ * the run at most a timeout (the election's statement timeout by default, as the
+ * {@code locks} endpoint waits for its writes); a run that takes longer goes on and is
+ * answered {@code RUNNING} with its term and start, by which the run history shows how it
+ * ends. Read-only by default: the run needs
+ * {@code management.endpoint.jobs.access=unrestricted}.
  */
 @Endpoint(id = "jobs", defaultAccess = Access.READ_ONLY)
 public class JobsEndpoint implements AutoCloseable {
@@ -63,8 +64,8 @@ public class JobsEndpoint implements AutoCloseable {
 	 * @param electionService the elections of this node
 	 * @param jobs the jobs of this node
 	 * @param beanFactory where the jobs' beans are
-	 * @param leaderOnlyRuns the record of the {@code @LeaderOnly} calls, to refuse running a
-	 * job whose run is under way on this node; {@code null} not to look
+	 * @param leaderOnlyRuns the record of the {@code @LeaderOnly} calls, to refuse
+	 * running a job whose run is under way on this node; {@code null} not to look
 	 * @param timeout longest wait for a run before the answer
 	 */
 	public JobsEndpoint(ElectionService electionService, GuardedJobs jobs, BeanFactory beanFactory,
@@ -131,7 +132,8 @@ public class JobsEndpoint implements AutoCloseable {
 
 	/**
 	 * Why this node does not run a {@code @LeaderOnly} job now: it does not lead the
-	 * election (naming the leader this node last saw), or a run of the method is under way.
+	 * election (naming the leader this node last saw), or a run of the method is under
+	 * way.
 	 */
 	private @Nullable RunDescriptor refusalOfLeaderOnly(Job job) {
 		String nodeId = this.electionService.nodeId();
@@ -158,9 +160,9 @@ public class JobsEndpoint implements AutoCloseable {
 	}
 
 	/**
-	 * The leader as this node's heartbeat last read the lease, if the lease is live and names
-	 * another node: a lease of this node's that it no longer believes in (released, or not
-	 * renewed in time) has no leader to send the request to.
+	 * The leader as this node's heartbeat last read the lease, if the lease is live and
+	 * names another node: a lease of this node's that it no longer believes in (released,
+	 * or not renewed in time) has no leader to send the request to.
 	 */
 	private static @Nullable String leader(Election election, String nodeId) {
 		LeaseState lease = election.lastSeenLease().map((sighting) -> sighting.lease()).orElse(null);
@@ -197,11 +199,11 @@ public class JobsEndpoint implements AutoCloseable {
 	 * @param kind {@code LEADER_ONLY} or {@code CLUSTER_LOCK}
 	 * @param election the election whose leader runs it, for {@code LEADER_ONLY}
 	 * @param lock the lock that the node which runs it takes, for {@code CLUSTER_LOCK}
-	 * @param method the bean's class (simple name), a dot and the method's name, as the run
-	 * history names it
+	 * @param method the bean's class (simple name), a dot and the method's name, as the
+	 * run history names it
 	 */
-	public record JobDescriptor(Job.Kind kind, @Nullable String election, @Nullable String lock, String method)
-			implements OperationResponseBody {
+	public record JobDescriptor(Job.Kind kind, @Nullable String election, @Nullable String lock,
+			String method) implements OperationResponseBody {
 
 	}
 
@@ -211,12 +213,13 @@ public class JobsEndpoint implements AutoCloseable {
 	 * @param job the job's name
 	 * @param nodeId the node that received the request (and ran the job, if it ran)
 	 * @param outcome what became of it
-	 * @param term the term it ran under (the election's or the lock's), absent if it did not
-	 * start
+	 * @param term the term it ran under (the election's or the lock's), absent if it did
+	 * not start
 	 * @param startedAt when it started (this node's clock), absent if it did not start
 	 * @param duration how long it ran, or has run so far if {@code RUNNING}
 	 * @param leader the node that leads the job's election, for {@code NOT_LEADER}
-	 * @param reason why it did not run, why it failed, or why the answer came before its end
+	 * @param reason why it did not run, why it failed, or why the answer came before its
+	 * end
 	 */
 	public record RunDescriptor(String job, String nodeId, Outcome outcome, @Nullable Long term,
 			@Nullable Instant startedAt, @Nullable Duration duration, @Nullable String leader,
@@ -242,7 +245,9 @@ public class JobsEndpoint implements AutoCloseable {
 		 */
 		REFUSED_BY_FENCE,
 
-		/** It runs still, past the wait: it goes on, and its run history shows its end. */
+		/**
+		 * It runs still, past the wait: it goes on, and its run history shows its end.
+		 */
 		RUNNING,
 
 		/** Not run: this node does not lead the job's election, {@code leader} does. */

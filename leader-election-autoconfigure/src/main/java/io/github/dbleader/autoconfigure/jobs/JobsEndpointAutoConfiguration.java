@@ -19,8 +19,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * for the {@link JobsEndpoint}.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@link JobsEndpoint}.
  */
 @AutoConfiguration(after = { LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class })
 @ConditionalOnClass(Endpoint.class)

@@ -11,9 +11,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 /**
  * {@link EndpointWebExtension @EndpointWebExtension} for the {@link JobsEndpoint} that
  * answers a run by its outcome: 200 for a run that ended (completed, failed or refused by
- * its fence), 202 for one that still runs, 409 for a request that this node refused (it does
- * not lead, there is no leader, the lock is held, the job runs already). An unknown job is
- * 404, as for the other endpoints ({@code EndpointErrors}).
+ * its fence), 202 for one that still runs, 409 for a request that this node refused (it
+ * does not lead, there is no leader, the lock is held, the job runs already). An unknown
+ * job is 404, as for the other endpoints ({@code EndpointErrors}).
  */
 @EndpointWebExtension(endpoint = JobsEndpoint.class)
 public class JobsEndpointWebExtension {
@@ -37,7 +37,8 @@ public class JobsEndpointWebExtension {
 	/**
 	 * Run a job now.
 	 * @param job the job's name
-	 * @return what became of the run: 200 if it ended, 202 if it still runs, 409 if refused
+	 * @return what became of the run: 200 if it ended, 202 if it still runs, 409 if
+	 * refused
 	 */
 	@WriteOperation
 	public WebEndpointResponse<OperationResponseBody> run(@Selector String job) {

@@ -25,11 +25,11 @@ import org.springframework.beans.factory.BeanFactory;
 /**
  * Runs a job once, now, on a thread of its own, through the bean's proxy (so its guard
  * decides, and the run history, observations and metrics see the run as they see a
- * scheduled one), and waits for it at most a timeout, the bound of every endpoint's writes
- * ({@link TimeBound}): a run that takes longer goes on and is answered {@code RUNNING} with
- * its term and start. One run per job at a time: another request for a job whose run is
- * under way is answered {@code ALREADY_RUNNING}, so repeated requests never pile up
- * threads.
+ * scheduled one), and waits for it at most a timeout, the bound of every endpoint's
+ * writes ({@link TimeBound}): a run that takes longer goes on and is answered
+ * {@code RUNNING} with its term and start. One run per job at a time: another request for
+ * a job whose run is under way is answered {@code ALREADY_RUNNING}, so repeated requests
+ * never pile up threads.
  */
 final class RunNow implements AutoCloseable {
 

@@ -27,25 +27,25 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * {@link Endpoint @Endpoint} that shows the cluster locks ({@code @ClusterLock} and
- * {@link ClusterLocks}) as the database says, with the last runs of each on this node, and
- * lets an operator release a stuck lock.
+ * {@link ClusterLocks}) as the database says, with the last runs of each on this node,
+ * and lets an operator release a stuck lock.
  *
  * <ul>
  * <li>read: every lock that was ever taken ({@code GET /actuator/locks}), or one by name
  * ({@code GET /actuator/locks/{name}}, 404 if it was never taken): its holder, term, when
  * it was taken and until when it is held, whether this node holds it, and this node's
  * runs of it (running, then the last few that ended: start, end, outcome);
- * <li>delete: release a lock whoever holds it ({@code DELETE /actuator/locks/{name}}). The
- * lock gets a new term and is free at once ({@code atLeastFor} notwithstanding). A fenced
- * transaction of the holder in flight ends first; every later one is refused, so nothing
- * of the old holder's fenced work commits after the release (work it does outside a
- * fenced transaction is not stopped). Safe to repeat.
+ * <li>delete: release a lock whoever holds it ({@code DELETE /actuator/locks/{name}}).
+ * The lock gets a new term and is free at once ({@code atLeastFor} notwithstanding). A
+ * fenced transaction of the holder in flight ends first; every later one is refused, so
+ * nothing of the old holder's fenced work commits after the release (work it does outside
+ * a fenced transaction is not stopped). Safe to repeat.
  * </ul>
  * Every statement is waited for at most a timeout (the election's statement timeout by
  * default), however the database fails; a read then answers with the last rows this
  * endpoint read, marked {@code stale}, and a release fails with
- * {@link DatabaseUnavailableException} (HTTP 503): its outcome is unknown.
- * Read-only by default: the release needs {@code management.endpoint.locks.access=unrestricted}.
+ * {@link DatabaseUnavailableException} (HTTP 503): its outcome is unknown. Read-only by
+ * default: the release needs {@code management.endpoint.locks.access=unrestricted}.
  */
 @Endpoint(id = "locks", defaultAccess = Access.READ_ONLY)
 public class LocksEndpoint implements AutoCloseable {
@@ -84,8 +84,8 @@ public class LocksEndpoint implements AutoCloseable {
 	 * Describe one lock.
 	 * @param name the lock's name
 	 * @return the lock
-	 * @throws UnknownTargetException if it was never taken (or, while the database does not
-	 * answer, this endpoint never read it)
+	 * @throws UnknownTargetException if it was never taken (or, while the database does
+	 * not answer, this endpoint never read it)
 	 */
 	@ReadOperation
 	public LockDescriptor lock(@Selector String name) {
@@ -146,8 +146,8 @@ public class LocksEndpoint implements AutoCloseable {
 	 *
 	 * @param nodeId this node's id
 	 * @param locks every lock that was ever taken, by name
-	 * @param stale whether the database did not answer in time, so that the locks are those
-	 * this endpoint read last ({@code age} ago); none if it never read them
+	 * @param stale whether the database did not answer in time, so that the locks are
+	 * those this endpoint read last ({@code age} ago); none if it never read them
 	 * @param databaseError why the database did not answer, if {@code stale}
 	 * @param age how long ago the locks shown were read (this node's clock)
 	 */
@@ -160,11 +160,12 @@ public class LocksEndpoint implements AutoCloseable {
 	 * One lock, as the database says.
 	 *
 	 * @param holder the node that holds it, or {@code null} if it is free
-	 * @param lastHolder the node that took it last ({@code null} after an operator's release)
+	 * @param lastHolder the node that took it last ({@code null} after an operator's
+	 * release)
 	 * @param term the term of the last acquisition or release by an operator
 	 * @param acquiredAt when it was taken last (database clock)
-	 * @param heldUntil until when it is taken (database clock); once released, earlier than
-	 * {@code atMostFor} after {@code acquiredAt}
+	 * @param heldUntil until when it is taken (database clock); once released, earlier
+	 * than {@code atMostFor} after {@code acquiredAt}
 	 * @param held whether it is taken
 	 * @param heldByThisNode whether this node holds it
 	 * @param recentRuns this node's runs under the lock: those running, then the last few

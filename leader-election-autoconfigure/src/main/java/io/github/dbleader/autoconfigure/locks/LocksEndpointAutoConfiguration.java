@@ -15,8 +15,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * for the {@link LocksEndpoint}.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@link LocksEndpoint}.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)

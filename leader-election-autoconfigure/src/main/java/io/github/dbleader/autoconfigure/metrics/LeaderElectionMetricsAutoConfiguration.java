@@ -18,9 +18,9 @@ import org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.S
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * of the {@link LeaderElectionMetrics meters} of the elections and the {@link LockMetrics
- * meters} of the cluster locks.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of the {@link LeaderElectionMetrics meters} of the elections and
+ * the {@link LockMetrics meters} of the cluster locks.
  */
 @AutoConfiguration(after = { MetricsAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
 		SimpleMetricsExportAutoConfiguration.class, LeaderElectionAutoConfiguration.class })

@@ -14,10 +14,10 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * of partition groups: the {@link PartitionGroups} registry with the groups of
- * {@code leader-election.partitions.<group>}, application events for gained and lost
- * partitions, and balancing started and stopped with the election.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of partition groups: the {@link PartitionGroups} registry with the
+ * groups of {@code leader-election.partitions.<group>}, application events for gained and
+ * lost partitions, and balancing started and stopped with the election.
  */
 @AutoConfiguration(after = LeaderElectionAutoConfiguration.class)
 @ConditionalOnBean({ ElectionService.class, PartitionPins.class })
@@ -33,7 +33,8 @@ public final class PartitionAutoConfiguration {
 		// Joining the elections of a group starts no thread and sends no statement before
 		// the election service starts.
 		properties.getPartitions()
-			.forEach((name, group) -> groups.create(electionService, name, group.getCount(), group.determineSettings()));
+			.forEach(
+					(name, group) -> groups.create(electionService, name, group.getCount(), group.determineSettings()));
 		return groups;
 	}
 

@@ -9,8 +9,9 @@ import io.github.dbleader.election.partition.PartitionSettings;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
- * Configuration properties of partition groups: {@code leader-election.partitions.<group>.*},
- * one entry per group that this node joins at start-up.
+ * Configuration properties of partition groups:
+ * {@code leader-election.partitions.<group>.*}, one entry per group that this node joins
+ * at start-up.
  */
 @ConfigurationProperties("leader-election")
 public class PartitionProperties {
@@ -33,24 +34,24 @@ public class PartitionProperties {
 	public static class Group {
 
 		/**
-		 * Number of partitions of the group, each an election with its own lease and term.
-		 * Every node of the group must use the same number.
+		 * Number of partitions of the group, each an election with its own lease and
+		 * term. Every node of the group must use the same number.
 		 */
 		private int count = 1;
 
 		/**
 		 * How long a node must have been a live member of the group before it receives
 		 * partitions, so that a node that joins and leaves every few seconds never makes
-		 * partitions move back and forth. Nodes that start within this time of the group's
-		 * oldest member balance at once.
+		 * partitions move back and forth. Nodes that start within this time of the
+		 * group's oldest member balance at once.
 		 */
 		private Duration settleTime = PartitionSettings.DEFAULT_SETTLE_TIME;
 
 		/**
 		 * Most hand-overs of the group's partitions that one node has under way at once.
-		 * The default, two batches of the heartbeat's changes of holder, lets a third node's
-		 * join move its share of up to 12,000 partitions at once, within about three renew
-		 * intervals; a lower limit spreads the moves over more of them.
+		 * The default, two batches of the heartbeat's changes of holder, lets a third
+		 * node's join move its share of up to 12,000 partitions at once, within about
+		 * three renew intervals; a lower limit spreads the moves over more of them.
 		 */
 		private int maxHandOvers = PartitionSettings.DEFAULT_MAX_HAND_OVERS_PER_ROUND;
 

@@ -29,12 +29,12 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  * {@link Endpoint @Endpoint} that shows the partition groups of this node and lets an
  * operator pin partitions:
  * <ul>
- * <li>read: every group ({@code GET /actuator/partitions}) or one
- * ({@code GET /actuator/partitions/{group}}): the members, how many partitions each node
- * owns, owner, term, target and pin of every partition, and the moves still pending.
- * Reads never touch the database, so they answer at once even when it hangs: they show
- * the leases as this node's heartbeat last read them and the members and pins as its
- * last balancing step read them ({@code age} says how long ago);
+ * <li>read: every group ({@code GET /actuator/partitions}) or one ({@code GET
+ * /actuator/partitions/{group}}): the members, how many partitions each node owns, owner,
+ * term, target and pin of every partition, and the moves still pending. Reads never touch
+ * the database, so they answer at once even when it hangs: they show the leases as this
+ * node's heartbeat last read them and the members and pins as its last balancing step
+ * read them ({@code age} says how long ago);
  * <li>write: pin a partition to a node ({@code POST /actuator/partitions/{group}} with
  * body {@code {"partition": 3, "nodeId": "..."}}): it is handed over to that node and
  * balancing leaves it there while the node is live;
@@ -99,20 +99,19 @@ public class PartitionsEndpoint implements AutoCloseable {
 	 * @param group group name
 	 * @param partition the partition
 	 * @param nodeId the node that should own it
-	 * @return the group after the request: the hand-over is pending until the owner's next
-	 * renewal
-	 * @throws DatabaseUnavailableException if the database did not answer in time: the pin
-	 * may still be made
+	 * @return the group after the request: the hand-over is pending until the owner's
+	 * next renewal
+	 * @throws DatabaseUnavailableException if the database did not answer in time: the
+	 * pin may still be made
 	 */
 	@WriteOperation
 	public GroupDescriptor pin(@Selector String group, int partition, String nodeId) {
 		PartitionGroup found = existing(group, partition);
 		try {
-			this.writes.write("Pin of partition " + partition + " of group '" + group + "' to '" + nodeId + "'",
-					() -> {
-						found.pin(partition, nodeId);
-						return null;
-					});
+			this.writes.write("Pin of partition " + partition + " of group '" + group + "' to '" + nodeId + "'", () -> {
+				found.pin(partition, nodeId);
+				return null;
+			});
 		}
 		catch (UnknownCandidateException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(),
@@ -126,8 +125,8 @@ public class PartitionsEndpoint implements AutoCloseable {
 	 * @param group group name
 	 * @param partition the partition
 	 * @return the group after the request
-	 * @throws DatabaseUnavailableException if the database did not answer in time: the pin
-	 * may still be removed
+	 * @throws DatabaseUnavailableException if the database did not answer in time: the
+	 * pin may still be removed
 	 */
 	@DeleteOperation
 	public GroupDescriptor unpin(@Selector String group, int partition) {
@@ -172,8 +171,8 @@ public class PartitionsEndpoint implements AutoCloseable {
 	 * @param nodeId this node's id, or {@code null} if it has no group
 	 * @param groups the groups by name
 	 */
-	public record PartitionsDescriptor(@Nullable String nodeId, Map<String, GroupDescriptor> groups)
-			implements OperationResponseBody {
+	public record PartitionsDescriptor(@Nullable String nodeId,
+			Map<String, GroupDescriptor> groups) implements OperationResponseBody {
 
 	}
 

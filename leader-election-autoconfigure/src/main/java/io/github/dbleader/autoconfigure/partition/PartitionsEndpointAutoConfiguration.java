@@ -14,8 +14,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * for the {@link PartitionsEndpoint}.
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} for the {@link PartitionsEndpoint}.
  */
 @AutoConfiguration(after = PartitionAutoConfiguration.class)
 @ConditionalOnClass(Endpoint.class)

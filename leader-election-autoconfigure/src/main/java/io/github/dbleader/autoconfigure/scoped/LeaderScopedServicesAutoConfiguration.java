@@ -13,12 +13,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.context.annotation.Bean;
 
 /**
- * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration Auto-configuration}
- * of leader-scoped services: where the application has {@link LeaderScopedService} beans,
- * a {@link LeaderScopedServices} runner, which the {@link ElectionService} tells of every
- * change of this node's leadership, started once the election service (and its partition
- * groups) run and stopped before they stop, so that the services end while this node still
- * leads ({@code leader-election.scoped-services.stop-timeout} bounds the wait).
+ * {@link org.springframework.boot.autoconfigure.EnableAutoConfiguration
+ * Auto-configuration} of leader-scoped services: where the application has
+ * {@link LeaderScopedService} beans, a {@link LeaderScopedServices} runner, which the
+ * {@link ElectionService} tells of every change of this node's leadership, started once
+ * the election service (and its partition groups) run and stopped before they stop, so
+ * that the services end while this node still leads
+ * ({@code leader-election.scoped-services.stop-timeout} bounds the wait).
  */
 @AutoConfiguration(after = { LeaderElectionAutoConfiguration.class, PartitionAutoConfiguration.class })
 @ConditionalOnBean({ ElectionService.class, LeaderScopedService.class })

@@ -39,9 +39,9 @@ import static org.awaitility.Awaitility.await;
 class ClusterLockAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class,
-				DataSourceTransactionManagerAutoConfiguration.class, LeaderElectionAutoConfiguration.class,
-				LeaderOnlyAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(AopAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+						LeaderElectionAutoConfiguration.class, LeaderOnlyAutoConfiguration.class))
 		.withPropertyValues("leader-election.lease-duration=3s", "leader-election.renew-interval=200ms",
 				"leader-election.node-id=here", "jobs.report.at-most-for=20s");
 
@@ -55,80 +55,90 @@ class ClusterLockAutoConfigurationTests {
 
 	@Test
 	void aLockedMethodRunsWhereTheLockIsFreeAndIsSkippedWhereItIsTaken() {
-		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class).run((context) -> {
-			Jobs jobs = context.getBean(Jobs.class);
-			ClusterLocks elsewhere = otherNode(context);
-			assertThat(jobs.report()).isEqualTo("ran");
-			HeldLock held = elsewhere.tryLock("report", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
-			assertThat(jobs.report()).as("skipped while another node holds the lock").isNull();
-			held.release();
-			assertThat(jobs.report()).isEqualTo("ran");
-			assertThat(jobs.runs()).containsExactly("report", "report");
-		});
+		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class)
+			.run((context) -> {
+				Jobs jobs = context.getBean(Jobs.class);
+				ClusterLocks elsewhere = otherNode(context);
+				assertThat(jobs.report()).isEqualTo("ran");
+				HeldLock held = elsewhere.tryLock("report", Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+				assertThat(jobs.report()).as("skipped while another node holds the lock").isNull();
+				held.release();
+				assertThat(jobs.report()).isEqualTo("ran");
+				assertThat(jobs.runs()).containsExactly("report", "report");
+			});
 	}
 
 	@Test
 	void theDefaultNameIsClassAndMethodAndKeepUntilExpiryKeepsTheLock() {
-		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class).run((context) -> {
-			Jobs jobs = context.getBean(Jobs.class);
-			ClusterLocks elsewhere = otherNode(context);
-			assertThat(jobs.cleanUp()).isTrue();
-			assertThat(elsewhere.tryLock("Jobs.cleanUp", Duration.ofSeconds(30), Duration.ZERO))
-				.as("kept after the run")
-				.isEmpty();
-			assertThat(jobs.cleanUp()).as("skipped: the lock is kept until it expires").isFalse();
-			assertThat(jobs.runs()).containsExactly("cleanUp");
-		});
+		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class)
+			.run((context) -> {
+				Jobs jobs = context.getBean(Jobs.class);
+				ClusterLocks elsewhere = otherNode(context);
+				assertThat(jobs.cleanUp()).isTrue();
+				assertThat(elsewhere.tryLock("Jobs.cleanUp", Duration.ofSeconds(30), Duration.ZERO))
+					.as("kept after the run")
+					.isEmpty();
+				assertThat(jobs.cleanUp()).as("skipped: the lock is kept until it expires").isFalse();
+				assertThat(jobs.runs()).containsExactly("cleanUp");
+			});
 	}
 
 	@Test
 	void theLockedMethodReachesItsLockAndItsDurationsComeFromProperties() {
-		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class).run((context) -> {
-			Jobs jobs = context.getBean(Jobs.class);
-			assertThat(jobs.report()).isEqualTo("ran");
-			HeldLock lock = jobs.lastLock();
-			assertThat(lock.name()).isEqualTo("report");
-			assertThat(lock.isHeld()).as("released after the run").isFalse();
-			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-			// 20s from the placeholder, released at once (no atLeastFor).
-			assertThat(jdbc.queryForObject("SELECT expires_at - acquired_at FROM leader_election_lease"
-					+ " WHERE election_name = 'lock:report'", Long.class)).isLessThan(20_000);
-		});
+		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class)
+			.run((context) -> {
+				Jobs jobs = context.getBean(Jobs.class);
+				assertThat(jobs.report()).isEqualTo("ran");
+				HeldLock lock = jobs.lastLock();
+				assertThat(lock.name()).isEqualTo("report");
+				assertThat(lock.isHeld()).as("released after the run").isFalse();
+				JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+				// 20s from the placeholder, released at once (no atLeastFor).
+				assertThat(jdbc.queryForObject("SELECT expires_at - acquired_at FROM leader_election_lease"
+						+ " WHERE election_name = 'lock:report'", Long.class))
+					.isLessThan(20_000);
+			});
 	}
 
 	@Test
 	void anExceptionOfTheMethodIsThrownAndTheLockReleased() {
-		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class).run((context) -> {
-			Jobs jobs = context.getBean(Jobs.class);
-			assertThatIllegalStateException().isThrownBy(jobs::throwing).withMessage("boom");
-			assertThat(otherNode(context).tryLock("throwing", Duration.ofSeconds(30),
-					Duration.ZERO)).isPresent();
-		});
+		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class)
+			.run((context) -> {
+				Jobs jobs = context.getBean(Jobs.class);
+				assertThatIllegalStateException().isThrownBy(jobs::throwing).withMessage("boom");
+				assertThat(otherNode(context).tryLock("throwing", Duration.ofSeconds(30), Duration.ZERO)).isPresent();
+			});
 	}
 
 	@Test
 	void aKeptAliveRunOutlivesAtMostForAndIsInterruptedWhenItsLockIsLost() throws Exception {
-		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class).run((context) -> {
-			Jobs jobs = context.getBean(Jobs.class);
-			// atMostFor is 1 s: kept alive, the run keeps its lock and commits fenced work after 2.5 s.
-			assertThat(jobs.longRun(Duration.ofMillis(2500))).isEqualTo("held");
-			assertThat(jobs.unkept()).as("an empty maxFor keeps nothing alive").isFalse();
-			CompletableFuture<String> run = CompletableFuture.supplyAsync(() -> jobs.longRun(Duration.ofSeconds(30)));
-			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
-			await().atMost(Duration.ofSeconds(5))
-				.until(() -> jdbc.queryForList("SELECT leader_id FROM leader_election_lease WHERE election_name ="
-						+ " 'lock:long' AND expires_at > acquired_at + 1500", String.class).contains("here"));
-			otherNode(context).forceRelease("long");
-			assertThat(run.get(5, TimeUnit.SECONDS)).isEqualTo("interrupted");
-		});
+		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class)
+			.run((context) -> {
+				Jobs jobs = context.getBean(Jobs.class);
+				// atMostFor is 1 s: kept alive, the run keeps its lock and commits fenced
+				// work after 2.5 s.
+				assertThat(jobs.longRun(Duration.ofMillis(2500))).isEqualTo("held");
+				assertThat(jobs.unkept()).as("an empty maxFor keeps nothing alive").isFalse();
+				CompletableFuture<String> run = CompletableFuture
+					.supplyAsync(() -> jobs.longRun(Duration.ofSeconds(30)));
+				JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+				await().atMost(Duration.ofSeconds(5))
+					.until(() -> jdbc
+						.queryForList("SELECT leader_id FROM leader_election_lease WHERE election_name ="
+								+ " 'lock:long' AND expires_at > acquired_at + 1500", String.class)
+						.contains("here"));
+				otherNode(context).forceRelease("long");
+				assertThat(run.get(5, TimeUnit.SECONDS)).isEqualTo("interrupted");
+			});
 	}
 
 	@Test
 	void anInvalidDurationFailsTheCall() {
-		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class).run((context) -> {
-			assertThatIllegalStateException().isThrownBy(context.getBean(Jobs.class)::invalid)
-				.withMessageContaining("Invalid atMostFor 'soon'");
-		});
+		this.contextRunner.withUserConfiguration(DatabaseConfiguration.class, JobsConfiguration.class)
+			.run((context) -> {
+				assertThatIllegalStateException().isThrownBy(context.getBean(Jobs.class)::invalid)
+					.withMessageContaining("Invalid atMostFor 'soon'");
+			});
 	}
 
 	@Test

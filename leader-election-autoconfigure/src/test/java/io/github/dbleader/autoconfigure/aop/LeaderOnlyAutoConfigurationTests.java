@@ -68,8 +68,10 @@ class LeaderOnlyAutoConfigurationTests {
 			assertThat(context).hasSingleBean(LeaderOnlyAdvisor.class);
 			assertThat(context.getBeanFactory().getBeanDefinition("leaderOnlyAdvisor").getRole())
 				.isEqualTo(org.springframework.beans.factory.config.BeanDefinition.ROLE_INFRASTRUCTURE);
-			List<Class<?>> advisors = Arrays.stream(((Advised) context.getBean(LeaderFirstTransactionalJob.class))
-				.getAdvisors()).<Class<?>>map(Advisor::getClass).toList();
+			List<Class<?>> advisors = Arrays
+				.stream(((Advised) context.getBean(LeaderFirstTransactionalJob.class)).getAdvisors())
+				.<Class<?>>map(Advisor::getClass)
+				.toList();
 			assertThat(advisors).containsSubsequence(LeaderOnlyAdvisor.class,
 					BeanFactoryTransactionAttributeSourceAdvisor.class);
 		});

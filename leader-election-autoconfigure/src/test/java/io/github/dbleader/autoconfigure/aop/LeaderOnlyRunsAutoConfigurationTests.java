@@ -46,8 +46,8 @@ import static org.awaitility.Awaitility.await;
  * Tests for the record of the {@code @LeaderOnly} calls ({@link LeaderOnlyRuns}) that
  * {@link LeaderOnlyAutoConfiguration} configures, as the leader endpoint, the election's
  * health and the meters show it: a run that hangs past its {@code maxRunTime}, and a run
- * interrupted when its leadership is lost. The runs wait on latches with timeouts of their
- * own, so that none can hang the test.
+ * interrupted when its leadership is lost. The runs wait on latches with timeouts of
+ * their own, so that none can hang the test.
  */
 class LeaderOnlyRunsAutoConfigurationTests {
 
@@ -76,7 +76,8 @@ class LeaderOnlyRunsAutoConfigurationTests {
 			assertThat(overdue(context)).isOne();
 			Health shown = health.health();
 			assertThat(shown.getDetails()).containsEntry("role", "leader");
-			assertThat(shown.getDetails().get("runsPastMaxRunTime")).asInstanceOf(InstanceOfAssertFactories.list(Map.class))
+			assertThat(shown.getDetails().get("runsPastMaxRunTime"))
+				.asInstanceOf(InstanceOfAssertFactories.list(Map.class))
 				.singleElement()
 				.satisfies((detail) -> assertThat(detail).containsEntry("method", "Jobs.hang")
 					.containsEntry("maxRunTime", Duration.ofMillis(300))

@@ -31,14 +31,17 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
- * The {@code leader} endpoint and health over HTTP while the application is cut off from a
- * real database by a {@link TcpProxy} that lets nothing through (a network partition, or a
- * frozen server): they answer within the bound, with this node's last view. Lease 3 s,
- * renew interval 500 ms, so the statement timeout is 250 ms.
+ * The {@code leader} endpoint and health over HTTP while the application is cut off from
+ * a real database by a {@link TcpProxy} that lets nothing through (a network partition,
+ * or a frozen server): they answer within the bound, with this node's last view. Lease 3
+ * s, renew interval 500 ms, so the statement timeout is 250 ms.
  */
 abstract class AbstractLeaderEndpointOutageIntegrationTests {
 
-	/** The statement timeout (250 ms), an HTTP round trip and slack; the issue asks for 1 s. */
+	/**
+	 * The statement timeout (250 ms), an HTTP round trip and slack; the issue asks for 1
+	 * s.
+	 */
 	private static final Duration BOUND = Duration.ofSeconds(1);
 
 	private static final Pattern SERVER_URL = Pattern
@@ -80,13 +83,14 @@ abstract class AbstractLeaderEndpointOutageIntegrationTests {
 	}
 
 	private Election startApplication(String... properties) {
-		List<String> all = new ArrayList<>(List.of("spring.datasource.url=" + this.proxiedUrl,
-				"leader-election.node-id=outage-a", "leader-election.lease-duration=3s",
-				"leader-election.renew-interval=500ms", "leader-election.jdbc.table-name=" + this.tablePrefix + "_lease",
-				"leader-election.jdbc.candidate-table-name=" + this.tablePrefix + "_candidate",
-				"leader-election.jdbc.initialize-schema=always",
-				"management.endpoints.web.exposure.include=leader,health",
-				"management.endpoint.health.show-details=always"));
+		List<String> all = new ArrayList<>(
+				List.of("spring.datasource.url=" + this.proxiedUrl, "leader-election.node-id=outage-a",
+						"leader-election.lease-duration=3s", "leader-election.renew-interval=500ms",
+						"leader-election.jdbc.table-name=" + this.tablePrefix + "_lease",
+						"leader-election.jdbc.candidate-table-name=" + this.tablePrefix + "_candidate",
+						"leader-election.jdbc.initialize-schema=always",
+						"management.endpoints.web.exposure.include=leader,health",
+						"management.endpoint.health.show-details=always"));
 		all.addAll(List.of(properties));
 		this.application = TestApplication.start(this.database, true, new Class<?>[0], all.toArray(String[]::new));
 		this.leader = new ActuatorClient(this.application);
@@ -126,8 +130,8 @@ abstract class AbstractLeaderEndpointOutageIntegrationTests {
 		assertStaleView(one);
 		assertThat((String) JsonPath.read(one, "$.databaseError")).isNotBlank();
 		String leaderHealth = get(this.health, "");
-		assertThat((String) JsonPath.read(leaderHealth, "$.components.default.details.leader"))
-			.isIn("outage-a", "none");
+		assertThat((String) JsonPath.read(leaderHealth, "$.components.default.details.leader")).isIn("outage-a",
+				"none");
 		assertThat((Map<String, Object>) JsonPath.read(leaderHealth, "$.components.default.details"))
 			.containsKeys("leaseAge", "databaseUnreachableFor");
 		// Past lease - guard (2.4 s): DOWN, and still at once.
@@ -140,7 +144,8 @@ abstract class AbstractLeaderEndpointOutageIntegrationTests {
 
 	@Test
 	void endpointAndHealthAnswerWithinTheBoundWhileTheApplicationsPoolIsExhausted() throws Exception {
-		// The election shares the application's pool, which waits up to 30 s for a connection.
+		// The election shares the application's pool, which waits up to 30 s for a
+		// connection.
 		Election election = startApplication("leader-election.jdbc.dedicated-pool=false",
 				"spring.datasource.hikari.maximum-pool-size=2");
 		readOnceBeforeTheFault();

@@ -40,11 +40,12 @@ import static org.assertj.core.api.Assertions.assertThatException;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The starter's endpoints refuse the same requests with the same status and body on Spring
- * MVC and on WebFlux, and with the same message over JMX ({@link EndpointErrors}): an
- * unknown election, lock, group or job, a body or query the operation does not take, a
+ * The starter's endpoints refuse the same requests with the same status and body on
+ * Spring MVC and on WebFlux, and with the same message over JMX ({@link EndpointErrors}):
+ * an unknown election, lock, group or job, a body or query the operation does not take, a
  * database that does not answer, a write with read-only access. No server is started. The
- * statement timeout is 500 ms, so that a loaded machine reads an unknown election in time.
+ * statement timeout is 500 ms, so that a loaded machine reads an unknown election in
+ * time.
  */
 class EndpointErrorsTests {
 
@@ -76,7 +77,8 @@ class EndpointErrorsTests {
 					"Election 'nightly' is not run by this node; elections run here are [default]"),
 			new Refusal("POST", "/actuator/leader/default", "{\"node\":\"me\"}", 400,
 					"Unknown field(s) [node] in the request body; the only field is nodeId"),
-			// Refused by the web stack before the actuator binds the request: its own body.
+			// Refused by the web stack before the actuator binds the request: its own
+			// body.
 			new Refusal("POST", "/actuator/leader/default", "{\"nodeId\":", 400, null),
 			new Refusal("POST", "/actuator/leader/default", null, 415, null),
 			new Refusal("GET", "/actuator/locks/nightly", null, 404, UNKNOWN_LOCK),
@@ -85,7 +87,8 @@ class EndpointErrorsTests {
 					NOT_AN_INTEGER),
 			new Refusal("POST", "/actuator/partitions/orders", "{\"nodeId\":\"me\"}", 400,
 					"Missing field partition in the request body; the fields are [partition, nodeId]"),
-			new Refusal("POST", "/actuator/partitions/orders", "{\"partition\":5,\"nodeId\":\"me\"}", 400, OUT_OF_RANGE),
+			new Refusal("POST", "/actuator/partitions/orders", "{\"partition\":5,\"nodeId\":\"me\"}", 400,
+					OUT_OF_RANGE),
 			new Refusal("DELETE", "/actuator/partitions/orders", null, 400,
 					"Missing query parameter partition; the only query parameter is partition"),
 			new Refusal("DELETE", "/actuator/partitions/orders?partition=abc", null, 400,
@@ -99,8 +102,9 @@ class EndpointErrorsTests {
 
 	/** What they refuse while the database hangs. */
 	private static final List<Refusal> DATABASE_AWAY = List.of(
-			new Refusal("GET", "/actuator/leader/weekly", null, 503, "Election 'weekly' is not run by this node and"
-					+ " the database did not answer within 500 ms; this node has not read it before"),
+			new Refusal("GET", "/actuator/leader/weekly", null, 503,
+					"Election 'weekly' is not run by this node and"
+							+ " the database did not answer within 500 ms; this node has not read it before"),
 			new Refusal("DELETE", "/actuator/leader/default", null, 503,
 					"Re-election of election 'default'" + UNKNOWN_OUTCOME),
 			new Refusal("POST", "/actuator/partitions/orders", "{\"partition\":1,\"nodeId\":\"me\"}", 503,
@@ -147,7 +151,10 @@ class EndpointErrorsTests {
 			});
 	}
 
-	/** Over JMX, each operation fails with the message of the web body, called as JMX does. */
+	/**
+	 * Over JMX, each operation fails with the message of the web body, called as JMX
+	 * does.
+	 */
 	private static void assertJmxRefusals(ApplicationContext context) throws Exception {
 		MBeanServer server = context.getBean(MBeanServer.class);
 		assertJmxRefusal(server, "Leader", "election", new Object[] { "nightly" }, UNKNOWN_ELECTION);
@@ -164,8 +171,7 @@ class EndpointErrorsTests {
 		assertThat(names).hasSize(1);
 		String[] signature = new String[arguments.length];
 		java.util.Arrays.fill(signature, String.class.getName());
-		assertThatException()
-			.isThrownBy(() -> server.invoke(names.iterator().next(), operation, arguments, signature))
+		assertThatException().isThrownBy(() -> server.invoke(names.iterator().next(), operation, arguments, signature))
 			.satisfies((ex) -> assertThat(ex.getCause()).hasMessage(message));
 	}
 
@@ -199,8 +205,9 @@ class EndpointErrorsTests {
 		LockRepository faultyLockRepository(FaultyDatabaseConfiguration fault, DataSource dataSource,
 				LeaderElectionProperties properties) {
 			Duration statementTimeout = properties.determineElectionSettings().statementTimeout();
-			return fault.faulty(new JdbcLockRepository(dataSource, SqlDialect.H2, LeaseTables.defaults(),
-					statementTimeout), statementTimeout);
+			return fault.faulty(
+					new JdbcLockRepository(dataSource, SqlDialect.H2, LeaseTables.defaults(), statementTimeout),
+					statementTimeout);
 		}
 
 	}

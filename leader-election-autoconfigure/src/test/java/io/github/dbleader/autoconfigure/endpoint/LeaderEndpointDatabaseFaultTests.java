@@ -35,13 +35,16 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link LeaderEndpoint}'s read operations while the database does not answer:
- * they answer within the read timeout (the statement timeout, 250 ms here) with this node's
- * own view; and for the writes of the {@code leader} and {@code partitions} endpoints, which
- * fail within the same bound with 503.
+ * they answer within the read timeout (the statement timeout, 250 ms here) with this
+ * node's own view; and for the writes of the {@code leader} and {@code partitions}
+ * endpoints, which fail within the same bound with 503.
  */
 class LeaderEndpointDatabaseFaultTests {
 
-	/** The statement timeout (250 ms) and slack for a loaded machine; the issue asks for 1 s. */
+	/**
+	 * The statement timeout (250 ms) and slack for a loaded machine; the issue asks for 1
+	 * s.
+	 */
 	private static final Duration BOUND = Duration.ofSeconds(1);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
@@ -62,7 +65,8 @@ class LeaderEndpointDatabaseFaultTests {
 			ElectionDescriptor one = within(BOUND, () -> endpoint.election("default"));
 			for (ElectionDescriptor descriptor : new ElectionDescriptor[] { all, one }) {
 				assertThat(descriptor.stale()).isTrue();
-				// The statement and the endpoint time out together: either may come first.
+				// The statement and the endpoint time out together: either may come
+				// first.
 				assertThat(descriptor.databaseError()).containsAnyOf("the database did not answer within 250 ms",
 						"the database read failed: org.springframework.dao.QueryTimeoutException");
 				assertThat(descriptor.term()).isPositive();
@@ -73,7 +77,8 @@ class LeaderEndpointDatabaseFaultTests {
 				assertThat(descriptor.databaseUnreachableFor()).isPositive();
 				assertThat(descriptor.databaseUnreachableSince()).isNotNull();
 			}
-			// The lease runs out (3 s after the last renewal): the last-seen view says so.
+			// The lease runs out (3 s after the last renewal): the last-seen view says
+			// so.
 			await().atMost(Duration.ofSeconds(5)).until(() -> endpoint.election("default").expired());
 			ElectionDescriptor expired = endpoint.election("default");
 			assertThat(expired.leader()).isNull();
@@ -156,8 +161,8 @@ class LeaderEndpointDatabaseFaultTests {
 	@Test
 	void partitionWritesFailWithinTheBoundWhileTheDatabaseHangs() {
 		run(this.contextRunner
-			.withConfiguration(AutoConfigurations.of(PartitionAutoConfiguration.class,
-					PartitionsEndpointAutoConfiguration.class))
+			.withConfiguration(
+					AutoConfigurations.of(PartitionAutoConfiguration.class, PartitionsEndpointAutoConfiguration.class))
 			.withPropertyValues("management.endpoints.web.exposure.include=leader,partitions",
 					"leader-election.partitions.orders.count=2"),
 				(context, fault, endpoint, election) -> {

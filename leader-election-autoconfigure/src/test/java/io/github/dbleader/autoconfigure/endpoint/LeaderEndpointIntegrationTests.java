@@ -47,7 +47,10 @@ class LeaderEndpointIntegrationTests {
 
 	private static final ElectionSettings SETTINGS = ElectionSettings.of(Duration.ofSeconds(6), RENEW);
 
-	/** A forced change takes about two renew intervals (invariants.md I6); the rest is slack for a loaded CI. */
+	/**
+	 * A forced change takes about two renew intervals (invariants.md I6); the rest is
+	 * slack for a loaded CI.
+	 */
 	private static final Duration HANDOVER_BOUND = RENEW.multipliedBy(2).plusMillis(1500);
 
 	private static HikariDataSource dataSource;
@@ -73,8 +76,8 @@ class LeaderEndpointIntegrationTests {
 				"management.endpoint.leader.access=unrestricted");
 		thisElection = application.getBean(ElectionService.class).election("default");
 		await().atMost(Duration.ofSeconds(10)).until(thisElection::isLeader);
-		otherNode = new ElectionService(new JdbcLeaseRepository(dataSource, SqlDialect.forName(DATABASE.platform()), TABLES,
-				SETTINGS.statementTimeout()), SETTINGS, "endpoint-b", LeadershipListener.NONE);
+		otherNode = new ElectionService(new JdbcLeaseRepository(dataSource, SqlDialect.forName(DATABASE.platform()),
+				TABLES, SETTINGS.statementTimeout()), SETTINGS, "endpoint-b", LeadershipListener.NONE);
 		otherElection = otherNode.election("default");
 		otherNode.start();
 		await().atMost(Duration.ofSeconds(10)).until(() -> candidateIds().contains("endpoint-b"));
@@ -180,15 +183,15 @@ class LeaderEndpointIntegrationTests {
 
 	@Test
 	void deadNodeIsRejected() throws Exception {
-		ElectionService dead = new ElectionService(new JdbcLeaseRepository(dataSource, SqlDialect.forName(DATABASE.platform()), TABLES,
-				SETTINGS.statementTimeout()), SETTINGS, "endpoint-dead", LeadershipListener.NONE);
+		ElectionService dead = new ElectionService(new JdbcLeaseRepository(dataSource,
+				SqlDialect.forName(DATABASE.platform()), TABLES, SETTINGS.statementTimeout()), SETTINGS,
+				"endpoint-dead", LeadershipListener.NONE);
 		dead.election("default");
 		dead.start();
 		await().atMost(Duration.ofSeconds(10)).until(() -> candidateIds().contains("endpoint-dead"));
 		dead.halt();
 		// A crashed node stays listed until it has not been seen for a lease duration.
-		await().atMost(SETTINGS.leaseDuration().multipliedBy(2))
-			.until(() -> !candidateIds().contains("endpoint-dead"));
+		await().atMost(SETTINGS.leaseDuration().multipliedBy(2)).until(() -> !candidateIds().contains("endpoint-dead"));
 		LeaderInfo before = thisElection.leaderInfo();
 		HttpResponse<String> response = send("POST", "/default", "{\"nodeId\":\"endpoint-dead\"}");
 		assertThat(response.statusCode()).isEqualTo(400);

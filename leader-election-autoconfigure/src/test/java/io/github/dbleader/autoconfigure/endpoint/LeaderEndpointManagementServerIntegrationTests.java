@@ -36,8 +36,8 @@ import static org.awaitility.Awaitility.await;
  * ({@code management.endpoints.web.path-mapping.leader}) and below a dispatcher servlet
  * path ({@code spring.mvc.servlet.path}). The application under test is node
  * {@code mgmt-a}; a second {@link ElectionService} on the same tables plays node
- * {@code mgmt-b}, so that a bare {@code POST} has leadership to take back. The database is
- * H2: what is under test is the web layer.
+ * {@code mgmt-b}, so that a bare {@code POST} has leadership to take back. The database
+ * is H2: what is under test is the web layer.
  */
 class LeaderEndpointManagementServerIntegrationTests {
 
@@ -49,7 +49,10 @@ class LeaderEndpointManagementServerIntegrationTests {
 
 	private static final ElectionSettings SETTINGS = ElectionSettings.of(Duration.ofSeconds(3), RENEW);
 
-	/** A forced change takes about two renew intervals (invariants.md I6); the rest is slack for a loaded CI. */
+	/**
+	 * A forced change takes about two renew intervals (invariants.md I6); the rest is
+	 * slack for a loaded CI.
+	 */
 	private static final Duration HANDOVER_BOUND = RENEW.multipliedBy(2).plusMillis(2500);
 
 	private static final String MANAGEMENT_PORT = "local.management.port";
@@ -93,8 +96,7 @@ class LeaderEndpointManagementServerIntegrationTests {
 		start("management.server.port=0", "management.server.base-path=/management",
 				"management.endpoints.web.base-path=/manage", "management.endpoints.web.path-mapping.leader=elections",
 				"spring.mvc.servlet.path=/api");
-		assertServed(
-				new ActuatorClient(this.application, MANAGEMENT_PORT, "/management/manage/elections"));
+		assertServed(new ActuatorClient(this.application, MANAGEMENT_PORT, "/management/manage/elections"));
 		assertNotServed(new ActuatorClient(this.application, MANAGEMENT_PORT, "/manage/elections"));
 		assertNotServed(new ActuatorClient(this.application, MANAGEMENT_PORT, "/management/actuator/leader"));
 		assertNotServed(new ActuatorClient(this.application, MANAGEMENT_PORT, "/management/api/manage/elections"));
@@ -117,8 +119,8 @@ class LeaderEndpointManagementServerIntegrationTests {
 	}
 
 	/**
-	 * Start the application as node {@code mgmt-a} with the endpoint exposed and writable,
-	 * and node {@code mgmt-b} beside it.
+	 * Start the application as node {@code mgmt-a} with the endpoint exposed and
+	 * writable, and node {@code mgmt-b} beside it.
 	 * @param properties where the actuator is served
 	 */
 	private void start(String... properties) {
@@ -136,8 +138,9 @@ class LeaderEndpointManagementServerIntegrationTests {
 		this.application = TestApplication.start(DATABASE, true, new Class<?>[0], all.toArray(String[]::new));
 		this.thisElection = this.application.getBean(ElectionService.class).election("default");
 		await().atMost(Duration.ofSeconds(10)).until(this.thisElection::isLeader);
-		this.otherNode = new ElectionService(new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(DATABASE.platform()), TABLES,
-				SETTINGS.statementTimeout()), SETTINGS, "mgmt-b", LeadershipListener.NONE);
+		this.otherNode = new ElectionService(new JdbcLeaseRepository(this.dataSource,
+				SqlDialect.forName(DATABASE.platform()), TABLES, SETTINGS.statementTimeout()), SETTINGS, "mgmt-b",
+				LeadershipListener.NONE);
 		this.otherElection = this.otherNode.election("default");
 		this.otherNode.start();
 		await().atMost(Duration.ofSeconds(10))
@@ -146,8 +149,8 @@ class LeaderEndpointManagementServerIntegrationTests {
 
 	/**
 	 * The endpoint answers at the client's address: a malformed body and an unknown field
-	 * get a 400 (the latter saying why) and change nothing, and a {@code POST} without a body
-	 * takes leadership back to this node.
+	 * get a 400 (the latter saying why) and change nothing, and a {@code POST} without a
+	 * body takes leadership back to this node.
 	 * @param client the client for the endpoint's address
 	 */
 	private void assertServed(ActuatorClient client) throws Exception {

@@ -59,8 +59,8 @@ class LeaderEndpointTests {
 			assertThat(leading.thisNodeLeads()).isTrue();
 			assertThat(leading.nodeIdInUseElsewhere()).isFalse();
 			// Another running instance with node id "me" claims the node's row.
-			new JdbcTemplate(context.getBean(DataSource.class)).update(
-					"UPDATE leader_election_lease_nodes SET instance_id = 'another-instance' WHERE node_id = 'me'");
+			new JdbcTemplate(context.getBean(DataSource.class))
+				.update("UPDATE leader_election_lease_nodes SET instance_id = 'another-instance' WHERE node_id = 'me'");
 			await().atMost(Duration.ofSeconds(5)).until(() -> endpoint.election("default").nodeIdInUseElsewhere());
 			assertThat(endpoint.leader().elections().get("default").nodeIdInUseElsewhere()).isTrue();
 			assertThat(endpoint.election("default").thisNodeLeads()).isFalse();
@@ -108,7 +108,8 @@ class LeaderEndpointTests {
 			ElectionService service = context.getBean(ElectionService.class);
 			LeaderEndpoint endpoint = context.getBean(LeaderEndpoint.class);
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
-			// Not a request to refuse with "no lease yet": the failure of the write itself.
+			// Not a request to refuse with "no lease yet": the failure of the write
+			// itself.
 			assertThatIllegalStateException().isThrownBy(() -> endpoint.forceLeader("default", "other"))
 				.isNotInstanceOf(InvalidEndpointRequestException.class)
 				.withMessage("Connection pool is closed");

@@ -3,8 +3,8 @@ package io.github.dbleader.autoconfigure.endpoint;
 import io.github.dbleader.test.TestDatabase;
 
 /**
- * {@link AbstractLeaderEndpointOutageIntegrationTests} on the MySQL-protocol test database
- * ({@link TestDatabase#MYSQL}: MariaDB in CI).
+ * {@link AbstractLeaderEndpointOutageIntegrationTests} on the MySQL-protocol test
+ * database ({@link TestDatabase#MYSQL}: MariaDB in CI).
  */
 class MySqlLeaderEndpointOutageIntegrationTests extends AbstractLeaderEndpointOutageIntegrationTests {
 

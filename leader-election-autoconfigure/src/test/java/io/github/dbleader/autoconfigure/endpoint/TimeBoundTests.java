@@ -34,8 +34,9 @@ class TimeBoundTests {
 		assertTimeoutPreemptively(Duration.ofSeconds(1),
 				() -> assertThatExceptionOfType(DatabaseUnavailableException.class)
 					.isThrownBy(() -> this.bound.write("Release of lock 'nightly'", this::hang))
-					.withMessage("Release of lock 'nightly': outcome unknown, the database did not answer within 100 ms;"
-							+ " it may still take effect: read before you repeat it"));
+					.withMessage(
+							"Release of lock 'nightly': outcome unknown, the database did not answer within 100 ms;"
+									+ " it may still take effect: read before you repeat it"));
 	}
 
 	@Test

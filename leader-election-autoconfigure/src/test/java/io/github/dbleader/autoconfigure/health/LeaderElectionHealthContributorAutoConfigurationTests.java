@@ -107,7 +107,8 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 			HealthIndicator indicator = indicator(context.getBean(ElectionsHealthContributor.class), "default");
 			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
 			context.getBean(FailingLeaseRepositoryConfiguration.class).failing().set(true);
-			// Still UP while the heartbeat fails for less than lease - guard (800ms), with
+			// Still UP while the heartbeat fails for less than lease - guard (800ms),
+			// with
 			// how long it has failed; then DOWN, and this node no longer leads.
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> service.election("default").databaseUnreachableFor().isPresent());
@@ -136,7 +137,8 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
 			HealthIndicator indicator = indicator(context.getBean(ElectionsHealthContributor.class), "default");
 			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
-			// The tables of another version, or dropped by hand: the database answers every
+			// The tables of another version, or dropped by hand: the database answers
+			// every
 			// refresh with an error.
 			jdbc.execute("ALTER TABLE leader_election_lease_nodes RENAME TO leader_election_lease_nodes_away");
 			try {
@@ -147,7 +149,8 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 					.containsKey("databaseUnreachableFor");
 				assertThat((String) failing.getDetails().get("heartbeatFailureCause"))
 					.containsIgnoringCase("leader_election_lease_nodes");
-				// DOWN after lease - guard (800ms), with what failed rather than "unreachable".
+				// DOWN after lease - guard (800ms), with what failed rather than
+				// "unreachable".
 				await().atMost(Duration.ofSeconds(5)).until(() -> indicator.health().getStatus() == Status.DOWN);
 				assertThat(indicator.health().getDetails())
 					.containsEntry("error", "heartbeat failing (missing table or column, or bad SQL)")
@@ -172,7 +175,8 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 				await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
 				CompositeHealthContributor contributor = context.getBean(ElectionsHealthContributor.class);
 				HealthIndicator indicator = indicator(contributor, "default");
-				// A lease that no round can take over: the refresh and the read succeed, the
+				// A lease that no round can take over: the refresh and the read succeed,
+				// the
 				// take-over fails every round.
 				BlockedTakeOvers.block(context.getBean(DataSource.class));
 				service.election("blocked");
@@ -185,7 +189,8 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 				Health health = indicator.health();
 				assertThat(health.getDetails()).containsEntry("error", "heartbeat failing (constraint violated)")
 					.containsEntry("role", "leader");
-				assertThat((String) health.getDetails().get("heartbeatFailureCause")).containsIgnoringCase("no_blocked");
+				assertThat((String) health.getDetails().get("heartbeatFailureCause"))
+					.containsIgnoringCase("no_blocked");
 				Health group = indicator(contributor, "partitions-orders").health();
 				assertThat(group.getStatus()).isEqualTo(Status.DOWN);
 				assertThat(group.getDetails()).containsEntry("error", "heartbeat failing (constraint violated)")
@@ -204,20 +209,21 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 				try {
 					ElectionService service = context.getBean(ElectionService.class);
 					await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
-					HealthIndicator indicator = indicator(context.getBean(ElectionsHealthContributor.class),
-							"default");
+					HealthIndicator indicator = indicator(context.getBean(ElectionsHealthContributor.class), "default");
 					fault.start(FaultyDatabaseConfiguration.Fault.HANG);
 					Health health = assertTimeoutPreemptively(Duration.ofMillis(100), () -> indicator.health());
 					assertThat(health.getStatus()).isEqualTo(Status.UP);
 					assertThat(health.getDetails()).containsEntry("role", "leader").containsEntry("leader", "me");
 					assertThat((Duration) health.getDetails().get("leaseAge")).isLessThan(Duration.ofSeconds(3));
-					// The heartbeat is stuck in a statement for longer than lease - guard (2.4s).
+					// The heartbeat is stuck in a statement for longer than lease - guard
+					// (2.4s).
 					await().atMost(Duration.ofSeconds(6)).until(() -> indicator.health().getStatus() == Status.DOWN);
 					health = assertTimeoutPreemptively(Duration.ofMillis(100), () -> indicator.health());
 					assertThat(health.getDetails()).containsEntry("role", "follower")
 						.containsEntry("error", "database unreachable");
 					assertThat((Duration) health.getDetails().get("leaseAge")).isGreaterThan(Duration.ofSeconds(2));
-					// The lease last seen runs out 3s after it was read: nobody leads, as far as
+					// The lease last seen runs out 3s after it was read: nobody leads, as
+					// far as
 					// this node can tell.
 					await().atMost(Duration.ofSeconds(3))
 						.until(() -> "none".equals(indicator.health().getDetails().get("leader")));
@@ -234,8 +240,8 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 			ElectionService service = context.getBean(ElectionService.class);
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
 			// Another running instance with node id "me" claims the node's row.
-			new JdbcTemplate(context.getBean(DataSource.class)).update(
-					"UPDATE leader_election_lease_nodes SET instance_id = 'another-instance' WHERE node_id = 'me'");
+			new JdbcTemplate(context.getBean(DataSource.class))
+				.update("UPDATE leader_election_lease_nodes SET instance_id = 'another-instance' WHERE node_id = 'me'");
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isNodeIdInUseElsewhere());
 			Health health = indicator(context.getBean(ElectionsHealthContributor.class), "default").health();
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);

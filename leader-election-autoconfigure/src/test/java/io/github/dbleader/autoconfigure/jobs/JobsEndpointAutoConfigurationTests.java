@@ -49,10 +49,10 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Tests for {@link JobsEndpointAutoConfiguration} and the {@link JobsEndpoint} on an
- * embedded database: the jobs it finds, and a run now on the leader, refused on a follower
- * (naming the leader), refused while another node holds the lock, and for an unknown job.
- * A second election service, or a second {@link ClusterLocks}, on the same database plays
- * another node.
+ * embedded database: the jobs it finds, and a run now on the leader, refused on a
+ * follower (naming the leader), refused while another node holds the lock, and for an
+ * unknown job. A second election service, or a second {@link ClusterLocks}, on the same
+ * database plays another node.
  */
 class JobsEndpointAutoConfigurationTests {
 
@@ -92,7 +92,8 @@ class JobsEndpointAutoConfigurationTests {
 	@Test
 	void backsOffWhenDisabled() {
 		this.contextRunner
-			.withPropertyValues("management.endpoints.web.exposure.include=jobs", "management.endpoint.jobs.access=NONE")
+			.withPropertyValues("management.endpoints.web.exposure.include=jobs",
+					"management.endpoint.jobs.access=NONE")
 			.run((context) -> assertThat(context).doesNotHaveBean(JobsEndpoint.class));
 	}
 
@@ -114,10 +115,10 @@ class JobsEndpointAutoConfigurationTests {
 				.isEqualTo(new JobDescriptor(Job.Kind.LEADER_ONLY, "reports", null, "ReportJobs.report"));
 			assertThat(jobs.jobs().get("reportJobs.nightly"))
 				.isEqualTo(new JobDescriptor(Job.Kind.CLUSTER_LOCK, null, "nightly", "ReportJobs.nightly"));
-			assertThat(jobs.jobs().get("reportJobs.cleanUp"))
-				.as("the lock's default name").extracting(JobDescriptor::lock).isEqualTo("ReportJobs.cleanUp");
-			assertThat(jobs.jobs().get("scheduledJobs.sweep"))
-				.as("a @Scheduled method of a @LeaderOnly class")
+			assertThat(jobs.jobs().get("reportJobs.cleanUp")).as("the lock's default name")
+				.extracting(JobDescriptor::lock)
+				.isEqualTo("ReportJobs.cleanUp");
+			assertThat(jobs.jobs().get("scheduledJobs.sweep")).as("a @Scheduled method of a @LeaderOnly class")
 				.isEqualTo(new JobDescriptor(Job.Kind.LEADER_ONLY, "default", null, "ScheduledJobs.sweep"));
 		});
 	}

@@ -64,8 +64,8 @@ class LocksEndpointIntegrationTests {
 				"leader-election.jdbc.candidate-table-name=" + TABLES.candidateTable(),
 				"leader-election.jdbc.initialize-schema=never", "management.endpoints.web.exposure.include=locks",
 				"management.endpoint.locks.access=unrestricted");
-		otherNode = new ClusterLocks(new JdbcLockRepository(dataSource, SqlDialect.forName(DATABASE.platform()),
-				TABLES, Duration.ofSeconds(5)), "locks-b");
+		otherNode = new ClusterLocks(new JdbcLockRepository(dataSource, SqlDialect.forName(DATABASE.platform()), TABLES,
+				Duration.ofSeconds(5)), "locks-b");
 	}
 
 	@AfterAll
@@ -79,8 +79,9 @@ class LocksEndpointIntegrationTests {
 	}
 
 	/**
-	 * The release waits for the holder's fenced transaction in flight, whose work commits;
-	 * then the holder's fenced work is refused, and the lock is free with a greater term.
+	 * The release waits for the holder's fenced transaction in flight, whose work
+	 * commits; then the holder's fenced work is refused, and the lock is free with a
+	 * greater term.
 	 */
 	@Test
 	void releaseWaitsForTheFencedTransactionInFlightThenFencesTheHolderOut() throws Exception {
@@ -110,8 +111,8 @@ class LocksEndpointIntegrationTests {
 		long term = ((Number) JsonPath.read(released.body(), "$.term")).longValue();
 		assertThat(term).isGreaterThan(stuck.term());
 		assertThat(jdbc.queryForList("SELECT id FROM boot_locks_work", Integer.class)).containsExactly(1);
-		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(
-				() -> stuck.runFenced((t) -> jdbc.update("INSERT INTO boot_locks_work (id) VALUES (2)")));
+		assertThatExceptionOfType(LockNotHeldException.class)
+			.isThrownBy(() -> stuck.runFenced((t) -> jdbc.update("INSERT INTO boot_locks_work (id) VALUES (2)")));
 		assertThat(jdbc.queryForList("SELECT id FROM boot_locks_work", Integer.class)).containsExactly(1);
 		HttpResponse<String> read = client().send("GET", "/stuck", null);
 		assertThat(read.statusCode()).isEqualTo(200);
@@ -139,11 +140,11 @@ class LocksEndpointIntegrationTests {
 		for (String method : List.of("GET", "DELETE")) {
 			HttpResponse<String> invalid = client().send(method, "/" + tooLong, null);
 			assertThat(invalid.statusCode()).isEqualTo(400);
-			assertThat((String) JsonPath.read(invalid.body(), "$.message")).isEqualTo("lock name '" + tooLong
-					+ "' is " + tooLong.length() + " characters long; at most " + ClusterLocks.MAX_NAME_LENGTH
-					+ " are allowed");
+			assertThat((String) JsonPath.read(invalid.body(), "$.message")).isEqualTo("lock name '" + tooLong + "' is "
+					+ tooLong.length() + " characters long; at most " + ClusterLocks.MAX_NAME_LENGTH + " are allowed");
 		}
-		// Nothing to release: no content, as for any actuator operation that returns nothing.
+		// Nothing to release: no content, as for any actuator operation that returns
+		// nothing.
 		assertThat(client().send("DELETE", "/never-taken", null).statusCode()).isEqualTo(204);
 	}
 

@@ -31,9 +31,9 @@ import static org.awaitility.Awaitility.await;
 class LeaderElectionMetricsAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				LeaderElectionAutoConfiguration.class, MetricsAutoConfiguration.class,
-				LeaderElectionMetricsAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(DataSourceAutoConfiguration.class, LeaderElectionAutoConfiguration.class,
+						MetricsAutoConfiguration.class, LeaderElectionMetricsAutoConfiguration.class))
 		.withBean(SimpleMeterRegistry.class)
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"leader-election.lease-duration=3s", "leader-election.renew-interval=200ms");
@@ -46,8 +46,7 @@ class LeaderElectionMetricsAutoConfigurationTests {
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> registry.find("leader.election.transitions").tag("type", "granted").counter() != null);
-			assertThat(registry.get("leader.election.leader").tag("election", "default").gauge().value())
-				.isEqualTo(1);
+			assertThat(registry.get("leader.election.leader").tag("election", "default").gauge().value()).isEqualTo(1);
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> registry.get("leader.election.term").tag("election", "default").gauge().value() > 0);
 			assertThat(registry.get("leader.election.transitions")
@@ -74,8 +73,10 @@ class LeaderElectionMetricsAutoConfigurationTests {
 			metrics.heartbeat("n", 1, false, Duration.ofMillis(120));
 			metrics.heartbeat("n", 1, true, Duration.ofMillis(40));
 			assertThat(registry.get("leader.election.heartbeat.slow").counter().count()).isOne();
-			assertThat(registry.get("leader.election.heartbeat").tags("outcome", "success").timer().max(
-					java.util.concurrent.TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(80);
+			assertThat(registry.get("leader.election.heartbeat")
+				.tags("outcome", "success")
+				.timer()
+				.max(java.util.concurrent.TimeUnit.MILLISECONDS)).isGreaterThanOrEqualTo(80);
 		});
 	}
 
@@ -91,19 +92,23 @@ class LeaderElectionMetricsAutoConfigurationTests {
 						"permission_denied", "other");
 			assertThat(registry.find("leader.election.heartbeat.failures").functionCounters())
 				.allMatch((counter) -> counter.count() == 0);
-			// A lease that no round can take over (once it has watched it for a lease): every
+			// A lease that no round can take over (once it has watched it for a lease):
+			// every
 			// round fails its take-over.
 			BlockedTakeOvers.block(context.getBean(DataSource.class));
 			service.election("blocked");
-			await().atMost(Duration.ofSeconds(10))
-				.until(() -> failures(registry, "constraint_violated") >= 2);
+			await().atMost(Duration.ofSeconds(10)).until(() -> failures(registry, "constraint_violated") >= 2);
 			assertThat(failures(registry, "unreachable")).isZero();
 			service.leave("blocked");
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").heartbeatFailure().isEmpty());
-			// The same rounds as the heartbeat timer's failures (timed on the notification thread).
+			// The same rounds as the heartbeat timer's failures (timed on the
+			// notification thread).
 			long failed = (long) failures(registry, "constraint_violated");
 			await().atMost(Duration.ofSeconds(5))
-				.until(() -> registry.get("leader.election.heartbeat").tags("outcome", "failure").timer().count() == failed);
+				.until(() -> registry.get("leader.election.heartbeat")
+					.tags("outcome", "failure")
+					.timer()
+					.count() == failed);
 		});
 	}
 
@@ -119,12 +124,19 @@ class LeaderElectionMetricsAutoConfigurationTests {
 				MeterRegistry registry = context.getBean(MeterRegistry.class);
 				// The only node owns the three partitions once it has settled.
 				await().atMost(Duration.ofSeconds(20))
-					.until(() -> registry.find("leader.election.partitions.owned").tag("group", "orders").gauge() != null
-							&& registry.get("leader.election.partitions.owned").tag("group", "orders").gauge().value() == 3);
-				// Counted as the events arrive, on the notification thread: after the gauge.
+					.until(() -> registry.find("leader.election.partitions.owned")
+						.tag("group", "orders")
+						.gauge() != null
+							&& registry.get("leader.election.partitions.owned")
+								.tag("group", "orders")
+								.gauge()
+								.value() == 3);
+				// Counted as the events arrive, on the notification thread: after the
+				// gauge.
 				await().atMost(Duration.ofSeconds(5)).until(() -> partitionsGranted(registry) >= 3);
 				assertThat(partitionsGranted(registry)).isEqualTo(3);
-				assertThat(registry.find("leader.election.leader").gauges()).extracting((gauge) -> gauge.getId().getTag("election"))
+				assertThat(registry.find("leader.election.leader").gauges())
+					.extracting((gauge) -> gauge.getId().getTag("election"))
 					.containsExactly("default");
 				assertThat(registry.find("leader.election.transitions").counters())
 					.allMatch((counter) -> "default".equals(counter.getId().getTag("election")));

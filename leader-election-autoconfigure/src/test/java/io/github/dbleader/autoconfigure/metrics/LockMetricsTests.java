@@ -43,8 +43,7 @@ class LockMetricsTests {
 		this.contextRunner.run((context) -> {
 			assertThat(context).hasSingleBean(LockMetrics.class);
 			ClusterLocks locks = context.getBean(ClusterLocks.class);
-			ClusterLocks elsewhere = new ClusterLocks(context.getBean(LockRepository.class),
-					"elsewhere");
+			ClusterLocks elsewhere = new ClusterLocks(context.getBean(LockRepository.class), "elsewhere");
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			locks.runLocked("report", AT_MOST, Duration.ZERO, true, (lock) -> Thread.sleep(20));
 			locks.runLocked("report", AT_MOST, Duration.ZERO, false, (lock) -> {

@@ -29,17 +29,16 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Keeps {@code docs/reference/metrics.md} in step with the meters: a node that has led,
- * run a heartbeat round, run and skipped a {@code @LeaderOnly} call, owned partitions and taken,
- * held and missed a cluster lock has every meter the page names, and the page names every
- * meter it has.
+ * run a heartbeat round, run and skipped a {@code @LeaderOnly} call, owned partitions and
+ * taken, held and missed a cluster lock has every meter the page names, and the page
+ * names every meter it has.
  */
 class MetricsReferenceTests {
 
 	private static final Path PAGE = Path.of("../docs/reference/metrics.md");
 
 	/** The first cell of a row of the page's tables. */
-	private static final Pattern METER = Pattern.compile("^\\| `(leader\\.election\\.[a-z.]+)` \\|",
-			Pattern.MULTILINE);
+	private static final Pattern METER = Pattern.compile("^\\| `(leader\\.election\\.[a-z.]+)` \\|", Pattern.MULTILINE);
 
 	@Test
 	void thePageNamesEveryMeterAndOnlyThose() throws Exception {

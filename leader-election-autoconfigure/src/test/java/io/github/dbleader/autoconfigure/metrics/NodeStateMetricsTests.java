@@ -30,18 +30,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for the {@code leader.election.node.state} gauges of {@link LeaderElectionMetrics}:
- * the node-level states that make health DOWN are meters too, each a series from the start.
+ * Tests for the {@code leader.election.node.state} gauges of
+ * {@link LeaderElectionMetrics}: the node-level states that make health DOWN are meters
+ * too, each a series from the start.
  */
 class NodeStateMetricsTests {
 
-	private static final Map<String, Double> HEALTHY = Map.of("waiting_for_database", 0.0, "database_unreachable",
-			0.0, "heartbeat_failing", 0.0, "node_id_in_use", 0.0);
+	private static final Map<String, Double> HEALTHY = Map.of("waiting_for_database", 0.0, "database_unreachable", 0.0,
+			"heartbeat_failing", 0.0, "node_id_in_use", 0.0);
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				LeaderElectionAutoConfiguration.class, MetricsAutoConfiguration.class,
-				LeaderElectionMetricsAutoConfiguration.class))
+		.withConfiguration(
+				AutoConfigurations.of(DataSourceAutoConfiguration.class, LeaderElectionAutoConfiguration.class,
+						MetricsAutoConfiguration.class, LeaderElectionMetricsAutoConfiguration.class))
 		.withBean(SimpleMeterRegistry.class)
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"leader-election.lease-duration=1s", "leader-election.renew-interval=200ms",
@@ -54,18 +55,21 @@ class NodeStateMetricsTests {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
 			assertThat(states(registry)).isEqualTo(HEALTHY);
-			// Registered at 0 when bound, before any round: a fresh registry, not the context's,
+			// Registered at 0 when bound, before any round: a fresh registry, not the
+			// context's,
 			// whose count depends on how slow the first rounds on a loaded machine were.
 			SimpleMeterRegistry bound = new SimpleMeterRegistry();
 			new LeaderElectionMetrics(() -> service).bindTo(bound);
 			assertThat(bound.get("leader.election.heartbeat.slow").counter().count())
-				.as("counted from 0, before the first slow round").isZero();
+				.as("counted from 0, before the first slow round")
+				.isZero();
 		});
 	}
 
 	@Test
 	void waitingForTheDatabaseAtStartUp() {
-		RefusingDataSource dataSource = new RefusingDataSource("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		RefusingDataSource dataSource = new RefusingDataSource(
+				"jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		this.contextRunner.withBean(DataSource.class, () -> dataSource).run((context) -> {
 			ElectionService service = context.getBean(ElectionService.class);
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
@@ -105,8 +109,7 @@ class NodeStateMetricsTests {
 			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 			jdbc.execute("ALTER TABLE leader_election_lease_nodes RENAME TO leader_election_lease_nodes_away");
 			try {
-				await().atMost(Duration.ofSeconds(5))
-					.until(() -> states(registry).get("heartbeat_failing") == 1.0);
+				await().atMost(Duration.ofSeconds(5)).until(() -> states(registry).get("heartbeat_failing") == 1.0);
 				assertThat(states(registry)).containsEntry("database_unreachable", 0.0);
 			}
 			finally {
@@ -122,8 +125,8 @@ class NodeStateMetricsTests {
 			ElectionService service = context.getBean(ElectionService.class);
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isLeader());
-			new JdbcTemplate(context.getBean(DataSource.class)).update(
-					"UPDATE leader_election_lease_nodes SET instance_id = 'another-instance' WHERE node_id = 'me'");
+			new JdbcTemplate(context.getBean(DataSource.class))
+				.update("UPDATE leader_election_lease_nodes SET instance_id = 'another-instance' WHERE node_id = 'me'");
 			await().atMost(Duration.ofSeconds(5)).until(() -> service.election("default").isNodeIdInUseElsewhere());
 			assertThat(states(registry)).containsEntry("node_id_in_use", 1.0);
 		});

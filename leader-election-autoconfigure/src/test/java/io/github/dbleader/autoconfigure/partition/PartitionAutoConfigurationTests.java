@@ -26,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Tests for {@link PartitionAutoConfiguration} and {@link PartitionsEndpointAutoConfiguration}.
+ * Tests for {@link PartitionAutoConfiguration} and
+ * {@link PartitionsEndpointAutoConfiguration}.
  */
 class PartitionAutoConfigurationTests {
 
@@ -139,8 +140,7 @@ class PartitionAutoConfigurationTests {
 				assertThat(group.partitions().get(2).term()).isEqualTo(orders.term(2));
 				assertThat(group.pendingMoves()).isEmpty();
 				org.assertj.core.api.Assertions
-					.assertThatExceptionOfType(
-							io.github.dbleader.autoconfigure.endpoint.UnknownTargetException.class)
+					.assertThatExceptionOfType(io.github.dbleader.autoconfigure.endpoint.UnknownTargetException.class)
 					.isThrownBy(() -> endpoint.group("nothing"))
 					.withMessage("This node has no partition group 'nothing'; its groups are [orders]");
 				org.assertj.core.api.Assertions

@@ -44,8 +44,7 @@ class PartitionsEndpointIntegrationTests {
 
 	private static final LeaseTables TABLES = new LeaseTables("boot_part_lease", "boot_part_candidate");
 
-	private static final ElectionSettings SETTINGS = ElectionSettings.of(Duration.ofSeconds(2),
-			Duration.ofMillis(400));
+	private static final ElectionSettings SETTINGS = ElectionSettings.of(Duration.ofSeconds(2), Duration.ofMillis(400));
 
 	private static HikariDataSource dataSource;
 
@@ -111,8 +110,8 @@ class PartitionsEndpointIntegrationTests {
 			.containsOnlyKeys("part-a", "part-b");
 		assertThat((List<String>) JsonPath.read(body, "$.groups.orders.members")).containsExactly("part-a", "part-b");
 		assertThat((List<Object>) JsonPath.read(body, "$.groups.orders.partitions")).hasSize(12);
-		assertThat((List<Integer>) JsonPath.read(body, "$.groups.orders.partitions[*].partition"))
-			.containsExactly(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+		assertThat((List<Integer>) JsonPath.read(body, "$.groups.orders.partitions[*].partition")).containsExactly(0, 1,
+				2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
 		assertThat((List<String>) JsonPath.read(body, "$.groups.orders.partitions[*].owner")).hasSize(12);
 		assertThat((List<Object>) JsonPath.read(body, "$.groups.orders.partitions[*].term")).hasSize(12);
 		assertThat((String) JsonPath.read(body, "$.groups.orders.settleTime")).isEqualTo("PT1S");
@@ -163,13 +162,14 @@ class PartitionsEndpointIntegrationTests {
 		assertThat(pinned.statusCode()).isEqualTo(200);
 		await().atMost(Duration.ofSeconds(10)).until(() -> otherGroup.isOwner(partition));
 		await().atMost(Duration.ofSeconds(10))
-			.until(() -> "part-b".equals(JsonPath.read(send("GET", "/orders", null).body(),
-					"$.partitions[" + partition + "].pinnedTo")));
+			.until(() -> "part-b".equals(
+					JsonPath.read(send("GET", "/orders", null).body(), "$.partitions[" + partition + "].pinnedTo")));
 		HttpResponse<String> unpinned = send("DELETE", "/orders?partition=" + partition, null);
 		assertThat(unpinned.statusCode()).isEqualTo(200);
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> !((Map<?, ?>) JsonPath.read(send("GET", "/orders", null).body(),
-					"$.partitions[" + partition + "]")).containsKey("pinnedTo"));
+					"$.partitions[" + partition + "]"))
+				.containsKey("pinnedTo"));
 	}
 
 	@Test

@@ -15,24 +15,28 @@ import org.springframework.aot.hint.annotation.Reflective;
  * {@link LeaderOnly @LeaderOnly}, there is no standing leader: whichever node is free
  * takes each run, and the check costs one statement per call.
  *
- * <p>A skipped call returns what a skipped {@code @LeaderOnly} call returns
- * ({@code null}, {@link java.util.Optional#empty()} or a primitive zero). Inside the
- * method, {@code ClusterLocks.currentLock()} gives the held lock, for fenced work.
+ * <p>
+ * A skipped call returns what a skipped {@code @LeaderOnly} call returns ({@code null},
+ * {@link java.util.Optional#empty()} or a primitive zero). Inside the method,
+ * {@code ClusterLocks.currentLock()} gives the held lock, for fenced work.
  *
- * <p>The lock expires on the database clock: a forward step of that clock (or a failover
- * to a database server whose clock is ahead) can free it while the call still runs, and a
+ * <p>
+ * The lock expires on the database clock: a forward step of that clock (or a failover to
+ * a database server whose clock is ahead) can free it while the call still runs, and a
  * call on another node may then run too. Only the call's fenced work
  * ({@code HeldLock.runFenced}) is then refused; its other work can overlap. With
  * {@link #maxFor()} the call learns of the loss within a renew interval. Elections
  * ({@link LeaderOnly @LeaderOnly}) are not affected by such a step.
  *
- * <p>Like {@code @Transactional}, the annotation works through a Spring proxy: it applies
- * to calls from other beans (including the scheduler calling a {@code @Scheduled}
- * method), not to calls a bean makes on itself.
+ * <p>
+ * Like {@code @Transactional}, the annotation works through a Spring proxy: it applies to
+ * calls from other beans (including the scheduler calling a {@code @Scheduled} method),
+ * not to calls a bean makes on itself.
  *
- * <p>The annotation is {@link Reflective @Reflective}: an application processed ahead of
- * time may invoke an annotated method reflectively, as the starter's {@code jobs} endpoint
- * does to run it now.
+ * <p>
+ * The annotation is {@link Reflective @Reflective}: an application processed ahead of
+ * time may invoke an annotated method reflectively, as the starter's {@code jobs}
+ * endpoint does to run it now.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -51,8 +55,8 @@ public @interface ClusterLock {
 	 * How long the lock is held at most, also when this node crashes: a duration such as
 	 * {@code 30s}, {@code 500ms} or {@code PT1M}, or a property placeholder that resolves
 	 * to one. A run that takes longer extends its lock while it runs
-	 * ({@code ClusterLocks.currentLock()}, then {@code HeldLock.extend(Duration)}); without
-	 * an extension another node may take the lock once this has passed.
+	 * ({@code ClusterLocks.currentLock()}, then {@code HeldLock.extend(Duration)});
+	 * without an extension another node may take the lock once this has passed.
 	 * @return the longest hold
 	 */
 	String atMostFor() default "30s";
@@ -77,10 +81,10 @@ public @interface ClusterLock {
 
 	/**
 	 * Keep the lock alive while the run runs, up to this long after its acquisition: a
-	 * duration or a property placeholder, as for {@link #atMostFor()}. Empty (the default):
-	 * the lock is not kept alive, and expires after {@code atMostFor} unless the run
-	 * extends it. Set: this node renews the lock every renew interval by a lease, with all
-	 * its other kept-alive locks in one statement, so a run may last longer than
+	 * duration or a property placeholder, as for {@link #atMostFor()}. Empty (the
+	 * default): the lock is not kept alive, and expires after {@code atMostFor} unless
+	 * the run extends it. Set: this node renews the lock every renew interval by a lease,
+	 * with all its other kept-alive locks in one statement, so a run may last longer than
 	 * {@code atMostFor}, and a crash of this node frees the lock about a lease (the
 	 * election's {@code lease-duration}) after its last renewal. The run learns of a loss
 	 * at once: {@code HeldLock.isHeld()} turns {@code false}, its fenced work is refused,
@@ -91,8 +95,9 @@ public @interface ClusterLock {
 
 	/**
 	 * Whether to interrupt the run's thread when its kept-alive lock is lost (renewals
-	 * stopped reaching the database, {@code maxFor} passed, or an operator released it), so
-	 * that work which checks for interruption stops early. Only with {@link #maxFor()}.
+	 * stopped reaching the database, {@code maxFor} passed, or an operator released it),
+	 * so that work which checks for interruption stops early. Only with
+	 * {@link #maxFor()}.
 	 * @return whether to interrupt the run on loss
 	 */
 	boolean interruptOnLoss() default false;

@@ -30,8 +30,7 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 	 * @param durations turns the annotation's durations (placeholders included) into
 	 * durations, {@code null} for a text that resolves to nothing
 	 */
-	public ClusterLockInterceptor(Supplier<ClusterLocks> clusterLocks,
-			Function<String, @Nullable Duration> durations) {
+	public ClusterLockInterceptor(Supplier<ClusterLocks> clusterLocks, Function<String, @Nullable Duration> durations) {
 		Objects.requireNonNull(clusterLocks, "clusterLocks must not be null");
 		this.clusterLocks = SingletonSupplier.of(clusterLocks);
 		this.durations = Objects.requireNonNull(durations, "durations must not be null");
@@ -78,7 +77,8 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 		String name = annotation.name().isEmpty() ? targetClass.getSimpleName() + "." + method.getName()
 				: annotation.name();
 		ClusterLocks.key(name);
-		Duration maxFor = annotation.maxFor().isEmpty() ? null : optionalDuration(annotation.maxFor(), "maxFor", method);
+		Duration maxFor = annotation.maxFor().isEmpty() ? null
+				: optionalDuration(annotation.maxFor(), "maxFor", method);
 		if (annotation.interruptOnLoss() && maxFor == null) {
 			throw new IllegalStateException("interruptOnLoss of @ClusterLock on " + method + " needs maxFor:"
 					+ " only a kept-alive lock is watched for its loss");
@@ -96,14 +96,18 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 		return duration;
 	}
 
-	/** A duration, or {@code null} where the text resolves to nothing (a placeholder's empty default). */
+	/**
+	 * A duration, or {@code null} where the text resolves to nothing (a placeholder's
+	 * empty default).
+	 */
 	private @Nullable Duration optionalDuration(String text, String attribute, Method method) {
 		try {
 			return this.durations.apply(text);
 		}
 		catch (RuntimeException ex) {
 			throw new IllegalStateException(
-					"Invalid " + attribute + " '" + text + "' of @ClusterLock on " + method + ": " + ex.getMessage(), ex);
+					"Invalid " + attribute + " '" + text + "' of @ClusterLock on " + method + ": " + ex.getMessage(),
+					ex);
 		}
 	}
 

@@ -7,17 +7,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Learn what the guard of a {@link LeaderOnly @LeaderOnly} or {@link ClusterLock @ClusterLock}
- * method decided about one call: that it ran, under which term, or that it was skipped, and
- * why. A skipped call returns what a run may return too ({@code null}, say), so an operation
- * that runs such a method on demand, such as the starter's {@code jobs} endpoint, cannot
- * tell the two apart from the result alone.
+ * Learn what the guard of a {@link LeaderOnly @LeaderOnly} or
+ * {@link ClusterLock @ClusterLock} method decided about one call: that it ran, under
+ * which term, or that it was skipped, and why. A skipped call returns what a run may
+ * return too ({@code null}, say), so an operation that runs such a method on demand, such
+ * as the starter's {@code jobs} endpoint, cannot tell the two apart from the result
+ * alone.
  *
- * <p>The call still goes through the bean's proxy, as a scheduled call does: the same check,
- * the same lock, fencing, run history and observations. Only the outermost guarded call that
- * the action makes on the calling thread is reported; calls the method itself makes of other
- * guarded methods are not. Another thread's calls are never reported, so a method whose
- * proxy hands the call to another thread first ({@code @Async}) is not reported at all.
+ * <p>
+ * The call still goes through the bean's proxy, as a scheduled call does: the same check,
+ * the same lock, fencing, run history and observations. Only the outermost guarded call
+ * that the action makes on the calling thread is reported; calls the method itself makes
+ * of other guarded methods are not. Another thread's calls are never reported, so a
+ * method whose proxy hands the call to another thread first ({@code @Async}) is not
+ * reported at all.
  */
 public final class GuardedCall {
 
@@ -27,7 +30,8 @@ public final class GuardedCall {
 
 	/**
 	 * How many threads are in {@link #call} now: while none is, a guarded call reads no
-	 * thread-local, so the check of a {@code @LeaderOnly} call costs one volatile read more.
+	 * thread-local, so the check of a {@code @LeaderOnly} call costs one volatile read
+	 * more.
 	 */
 	private static final AtomicInteger watching = new AtomicInteger();
 
@@ -38,8 +42,8 @@ public final class GuardedCall {
 	 * Run an action that calls a guarded method through its proxy, and tell the listener
 	 * what the guard decided about that call. The listener is told on this thread, before
 	 * the method runs ({@link Listener#started}) or after it was skipped
-	 * ({@link Listener#skipped}); it is told nothing if the action made no guarded call on
-	 * this thread.
+	 * ({@link Listener#skipped}); it is told nothing if the action made no guarded call
+	 * on this thread.
 	 * @param listener told what the guard decided
 	 * @param action the call
 	 * @return what the action returned
@@ -60,8 +64,8 @@ public final class GuardedCall {
 	}
 
 	/**
-	 * Called by the guard when a call comes in: the listener of this thread's watched call
-	 * if this is its outermost guarded call, which then no longer waits for another.
+	 * Called by the guard when a call comes in: the listener of this thread's watched
+	 * call if this is its outermost guarded call, which then no longer waits for another.
 	 * @return the listener, or {@code null} if the call is not watched
 	 */
 	static @Nullable Listener claim() {
@@ -104,8 +108,8 @@ public final class GuardedCall {
 
 		/**
 		 * The method is about to run.
-		 * @param term the term it runs under: the election's term for {@code @LeaderOnly},
-		 * the lock's for {@code @ClusterLock}
+		 * @param term the term it runs under: the election's term for
+		 * {@code @LeaderOnly}, the lock's for {@code @ClusterLock}
 		 */
 		void started(long term);
 

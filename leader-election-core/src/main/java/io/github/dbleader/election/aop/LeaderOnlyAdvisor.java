@@ -14,18 +14,21 @@ import org.springframework.core.Ordered;
 
 /**
  * Advisor that applies {@link LeaderOnlyInterceptor} to methods annotated with
- * {@link LeaderOnly @LeaderOnly} and to the methods of annotated classes. Picked up by any
- * auto-proxy creator in the context (register it as an infrastructure bean).
+ * {@link LeaderOnly @LeaderOnly} and to the methods of annotated classes. Picked up by
+ * any auto-proxy creator in the context (register it as an infrastructure bean).
  *
- * <p>Its order defaults to {@link #DEFAULT_ORDER}, which takes precedence over
+ * <p>
+ * Its order defaults to {@link #DEFAULT_ORDER}, which takes precedence over
  * {@code @Transactional} (ordered {@link Ordered#LOWEST_PRECEDENCE} by default) and most
  * other advice: the leadership check runs first, so a follower returns before any
- * transaction opens or any other advice runs. {@code @Async} advice still runs before
- * it, so the check happens on the executor's thread when the work starts.
+ * transaction opens or any other advice runs. {@code @Async} advice still runs before it,
+ * so the check happens on the executor's thread when the work starts.
  */
 public class LeaderOnlyAdvisor extends AbstractPointcutAdvisor {
 
-	/** Default order: ahead of {@code @Transactional} and of advice with default order. */
+	/**
+	 * Default order: ahead of {@code @Transactional} and of advice with default order.
+	 */
 	public static final int DEFAULT_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
 
 	private final Pointcut pointcut;

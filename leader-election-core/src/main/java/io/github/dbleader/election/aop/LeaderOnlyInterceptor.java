@@ -27,20 +27,24 @@ import org.springframework.util.function.SingletonSupplier;
  * by the annotation; otherwise skips the call without touching the database, logs it at
  * debug level and tells every {@link SkippedInvocationListener}.
  *
- * <p>A skipped call returns {@code null} for reference types, {@link Optional#empty()} for
+ * <p>
+ * A skipped call returns {@code null} for reference types, {@link Optional#empty()} for
  * {@code Optional} and the zero value for primitives ({@code false}, {@code 0},
  * {@code '\0'}).
  *
- * <p>With an {@linkplain #setObservationRegistry observation registry}, each call is one
+ * <p>
+ * With an {@linkplain #setObservationRegistry observation registry}, each call is one
  * observation, current while the method runs, whose outcome tells a run that completed,
  * failed or was refused by a fence from a skipped call
  * ({@link LeaderElectionObservationDocumentation#LEADER_ONLY_CALL}).
  *
- * <p>The annotation on the method wins over the one on its class; the method is resolved
- * on the target class, so an annotation on an implementation method counts even when the
+ * <p>
+ * The annotation on the method wins over the one on its class; the method is resolved on
+ * the target class, so an annotation on an implementation method counts even when the
  * call goes through an interface.
  *
- * <p>Each call, run or skipped, is recorded by {@link LeaderOnlyRuns}.
+ * <p>
+ * Each call, run or skipped, is recorded by {@link LeaderOnlyRuns}.
  */
 public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<LeaderOnlyInterceptor.Settings> {
 
@@ -71,13 +75,13 @@ public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<LeaderOnlyI
 	}
 
 	/**
-	 * Create an interceptor. The suppliers are called lazily, at the first call that needs
-	 * them, and only once.
+	 * Create an interceptor. The suppliers are called lazily, at the first call that
+	 * needs them, and only once.
 	 * @param electionService supplies the election service
 	 * @param listeners supplies the listeners for skipped calls
 	 * @param runs supplies the record of the calls
-	 * @param durations turns {@link LeaderOnly#maxRunTime()} (placeholders included) into a
-	 * duration, {@code null} for a text that resolves to nothing
+	 * @param durations turns {@link LeaderOnly#maxRunTime()} (placeholders included) into
+	 * a duration, {@code null} for a text that resolves to nothing
 	 */
 	public LeaderOnlyInterceptor(Supplier<ElectionService> electionService,
 			Supplier<List<SkippedInvocationListener>> listeners, Supplier<LeaderOnlyRuns> runs,
@@ -103,8 +107,8 @@ public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<LeaderOnlyI
 	/**
 	 * Name the observations of the calls, and give them key values, by this convention
 	 * rather than the default one.
-	 * @param observationConvention supplies the convention, or {@code null} for the default
-	 * one, lazily at the first call, once
+	 * @param observationConvention supplies the convention, or {@code null} for the
+	 * default one, lazily at the first call, once
 	 */
 	public void setObservationConvention(
 			Supplier<@Nullable LeaderOnlyCallObservationConvention> observationConvention) {
@@ -122,8 +126,8 @@ public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<LeaderOnlyI
 			.start();
 		try (Observation.Scope scope = observation.openScope()) {
 			Call call = proceedIfLeader(invocation, settings);
-			outcome(observation, call.ran() ? LeaderOnlyCallContext.Outcome.COMPLETED
-					: LeaderOnlyCallContext.Outcome.SKIPPED);
+			outcome(observation,
+					call.ran() ? LeaderOnlyCallContext.Outcome.COMPLETED : LeaderOnlyCallContext.Outcome.SKIPPED);
 			return call;
 		}
 		catch (Throwable ex) {
@@ -140,7 +144,8 @@ public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<LeaderOnlyI
 	/** The call itself, in its observation, recorded by {@link LeaderOnlyRuns}. */
 	private Call proceedIfLeader(MethodInvocation invocation, Settings settings) throws Throwable {
 		Election election = this.electionService.get().election(settings.election());
-		// The term, not isLeader(): one reading of the belief gives both the answer and the
+		// The term, not isLeader(): one reading of the belief gives both the answer and
+		// the
 		// term the run is recorded with.
 		long term = election.term();
 		if (term < 0) {
@@ -188,12 +193,12 @@ public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<LeaderOnlyI
 				maxRunTime = this.durations.apply(annotation.maxRunTime());
 			}
 			catch (RuntimeException ex) {
-				throw new IllegalStateException("Invalid maxRunTime '" + annotation.maxRunTime() + "' of @LeaderOnly on "
-						+ method + ": " + ex.getMessage(), ex);
+				throw new IllegalStateException("Invalid maxRunTime '" + annotation.maxRunTime()
+						+ "' of @LeaderOnly on " + method + ": " + ex.getMessage(), ex);
 			}
 			if (maxRunTime != null && (maxRunTime.isNegative() || maxRunTime.isZero())) {
-				throw new IllegalStateException(
-						"maxRunTime '" + annotation.maxRunTime() + "' of @LeaderOnly on " + method + " must be positive");
+				throw new IllegalStateException("maxRunTime '" + annotation.maxRunTime() + "' of @LeaderOnly on "
+						+ method + " must be positive");
 			}
 		}
 		return new Settings(annotation.election(), targetClass.getSimpleName() + "." + method.getName(), maxRunTime,

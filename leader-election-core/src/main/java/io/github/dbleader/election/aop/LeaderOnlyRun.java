@@ -37,10 +37,10 @@ public record LeaderOnlyRun(String election, String nodeId, long term, String me
 		FAILED,
 
 		/**
-		 * The method threw a {@link io.github.dbleader.election.NotLeaderException} (itself or
-		 * as a cause): its fenced work ({@code Election.runFenced}) found that this node no
-		 * longer led, and nothing of it was committed. A method that catches the exception
-		 * itself ends {@link #COMPLETED}.
+		 * The method threw a {@link io.github.dbleader.election.NotLeaderException}
+		 * (itself or as a cause): its fenced work ({@code Election.runFenced}) found that
+		 * this node no longer led, and nothing of it was committed. A method that catches
+		 * the exception itself ends {@link #COMPLETED}.
 		 */
 		REFUSED_BY_FENCE,
 

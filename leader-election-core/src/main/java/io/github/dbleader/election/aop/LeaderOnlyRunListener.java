@@ -4,8 +4,8 @@ import java.time.Duration;
 
 /**
  * Told of each run of a {@link LeaderOnly @LeaderOnly} method that ended on this node
- * ({@link LeaderOnlyRuns}), on the thread of the run: keep it short. Skipped calls are told
- * to {@link SkippedInvocationListener}s instead.
+ * ({@link LeaderOnlyRuns}), on the thread of the run: keep it short. Skipped calls are
+ * told to {@link SkippedInvocationListener}s instead.
  */
 @FunctionalInterface
 public interface LeaderOnlyRunListener {

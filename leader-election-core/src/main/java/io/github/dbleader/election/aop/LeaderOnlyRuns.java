@@ -25,22 +25,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The calls of {@link LeaderOnly @LeaderOnly} methods on this node, per election: the runs
- * under way and the last calls that ended (completed, failed, refused by the fence,
- * skipped), newest first, for people and alerts to see. Bounded: an election keeps its last
- * {@code historySize} ended calls. Calls of a method skipped one after the other are one
- * entry, the first of them: a follower's history is not a list of the same skip, and a
- * skip costs no more than a look at the newest entry.
+ * The calls of {@link LeaderOnly @LeaderOnly} methods on this node, per election: the
+ * runs under way and the last calls that ended (completed, failed, refused by the fence,
+ * skipped), newest first, for people and alerts to see. Bounded: an election keeps its
+ * last {@code historySize} ended calls. Calls of a method skipped one after the other are
+ * one entry, the first of them: a follower's history is not a list of the same skip, and
+ * a skip costs no more than a look at the newest entry.
  *
- * <p>A run can have a bound, its {@code maxRunTime}: once it has run longer (on the
+ * <p>
+ * A run can have a bound, its {@code maxRunTime}: once it has run longer (on the
  * monotonic clock), it is among {@link #runsPastMaxRunTime(String)}, the hung job whose
- * node still looks a healthy leader (the heartbeat renews the lease on threads of its own).
- * A run can also ask to be interrupted when this node loses the leadership of the term it
- * started under ({@link LeaderOnly#interruptOnLoss()}), as a kept-alive cluster lock's run
- * can. A thread of this class's own, started with the first run that has a bound or asks
- * for the interrupt, looks at those runs every check interval (the renew interval): it logs
- * a run past its bound once, and interrupts a run whose leadership ended. {@link #close()}
- * stops it.
+ * node still looks a healthy leader (the heartbeat renews the lease on threads of its
+ * own). A run can also ask to be interrupted when this node loses the leadership of the
+ * term it started under ({@link LeaderOnly#interruptOnLoss()}), as a kept-alive cluster
+ * lock's run can. A thread of this class's own, started with the first run that has a
+ * bound or asks for the interrupt, looks at those runs every check interval (the renew
+ * interval): it logs a run past its bound once, and interrupts a run whose leadership
+ * ended. {@link #close()} stops it.
  */
 public class LeaderOnlyRuns implements AutoCloseable {
 
@@ -70,8 +71,8 @@ public class LeaderOnlyRuns implements AutoCloseable {
 	private boolean closed;
 
 	/**
-	 * Create a history of {@value #DEFAULT_HISTORY_SIZE} calls per election, without a default
-	 * bound, that checks every default renew interval.
+	 * Create a history of {@value #DEFAULT_HISTORY_SIZE} calls per election, without a
+	 * default bound, that checks every default renew interval.
 	 */
 	public LeaderOnlyRuns() {
 		this(DEFAULT_HISTORY_SIZE, null, ElectionSettings.defaults().renewInterval(), MonotonicClock.SYSTEM,
@@ -83,12 +84,12 @@ public class LeaderOnlyRuns implements AutoCloseable {
 	 * @param historySize how many ended calls to keep per election; 0 for none
 	 * @param defaultMaxRunTime the bound of the runs of methods that set none, or
 	 * {@code null} for none
-	 * @param checkInterval how often to look for runs past their bound or whose leadership
-	 * ended (typically the renew interval)
+	 * @param checkInterval how often to look for runs past their bound or whose
+	 * leadership ended (typically the renew interval)
 	 * @param clock the monotonic clock, for every decision
 	 * @param wallClock the clock of the recorded times, for people to read
-	 * @param listeners told of each run that ended, in order; one that fails neither keeps
-	 * the others from being told nor fails the run
+	 * @param listeners told of each run that ended, in order; one that fails neither
+	 * keeps the others from being told nor fails the run
 	 */
 	public LeaderOnlyRuns(int historySize, @Nullable Duration defaultMaxRunTime, Duration checkInterval,
 			MonotonicClock clock, Clock wallClock, List<LeaderOnlyRunListener> listeners) {
@@ -120,12 +121,13 @@ public class LeaderOnlyRuns implements AutoCloseable {
 	 * @return what the method returned
 	 * @throws Throwable what it threw
 	 */
-	@Nullable Object run(LeaderOnlyInterceptor.Settings settings, String nodeId, long term, LongSupplier currentTerm,
-			Work work) throws Throwable {
+	@Nullable Object run(LeaderOnlyInterceptor.Settings settings, String nodeId, long term, LongSupplier currentTerm, Work work)
+			throws Throwable {
 		Duration maxRunTime = (settings.maxRunTime() != null) ? settings.maxRunTime() : this.defaultMaxRunTime;
-		Running run = new Running(new LeaderOnlyRun(settings.election(), nodeId, term, settings.method(),
-				this.wallClock.instant(), null, LeaderOnlyRun.Outcome.RUNNING, maxRunTime), this.clock.nanoTime(),
-				settings.interruptOnLoss() ? Thread.currentThread() : null, currentTerm);
+		Running run = new Running(
+				new LeaderOnlyRun(settings.election(), nodeId, term, settings.method(), this.wallClock.instant(), null,
+						LeaderOnlyRun.Outcome.RUNNING, maxRunTime),
+				this.clock.nanoTime(), settings.interruptOnLoss() ? Thread.currentThread() : null, currentTerm);
 		this.running.add(run);
 		if (maxRunTime != null || settings.interruptOnLoss()) {
 			startChecks();
@@ -157,7 +159,8 @@ public class LeaderOnlyRuns implements AutoCloseable {
 			return;
 		}
 		History history = history(settings.election());
-		// The hot path of a follower: one volatile read, no lock. The interceptor keeps one
+		// The hot path of a follower: one volatile read, no lock. The interceptor keeps
+		// one
 		// settings object per method, so identity tells the method.
 		if (history.skipping != settings) {
 			Instant now = this.wallClock.instant();
@@ -213,16 +216,16 @@ public class LeaderOnlyRuns implements AutoCloseable {
 	}
 
 	/**
-	 * One check: log the runs that have just passed their bound, interrupt those that asked
-	 * for it and whose leadership ended.
+	 * One check: log the runs that have just passed their bound, interrupt those that
+	 * asked for it and whose leadership ended.
 	 */
 	void check() {
 		long now = this.clock.nanoTime();
 		for (Running run : this.running) {
 			if (run.isPastMaxRunTime(now) && !run.reportedPastMaxRunTime) {
 				run.reportedPastMaxRunTime = true;
-				logger.warn(describe(run.run()) + " has run for longer than its maxRunTime ("
-						+ run.run().maxRunTime() + ") and goes on");
+				logger.warn(describe(run.run()) + " has run for longer than its maxRunTime (" + run.run().maxRunTime()
+						+ ") and goes on");
 			}
 			if (run.thread != null && run.currentTerm.getAsLong() != run.run().term()) {
 				run.interrupt();
@@ -261,8 +264,8 @@ public class LeaderOnlyRuns implements AutoCloseable {
 		boolean interrupted = run.end();
 		this.running.remove(run);
 		LeaderOnlyRun started = run.run();
-		LeaderOnlyRun ended = new LeaderOnlyRun(started.election(), started.nodeId(), started.term(),
-				started.method(), started.startedAt(), this.wallClock.instant(), outcome, started.maxRunTime());
+		LeaderOnlyRun ended = new LeaderOnlyRun(started.election(), started.nodeId(), started.term(), started.method(),
+				started.startedAt(), this.wallClock.instant(), outcome, started.maxRunTime());
 		if (this.historySize > 0) {
 			history(ended.election()).keep(ended, null, this.historySize);
 		}
@@ -287,8 +290,8 @@ public class LeaderOnlyRuns implements AutoCloseable {
 	}
 
 	/**
-	 * Whether a run's exception says the fence refused it: a {@link NotLeaderException}, itself
-	 * or as a cause, as the run history and the observations both count it.
+	 * Whether a run's exception says the fence refused it: a {@link NotLeaderException},
+	 * itself or as a cause, as the run history and the observations both count it.
 	 */
 	static boolean refusedByFence(Throwable ex) {
 		// A cause chain is finite, but may loop back on itself.
@@ -349,7 +352,9 @@ public class LeaderOnlyRuns implements AutoCloseable {
 
 		private final long startedNanos;
 
-		/** The thread to interrupt on loss, or {@code null} if the run did not ask for it. */
+		/**
+		 * The thread to interrupt on loss, or {@code null} if the run did not ask for it.
+		 */
 		private final @Nullable Thread thread;
 
 		private final LongSupplier currentTerm;
@@ -390,8 +395,8 @@ public class LeaderOnlyRuns implements AutoCloseable {
 		}
 
 		/**
-		 * End the run, on its own thread: an interrupt this class sent is for the run only,
-		 * so that the thread's next task does not inherit it.
+		 * End the run, on its own thread: an interrupt this class sent is for the run
+		 * only, so that the thread's next task does not inherit it.
 		 * @return whether the run was interrupted
 		 */
 		synchronized boolean end() {

@@ -3,8 +3,9 @@ package io.github.dbleader.election.aop;
 import java.lang.reflect.Method;
 
 /**
- * Told about each call that {@link LeaderOnlyInterceptor} skipped because this node did not
- * lead the election; used for metrics. Called on the caller's thread, so keep it cheap.
+ * Told about each call that {@link LeaderOnlyInterceptor} skipped because this node did
+ * not lead the election; used for metrics. Called on the caller's thread, so keep it
+ * cheap.
  */
 @FunctionalInterface
 public interface SkippedInvocationListener {

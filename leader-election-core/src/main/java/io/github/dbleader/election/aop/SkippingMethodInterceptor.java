@@ -96,7 +96,8 @@ abstract class SkippingMethodInterceptor<S> implements MethodInterceptor {
 	/**
 	 * The class of the target of a call.
 	 * @param invocation the call
-	 * @return the target's class, or the method's declaring class for a call without target
+	 * @return the target's class, or the method's declaring class for a call without
+	 * target
 	 */
 	static Class<?> targetClass(MethodInvocation invocation) {
 		Object target = invocation.getThis();
@@ -104,8 +105,8 @@ abstract class SkippingMethodInterceptor<S> implements MethodInterceptor {
 	}
 
 	/**
-	 * Find an annotation on the method, resolved on the target class first, so that one on
-	 * an implementation method counts even when the call goes through an interface.
+	 * Find an annotation on the method, resolved on the target class first, so that one
+	 * on an implementation method counts even when the call goes through an interface.
 	 * @param <A> the annotation type
 	 * @param method the method called
 	 * @param targetClass the class of the target
@@ -159,6 +160,7 @@ abstract class SkippingMethodInterceptor<S> implements MethodInterceptor {
 
 	/**
 	 * What became of a call.
+	 *
 	 * @param ran whether it ran
 	 * @param result what it returned
 	 */

@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.ApplicationEventPublisher;
 
 /**
- * {@link LeadershipListener} that publishes each change as a {@link LeadershipEvent}.
- * The election service calls it on its own notification thread, never on the heartbeat
+ * {@link LeadershipListener} that publishes each change as a {@link LeadershipEvent}. The
+ * election service calls it on its own notification thread, never on the heartbeat
  * thread, so synchronous {@code @EventListener} methods cannot delay a renewal; they do
  * delay the events after them, so hand long work to an executor.
  */
@@ -37,8 +37,7 @@ public class ApplicationEventLeadershipListener implements LeadershipListener {
 	}
 
 	@Override
-	public void leaderChanged(String election, @Nullable String previousLeader, @Nullable String newLeader,
-			long term) {
+	public void leaderChanged(String election, @Nullable String previousLeader, @Nullable String newLeader, long term) {
 		this.publisher.publishEvent(new LeaderChangedEvent(this, election, previousLeader, newLeader, term));
 	}
 

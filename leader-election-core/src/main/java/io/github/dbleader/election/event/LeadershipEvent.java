@@ -4,8 +4,8 @@ import org.springframework.context.ApplicationEvent;
 
 /**
  * Base class of the leadership events of one election. Events are published on the
- * election's notification thread, after the fact and in the order the changes happened;
- * a slow listener delays later events but never the heartbeat.
+ * election's notification thread, after the fact and in the order the changes happened; a
+ * slow listener delays later events but never the heartbeat.
  *
  * @see ApplicationEventLeadershipListener
  */

@@ -22,8 +22,7 @@ public class LeadershipRevokedEvent extends LeadershipEvent {
 	 * @param term the term that ended
 	 * @param reason why it ended
 	 */
-	public LeadershipRevokedEvent(Object source, String election, String nodeId, long term,
-			RevocationReason reason) {
+	public LeadershipRevokedEvent(Object source, String election, String nodeId, long term, RevocationReason reason) {
 		super(source, election);
 		this.nodeId = nodeId;
 		this.term = term;

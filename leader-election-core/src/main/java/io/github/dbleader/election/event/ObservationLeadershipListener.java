@@ -16,7 +16,8 @@ import org.jspecify.annotations.Nullable;
  * leadership as a short observation
  * ({@link LeaderElectionObservationDocumentation#LEADERSHIP_CHANGE}): a span of its own
  * where tracing is on, a count per election, change and reason where metrics are. Like
- * every listener it hears of a change on the service's notification thread, after the fact.
+ * every listener it hears of a change on the service's notification thread, after the
+ * fact.
  */
 public class ObservationLeadershipListener implements LeadershipListener {
 

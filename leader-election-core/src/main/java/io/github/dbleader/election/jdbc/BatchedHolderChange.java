@@ -19,8 +19,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * <ol>
  * <li>lock the listed lease rows that still meet the conditions, by key, and learn which
  * they are ({@code SELECT ... FOR UPDATE}): from here on no other statement can change
- * them, so what follows knows exactly which rows it changes (a row another node handed
- * to this one meanwhile is not among them: this node reacquires such a row);
+ * them, so what follows knows exactly which rows it changes (a row another node handed to
+ * this one meanwhile is not among them: this node reacquires such a row);
  * <li>lock their fence rows, skipping those a fenced transaction holds
  * ({@code FOR UPDATE SKIP LOCKED}): those leases are left as they are, for a later round;
  * <li>update the lease rows so locked, under the same conditions again (a count that
@@ -29,17 +29,19 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * <li>read the rows changed, as they now are, in the same transaction.
  * </ol>
  *
- * <p>Why fence rows are skipped rather than waited for: a change of holder must wait for
- * the fenced transactions of the deposed holder (I5), and one such transaction may stay
- * open until the server drops its session, about a lease. A single-row change just waits,
- * up to its statement timeout, and tries again next round; a batch that waited would fail
- * every round, and hold up every other election in it, for as long as that one transaction
- * stays open. Skipping leaves exactly the fenced elections unchanged until their fenced
- * transaction ends, and changes the rest at once. Lease rows first and fence rows second,
- * as every single-row change of holder locks them, each set in key order, so that two
- * nodes whose batches overlap wait for each other rather than deadlock.
+ * <p>
+ * Why fence rows are skipped rather than waited for: a change of holder must wait for the
+ * fenced transactions of the deposed holder (I5), and one such transaction may stay open
+ * until the server drops its session, about a lease. A single-row change just waits, up
+ * to its statement timeout, and tries again next round; a batch that waited would fail
+ * every round, and hold up every other election in it, for as long as that one
+ * transaction stays open. Skipping leaves exactly the fenced elections unchanged until
+ * their fenced transaction ends, and changes the rest at once. Lease rows first and fence
+ * rows second, as every single-row change of holder locks them, each set in key order, so
+ * that two nodes whose batches overlap wait for each other rather than deadlock.
  *
- * <p>New leases are created in batches as well ({@link #create}), all of a batch or none.
+ * <p>
+ * New leases are created in batches as well ({@link #create}), all of a batch or none.
  */
 final class BatchedHolderChange {
 
@@ -55,15 +57,15 @@ final class BatchedHolderChange {
 
 	/**
 	 * Create the listed leases in the current transaction, with this node as their first
-	 * leader and their fence rows: one insert of all the rows, so that a lease another node
-	 * created first fails it (the caller rolls back: nothing created), then one write of
-	 * their fence rows and the read of the rows created.
+	 * leader and their fence rows: one insert of all the rows, so that a lease another
+	 * node created first fails it (the caller rolls back: nothing created), then one
+	 * write of their fence rows and the read of the rows created.
 	 * @param jdbc the election's statements, in the transaction
 	 * @param nodeId this node
 	 * @param instanceId the running instance whose session the leases live on, or
 	 * {@code null} for none
-	 * @param elections the elections, in the order every node inserts them in (so that two
-	 * nodes whose batches overlap wait for each other rather than deadlock)
+	 * @param elections the elections, in the order every node inserts them in (so that
+	 * two nodes whose batches overlap wait for each other rather than deadlock)
 	 * @param leaseMillis the lease in milliseconds
 	 * @return the leases created, as they are now
 	 * @throws org.springframework.dao.DuplicateKeyException if one of them existed
@@ -99,8 +101,8 @@ final class BatchedHolderChange {
 		if (meeting.isEmpty()) {
 			return List.of();
 		}
-		List<String> free = new ArrayList<>(jdbc.queryForList(this.statements.lockFences.render(meeting.size()),
-				String.class, meeting.toArray()));
+		List<String> free = new ArrayList<>(
+				jdbc.queryForList(this.statements.lockFences.render(meeting.size()), String.class, meeting.toArray()));
 		List<String> missingFences = missing(jdbc, meeting, free);
 		free.addAll(missingFences);
 		if (free.isEmpty()) {
@@ -137,6 +139,7 @@ final class BatchedHolderChange {
 	 * What one batch changes: the statement that locks the rows still meeting the
 	 * conditions and the update of those rows, from {@link LeaseStatements}, whose
 	 * conditions list an {@code (election_name, <column>)} pair per row.
+	 *
 	 * @param lock the lock of the rows, parameters: the names, then the conditions'
 	 * @param update the update, parameters: the assignments', the names, then the
 	 * conditions'
@@ -162,7 +165,10 @@ final class BatchedHolderChange {
 
 	}
 
-	/** The rows changed between the lock and the update: the transaction is rolled back, nothing changed. */
+	/**
+	 * The rows changed between the lock and the update: the transaction is rolled back,
+	 * nothing changed.
+	 */
 	static final class NothingChanged extends RuntimeException {
 
 		private static final long serialVersionUID = 1L;

@@ -28,22 +28,24 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * {@code JdbcTemplate} of the application join it as usual, behind a proxy that decides
  * how the transaction ends.
  *
- * <p>A failed commit is what the caller learns: a rollback after it (which
- * {@link JdbcTransactionManager}, Spring Boot's, always attempts) does not fail again on a
- * connection the network or the server broke, which the transaction manager would log as
- * an error and throw instead of the commit's failure.
+ * <p>
+ * A failed commit is what the caller learns: a rollback after it (which
+ * {@link JdbcTransactionManager}, Spring Boot's, always attempts) does not fail again on
+ * a connection the network or the server broke, which the transaction manager would log
+ * as an error and throw instead of the commit's failure.
  *
- * <p>Session-limited, on MySQL or MariaDB with a connection in autocommit mode (a pool's
+ * <p>
+ * Session-limited, on MySQL or MariaDB with a connection in autocommit mode (a pool's
  * default), the transaction's first and last statements also set and undo the session
  * limit that makes the server drop a holder frozen mid-transaction (I5): one {@code SET}
  * switches autocommit off and sets {@code wait_timeout} and {@code net_write_timeout},
- * and one {@code SET} restores them and switches autocommit on, which commits. With the fence between
- * them, a fenced run sends three statements of its own instead of six (a transaction
- * manager's autocommit off, commit and autocommit on, around a separate limit and
- * restore). The proxy then reports autocommit off (the manager sends nothing to begin),
- * and the driver's own autocommit setting is never changed: the session ends the run as
- * it began. A token in a session variable, set when the transaction begins and checked by
- * the commit statement, fails the commit if the driver reconnected meanwhile
+ * and one {@code SET} restores them and switches autocommit on, which commits. With the
+ * fence between them, a fenced run sends three statements of its own instead of six (a
+ * transaction manager's autocommit off, commit and autocommit on, around a separate limit
+ * and restore). The proxy then reports autocommit off (the manager sends nothing to
+ * begin), and the driver's own autocommit setting is never changed: the session ends the
+ * run as it began. A token in a session variable, set when the transaction begins and
+ * checked by the commit statement, fails the commit if the driver reconnected meanwhile
  * (Connector/J's {@code autoReconnect}), so a run is never reported committed on another
  * session.
  */
@@ -52,7 +54,10 @@ final class FencedConnection {
 	/** Session variable with the token of the session's fenced transaction. */
 	private static final String TOKEN = "@leader_election_fenced_session";
 
-	/** The transaction manager's data source: the connection's source and the key it is bound with. */
+	/**
+	 * The transaction manager's data source: the connection's source and the key it is
+	 * bound with.
+	 */
 	private final DataSource dataSource;
 
 	/** Whether transactions on connections in autocommit mode carry the session limit. */
@@ -82,20 +87,21 @@ final class FencedConnection {
 	 * Run work in a new transaction on a fenced connection, unless a transaction is under
 	 * way on this thread.
 	 * @param <T> the result type
-	 * @param seconds the session's {@code wait_timeout} and {@code net_write_timeout} while a
-	 * session-limited transaction lasts
+	 * @param seconds the session's {@code wait_timeout} and {@code net_write_timeout}
+	 * while a session-limited transaction lasts
 	 * @param work what runs in the transaction (it begins, and ends, transactions of the
-	 * transaction manager; the first joins this one), told whether the transaction's begin
-	 * and commit limit the session
-	 * @return the work's result, or {@code null} if a transaction is under way: then nothing
-	 * ran
+	 * transaction manager; the first joins this one), told whether the transaction's
+	 * begin and commit limit the session
+	 * @return the work's result, or {@code null} if a transaction is under way: then
+	 * nothing ran
 	 */
 	<T> @Nullable Result<T> run(long seconds, Function<Boolean, T> work) {
 		if (TransactionSynchronizationManager.isSynchronizationActive()
 				|| TransactionSynchronizationManager.hasResource(this.dataSource)) {
 			return null;
 		}
-		// Nothing is bound and no synchronization is active: a plain connection of the pool.
+		// Nothing is bound and no synchronization is active: a plain connection of the
+		// pool.
 		Connection connection = DataSourceUtils.getConnection(this.dataSource);
 		Session session = new Session(connection, ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE));
 		try {
@@ -120,6 +126,7 @@ final class FencedConnection {
 
 	/**
 	 * What the work returned.
+	 *
 	 * @param <T> the result type
 	 * @param value the value
 	 */
@@ -139,12 +146,16 @@ final class FencedConnection {
 		private boolean limited;
 
 		/**
-		 * Whether the session is back to how it began (for a session-limited one: autocommit
-		 * on, its own timeouts) with no transaction open, as far as this proxy knows.
+		 * Whether the session is back to how it began (for a session-limited one:
+		 * autocommit on, its own timeouts) with no transaction open, as far as this proxy
+		 * knows.
 		 */
 		private boolean restored = true;
 
-		/** Whether a commit failed, after which this transaction already tried to roll back. */
+		/**
+		 * Whether a commit failed, after which this transaction already tried to roll
+		 * back.
+		 */
 		private boolean commitFailed;
 
 		Session(Connection connection, long token) {
@@ -175,7 +186,8 @@ final class FencedConnection {
 					break;
 				case "setAutoCommit":
 					if (this.limited) {
-						// Off already; on would commit behind the transaction manager's back.
+						// Off already; on would commit behind the transaction manager's
+						// back.
 						if (Boolean.TRUE.equals(args[0])) {
 							throw new SQLException("A fenced transaction cannot switch to autocommit mode");
 						}
@@ -216,15 +228,15 @@ final class FencedConnection {
 
 		/**
 		 * Commit; in a session-limited transaction, restore the limit and commit in one
-		 * statement: switching autocommit on commits. A session without this transaction's
-		 * token (the driver reconnected) refuses the value of autocommit, and the statement
-		 * changes nothing.
+		 * statement: switching autocommit on commits. A session without this
+		 * transaction's token (the driver reconnected) refuses the value of autocommit,
+		 * and the statement changes nothing.
 		 */
 		private void commit() throws SQLException {
 			try {
 				if (this.limited) {
-					execute("SET SESSION " + SqlDialect.SESSION_LIMITS_RESTORED + ", autocommit = IF(" + TOKEN
-							+ " = " + this.token + ", 'ON', 'not the session of this fenced transaction'), " + TOKEN
+					execute("SET SESSION " + SqlDialect.SESSION_LIMITS_RESTORED + ", autocommit = IF(" + TOKEN + " = "
+							+ this.token + ", 'ON', 'not the session of this fenced transaction'), " + TOKEN
 							+ " = NULL");
 					this.restored = true;
 				}
@@ -233,7 +245,8 @@ final class FencedConnection {
 				}
 			}
 			catch (SQLException ex) {
-				// Whatever the server did, nothing must stay open: the caller learns the commit failed.
+				// Whatever the server did, nothing must stay open: the caller learns the
+				// commit failed.
 				try {
 					rollback();
 				}
@@ -249,8 +262,8 @@ final class FencedConnection {
 		/**
 		 * Roll back, unless a failed commit tried already: then a transaction manager's
 		 * rollback after the commit exception would fail again on a broken connection, be
-		 * logged as an error and replace the commit's exception. A session left unrestored
-		 * is aborted when the transaction ends.
+		 * logged as an error and replace the commit's exception. A session left
+		 * unrestored is aborted when the transaction ends.
 		 */
 		private void rollback() throws SQLException {
 			if (this.commitFailed) {

@@ -52,7 +52,10 @@ final class FencedTransactionTemplate {
 
 	private final String fenceTable;
 
-	/** Writes an election's fence row in the fenced transaction, where the server certifies write sets. */
+	/**
+	 * Writes an election's fence row in the fenced transaction, where the server
+	 * certifies write sets.
+	 */
 	private final @Nullable String certifyFence;
 
 	/**
@@ -87,12 +90,17 @@ final class FencedTransactionTemplate {
 		this.certifyFence = dialect.certifyFence(this.fenceTable);
 	}
 
-	/** @return statements on the application's data source, which join its transactions */
+	/**
+	 * @return statements on the application's data source, which join its transactions
+	 */
 	JdbcTemplate jdbcTemplate() {
 		return this.jdbc;
 	}
 
-	/** @return whether fenced transactions are known to run on a server that certifies write sets */
+	/**
+	 * @return whether fenced transactions are known to run on a server that certifies
+	 * write sets
+	 */
 	boolean certifiesWriteSets() {
 		return Boolean.TRUE.equals(this.certifies);
 	}
@@ -103,8 +111,8 @@ final class FencedTransactionTemplate {
 	 * @param fence the fence statement, with named parameters {@code election},
 	 * {@code node}, {@code term} and {@code seconds}
 	 * @param electionFence whether it locks an election's fence row, which a server that
-	 * certifies write sets must certify and read causally (a lock's fence is its lease row,
-	 * which Galera certifies no further)
+	 * certifies write sets must certify and read causally (a lock's fence is its lease
+	 * row, which Galera certifies no further)
 	 * @param key the election or lock
 	 * @param nodeId this node
 	 * @param term the term it holds
@@ -116,8 +124,8 @@ final class FencedTransactionTemplate {
 	<T extends @Nullable Object> T run(String fence, boolean electionFence, String key, String nodeId, long term,
 			Duration maxHoldTime, Supplier<RuntimeException> refusal, FencedCallback<T> callback) {
 		long seconds = Math.max(1, (maxHoldTime.toMillis() + 999) / 1000);
-		return fencedTransaction(seconds, (sessionLimited) -> inFence(fence, electionFence, key, nodeId, term,
-				seconds, sessionLimited, refusal, callback));
+		return fencedTransaction(seconds, (sessionLimited) -> inFence(fence, electionFence, key, nodeId, term, seconds,
+				sessionLimited, refusal, callback));
 	}
 
 	/**
@@ -138,9 +146,9 @@ final class FencedTransactionTemplate {
 	}
 
 	/**
-	 * Run fenced work in a new transaction of the application's transaction manager (or the
-	 * one under way): where it can, on a {@link FencedConnection}, whose begin and commit
-	 * may also set and undo the session limit.
+	 * Run fenced work in a new transaction of the application's transaction manager (or
+	 * the one under way): where it can, on a {@link FencedConnection}, whose begin and
+	 * commit may also set and undo the session limit.
 	 * @param seconds the hold limit
 	 * @param work the work, told whether the transaction's begin and commit limit the
 	 * session already
@@ -160,9 +168,9 @@ final class FencedTransactionTemplate {
 	private <T extends @Nullable Object> T inFence(String fence, boolean electionFence, String key, String nodeId,
 			long term, long seconds, boolean sessionLimited, Supplier<RuntimeException> refusal,
 			FencedCallback<T> callback) {
-		FencedSession session = this.jdbc.execute((ConnectionCallback<FencedSession>) (connection) -> FencedSession
-			.limit(connection, Duration.ofSeconds(seconds),
-					sessionLimited ? null : this.dialect.restoreFencedSession()));
+		FencedSession session = this.jdbc
+			.execute((ConnectionCallback<FencedSession>) (connection) -> FencedSession.limit(connection,
+					Duration.ofSeconds(seconds), sessionLimited ? null : this.dialect.restoreFencedSession()));
 		try {
 			if (!lockFence(fence, electionFence, key, nodeId, term, seconds, sessionLimited)) {
 				throw refusal.get();
@@ -186,8 +194,8 @@ final class FencedTransactionTemplate {
 	 * after the write that puts an election's fence row in the transaction's write set.
 	 * @return whether this node holds the lease with that term
 	 */
-	private boolean lockFence(String fence, boolean electionFence, String key, String nodeId, long term,
-			long seconds, boolean sessionLimited) {
+	private boolean lockFence(String fence, boolean electionFence, String key, String nodeId, long term, long seconds,
+			boolean sessionLimited) {
 		Map<String, Object> parameters = Map.of("election", key, "node", nodeId, "term", term, "seconds", seconds);
 		if (this.limitFencedSession != null && !sessionLimited) {
 			this.statements.update(this.limitFencedSession, parameters);
@@ -203,7 +211,8 @@ final class FencedTransactionTemplate {
 						+ " ADD COLUMN fenced_runs BIGINT NOT NULL DEFAULT 0", ex);
 			}
 		}
-		// On MariaDB Galera a causal read: a change of holder committed on another node refuses
+		// On MariaDB Galera a causal read: a change of holder committed on another node
+		// refuses
 		// the fence at once, not at the commit after the work.
 		String statement = electionFence ? this.causalFence + fence : fence;
 		List<Integer> held = this.statements.query(statement, parameters, (rs, row) -> rs.getInt(1));
@@ -211,11 +220,11 @@ final class FencedTransactionTemplate {
 	}
 
 	/**
-	 * Run work in a new transaction. Not a TransactionTemplate: when the connection is gone
-	 * (the network broke, or the server dropped the session of a holder frozen
+	 * Run work in a new transaction. Not a TransactionTemplate: when the connection is
+	 * gone (the network broke, or the server dropped the session of a holder frozen
 	 * mid-transaction), a failed rollback must neither replace the work's own exception
-	 * (typically the NotLeaderException a stale holder must get) nor be logged as an error;
-	 * the server rolls back anyway.
+	 * (typically the NotLeaderException a stale holder must get) nor be logged as an
+	 * error; the server rolls back anyway.
 	 * @param <T> the result type
 	 * @param transactionManager the transaction manager
 	 * @param work the work
@@ -245,12 +254,12 @@ final class FencedTransactionTemplate {
 	 * The fenced transaction's connection while the fence limits it: a network timeout of
 	 * the hold limit, so that the job's thread does not wait for a half-open connection
 	 * until the operating system gives up (Connector/J's socket timeout is infinite by
-	 * default), and on MySQL the session's {@code wait_timeout} and {@code net_write_timeout}
-	 * unless a session-limited {@link FencedConnection} sets and undoes them in its begin and
-	 * commit. Both are undone
-	 * once the transaction has ended, so that a holder frozen between the undo and the
-	 * commit cannot hold the fence without a limit; without transaction synchronization,
-	 * when the callback returns.
+	 * default), and on MySQL the session's {@code wait_timeout} and
+	 * {@code net_write_timeout} unless a session-limited {@link FencedConnection} sets
+	 * and undoes them in its begin and commit. Both are undone once the transaction has
+	 * ended, so that a holder frozen between the undo and the commit cannot hold the
+	 * fence without a limit; without transaction synchronization, when the callback
+	 * returns.
 	 */
 	private static final class FencedSession implements TransactionSynchronization {
 
@@ -274,8 +283,8 @@ final class FencedTransactionTemplate {
 		}
 
 		/**
-		 * Limit the fenced connection's client-side waits to the hold limit; a client-side
-		 * setting on the drivers that support it, so it sends no statement.
+		 * Limit the fenced connection's client-side waits to the hold limit; a
+		 * client-side setting on the drivers that support it, so it sends no statement.
 		 * @param connection the fenced transaction's connection
 		 * @param holdLimit the hold limit
 		 * @param restoreStatement what undoes the fence statement's session limit, or
@@ -328,8 +337,10 @@ final class FencedTransactionTemplate {
 				}
 			}
 			catch (SQLException | RuntimeException ex) {
-				// Usually the connection is broken already (the server dropped the session
-				// of a stalled holder). Otherwise it keeps the fence's limits: keep it out
+				// Usually the connection is broken already (the server dropped the
+				// session
+				// of a stalled holder). Otherwise it keeps the fence's limits: keep it
+				// out
 				// of the pool rather than let other work inherit them.
 				try {
 					this.connection.abort(Runnable::run);

@@ -67,10 +67,13 @@ final class HolderChanges {
 		this.views.changing(List.of(election));
 		try {
 			return inTransaction(this.store.transactions(), () -> {
-				this.store.jdbc().update(this.statements.get().create, election, nodeId, lease.toMillis(),
-						this.sessions.instanceOf(nodeId));
-				// Written at once, not updated first: an update that finds no row locks the gap
-				// where the row would go, and two nodes creating elections at the same time
+				this.store.jdbc()
+					.update(this.statements.get().create, election, nodeId, lease.toMillis(),
+							this.sessions.instanceOf(nodeId));
+				// Written at once, not updated first: an update that finds no row locks
+				// the gap
+				// where the row would go, and two nodes creating elections at the same
+				// time
 				// deadlock on each other's gap (InnoDB).
 				this.store.jdbc().update(this.store.platformStatements().writeFence, election);
 				return true;
@@ -85,12 +88,12 @@ final class HolderChanges {
 	 * Create the listed leases in one transaction per chunk of
 	 * {@value LeaseRows#MAX_ROWS_PER_UPDATE}, in key order, with their fence rows
 	 * ({@link BatchedHolderChange#create}). A chunk of which another node created a lease
-	 * first is rolled back whole, as the single-row create is, and left for the next round's
-	 * read: a row that existed before this call is never taken for one it created. A chunk
-	 * that fails for a row the database refuses otherwise (a name that the table cannot
-	 * hold, or takes for another's) is halved until that row is alone: the others are
-	 * created, and the refused one is reported once at WARN and sent on its own
-	 * from then on.
+	 * first is rolled back whole, as the single-row create is, and left for the next
+	 * round's read: a row that existed before this call is never taken for one it
+	 * created. A chunk that fails for a row the database refuses otherwise (a name that
+	 * the table cannot hold, or takes for another's) is halved until that row is alone:
+	 * the others are created, and the refused one is reported once at WARN and sent on
+	 * its own from then on.
 	 */
 	List<LeaseState> createAll(String nodeId, List<String> elections, Duration lease) {
 		List<String> sorted = elections.stream().sorted().distinct().toList();
@@ -108,18 +111,21 @@ final class HolderChanges {
 		return created;
 	}
 
-	/** Create one chunk of leases, or the part of it that the database does not refuse. */
+	/**
+	 * Create one chunk of leases, or the part of it that the database does not refuse.
+	 */
 	private List<LeaseState> create(String nodeId, List<String> chunk, long leaseMillis) {
 		String table = this.store.tables().leaseTable();
 		try {
 			List<LeaseState> created = inTransaction(this.store.transactions(),
-					() -> new BatchedHolderChange(this.statements.get())
-						.create(this.store.jdbc(), nodeId, this.sessions.instanceOf(nodeId), chunk, leaseMillis));
+					() -> new BatchedHolderChange(this.statements.get()).create(this.store.jdbc(), nodeId,
+							this.sessions.instanceOf(nodeId), chunk, leaseMillis));
 			this.refusedRows.accepted(table, chunk);
 			return created;
 		}
 		catch (PessimisticLockingFailureException ex) {
-			// Rolled back: none of the chunk's leases created. A deadlock, or a certification
+			// Rolled back: none of the chunk's leases created. A deadlock, or a
+			// certification
 			// conflict on Galera: two other nodes raced for a lease that a third one's
 			// rolled-back batch had inserted.
 			return List.of();
@@ -133,7 +139,8 @@ final class HolderChanges {
 					// Another node created one of them first (or, on H2, is creating it).
 					return List.of();
 				}
-				// Tables that take names differing only in case for one: a creation first, or such
+				// Tables that take names differing only in case for one: a creation
+				// first, or such
 				// a name, of this chunk or of one created before?
 				List<String> stored = storedNames(chunk);
 				if (chunk.stream().anyMatch(stored::contains)) {
@@ -165,8 +172,8 @@ final class HolderChanges {
 	}
 
 	/**
-	 * Take the lease over in one transaction: first the write of its session's row, if the
-	 * follower saw it with one, then the lease row and its fence row.
+	 * Take the lease over in one transaction: first the write of its session's row, if
+	 * the follower saw it with one, then the lease row and its fence row.
 	 */
 	boolean takeOver(String election, String nodeId, LeaseObservation observed, Duration lease) {
 		long millis = lease.toMillis();
@@ -190,16 +197,16 @@ final class HolderChanges {
 	}
 
 	/**
-	 * Write the rows of the sessions that the observations saw, where each is still at the
-	 * version seen and has run out: one statement per session, in node id order (the same
-	 * order in every transaction, so that two take-overs wait rather than deadlock), before
-	 * any lease row.
+	 * Write the rows of the sessions that the observations saw, where each is still at
+	 * the version seen and has run out: one statement per session, in node id order (the
+	 * same order in every transaction, so that two take-overs wait rather than deadlock),
+	 * before any lease row.
 	 * @return the sessions written, as holder and version
 	 */
 	private Set<LeaseObservation> takeSessions(Collection<LeaseObservation> observations) {
 		Set<LeaseObservation> written = new HashSet<>();
-		Set<LeaseObservation> sessions = new TreeSet<>(Comparator.comparing(LeaseObservation::holder)
-			.thenComparingLong(LeaseObservation::holderVersion));
+		Set<LeaseObservation> sessions = new TreeSet<>(
+				Comparator.comparing(LeaseObservation::holder).thenComparingLong(LeaseObservation::holderVersion));
 		observations.forEach((observed) -> sessions.addAll(sessionOf(observed)));
 		String takeSession = this.store.platformStatements().takeSession;
 		sessions.forEach((session) -> {
@@ -226,8 +233,8 @@ final class HolderChanges {
 	 * {@value LeaseRows#MAX_ROWS_PER_UPDATE}, with their fence rows
 	 * ({@link BatchedHolderChange}: a lease whose fence row a fenced transaction holds is
 	 * left for a later call rather than waited for). Each row under the single-row
-	 * take-over's conditions, the version of an expired one given as an (election, version)
-	 * pair; a vacant one is taken at any version, as there.
+	 * take-over's conditions, the version of an expired one given as an (election,
+	 * version) pair; a vacant one is taken at any version, as there.
 	 */
 	List<LeaseState> takeOverAll(String nodeId, Map<String, LeaseObservation> observed, Duration lease) {
 		long millis = lease.toMillis();
@@ -240,44 +247,48 @@ final class HolderChanges {
 					.put(election, observation.version());
 			}
 			else {
-				(sessionOf(observation).isEmpty() ? withoutSessions : fromSessions).put(election, observation.version());
+				(sessionOf(observation).isEmpty() ? withoutSessions : fromSessions).put(election,
+						observation.version());
 			}
 		});
 		List<Object> assignments = Arrays.asList(nodeId, millis, this.sessions.instanceOf(nodeId));
 		LeaseStatements statements = this.statements.get();
-		List<LeaseState> taken = new ArrayList<>(changeAll(fromSessions,
-				new BatchedHolderChange.Change(statements.lockTakeable, statements.takeOverAll, assignments,
-						List.of(nodeId, millis), List.of(nodeId, millis)),
-				(chunk) -> {
-					// The sessions first, then only the leases whose session was written.
-					Set<LeaseObservation> written = takeSessions(chunk.keySet().stream().map(observed::get).toList());
-					chunk.keySet().removeIf((election) -> !written.containsAll(sessionOf(observed.get(election))));
-				}));
-		taken.addAll(changeAll(withoutSessions,
-				new BatchedHolderChange.Change(statements.lockTakeableWithoutSession,
-						statements.takeOverAllWithoutSession, assignments, List.of(nodeId, millis),
-						List.of(nodeId, millis)),
+		List<LeaseState> taken = new ArrayList<>(
+				changeAll(fromSessions, new BatchedHolderChange.Change(statements.lockTakeable, statements.takeOverAll,
+						assignments, List.of(nodeId, millis), List.of(nodeId, millis)), (chunk) -> {
+							// The sessions first, then only the leases whose session was
+							// written.
+							Set<LeaseObservation> written = takeSessions(
+									chunk.keySet().stream().map(observed::get).toList());
+							chunk.keySet()
+								.removeIf((election) -> !written.containsAll(sessionOf(observed.get(election))));
+						}));
+		taken.addAll(changeAll(withoutSessions, new BatchedHolderChange.Change(statements.lockTakeableWithoutSession,
+				statements.takeOverAllWithoutSession, assignments, List.of(nodeId, millis), List.of(nodeId, millis)),
 				(chunk) -> {
 				}));
 		// A session that ended at the version watched: nothing can renew it any more.
-		fromEndedSessions.forEach((sessionVersion, rows) -> taken.addAll(changeAll(rows,
-				new BatchedHolderChange.Change(statements.lockTakeableFromEndedSession,
-						statements.takeOverAllFromEndedSession, assignments, List.of(nodeId, millis),
-						List.of(nodeId, millis, sessionVersion)),
-				(chunk) -> {
-				})));
+		fromEndedSessions.forEach((sessionVersion,
+				rows) -> taken.addAll(changeAll(rows,
+						new BatchedHolderChange.Change(statements.lockTakeableFromEndedSession,
+								statements.takeOverAllFromEndedSession, assignments, List.of(nodeId, millis),
+								List.of(nodeId, millis, sessionVersion)),
+						(chunk) -> {
+						})));
 		return taken;
 	}
 
 	/**
-	 * Hand the listed leases over as {@link #takeOverAll} takes them, each with its own term,
-	 * only where the server that answers is the one named: a transaction's statements all go
-	 * to one server, so the server its first statement names is the one its changes reach.
+	 * Hand the listed leases over as {@link #takeOverAll} takes them, each with its own
+	 * term, only where the server that answers is the one named: a transaction's
+	 * statements all go to one server, so the server its first statement names is the one
+	 * its changes reach.
 	 */
 	List<LeaseState> handOverAll(String fromNodeId, Map<String, Long> terms, String toNodeId, Duration lease,
 			@Nullable String decidedOn) {
 		LeaseStatements statements = this.statements.get();
-		// No session: the node that gets the lease re-acquires it under a term of its own.
+		// No session: the node that gets the lease re-acquires it under a term of its
+		// own.
 		return changeAll(terms, new BatchedHolderChange.Change(statements.lockHeld, statements.handOverAll,
 				Arrays.asList(toNodeId, lease.toMillis(), null), List.of(fromNodeId), List.of()), (chunk) -> {
 					if (decidedOn != null && !decidedOn
@@ -287,7 +298,10 @@ final class HolderChanges {
 				});
 	}
 
-	/** Give the listed leases up as {@link #takeOverAll} takes them, each with its own term. */
+	/**
+	 * Give the listed leases up as {@link #takeOverAll} takes them, each with its own
+	 * term.
+	 */
 	List<LeaseState> yieldAll(String nodeId, Map<String, Long> terms) {
 		LeaseStatements statements = this.statements.get();
 		return changeAll(terms, new BatchedHolderChange.Change(statements.lockHeld, statements.yieldAll,
@@ -295,18 +309,22 @@ final class HolderChanges {
 				});
 	}
 
-	/** Reacquire the listed leases as {@link #takeOverAll} takes them, each with its own term. */
+	/**
+	 * Reacquire the listed leases as {@link #takeOverAll} takes them, each with its own
+	 * term.
+	 */
 	List<LeaseState> reacquireAll(String nodeId, Map<String, Long> terms, Duration lease) {
 		LeaseStatements statements = this.statements.get();
-		return changeAll(terms, new BatchedHolderChange.Change(statements.lockHeld, statements.reacquireAll,
-				Arrays.asList(lease.toMillis(), this.sessions.instanceOf(nodeId)), List.of(nodeId), List.of()),
+		return changeAll(terms,
+				new BatchedHolderChange.Change(statements.lockHeld, statements.reacquireAll,
+						Arrays.asList(lease.toMillis(), this.sessions.instanceOf(nodeId)), List.of(nodeId), List.of()),
 				(chunk) -> {
 				});
 	}
 
 	/**
-	 * Change the listed rows in one transaction per chunk, in key order, so that the rows of
-	 * one batch are locked in the order of every other's.
+	 * Change the listed rows in one transaction per chunk, in key order, so that the rows
+	 * of one batch are locked in the order of every other's.
 	 */
 	private List<LeaseState> changeAll(Map<String, Long> rows, BatchedHolderChange.Change change,
 			Consumer<Map<String, Long>> first) {
@@ -337,22 +355,23 @@ final class HolderChanges {
 	}
 
 	boolean yield(String election, String nodeId, long term) {
-		return changeHolder(election, () -> this.store.jdbc()
-			.update(this.store.platformStatements().yield, nodeId, election, nodeId, term));
+		return changeHolder(election,
+				() -> this.store.jdbc().update(this.store.platformStatements().yield, nodeId, election, nodeId, term));
 	}
 
 	boolean reacquire(String election, String nodeId, long term, Duration lease) {
-		return changeHolder(election, () -> this.store.jdbc()
-			.update(this.statements.get().reacquire, lease.toMillis(), this.sessions.instanceOf(nodeId), election,
-					nodeId, term));
+		return changeHolder(election,
+				() -> this.store.jdbc()
+					.update(this.statements.get().reacquire, lease.toMillis(), this.sessions.instanceOf(nodeId),
+							election, nodeId, term));
 	}
 
 	/**
-	 * Change the holder of a lease and, in the same transaction, its fence row. Updating the
-	 * fence row waits for fenced transactions, which hold it in share mode (I5), for at most
-	 * half the statement timeout, a limit the server enforces ({@link SqlDialect#boundFenceWait}):
-	 * the failed change then rolls back and leaves the lease row to the batches, which skip
-	 * the busy fence.
+	 * Change the holder of a lease and, in the same transaction, its fence row. Updating
+	 * the fence row waits for fenced transactions, which hold it in share mode (I5), for
+	 * at most half the statement timeout, a limit the server enforces
+	 * ({@link SqlDialect#boundFenceWait}): the failed change then rolls back and leaves
+	 * the lease row to the batches, which skip the busy fence.
 	 * @param election election name
 	 * @param change the statement on the lease row, returning the rows it changed
 	 * @return whether the lease row changed
@@ -377,19 +396,20 @@ final class HolderChanges {
 
 	boolean requestHandover(String election, String nodeId) {
 		this.views.changing(List.of(election));
-		return OutsideCallerTransaction.run(() -> this.store.jdbc()
-			.update(this.store.platformStatements().requestHandover, nodeId, election) == 1);
+		return OutsideCallerTransaction.run(
+				() -> this.store.jdbc().update(this.store.platformStatements().requestHandover, nodeId, election) == 1);
 	}
 
 	/**
 	 * Record the requests in one statement per target and chunk of
-	 * {@value LeaseRows#MAX_ROWS_PER_UPDATE}, each row by key and only while this node holds it.
+	 * {@value LeaseRows#MAX_ROWS_PER_UPDATE}, each row by key and only while this node
+	 * holds it.
 	 */
 	int requestHandoverAll(String holderId, Map<String, String> targets) {
 		this.views.changing(targets.keySet());
 		Map<String, List<String>> byTarget = new TreeMap<>();
-		new TreeMap<>(targets).forEach((election, target) -> byTarget.computeIfAbsent(target, (key) -> new ArrayList<>())
-			.add(election));
+		new TreeMap<>(targets)
+			.forEach((election, target) -> byTarget.computeIfAbsent(target, (key) -> new ArrayList<>()).add(election));
 		int recorded = 0;
 		for (Map.Entry<String, List<String>> target : byTarget.entrySet()) {
 			recorded += this.store.updateListed(this.store.platformStatements().requestHandoverAll,
@@ -400,8 +420,8 @@ final class HolderChanges {
 
 	boolean requestReelection(String election) {
 		this.views.changing(List.of(election));
-		return OutsideCallerTransaction.run(() -> this.store.jdbc()
-			.update(this.store.platformStatements().requestReelection, election) == 1);
+		return OutsideCallerTransaction
+			.run(() -> this.store.jdbc().update(this.store.platformStatements().requestReelection, election) == 1);
 	}
 
 }

@@ -33,31 +33,38 @@ import org.springframework.transaction.PlatformTransactionManager;
  * election statement has a query timeout and a network timeout, both from the statement
  * timeout.
  *
- * <p>Two data sources: the election's statements go to {@code electionDataSource} (ideally
- * a tiny pool of its own, so business load cannot starve renewals); fenced work runs on
- * the application's transaction manager, so that the application's own {@code JdbcTemplate}
+ * <p>
+ * Two data sources: the election's statements go to {@code electionDataSource} (ideally a
+ * tiny pool of its own, so business load cannot starve renewals); fenced work runs on the
+ * application's transaction manager, so that the application's own {@code JdbcTemplate}
  * joins the fenced transaction.
  *
- * <p>Four tables ({@link LeaseTables}): the lease row, written by every change of holder; the
- * candidates (which node takes part in which election); the nodes, one row per node id that
- * its heartbeat refreshes; and the fence row, a copy of the lease's holder and term that every change of
- * holder updates in the same transaction as the lease row. Fenced transactions lock the
- * fence row in share mode, so a change of holder waits for them (I5) while renewals do not
- * (I9).
+ * <p>
+ * Four tables ({@link LeaseTables}): the lease row, written by every change of holder;
+ * the candidates (which node takes part in which election); the nodes, one row per node
+ * id that its heartbeat refreshes; and the fence row, a copy of the lease's holder and
+ * term that every change of holder updates in the same transaction as the lease row.
+ * Fenced transactions lock the fence row in share mode, so a change of holder waits for
+ * them (I5) while renewals do not (I9).
  *
- * <p>Cluster locks are rows of the lease table too, named with the prefix
+ * <p>
+ * Cluster locks are rows of the lease table too, named with the prefix
  * {@value ClusterLocks#KEY_PREFIX}; their statements are {@link JdbcLockRepository}'s.
  * Purges leave those rows alone.
  *
- * <p>On a MariaDB Galera node (asked once, at the first statement), the statements that
+ * <p>
+ * On a MariaDB Galera node (asked once, at the first statement), the statements that
  * record or compare the server's identity use the cluster's instead, so that a pool that
  * reconnects to another node of the cluster is no failover, and the reads the election
- * acts on are causal ({@link SqlDialect#causalRead()}); the heartbeat's read of the leases
- * answers from the node's own data when its causal read waits too long ({@link #readAll}).
+ * acts on are causal ({@link SqlDialect#causalRead()}); the heartbeat's read of the
+ * leases answers from the node's own data when its causal read waits too long
+ * ({@link #readAll}).
  *
- * <p>What it sends is {@link LeaseStatements}'s, through a {@link JdbcStore}; node sessions
- * and candidacies ({@link NodeSessions}), the views' reads ({@link ViewReads}), changes of
- * holder ({@link HolderChanges}) and purges ({@link Purges}) each have a class of their own.
+ * <p>
+ * What it sends is {@link LeaseStatements}'s, through a {@link JdbcStore}; node sessions
+ * and candidacies ({@link NodeSessions}), the views' reads ({@link ViewReads}), changes
+ * of holder ({@link HolderChanges}) and purges ({@link Purges}) each have a class of
+ * their own.
  */
 public class JdbcLeaseRepository implements LeaseRepository {
 
@@ -73,7 +80,10 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	private final Purges purges;
 
-	/** Whether the first statement for the server that answers has checked the tables' names. */
+	/**
+	 * Whether the first statement for the server that answers has checked the tables'
+	 * names.
+	 */
 	private volatile boolean namesChecked;
 
 	/**
@@ -92,8 +102,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	/**
 	 * Create a repository.
 	 * @param electionDataSource data source for the election's statements
-	 * @param transactionManager the application's transaction manager for fenced work; must
-	 * manage {@code applicationDataSource}
+	 * @param transactionManager the application's transaction manager for fenced work;
+	 * must manage {@code applicationDataSource}
 	 * @param applicationDataSource the data source fenced work writes to
 	 * @param dialect SQL dialect
 	 * @param tables table names
@@ -106,7 +116,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	/**
-	 * Create a repository whose election statements and fenced work share one data source.
+	 * Create a repository whose election statements and fenced work share one data
+	 * source.
 	 * @param dataSource the data source
 	 * @param dialect SQL dialect
 	 * @param tables table names
@@ -117,15 +128,17 @@ public class JdbcLeaseRepository implements LeaseRepository {
 		this(dataSource, new DataSourceTransactionManager(dataSource), dataSource, dialect, tables, statementTimeout);
 	}
 
-	/** @return the dialect in use */
+	/**
+	 * @return the dialect in use
+	 */
 	public SqlDialect dialect() {
 		return this.store.dialect();
 	}
 
 	/**
 	 * The statements for the server that the election's data source reaches, asked of it
-	 * once: a MariaDB Galera node gets the cluster's. The first call also checks, on MySQL
-	 * and MariaDB, that the tables compare names exactly.
+	 * once: a MariaDB Galera node gets the cluster's. The first call also checks, on
+	 * MySQL and MariaDB, that the tables compare names exactly.
 	 */
 	private LeaseStatements statements() {
 		LeaseStatements statements = this.store.serverStatements();
@@ -169,8 +182,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	/**
 	 * Read as {@link #findAll} does, and answer from the instance's view of its leases
-	 * ({@link LeaseView}): it keeps every lease row and the sessions of its last read, and
-	 * composes a lease from them when asked, so that no round composes every lease.
+	 * ({@link LeaseView}): it keeps every lease row and the sessions of its last read,
+	 * and composes a lease from them when asked, so that no round composes every lease.
 	 */
 	@Override
 	public LeaseReads readAll(String nodeId, String instanceId) {
@@ -179,8 +192,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	/**
 	 * Change how many elections a node's view reads whole every round, how many it reads
-	 * again by key besides what changed, and how many a page of a whole read has; for tests
-	 * of the partial and paged reads with few elections.
+	 * again by key besides what changed, and how many a page of a whole read has; for
+	 * tests of the partial and paged reads with few elections.
 	 * @param readInFullUpTo up to how many elections every read is whole
 	 * @param rescannedPerRound how many elections a partial read reads again by key
 	 * @param page most elections per page of a whole read
@@ -292,18 +305,19 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	@Override
 	public List<Candidate> liveCandidates(String election, Duration maxAge) {
-		return OutsideCallerTransaction.run(() -> this.store.jdbc().query(statements().liveCandidates,
-				(rs, row) -> new Candidate(rs.getString("node_id"), Instant.ofEpochMilli(rs.getLong("first_seen")),
-						Instant.ofEpochMilli(rs.getLong("last_seen"))),
-				election, maxAge.toMillis()));
+		return OutsideCallerTransaction.run(() -> this.store.jdbc()
+			.query(statements().liveCandidates, (rs, row) -> new Candidate(rs.getString("node_id"),
+					Instant.ofEpochMilli(rs.getLong("first_seen")), Instant.ofEpochMilli(rs.getLong("last_seen"))),
+					election, maxAge.toMillis()));
 	}
 
 	@Override
 	public <T extends @Nullable Object> T runFenced(String election, String nodeId, long term, Duration maxHoldTime,
 			FencedCallback<T> callback) {
 		try {
-			return this.store.fencedTransactions().run(this.store.platformStatements().fence, true, election, nodeId, term, maxHoldTime,
-					() -> refusal(election, nodeId, term), callback);
+			return this.store.fencedTransactions()
+				.run(this.store.platformStatements().fence, true, election, nodeId, term, maxHoldTime,
+						() -> refusal(election, nodeId, term), callback);
 		}
 		catch (RuntimeException ex) {
 			if (this.store.fencedTransactions().certifiesWriteSets() && !(ex instanceof NotLeaderException)
@@ -316,7 +330,8 @@ public class JdbcLeaseRepository implements LeaseRepository {
 
 	/**
 	 * Whether the server aborted the transaction as the loser of a conflict: on Galera, a
-	 * failed certification or a brute-force abort by a replicated write (1213, SQLSTATE 40001).
+	 * failed certification or a brute-force abort by a replicated write (1213, SQLSTATE
+	 * 40001).
 	 */
 	private static boolean isCertificationFailure(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
@@ -332,9 +347,11 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	 * Read why the fence refused, without a lock.
 	 */
 	private NotLeaderException refusal(String election, String nodeId, long term) {
-		List<Fence> fences = this.store.fencedTransactions().jdbcTemplate().query(this.store.platformStatements().fenceView,
-				(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term"), rs.getInt("valid") == 1),
-				election);
+		List<Fence> fences = this.store.fencedTransactions()
+			.jdbcTemplate()
+			.query(this.store.platformStatements().fenceView,
+					(rs, row) -> new Fence(rs.getString("leader_id"), rs.getLong("term"), rs.getInt("valid") == 1),
+					election);
 		if (fences.isEmpty()) {
 			return new NotLeaderException(election, nodeId, "the election has no lease");
 		}

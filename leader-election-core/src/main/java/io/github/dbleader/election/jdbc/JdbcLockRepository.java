@@ -33,28 +33,29 @@ import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTrans
 /**
  * {@link LockRepository} on a relational database through {@link JdbcTemplate}: cluster
  * locks are rows of the lease table ({@link LeaseTables}), named with the prefix
- * {@value ClusterLocks#KEY_PREFIX}, renewed only by their holder's extensions. Like the elections' statements
- * ({@link JdbcLeaseRepository}), every time comparison is made in SQL on the database
- * clock, in epoch milliseconds, and every statement has a query timeout and a network
- * timeout, both from the statement timeout.
+ * {@value ClusterLocks#KEY_PREFIX}, renewed only by their holder's extensions. Like the
+ * elections' statements ({@link JdbcLeaseRepository}), every time comparison is made in
+ * SQL on the database clock, in epoch milliseconds, and every statement has a query
+ * timeout and a network timeout, both from the statement timeout.
  *
- * <p>A lock has a fence row, as an election has: its fenced transactions lock that row,
- * and every change of holder (a take, an operator's release) writes it atomically with the
- * lease row, so that it waits for them (I5); on PostgreSQL a take skips a lock whose fence
- * row is held instead of waiting. A take is one statement on both rows that answers the new
- * term (H2: a transaction), which on MySQL and MariaDB follows a read that waits a bounded
- * time for the fenced runs of an expired lock; each reaches the fence row only once the
- * lease row has expired, so a try of a held lock costs one statement and never waits for
- * its holder's fenced runs. Extensions and the holder's own release write only the lease row,
- * so they never wait for fenced work (I9). Fenced work runs on the application's transaction
- * manager, so that the application's own {@code JdbcTemplate} joins the fenced transaction.
+ * <p>
+ * A lock has a fence row, as an election has: its fenced transactions lock that row, and
+ * every change of holder (a take, an operator's release) writes it atomically with the
+ * lease row, so that it waits for them (I5); on PostgreSQL a take skips a lock whose
+ * fence row is held instead of waiting. A take is one statement on both rows that answers
+ * the new term (H2: a transaction), which on MySQL and MariaDB follows a read that waits
+ * a bounded time for the fenced runs of an expired lock; each reaches the fence row only
+ * once the lease row has expired, so a try of a held lock costs one statement and never
+ * waits for its holder's fenced runs. Extensions and the holder's own release write only
+ * the lease row, so they never wait for fenced work (I9). Fenced work runs on the
+ * application's transaction manager, so that the application's own {@code JdbcTemplate}
+ * joins the fenced transaction.
  *
- * <p>On a MariaDB Galera node (asked once, at the first statement that needs it), the
- * insert of a new lock row records the cluster's identity, and the read of the locks is
- * causal.
+ * <p>
+ * On a MariaDB Galera node (asked once, at the first statement that needs it), the insert
+ * of a new lock row records the cluster's identity, and the read of the locks is causal.
  */
 public class JdbcLockRepository implements LockRepository {
-
 
 	private final JdbcTemplate jdbc;
 
@@ -69,29 +70,35 @@ public class JdbcLockRepository implements LockRepository {
 	/** The statements for one server. */
 	private final ServerLockStatements singleServer;
 
-	/** The statements for a MariaDB Galera cluster; {@code null} where the platform has none. */
+	/**
+	 * The statements for a MariaDB Galera cluster; {@code null} where the platform has
+	 * none.
+	 */
 	private final @Nullable ServerLockStatements galeraCluster;
 
 	/**
-	 * The statements for the server the data source reaches, chosen at the first statement
-	 * that needs them; {@code null} before.
+	 * The statements for the server the data source reaches, chosen at the first
+	 * statement that needs them; {@code null} before.
 	 */
 	private volatile @Nullable ServerLockStatements statements;
 
 	/**
-	 * The take-over of an expired lock and the write of its fence row in one statement that
-	 * answers the new term, where the database has one: an update of both rows on MySQL and
-	 * MariaDB, a data-modifying {@code WITH} on PostgreSQL; {@code null} on H2.
+	 * The take-over of an expired lock and the write of its fence row in one statement
+	 * that answers the new term, where the database has one: an update of both rows on
+	 * MySQL and MariaDB, a data-modifying {@code WITH} on PostgreSQL; {@code null} on H2.
 	 */
 	private final @Nullable String takeLockAndFence;
 
 	/**
-	 * MySQL and MariaDB: the read before a take that waits, a bounded time, for the fenced
-	 * runs of a lock that has expired; {@code null} elsewhere.
+	 * MySQL and MariaDB: the read before a take that waits, a bounded time, for the
+	 * fenced runs of a lock that has expired; {@code null} elsewhere.
 	 */
 	private final @Nullable String awaitFencedRuns;
 
-	/** The take-over of an expired lock's row alone, followed by the write of its fence row (H2). */
+	/**
+	 * The take-over of an expired lock's row alone, followed by the write of its fence
+	 * row (H2).
+	 */
 	private final String takeLock;
 
 	private final String lockTerm;
@@ -107,26 +114,36 @@ public class JdbcLockRepository implements LockRepository {
 
 	private final String findTerm;
 
-	/** The fence statement of the dialect, on the lock's fence row, with named parameters. */
+	/**
+	 * The fence statement of the dialect, on the lock's fence row, with named parameters.
+	 */
 	private final String lockFence;
 
-	/** Copies a lock's holder and term to its fence row, in the transaction that changed them. */
+	/**
+	 * Copies a lock's holder and term to its fence row, in the transaction that changed
+	 * them.
+	 */
 	private final String writeFence;
 
-	/** Inserts a lock's fence row where it is missing, where takes skip held fence rows. */
+	/**
+	 * Inserts a lock's fence row where it is missing, where takes skip held fence rows.
+	 */
 	private final @Nullable String addMissingFence;
 
 	/** Locks whose fence row this repository has made sure of. */
 	private final Set<String> fenced = ConcurrentHashMap.newKeySet();
 
-	/** Locks whose row this repository has seen exist: a try that takes nothing creates no row. */
+	/**
+	 * Locks whose row this repository has seen exist: a try that takes nothing creates no
+	 * row.
+	 */
 	private final Set<String> seen = ConcurrentHashMap.newKeySet();
 
 	/**
 	 * Create a repository.
 	 * @param lockDataSource data source for the lock statements
-	 * @param transactionManager the application's transaction manager for fenced work; must
-	 * manage {@code applicationDataSource}
+	 * @param transactionManager the application's transaction manager for fenced work;
+	 * must manage {@code applicationDataSource}
 	 * @param applicationDataSource the data source fenced work writes to
 	 * @param dialect SQL dialect
 	 * @param tables table names
@@ -150,36 +167,44 @@ public class JdbcLockRepository implements LockRepository {
 		String causalRead = dialect.causalRead();
 		this.galeraCluster = (clusterIdentity != null && causalRead != null)
 				? ServerLockStatements.of(dialect, lease, clusterIdentity, causalRead) : null;
-		// A lock is free once it has expired; release shortens the expiry, keeping the holder
+		// A lock is free once it has expired; release shortens the expiry, keeping the
+		// holder
 		// for diagnosis. The version changes with every write, as for elections.
 		String skipFencedLock = dialect.skipFencedLock(fence);
 		String newTerm = LeaseRows.newTerm(now, dialect.serverIdentity());
-		this.takeLock = "UPDATE " + lease + " SET leader_id = ?, " + newTerm + " WHERE election_name = ? AND expires_at <= "
-				+ now;
+		this.takeLock = "UPDATE " + lease + " SET leader_id = ?, " + newTerm
+				+ " WHERE election_name = ? AND expires_at <= " + now;
 		this.takeLockAndFence = takeLockAndFence(dialect, lease, fence, newTerm, skipFencedLock);
 		this.awaitFencedRuns = (dialect == SqlDialect.MYSQL)
 				? awaitFencedRuns(lease, fence, now, statementTimeout.dividedBy(2)) : null;
-		this.lockTerm = "SELECT term FROM " + lease + " WHERE election_name = ? AND leader_id = ? AND expires_at > " + now;
-		// renewed_at, which nobody renews on a lock row, is the time of its last extension
-		// (its acquisition until then): a release counts an extension's atLeastFor from it.
+		this.lockTerm = "SELECT term FROM " + lease + " WHERE election_name = ? AND leader_id = ? AND expires_at > "
+				+ now;
+		// renewed_at, which nobody renews on a lock row, is the time of its last
+		// extension
+		// (its acquisition until then): a release counts an extension's atLeastFor from
+		// it.
 		// yielded_by marks a released acquisition (the next take clears it), so that no
 		// extension revives it while its atLeastFor keeps it taken.
 		String heldByTerm = " WHERE election_name = ? AND leader_id = ? AND term = ? AND expires_at > " + now;
 		this.extendLock = "UPDATE " + lease + " SET expires_at = " + now + " + ?, renewed_at = " + now
 				+ ", version = version + 1" + heldByTerm + " AND yielded_by IS NULL";
-		// The keep-alive's batch: each lock by key (the list of names gives the key ranges, as
+		// The keep-alive's batch: each lock by key (the list of names gives the key
+		// ranges, as
 		// for the renewal of leases), each checked with its term.
 		this.extendLocks = "UPDATE " + dialect.byKey(lease) + " SET expires_at = " + now + " + ?, renewed_at = " + now
 				+ ", version = version + 1 WHERE leader_id = ? AND expires_at > " + now
 				+ " AND yielded_by IS NULL AND election_name IN (";
 		// A time after now counts as now: after the database clock stepped back, the
-		// acquisition and the extension lie in the clock's future, and atLeastFor counted from
+		// acquisition and the extension lie in the clock's future, and atLeastFor counted
+		// from
 		// them kept the lock taken for as long as the step.
 		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(LEAST(acquired_at, " + now
 				+ ") + ?, LEAST(renewed_at, " + now + ") + ?, " + now + ")), yielded_by = leader_id,"
 				+ " version = version + 1" + heldByTerm;
-		// Fenced runs lock the lock's fence row, as those of an election do: a change of holder
-		// (take, operator's release) writes it and so waits for them (I5), while extensions,
+		// Fenced runs lock the lock's fence row, as those of an election do: a change of
+		// holder
+		// (take, operator's release) writes it and so waits for them (I5), while
+		// extensions,
 		// the keep-alive and the holder's release write only the lease row (I9).
 		this.lockFence = dialect.fence(fence, lease, tables.nodesTable());
 		this.writeFence = dialect.writeFence(fence, lease);
@@ -206,7 +231,9 @@ public class JdbcLockRepository implements LockRepository {
 		this(dataSource, new DataSourceTransactionManager(dataSource), dataSource, dialect, tables, statementTimeout);
 	}
 
-	/** @return the dialect in use */
+	/**
+	 * @return the dialect in use
+	 */
 	public SqlDialect dialect() {
 		return this.dialect;
 	}
@@ -227,9 +254,9 @@ public class JdbcLockRepository implements LockRepository {
 	/**
 	 * Take a lock: one conditional statement on the row of the lock and its fence row (on
 	 * MySQL and MariaDB after a read that waits a bounded time for the fenced runs of an
-	 * expired lock; on H2 a transaction of three). The row is created on first use, held by the node that
-	 * creates it: until this repository has seen the row exist, a try that takes nothing
-	 * also tries to insert it.
+	 * expired lock; on H2 a transaction of three). The row is created on first use, held
+	 * by the node that creates it: until this repository has seen the row exist, a try
+	 * that takes nothing also tries to insert it.
 	 */
 	@Override
 	public OptionalLong tryLock(String key, String nodeId, Duration atMostFor) {
@@ -249,7 +276,8 @@ public class JdbcLockRepository implements LockRepository {
 				return OptionalLong.empty();
 			}
 			this.seen.add(key);
-			// The caller lets no other try of this lock by this node run meanwhile, so a row
+			// The caller lets no other try of this lock by this node run meanwhile, so a
+			// row
 			// held by this node is this acquisition's, unless it has expired already.
 			List<Long> terms = this.jdbc.queryForList(this.lockTerm, Long.class, key, nodeId);
 			return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
@@ -257,11 +285,11 @@ public class JdbcLockRepository implements LockRepository {
 	}
 
 	/**
-	 * Take an expired lock and write its fence row with the new holder and term, atomically:
-	 * the take waits for (MySQL, MariaDB, H2) or skips (PostgreSQL) a fenced run of the
-	 * previous holder in flight, and the lock's row stays as it was until then (I5). A lock
-	 * that has not expired is left alone without a wait for its holder's fenced runs, as
-	 * the fence row is reached only once the lease row has expired.
+	 * Take an expired lock and write its fence row with the new holder and term,
+	 * atomically: the take waits for (MySQL, MariaDB, H2) or skips (PostgreSQL) a fenced
+	 * run of the previous holder in flight, and the lock's row stays as it was until then
+	 * (I5). A lock that has not expired is left alone without a wait for its holder's
+	 * fenced runs, as the fence row is reached only once the lease row has expired.
 	 * @return the new term, or empty if the lock did not expire or has no row
 	 */
 	private OptionalLong take(String key, String nodeId, long millis) {
@@ -279,18 +307,24 @@ public class JdbcLockRepository implements LockRepository {
 			List<Long> terms = this.jdbc.queryForList(takeLockAndFence, Long.class, nodeId, millis, key, key);
 			return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
 		}
-		// MySQL and MariaDB: first wait for the fenced runs of an expired lock, for a bounded
-		// time that the server enforces. The take alone would wait for them as long as they
-		// last, and in autocommit mode the server would then carry out a take whose client
-		// gave up (a socket timeout before the query timeout's cancel, or none at all where
-		// the query timeout rounds up to a whole second), for a node that believes nothing.
+		// MySQL and MariaDB: first wait for the fenced runs of an expired lock, for a
+		// bounded
+		// time that the server enforces. The take alone would wait for them as long as
+		// they
+		// last, and in autocommit mode the server would then carry out a take whose
+		// client
+		// gave up (a socket timeout before the query timeout's cancel, or none at all
+		// where
+		// the query timeout rounds up to a whole second), for a node that believes
+		// nothing.
 		// A lock that has not expired is answered here, in this one statement.
-		List<Integer> expired = this.jdbc.query(Objects.requireNonNull(this.awaitFencedRuns),
-				(rs, row) -> rs.getInt(1), key);
+		List<Integer> expired = this.jdbc.query(Objects.requireNonNull(this.awaitFencedRuns), (rs, row) -> rs.getInt(1),
+				key);
 		if (expired.isEmpty() || expired.get(0) != 1) {
 			return OptionalLong.empty();
 		}
-		// The new term comes back in the answer as the statement's LAST_INSERT_ID, without a
+		// The new term comes back in the answer as the statement's LAST_INSERT_ID,
+		// without a
 		// statement to read it.
 		GeneratedKeyHolder keys = new GeneratedKeyHolder();
 		int changed = this.jdbc.update((connection) -> {
@@ -314,13 +348,13 @@ public class JdbcLockRepository implements LockRepository {
 	}
 
 	/**
-	 * MySQL's and MariaDB's read that answers whether a lock has expired (1) or not (0), and
-	 * only when it has, locks its fence row, and so waits for its fenced runs in flight; the
-	 * server ends the wait after {@code bound} (MAX_EXECUTION_TIME on MySQL,
-	 * max_statement_time on MariaDB, as {@link SqlDialect#boundFenceWait} does). The fence
-	 * row is joined on a key that is null until the lease row has expired, and one of its
-	 * columns is read: MariaDB drops an outer-joined table whose columns a query does not
-	 * use (table elimination), and its lock with it.
+	 * MySQL's and MariaDB's read that answers whether a lock has expired (1) or not (0),
+	 * and only when it has, locks its fence row, and so waits for its fenced runs in
+	 * flight; the server ends the wait after {@code bound} (MAX_EXECUTION_TIME on MySQL,
+	 * max_statement_time on MariaDB, as {@link SqlDialect#boundFenceWait} does). The
+	 * fence row is joined on a key that is null until the lease row has expired, and one
+	 * of its columns is read: MariaDB drops an outer-joined table whose columns a query
+	 * does not use (table elimination), and its lock with it.
 	 */
 	private static String awaitFencedRuns(String lease, String fence, String now, Duration bound) {
 		long millis = Math.max(1, bound.toMillis());
@@ -332,8 +366,8 @@ public class JdbcLockRepository implements LockRepository {
 	}
 
 	/**
-	 * The statement that takes an expired lock and writes its fence row at once, answering
-	 * the new term, or {@code null} where the database has none (H2).
+	 * The statement that takes an expired lock and writes its fence row at once,
+	 * answering the new term, or {@code null} where the database has none (H2).
 	 * @param newTerm the assignments of a new term ({@link LeaseRows#newTerm}), with one
 	 * parameter, the lock's duration
 	 * @param skipFencedLock the condition that skips a held fence row (PostgreSQL)
@@ -342,9 +376,12 @@ public class JdbcLockRepository implements LockRepository {
 			@Nullable String skipFencedLock) {
 		String now = dialect.now();
 		return switch (dialect) {
-			// Parameters: the node, the duration, the node, the key. The fence row is joined
-			// only once the lease row has expired, so a try of a held lock never reads, and so
-			// never waits for, the fence row that its holder's fenced run holds. The order in
+			// Parameters: the node, the duration, the node, the key. The fence row is
+			// joined
+			// only once the lease row has expired, so a try of a held lock never reads,
+			// and so
+			// never waits for, the fence row that its holder's fenced run holds. The
+			// order in
 			// which MySQL assigns the two rows' columns is not defined, so neither row's
 			// values are read from the other's: both compute the new term from their own
 			// (equal) old term and the statement's one clock reading.
@@ -354,11 +391,14 @@ public class JdbcLockRepository implements LockRepository {
 					throw new IllegalStateException("The assignments of a new term no longer start with " + term);
 				}
 				yield "UPDATE " + lease + " l LEFT JOIN " + fence + " f ON f.election_name = CASE WHEN l.expires_at <= "
-						+ now + " THEN l.election_name END SET l.leader_id = ?, l.term = LAST_INSERT_ID(GREATEST(l.term + 1, "
-						+ now + "))" + newTerm.substring(term.length()) + ", f.leader_id = ?, f.term = GREATEST(f.term + 1, "
-						+ now + ") WHERE l.election_name = ? AND l.expires_at <= " + now;
+						+ now
+						+ " THEN l.election_name END SET l.leader_id = ?, l.term = LAST_INSERT_ID(GREATEST(l.term + 1, "
+						+ now + "))" + newTerm.substring(term.length())
+						+ ", f.leader_id = ?, f.term = GREATEST(f.term + 1, " + now
+						+ ") WHERE l.election_name = ? AND l.expires_at <= " + now;
 			}
-			// Parameters: the node, the duration, the key, the key. The fence row, locked by the
+			// Parameters: the node, the duration, the key, the key. The fence row, locked
+			// by the
 			// take's condition, gets the holder and term the take answers.
 			case POSTGRESQL -> "WITH taken AS (UPDATE " + lease + " SET leader_id = ?, " + newTerm
 					+ " WHERE election_name = ? AND expires_at <= " + now + skipFencedLock
@@ -370,8 +410,8 @@ public class JdbcLockRepository implements LockRepository {
 	}
 
 	/**
-	 * Extend a lock: one conditional statement on the row of the lock, by key. It does not
-	 * wait for the lock's fenced runs, which hold its fence row.
+	 * Extend a lock: one conditional statement on the row of the lock, by key. It does
+	 * not wait for the lock's fenced runs, which hold its fence row.
 	 */
 	@Override
 	public boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
@@ -380,8 +420,8 @@ public class JdbcLockRepository implements LockRepository {
 	}
 
 	/**
-	 * Extend the listed locks in one statement per chunk of the drivers' parameter limits,
-	 * by key, without waiting for their fenced runs.
+	 * Extend the listed locks in one statement per chunk of the drivers' parameter
+	 * limits, by key, without waiting for their fenced runs.
 	 */
 	@Override
 	public int extendLocks(String nodeId, Map<String, Long> heldTerms, Duration atMostFor) {
@@ -431,8 +471,8 @@ public class JdbcLockRepository implements LockRepository {
 	}
 
 	/**
-	 * Change the holder of a lock and, in the same transaction, its fence row, which waits
-	 * for the fenced runs of the previous holder (I5).
+	 * Change the holder of a lock and, in the same transaction, its fence row, which
+	 * waits for the fenced runs of the previous holder (I5).
 	 * @param key the lock's key
 	 * @param change the statement on the lease row, returning the rows it changed
 	 * @return whether the lease row changed
@@ -456,9 +496,9 @@ public class JdbcLockRepository implements LockRepository {
 	}
 
 	/**
-	 * The lock statements whose text depends on the kind of server that answers: the insert
-	 * of a new row records the server's identity, and on a MariaDB Galera cluster the read
-	 * of the locks is causal.
+	 * The lock statements whose text depends on the kind of server that answers: the
+	 * insert of a new row records the server's identity, and on a MariaDB Galera cluster
+	 * the read of the locks is causal.
 	 */
 	private record ServerLockStatements(String create, String findLocks) {
 

@@ -19,11 +19,12 @@ import org.springframework.transaction.PlatformTransactionManager;
 /**
  * Where the election's statements go and how: the election's data source with the
  * statement timeout as query timeout and network timeout, transactions on it for changes
- * of holder, the application's transactions for fenced work, the tables, and the statements
- * for the platform and the kind of server that answers ({@link LeaseStatements}), chosen
- * lazily: the platform when a repository first needs it (so a platform that only the
- * database can tell is asked for when the database answers, and asked again after a
- * failure), the kind of server at the first statement whose text depends on it.
+ * of holder, the application's transactions for fenced work, the tables, and the
+ * statements for the platform and the kind of server that answers
+ * ({@link LeaseStatements}), chosen lazily: the platform when a repository first needs it
+ * (so a platform that only the database can tell is asked for when the database answers,
+ * and asked again after a failure), the kind of server at the first statement whose text
+ * depends on it.
  */
 public final class JdbcStore {
 
@@ -37,7 +38,10 @@ public final class JdbcStore {
 	 */
 	private final JdbcTemplate causalOrLocalJdbc;
 
-	/** Transactions on the election's data source, for a change of holder and its fence row. */
+	/**
+	 * Transactions on the election's data source, for a change of holder and its fence
+	 * row.
+	 */
 	private final PlatformTransactionManager transactions;
 
 	private final PlatformTransactionManager applicationTransactions;
@@ -52,7 +56,10 @@ public final class JdbcStore {
 
 	private volatile @Nullable SqlDialect dialect;
 
-	/** The statements for one server of the platform; {@code null} before the platform is known. */
+	/**
+	 * The statements for one server of the platform; {@code null} before the platform is
+	 * known.
+	 */
 	private volatile @Nullable LeaseStatements singleServer;
 
 	/** The statements for the server that answers; {@code null} before it was asked. */
@@ -63,11 +70,11 @@ public final class JdbcStore {
 	/**
 	 * Create a store.
 	 * @param electionDataSource data source for the election's statements
-	 * @param transactionManager the application's transaction manager for fenced work; must
-	 * manage {@code applicationDataSource}
+	 * @param transactionManager the application's transaction manager for fenced work;
+	 * must manage {@code applicationDataSource}
 	 * @param applicationDataSource the data source fenced work writes to
-	 * @param dialect the platform, asked for when first needed and until it answers; it may
-	 * throw while the database cannot tell
+	 * @param dialect the platform, asked for when first needed and until it answers; it
+	 * may throw while the database cannot tell
 	 * @param tables table names
 	 * @param statementTimeout limit of every election statement
 	 */
@@ -83,7 +90,8 @@ public final class JdbcStore {
 				"applicationDataSource must not be null");
 		this.tables = Objects.requireNonNull(tables, "tables must not be null");
 		this.jdbc = NetworkTimeoutDataSource.jdbcTemplate(electionDataSource, statementTimeout);
-		// A causal read that waits is not interrupted by the server (neither max_statement_time
+		// A causal read that waits is not interrupted by the server (neither
+		// max_statement_time
 		// nor KILL stop a wsrep_sync_wait): only the client's socket timeout bounds it.
 		this.causalOrLocalJdbc = new JdbcTemplate(
 				new NetworkTimeoutDataSource(electionDataSource, statementTimeout.dividedBy(2)));
@@ -94,8 +102,8 @@ public final class JdbcStore {
 	/**
 	 * Create a store on a known platform.
 	 * @param electionDataSource data source for the election's statements
-	 * @param transactionManager the application's transaction manager for fenced work; must
-	 * manage {@code applicationDataSource}
+	 * @param transactionManager the application's transaction manager for fenced work;
+	 * must manage {@code applicationDataSource}
 	 * @param applicationDataSource the data source fenced work writes to
 	 * @param dialect the platform
 	 * @param tables table names
@@ -103,8 +111,7 @@ public final class JdbcStore {
 	 */
 	public JdbcStore(DataSource electionDataSource, PlatformTransactionManager transactionManager,
 			DataSource applicationDataSource, SqlDialect dialect, LeaseTables tables, Duration statementTimeout) {
-		this(electionDataSource, transactionManager, applicationDataSource, known(dialect), tables,
-				statementTimeout);
+		this(electionDataSource, transactionManager, applicationDataSource, known(dialect), tables, statementTimeout);
 	}
 
 	/**
@@ -126,8 +133,8 @@ public final class JdbcStore {
 	/**
 	 * The platform, asked for once it is first needed.
 	 * @return the dialect
-	 * @throws RuntimeException what the platform's supplier throws while the database cannot
-	 * tell; the next call asks again
+	 * @throws RuntimeException what the platform's supplier throws while the database
+	 * cannot tell; the next call asks again
 	 */
 	public SqlDialect dialect() {
 		SqlDialect dialect = this.dialect;
@@ -138,35 +145,46 @@ public final class JdbcStore {
 		return dialect;
 	}
 
-	/** @return the table names */
+	/**
+	 * @return the table names
+	 */
 	public LeaseTables tables() {
 		return this.tables;
 	}
 
-	/** @return the limit of every election statement */
+	/**
+	 * @return the limit of every election statement
+	 */
 	public Duration statementTimeout() {
 		return this.statementTimeout;
 	}
 
-	/** @return statements on the election's data source, with the statement timeout */
+	/**
+	 * @return statements on the election's data source, with the statement timeout
+	 */
 	JdbcTemplate jdbc() {
 		return this.jdbc;
 	}
 
-	/** @return statements on the election's data source with half the statement timeout, for causal reads */
+	/**
+	 * @return statements on the election's data source with half the statement timeout,
+	 * for causal reads
+	 */
 	JdbcTemplate causalOrLocalJdbc() {
 		return this.causalOrLocalJdbc;
 	}
 
-	/** @return transactions on the election's data source */
+	/**
+	 * @return transactions on the election's data source
+	 */
 	PlatformTransactionManager transactions() {
 		return this.transactions;
 	}
 
 	/**
-	 * The statements for one server of the platform, without asking the server what kind it
-	 * is: only for the statements that are the same on every kind (those that neither record
-	 * nor compare the server's identity, nor read for a decision).
+	 * The statements for one server of the platform, without asking the server what kind
+	 * it is: only for the statements that are the same on every kind (those that neither
+	 * record nor compare the server's identity, nor read for a decision).
 	 * @return the statements
 	 */
 	LeaseStatements platformStatements() {
@@ -220,12 +238,14 @@ public final class JdbcStore {
 		return changed;
 	}
 
-	/** @return runs fenced work in the application's transactions */
+	/**
+	 * @return runs fenced work in the application's transactions
+	 */
 	FencedTransactionTemplate fencedTransactions() {
 		FencedTransactionTemplate fencedTransactions = this.fencedTransactions;
 		if (fencedTransactions == null) {
-			fencedTransactions = new FencedTransactionTemplate(this.applicationTransactions,
-					this.applicationDataSource, dialect(), this.tables);
+			fencedTransactions = new FencedTransactionTemplate(this.applicationTransactions, this.applicationDataSource,
+					dialect(), this.tables);
 			this.fencedTransactions = fencedTransactions;
 		}
 		return fencedTransactions;

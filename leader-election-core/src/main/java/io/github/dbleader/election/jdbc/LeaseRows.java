@@ -27,8 +27,9 @@ final class LeaseRows {
 	}
 
 	/**
-	 * A plain read of the lease table's rows: every column, whether the row has expired and
-	 * was written by the answering server, and the database clock; {@link #map} reads it.
+	 * A plain read of the lease table's rows: every column, whether the row has expired
+	 * and was written by the answering server, and the database clock; {@link #map} reads
+	 * it.
 	 * @param dialect the dialect
 	 * @param lease the lease table
 	 * @param server SQL expression of the answering server's identity
@@ -42,11 +43,11 @@ final class LeaseRows {
 	}
 
 	/**
-	 * A read of elections' lease rows with their holders' sessions ({@link #mapElection} reads
-	 * it): the lease row as {@link #select} reads it, but alive while its session is (the
-	 * node row of the holder that names the instance that acquired the lease, refreshed by
-	 * that instance's heartbeat), renewed when the session was, and the session's version.
-	 * Without a session, the row's own times.
+	 * A read of elections' lease rows with their holders' sessions ({@link #mapElection}
+	 * reads it): the lease row as {@link #select} reads it, but alive while its session
+	 * is (the node row of the holder that names the instance that acquired the lease,
+	 * refreshed by that instance's heartbeat), renewed when the session was, and the
+	 * session's version. Without a session, the row's own times.
 	 * @param dialect the dialect
 	 * @param lease the lease table
 	 * @param nodes the nodes table
@@ -55,11 +56,14 @@ final class LeaseRows {
 	 */
 	static String selectElections(SqlDialect dialect, String lease, String nodes, String server) {
 		String now = dialect.now();
-		// The node row is the lease's session while it names the instance that acquired it; once
-		// another instance took the node id over, that session has ended at previous_version.
+		// The node row is the lease's session while it names the instance that acquired
+		// it; once
+		// another instance took the node id over, that session has ended at
+		// previous_version.
 		String current = "n.node_id IS NOT NULL AND l.leader_instance IS NOT NULL AND n.instance_id = l.leader_instance";
 		String ended = "n.node_id IS NOT NULL AND l.leader_instance IS NOT NULL AND n.previous_instance = l.leader_instance";
-		// The renewal and the expiry of whichever lasts longer: the session or the lease's own.
+		// The renewal and the expiry of whichever lasts longer: the session or the
+		// lease's own.
 		String longer = "CASE WHEN " + current + " AND n.expires_at > l.expires_at THEN ";
 		return "SELECT l.election_name, l.leader_id, l.term, l.version, l.acquired_at, " + longer
 				+ "n.last_seen ELSE l.renewed_at END, " + longer + "n.expires_at ELSE l.expires_at END,"
@@ -67,27 +71,27 @@ final class LeaseRows {
 				+ " AND NOT (" + current + " AND n.expires_at > " + now + ") THEN 1 ELSE 0 END AS expired,"
 				+ " CASE WHEN l.server_identity = " + server + " THEN 1 ELSE 0 END AS same_server, " + now
 				+ " AS db_now, CASE WHEN " + current + " THEN n.version WHEN " + ended
-				+ " THEN n.previous_version ELSE -1 END AS holder_version, CASE WHEN " + current
-				+ " THEN 0 WHEN " + ended + " THEN 1 ELSE 0 END AS session_ended, " + server
-				+ " AS answering_server FROM " + lease + " l LEFT JOIN "
-				+ sessions(dialect, nodes) + " ON n.node_id = l.leader_id";
+				+ " THEN n.previous_version ELSE -1 END AS holder_version, CASE WHEN " + current + " THEN 0 WHEN "
+				+ ended + " THEN 1 ELSE 0 END AS session_ended, " + server + " AS answering_server FROM " + lease
+				+ " l LEFT JOIN " + sessions(dialect, nodes) + " ON n.node_id = l.leader_id";
 	}
 
 	/**
-	 * The heartbeat's read of a node's view ({@link LeaseView}), up to its lease rows: every
-	 * node row (a session each) with the database clock and the answering server's identity,
-	 * then, after {@code UNION ALL}, the lease rows in the same columns. Its first column tells
-	 * the kinds apart (0 a node row, 1 a lease row); {@link #viewWhole}, {@link #viewChanged}
-	 * and {@link #viewByKey} add the lease rows. One statement, so one snapshot, and one
-	 * statement of the round rather than two. A node row comes even from an empty nodes table
-	 * (with a null node id), for the clock.
+	 * The heartbeat's read of a node's view ({@link LeaseView}), up to its lease rows:
+	 * every node row (a session each) with the database clock and the answering server's
+	 * identity, then, after {@code UNION ALL}, the lease rows in the same columns. Its
+	 * first column tells the kinds apart (0 a node row, 1 a lease row);
+	 * {@link #viewWhole}, {@link #viewChanged} and {@link #viewByKey} add the lease rows.
+	 * One statement, so one snapshot, and one statement of the round rather than two. A
+	 * node row comes even from an empty nodes table (with a null node id), for the clock.
 	 * @param dialect the dialect
 	 * @param nodes the nodes table
 	 * @param server SQL expression of the answering server's identity
 	 * @return the statement's start
 	 */
 	static String viewSessions(SqlDialect dialect, String nodes, String server) {
-		// In the positions of the lease rows' columns (VIEW_ROW); the types agree with theirs.
+		// In the positions of the lease rows' columns (VIEW_ROW); the types agree with
+		// theirs.
 		return "SELECT 0, n.node_id, n.instance_id, n.version, n.takeovers, n.previous_version, n.last_seen,"
 				+ " n.expires_at, n.previous_instance, FALSE, NULL, " + server + ", NULL, " + dialect.now()
 				+ " FROM (SELECT 1 AS one) d LEFT JOIN " + nodes + " n ON 1 = 1";
@@ -98,9 +102,9 @@ final class LeaseRows {
 			+ " l.handover_to, l.reelection_requested, l.yielded_by, l.server_identity, l.leader_instance, NULL";
 
 	/**
-	 * The part of the view's read that reads it whole: every election this node and instance
-	 * are a candidate of, with its lease row if it has one (its version then not null);
-	 * parameters: the node id and the instance id.
+	 * The part of the view's read that reads it whole: every election this node and
+	 * instance are a candidate of, with its lease row if it has one (its version then not
+	 * null); parameters: the node id and the instance id.
 	 * @param lease the lease table
 	 * @param candidates the candidates table
 	 * @return the part, to append to {@link #viewSessions}
@@ -111,10 +115,10 @@ final class LeaseRows {
 	}
 
 	/**
-	 * A page of a whole read of a view, as a statement of its own (after {@link #viewSessions}
-	 * alone): the next elections in name order after a given one, with their lease rows;
-	 * parameters: the node id, the instance id, the last election of the page before (empty
-	 * for the first) and the most elections of a page.
+	 * A page of a whole read of a view, as a statement of its own (after
+	 * {@link #viewSessions} alone): the next elections in name order after a given one,
+	 * with their lease rows; parameters: the node id, the instance id, the last election
+	 * of the page before (empty for the first) and the most elections of a page.
 	 * @param lease the lease table
 	 * @param candidates the candidates table
 	 * @return the statement
@@ -125,8 +129,8 @@ final class LeaseRows {
 	}
 
 	/**
-	 * The part of the view's read that reads the lease rows changed from a database time on
-	 * (by the index of {@code changed_at}), of any election; one parameter, the time.
+	 * The part of the view's read that reads the lease rows changed from a database time
+	 * on (by the index of {@code changed_at}), of any election; one parameter, the time.
 	 * @param lease the lease table
 	 * @return the part, to append to {@link #viewSessions}
 	 */
@@ -137,8 +141,8 @@ final class LeaseRows {
 	/**
 	 * The part of the view's read that reads listed lease rows by key, up to the list.
 	 * @param lease the lease table
-	 * @return the part, to append to {@link #viewChanged}, followed by the keys' parameters and
-	 * a closing parenthesis
+	 * @return the part, to append to {@link #viewChanged}, followed by the keys'
+	 * parameters and a closing parenthesis
 	 */
 	static String viewByKey(String lease) {
 		return " UNION ALL SELECT 1, l.election_name, " + VIEW_ROW + " FROM " + lease + " l WHERE l.election_name IN (";
@@ -156,8 +160,9 @@ final class LeaseRows {
 		if (rs.getInt(1) == 0) {
 			read.clock(rs.getLong(14), rs.getString(12));
 			if (name != null) {
-				read.sessions().put(read.shared(name), new LeaseView.Session(read.shared(rs.getString(3)), rs.getLong(4),
-						rs.getLong(8), rs.getLong(7), read.shared(rs.getString(9)), rs.getLong(6), rs.getLong(5)));
+				read.sessions()
+					.put(read.shared(name), new LeaseView.Session(read.shared(rs.getString(3)), rs.getLong(4),
+							rs.getLong(8), rs.getLong(7), read.shared(rs.getString(9)), rs.getLong(6), rs.getLong(5)));
 			}
 			return;
 		}
@@ -169,16 +174,16 @@ final class LeaseRows {
 			// A candidacy of an election without a lease row yet.
 			return;
 		}
-		read.rows().add(new LeaseView.Row(name, read.shared(rs.getString(3)), rs.getLong(4), version,
-				instant(rs, 6), instant(rs, 7), Instant.ofEpochMilli(rs.getLong(8)),
-				read.shared(rs.getString(9)), rs.getBoolean(10), read.shared(rs.getString(11)),
-				read.shared(rs.getString(12)), read.shared(rs.getString(13))));
+		read.rows()
+			.add(new LeaseView.Row(name, read.shared(rs.getString(3)), rs.getLong(4), version, instant(rs, 6),
+					instant(rs, 7), Instant.ofEpochMilli(rs.getLong(8)), read.shared(rs.getString(9)),
+					rs.getBoolean(10), read.shared(rs.getString(11)), read.shared(rs.getString(12)),
+					read.shared(rs.getString(13))));
 	}
 
-
 	/**
-	 * The nodes table, aliased {@code n}, as the statements that read a lease's session name
-	 * it: by its key, whatever the optimizer would estimate of a small table.
+	 * The nodes table, aliased {@code n}, as the statements that read a lease's session
+	 * name it: by its key, whatever the optimizer would estimate of a small table.
 	 * @param dialect the dialect
 	 * @param nodes the nodes table
 	 * @return the table reference
@@ -189,15 +194,16 @@ final class LeaseRows {
 
 	/**
 	 * The condition that a lease row has no session: no node row names its holder and the
-	 * instance that acquired it. A take-over of a lease seen without one requires it, so that
-	 * a session that appeared since (the holder's row created again) is never passed over
-	 * without writing its row. Unqualified, so that it reads the row of the statement it is
-	 * part of.
+	 * instance that acquired it. A take-over of a lease seen without one requires it, so
+	 * that a session that appeared since (the holder's row created again) is never passed
+	 * over without writing its row. Unqualified, so that it reads the row of the
+	 * statement it is part of.
 	 * @param nodes the nodes table as aliased {@code n} ({@link #sessions})
 	 * @return the condition
 	 */
 	static String noSession(String nodes) {
-		// A scalar subquery, not NOT EXISTS: MariaDB turns the anti-join into a materialized
+		// A scalar subquery, not NOT EXISTS: MariaDB turns the anti-join into a
+		// materialized
 		// scan of the whole nodes table.
 		return "COALESCE((SELECT 1 FROM " + nodes + " WHERE n.node_id = leader_id AND n.instance_id = leader_instance),"
 				+ " 0) = 0";
@@ -205,8 +211,9 @@ final class LeaseRows {
 
 	/**
 	 * The condition that a lease row's session ended at the version given as a parameter:
-	 * its holder's node row now names another instance, and the instance that acquired the
-	 * lease last refreshed it at that version. The earlier instance can refresh it no more.
+	 * its holder's node row now names another instance, and the instance that acquired
+	 * the lease last refreshed it at that version. The earlier instance can refresh it no
+	 * more.
 	 * @param nodes the nodes table as aliased {@code n} ({@link #sessions})
 	 * @return the condition, with one parameter
 	 */
@@ -216,8 +223,8 @@ final class LeaseRows {
 	}
 
 	/**
-	 * When an election's lease expires: its own expiry, or its session's if that is later.
-	 * Unqualified, so that it reads the row of the statement it is part of.
+	 * When an election's lease expires: its own expiry, or its session's if that is
+	 * later. Unqualified, so that it reads the row of the statement it is part of.
 	 * @param nodes the nodes table as aliased {@code n} ({@link #sessions})
 	 * @return the SQL expression
 	 */
@@ -242,8 +249,8 @@ final class LeaseRows {
 
 	/**
 	 * The insert of a new election's row, as {@link #insert}, tied to the session of the
-	 * acquiring instance; parameters: the key, the node id, the duration in milliseconds and
-	 * the instance id.
+	 * acquiring instance; parameters: the key, the node id, the duration in milliseconds
+	 * and the instance id.
 	 * @param dialect the dialect
 	 * @param lease the lease table
 	 * @param server SQL expression of the answering server's identity
@@ -251,46 +258,46 @@ final class LeaseRows {
 	 */
 	static String insertElection(SqlDialect dialect, String lease, String server) {
 		String now = dialect.now();
-		return "INSERT INTO " + lease + " (" + COLUMNS + ", server_identity, changed_at, leader_instance) VALUES (?, ?, "
-				+ now + ", 1, " + now + ", " + now + ", " + now + " + ?, NULL, FALSE, NULL, " + server + ", " + now
-				+ ", ?)";
+		return "INSERT INTO " + lease + " (" + COLUMNS
+				+ ", server_identity, changed_at, leader_instance) VALUES (?, ?, " + now + ", 1, " + now + ", " + now
+				+ ", " + now + " + ?, NULL, FALSE, NULL, " + server + ", " + now + ", ?)";
 	}
 
 	/**
-	 * The assignments of a change of holder: a new term, never handed out before (I4), and
-	 * a fresh lease acquired on the server that answers; one parameter, the lease in
+	 * The assignments of a change of holder: a new term, never handed out before (I4),
+	 * and a fresh lease acquired on the server that answers; one parameter, the lease in
 	 * milliseconds.
 	 * @param now SQL expression of the database clock
 	 * @param serverIdentity SQL expression of the answering server's identity
 	 * @return the assignments
 	 */
 	static String newTerm(String now, String serverIdentity) {
-		return "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
-				+ ", renewed_at = " + now + ", expires_at = " + now + " + ?, handover_to = NULL, "
+		return "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now + ", renewed_at = "
+				+ now + ", expires_at = " + now + " + ?, handover_to = NULL, "
 				+ "reelection_requested = FALSE, yielded_by = NULL, server_identity = " + serverIdentity + ", "
 				+ changed(now);
 	}
 
 	/**
 	 * The assignments of a holder's re-acquire: a new term as {@link #newTerm}, but an
-	 * operator's request recorded after the holder's decision stays, for its next round to
-	 * carry out (I6): only a hand-over to the holder itself, which the re-acquire carries out,
-	 * is cleared. One parameter, the lease in milliseconds.
+	 * operator's request recorded after the holder's decision stays, for its next round
+	 * to carry out (I6): only a hand-over to the holder itself, which the re-acquire
+	 * carries out, is cleared. One parameter, the lease in milliseconds.
 	 * @param now SQL expression of the database clock
 	 * @param serverIdentity SQL expression of the answering server's identity
 	 * @return the assignments
 	 */
 	static String reacquiredTerm(String now, String serverIdentity) {
-		return "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now
-				+ ", renewed_at = " + now + ", expires_at = " + now + " + ?, handover_to = CASE WHEN handover_to = "
+		return "term = GREATEST(term + 1, " + now + "), version = version + 1, acquired_at = " + now + ", renewed_at = "
+				+ now + ", expires_at = " + now + " + ?, handover_to = CASE WHEN handover_to = "
 				+ "leader_id THEN NULL ELSE handover_to END, yielded_by = NULL, server_identity = " + serverIdentity
 				+ ", " + changed(now);
 	}
 
 	/**
-	 * The assignment that marks a row as changed now, in every write of an election's lease
-	 * row other than a lock's extension: the heartbeat reads the rows changed since its
-	 * last read ({@link LeaseView}).
+	 * The assignment that marks a row as changed now, in every write of an election's
+	 * lease row other than a lock's extension: the heartbeat reads the rows changed since
+	 * its last read ({@link LeaseView}).
 	 * @param now SQL expression of the database clock
 	 * @return the assignment
 	 */
@@ -299,13 +306,13 @@ final class LeaseRows {
 	}
 
 	/**
-	 * The condition under which a node may take a lease over, the same for one row and for
-	 * a batch: vacant (and not given up by this node less than a lease ago), or held and
-	 * expired by the database clock at the version the node watched for a whole lease (I3);
-	 * and not handed over to another node, unless that hand-over lapsed. A held lease expires
-	 * with its session ({@link #expiry}). Its parameters: the node id and the lease in
-	 * milliseconds, those of {@code observedVersion}, then the node id and the lease in
-	 * milliseconds again.
+	 * The condition under which a node may take a lease over, the same for one row and
+	 * for a batch: vacant (and not given up by this node less than a lease ago), or held
+	 * and expired by the database clock at the version the node watched for a whole lease
+	 * (I3); and not handed over to another node, unless that hand-over lapsed. A held
+	 * lease expires with its session ({@link #expiry}). Its parameters: the node id and
+	 * the lease in milliseconds, those of {@code observedVersion}, then the node id and
+	 * the lease in milliseconds again.
 	 * @param now SQL expression of the database clock
 	 * @param observedVersion the condition on the row's version, e.g. {@code version = ?}
 	 * @param nodes the nodes table as aliased {@code n} ({@link #sessions})
@@ -319,8 +326,9 @@ final class LeaseRows {
 	}
 
 	/**
-	 * Map a row of {@link #select}, by the columns' positions: at a hundred thousand rows a
-	 * read, looking each column up by its label was a measurable part of the heartbeat's read.
+	 * Map a row of {@link #select}, by the columns' positions: at a hundred thousand rows
+	 * a read, looking each column up by its label was a measurable part of the
+	 * heartbeat's read.
 	 * @param rs the result set on the row
 	 * @return the lease
 	 * @throws SQLException if a column cannot be read
@@ -359,15 +367,17 @@ final class LeaseRows {
 		return rs.wasNull() ? null : Instant.ofEpochMilli(millis);
 	}
 
-
-	/** Most rows one keyed update lists: three parameters each, below PostgreSQL's limit of 32767. */
+	/**
+	 * Most rows one keyed update lists: three parameters each, below PostgreSQL's limit
+	 * of 32767.
+	 */
 	static final int MAX_ROWS_PER_UPDATE = 10_000;
 
 	/**
 	 * Run an update of rows listed by key and term, one statement per chunk of
-	 * {@value #MAX_ROWS_PER_UPDATE}: the statement ends with an open {@code election_name IN (}
-	 * list, which gives the plan its key ranges (a list of pairs alone is no range on
-	 * MariaDB), and each row is then checked with its term.
+	 * {@value #MAX_ROWS_PER_UPDATE}: the statement ends with an open
+	 * {@code election_name IN (} list, which gives the plan its key ranges (a list of
+	 * pairs alone is no range on MariaDB), and each row is then checked with its term.
 	 * @param jdbc where
 	 * @param sql the statement up to and including {@code election_name IN (}
 	 * @param heldTerms the rows' keys and terms

@@ -45,14 +45,14 @@ public final class LeaseSchema {
 
 	private static final Pattern TABLE_NAME = Pattern.compile("\\b(" + LeaseTables.DEFAULT_LEASE_TABLE
 			+ LeaseTables.FENCE_TABLE_SUFFIX + "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODES_TABLE_SUFFIX
-			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.PINS_TABLE_SUFFIX
-			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODE_INDEX_SUFFIX
-			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.DELTA_INDEX_SUFFIX
-			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + "|" + LeaseTables.DEFAULT_CANDIDATE_TABLE + ")\\b");
+			+ "|" + LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.PINS_TABLE_SUFFIX + "|"
+			+ LeaseTables.DEFAULT_LEASE_TABLE + LeaseTables.NODE_INDEX_SUFFIX + "|" + LeaseTables.DEFAULT_LEASE_TABLE
+			+ LeaseTables.DELTA_INDEX_SUFFIX + "|" + LeaseTables.DEFAULT_LEASE_TABLE + "|"
+			+ LeaseTables.DEFAULT_CANDIDATE_TABLE + ")\\b");
 
 	/**
-	 * The columns that hold election names, node ids and partition group names, which must
-	 * compare exactly, as Java compares them.
+	 * The columns that hold election names, node ids and partition group names, which
+	 * must compare exactly, as Java compares them.
 	 */
 	private static final List<String> NAME_COLUMNS = List.of("election_name", "node_id", "leader_id", "handover_to",
 			"yielded_by", "group_name");
@@ -88,7 +88,8 @@ public final class LeaseSchema {
 					tables.candidateTable(), defaults.fenceTable(), tables.fenceTable(), defaults.nodeIndex(),
 					tables.nodeIndex(), defaults.deltaIndex(), tables.deltaIndex(), defaults.nodesTable(),
 					tables.nodesTable(), defaults.pinsTable(), tables.pinsTable());
-			// Whole names in one pass: the default lease table's name begins the fence table's
+			// Whole names in one pass: the default lease table's name begins the fence
+			// table's
 			// and the index's.
 			return TABLE_NAME.matcher(script).replaceAll((match) -> Matcher.quoteReplacement(names.get(match.group())));
 		}
@@ -98,25 +99,25 @@ public final class LeaseSchema {
 	}
 
 	/**
-	 * Create the tables if they do not exist. Safe when several nodes do it at once on a new
-	 * database, or on tables of an earlier release that lack columns. On PostgreSQL
+	 * Create the tables if they do not exist. Safe when several nodes do it at once on a
+	 * new database, or on tables of an earlier release that lack columns. On PostgreSQL
 	 * {@code CREATE TABLE IF NOT EXISTS} alone is not (two sessions both find the table
-	 * missing and the second fails on the catalogue's unique index), so the script runs in
-	 * one transaction under a transaction-level advisory lock that only this script takes,
-	 * released with the transaction. Elsewhere the script runs without a lock, and a run that
-	 * fails is run again, up to five times: each failure means that another session created
-	 * a table or added a column meanwhile, which the next run finds and leaves (MySQL's
-	 * {@code CREATE TABLE IF NOT EXISTS} waits for another session's creation of the same
-	 * table and then finds it). No session-bound lock (MySQL's {@code GET_LOCK}), as the
-	 * election takes none (I8): one left on a pooled connection whose release failed would
-	 * hold up every node's start for its wait, a connection pooler that multiplexes sessions
-	 * (ProxySQL, RDS Proxy) would pin or split it, and on Galera it would not serialise across
-	 * cluster nodes anyway.
+	 * missing and the second fails on the catalogue's unique index), so the script runs
+	 * in one transaction under a transaction-level advisory lock that only this script
+	 * takes, released with the transaction. Elsewhere the script runs without a lock, and
+	 * a run that fails is run again, up to five times: each failure means that another
+	 * session created a table or added a column meanwhile, which the next run finds and
+	 * leaves (MySQL's {@code CREATE TABLE IF NOT EXISTS} waits for another session's
+	 * creation of the same table and then finds it). No session-bound lock (MySQL's
+	 * {@code GET_LOCK}), as the election takes none (I8): one left on a pooled connection
+	 * whose release failed would hold up every node's start for its wait, a connection
+	 * pooler that multiplexes sessions (ProxySQL, RDS Proxy) would pin or split it, and
+	 * on Galera it would not serialise across cluster nodes anyway.
 	 * @param dataSource where to create them
 	 * @param dialect the dialect
 	 * @param tables the table names
-	 * @throws org.springframework.dao.DataAccessException if the database cannot be reached
-	 * or the script fails
+	 * @throws org.springframework.dao.DataAccessException if the database cannot be
+	 * reached or the script fails
 	 */
 	public static void create(DataSource dataSource, SqlDialect dialect, LeaseTables tables) {
 		ResourceDatabasePopulator populator = new ResourceDatabasePopulator(
@@ -132,8 +133,8 @@ public final class LeaseSchema {
 		}
 	}
 
-	private static void createInTransaction(Connection connection, ResourceDatabasePopulator populator, LeaseTables tables)
-			throws SQLException {
+	private static void createInTransaction(Connection connection, ResourceDatabasePopulator populator,
+			LeaseTables tables) throws SQLException {
 		boolean autoCommit = connection.getAutoCommit();
 		connection.setAutoCommit(false);
 		try {
@@ -158,7 +159,8 @@ public final class LeaseSchema {
 	}
 
 	/**
-	 * Add the columns that tables created by an earlier snapshot lack ({@code CREATE TABLE IF
+	 * Add the columns that tables created by an earlier snapshot lack
+	 * ({@code CREATE TABLE IF
 	 * NOT EXISTS} leaves an existing table as it is), then run the script: first, as the
 	 * script's indexes may name them.
 	 */
@@ -195,8 +197,8 @@ public final class LeaseSchema {
 	/**
 	 * Add a column that a table lacks.
 	 * @return whether this session added it; {@code false} if another session added it
-	 * since this one looked (the script runs without a lock except on PostgreSQL), which a
-	 * run with several columns to add would otherwise count as a failure per column
+	 * since this one looked (the script runs without a lock except on PostgreSQL), which
+	 * a run with several columns to add would otherwise count as a failure per column
 	 */
 	private static boolean addColumn(DatabaseMetaData metaData, Connection connection, AddedColumn added)
 			throws SQLException {
@@ -215,8 +217,10 @@ public final class LeaseSchema {
 	/** The columns of a table, in lower case; none if it does not exist. */
 	private static Set<String> columns(DatabaseMetaData metaData, Connection connection, String table)
 			throws SQLException {
-		// As the database stores unquoted names: as written (MySQL), lower case (PostgreSQL) or
-		// upper case (H2). The name is a pattern ('_' matches any character): compare exactly.
+		// As the database stores unquoted names: as written (MySQL), lower case
+		// (PostgreSQL) or
+		// upper case (H2). The name is a pattern ('_' matches any character): compare
+		// exactly.
 		Set<String> found = new HashSet<>();
 		for (String name : new LinkedHashSet<>(
 				List.of(table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT)))) {
@@ -236,6 +240,7 @@ public final class LeaseSchema {
 
 	/**
 	 * A column added to a table after snapshots that created it were released.
+	 *
 	 * @param table the table
 	 * @param column the column
 	 * @param definition its type and default, the same on every platform
@@ -261,16 +266,16 @@ public final class LeaseSchema {
 	}
 
 	/**
-	 * On MySQL and MariaDB, the columns of names (election names, node ids, group names) of
-	 * these tables that do not compare exactly: tables created before the script gave them a
-	 * binary collation ({@code CREATE TABLE IF NOT EXISTS} leaves an existing table as it is)
-	 * compare with the server's default, which takes names that differ only in case or
-	 * accents for the same.
+	 * On MySQL and MariaDB, the columns of names (election names, node ids, group names)
+	 * of these tables that do not compare exactly: tables created before the script gave
+	 * them a binary collation ({@code CREATE TABLE IF NOT EXISTS} leaves an existing
+	 * table as it is) compare with the server's default, which takes names that differ
+	 * only in case or accents for the same.
 	 * @param jdbc statements on the tables' database
 	 * @param tables the tables
-	 * @return by table, in the order of {@link LeaseTables#allTables()}, its columns of names
-	 * that compare inexactly, as {@code column (collation)}; empty where every one compares
-	 * exactly
+	 * @return by table, in the order of {@link LeaseTables#allTables()}, its columns of
+	 * names that compare inexactly, as {@code column (collation)}; empty where every one
+	 * compares exactly
 	 */
 	static Map<String, List<String>> inexactNameColumns(JdbcTemplate jdbc, LeaseTables tables) {
 		Map<String, List<String>> inexact = new TreeMap<>(
@@ -280,8 +285,9 @@ public final class LeaseSchema {
 		args.addAll(NAME_COLUMNS);
 		String list = "?" + ", ?".repeat(tables.allTables().size() - 1);
 		jdbc.query("SELECT table_name, column_name, collation_name FROM information_schema.columns"
-				+ " WHERE table_schema = DATABASE() AND LOWER(table_name) IN (" + list + ") AND LOWER(column_name) IN (?"
-				+ ", ?".repeat(NAME_COLUMNS.size() - 1) + ") ORDER BY column_name", (rs) -> {
+				+ " WHERE table_schema = DATABASE() AND LOWER(table_name) IN (" + list
+				+ ") AND LOWER(column_name) IN (?" + ", ?".repeat(NAME_COLUMNS.size() - 1) + ") ORDER BY column_name",
+				(rs) -> {
 					String found = rs.getString(1);
 					String collation = rs.getString(3);
 					String table = tables.allTables()
@@ -308,16 +314,17 @@ public final class LeaseSchema {
 		return "ALTER TABLE " + table + " CONVERT TO CHARACTER SET utf8mb4 COLLATE utf8mb4_bin";
 	}
 
-	private static void createOrRetry(Connection connection, ResourceDatabasePopulator populator,
-			LeaseTables tables) {
+	private static void createOrRetry(Connection connection, ResourceDatabasePopulator populator, LeaseTables tables) {
 		for (int attempt = 1;; attempt++) {
 			try {
 				populate(connection, populator, tables);
 				return;
 			}
 			catch (RuntimeException ex) {
-				// Another session created a table, column or index between this one's check and
-				// its create; each failure means another session got further, so a few suffice.
+				// Another session created a table, column or index between this one's
+				// check and
+				// its create; each failure means another session got further, so a few
+				// suffice.
 				if (attempt == ATTEMPTS) {
 					throw ex;
 				}
@@ -326,8 +333,8 @@ public final class LeaseSchema {
 	}
 
 	/**
-	 * Key of PostgreSQL's advisory lock for the script of these tables: other table names,
-	 * other keys.
+	 * Key of PostgreSQL's advisory lock for the script of these tables: other table
+	 * names, other keys.
 	 * @param tables the table names
 	 * @return the key
 	 */

@@ -6,11 +6,11 @@ import java.util.regex.Pattern;
 /**
  * Names of the lease table and the candidates table; the fence, nodes and pins tables are
  * named after the lease table ({@link #fenceTable()}, {@link #nodesTable()},
- * {@link #pinsTable()}). Only plain identifiers are accepted (letters, digits
- * and underscores, not starting with a digit, at most 63 characters, PostgreSQL's limit,
+ * {@link #pinsTable()}). Only plain identifiers are accepted (letters, digits and
+ * underscores, not starting with a digit, at most 63 characters, PostgreSQL's limit,
  * beyond which it cuts a name to another table's, and at most 57
- * ({@link #MAX_LEASE_TABLE_LENGTH}) for the lease table so that its fence table fits), since
- * the names are written into SQL.
+ * ({@link #MAX_LEASE_TABLE_LENGTH}) for the lease table so that its fence table fits),
+ * since the names are written into SQL.
  *
  * @param leaseTable lease table, default {@code leader_election_lease}
  * @param candidateTable candidates table, default {@code leader_election_candidate}
@@ -27,20 +27,21 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	public static final String FENCE_TABLE_SUFFIX = "_fence";
 
 	/**
-	 * Appended to the lease table's name to name the index of the candidates table by node,
-	 * which the batched heartbeat uses (index names are per schema on PostgreSQL and H2).
+	 * Appended to the lease table's name to name the index of the candidates table by
+	 * node, which the batched heartbeat uses (index names are per schema on PostgreSQL
+	 * and H2).
 	 */
 	public static final String NODE_INDEX_SUFFIX = "_node";
 
 	/**
-	 * Appended to the lease table's name to name its index by the time each row last changed,
-	 * which the heartbeat's read of what changed since its last read uses.
+	 * Appended to the lease table's name to name its index by the time each row last
+	 * changed, which the heartbeat's read of what changed since its last read uses.
 	 */
 	public static final String DELTA_INDEX_SUFFIX = "_delta";
 
 	/**
-	 * Appended to the lease table's name to name the nodes table: one row per running node,
-	 * which its heartbeat refreshes.
+	 * Appended to the lease table's name to name the nodes table: one row per running
+	 * node, which its heartbeat refreshes.
 	 */
 	public static final String NODES_TABLE_SUFFIX = "_nodes";
 
@@ -68,8 +69,8 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 					+ FENCE_TABLE_SUFFIX + "' is a valid name too");
 		}
 		if (leaseTable.equalsIgnoreCase(candidateTable)) {
-			throw new IllegalArgumentException("lease table and candidate table must differ but both are '"
-					+ leaseTable + "'");
+			throw new IllegalArgumentException(
+					"lease table and candidate table must differ but both are '" + leaseTable + "'");
 		}
 		if (candidateTable.equalsIgnoreCase(leaseTable + NODES_TABLE_SUFFIX)) {
 			throw new IllegalArgumentException("candidate table '" + candidateTable
@@ -87,7 +88,8 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 
 	/**
 	 * The fence table: the holder of each lease, kept apart from the lease row that every
-	 * renewal writes, so that fenced transactions can lock it without holding up renewals.
+	 * renewal writes, so that fenced transactions can lock it without holding up
+	 * renewals.
 	 * @return the lease table's name followed by {@value #FENCE_TABLE_SUFFIX}
 	 */
 	public String fenceTable() {
@@ -95,9 +97,9 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	}
 
 	/**
-	 * The nodes table: one row per node id with the running instance that uses it and when
-	 * it was last seen. A node's heartbeat refreshes this one row, whatever the number of
-	 * its elections.
+	 * The nodes table: one row per node id with the running instance that uses it and
+	 * when it was last seen. A node's heartbeat refreshes this one row, whatever the
+	 * number of its elections.
 	 * @return the lease table's name followed by {@value #NODES_TABLE_SUFFIX}
 	 */
 	public String nodesTable() {
@@ -131,8 +133,9 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 	}
 
 	/**
-	 * The index of the lease table by the time each row last changed ({@code changed_at}),
-	 * which lets the heartbeat read only the rows that changed since its last read.
+	 * The index of the lease table by the time each row last changed
+	 * ({@code changed_at}), which lets the heartbeat read only the rows that changed
+	 * since its last read.
 	 * @return the lease table's name followed by {@value #DELTA_INDEX_SUFFIX}
 	 */
 	public String deltaIndex() {
@@ -148,7 +151,9 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 		return name != null && IDENTIFIER.matcher(name).matches();
 	}
 
-	/** @return the default names */
+	/**
+	 * @return the default names
+	 */
 	public static LeaseTables defaults() {
 		return new LeaseTables(DEFAULT_LEASE_TABLE, DEFAULT_CANDIDATE_TABLE);
 	}

@@ -19,17 +19,18 @@ import io.github.dbleader.election.LeaseState;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One node's view of the lease rows of its elections, kept from one heartbeat round to the
- * next so that a round reads only what needs it, not every row (issue #25, stage 2 of
+ * One node's view of the lease rows of its elections, kept from one heartbeat round to
+ * the next so that a round reads only what needs it, not every row (issue #25, stage 2 of
  * {@code docs/contributing/session-leases.md}). Since leases live on their holders'
- * sessions, a lease row changes only with a change of holder or a request; each such write
- * marks the row with the database time ({@code changed_at}). A round then reads, in one
- * statement ({@link LeaseRows#view}):
+ * sessions, a lease row changes only with a change of holder or a request; each such
+ * write marks the row with the database time ({@code changed_at}). A round then reads, in
+ * one statement ({@link LeaseRows#view}):
  * <ul>
- * <li>every node row (the sessions, a handful), with the database clock and the identity of
- * the server that answers;
- * <li>the lease rows changed since a little before the last read ({@link #OVERLAP_MILLIS}:
- * a change that committed a moment after the time it was marked with is read too);
+ * <li>every node row (the sessions, a handful), with the database clock and the identity
+ * of the server that answers;
+ * <li>the lease rows changed since a little before the last read
+ * ({@link #OVERLAP_MILLIS}: a change that committed a moment after the time it was marked
+ * with is read too);
  * <li>by key: the elections joined since, those whose change of holder this node sent
  * (applied or not), and the next slice of all of them, so that every lease is read again
  * within a bounded number of rounds whatever a change's commit was delayed by.
@@ -37,34 +38,41 @@ import org.jspecify.annotations.Nullable;
  * Every lease then gets its state from its row as last read and its holder's session as
  * read now, exactly as the single read joining both did ({@link #state}).
  *
- * <p>The view is read whole again (its elections from the candidates table, with their rows)
- * when it is new, when its elections are few ({@code readInFullUpTo}: then reading them all
- * costs no more than keeping track), when the answering server changed (a failover: the new
- * one may have other data), when the database clock went back, when a take-over of one of
- * this node's leases wrote its session (the node's {@code takeovers} moved: the holder must
- * see every lease it lost before it counts its refresh as renewing the rest, I2), and when
- * more rows are due by key than one statement lists.
+ * <p>
+ * The view is read whole again (its elections from the candidates table, with their rows)
+ * when it is new, when its elections are few ({@code readInFullUpTo}: then reading them
+ * all costs no more than keeping track), when the answering server changed (a failover:
+ * the new one may have other data), when the database clock went back, when a take-over
+ * of one of this node's leases wrote its session (the node's {@code takeovers} moved: the
+ * holder must see every lease it lost before it counts its refresh as renewing the rest,
+ * I2), and when more rows are due by key than one statement lists.
  *
- * <p>What the view misses costs no safety: every change of holder is conditional on the
- * row's version and its session as the database has them (I3, I4), so a change decided on a
- * stale row is not applied, and the election's row is read by key at the next round.
+ * <p>
+ * What the view misses costs no safety: every change of holder is conditional on the
+ * row's version and its session as the database has them (I3, I4), so a change decided on
+ * a stale row is not applied, and the election's row is read by key at the next round.
  */
 final class LeaseView implements LeaseReads {
 
 	/**
-	 * Rows changed up to this long before the last read are read again: a change marked with
-	 * the database clock when its statement ran may commit a moment later (and on Galera,
-	 * reach this node later), after a read that started between the two.
+	 * Rows changed up to this long before the last read are read again: a change marked
+	 * with the database clock when its statement ran may commit a moment later (and on
+	 * Galera, reach this node later), after a read that started between the two.
 	 */
 	static final long OVERLAP_MILLIS = 2_000;
 
-	/** Up to this many elections, a round reads them all: as cheap as reading what changed. */
+	/**
+	 * Up to this many elections, a round reads them all: as cheap as reading what
+	 * changed.
+	 */
 	static final int READ_IN_FULL_UP_TO = 1_000;
 
 	/** How many elections a round reads again by key, besides what changed. */
 	static final int RESCANNED_PER_ROUND = 1_000;
 
-	/** Most keys one read lists; the elections due beyond them wait for the next reads. */
+	/**
+	 * Most keys one read lists; the elections due beyond them wait for the next reads.
+	 */
 	static final int MAX_KEYS_PER_READ = 10_000;
 
 	/**
@@ -82,7 +90,10 @@ final class LeaseView implements LeaseReads {
 
 	private final int page;
 
-	/** The node's elections: those it is a candidate of, as last read whole and joined since. */
+	/**
+	 * The node's elections: those it is a candidate of, as last read whole and joined
+	 * since.
+	 */
 	private final NavigableSet<String> elections = new TreeSet<>();
 
 	/** The lease rows of the elections that have one, as last read. */
@@ -96,7 +107,10 @@ final class LeaseView implements LeaseReads {
 	/** The database clock of the last read applied. */
 	private long lastReadMillis;
 
-	/** The sessions and clock of the last read applied, without its rows: for {@link #lease}. */
+	/**
+	 * The sessions and clock of the last read applied, without its rows: for
+	 * {@link #lease}.
+	 */
 	private @Nullable Read sessionsRead;
 
 	private @Nullable String server;
@@ -107,9 +121,9 @@ final class LeaseView implements LeaseReads {
 	private String rescanFrom = "";
 
 	/**
-	 * The values that repeat across rows, one instance of each for every read of this view
-	 * ({@link Read#shared}): the rows kept from earlier reads then compare with the current
-	 * sessions by reference.
+	 * The values that repeat across rows, one instance of each for every read of this
+	 * view ({@link Read#shared}): the rows kept from earlier reads then compare with the
+	 * current sessions by reference.
 	 */
 	private final Map<String, String> sharedValues = new ConcurrentHashMap<>();
 
@@ -134,7 +148,8 @@ final class LeaseView implements LeaseReads {
 				&& keys.size() < MAX_KEYS_PER_READ - this.rescannedPerRound;) {
 			keys.add(due.next());
 		}
-		// The next slice in name order, from where the last one ended; after the last name,
+		// The next slice in name order, from where the last one ended; after the last
+		// name,
 		// the first again.
 		Iterator<String> next = this.elections.tailSet(this.rescanFrom, false).iterator();
 		String last = "";
@@ -160,8 +175,8 @@ final class LeaseView implements LeaseReads {
 	}
 
 	/**
-	 * A read of the whole view: in pages where the node has more elections than one statement
-	 * reads (as far as it knows: those it joined).
+	 * A read of the whole view: in pages where the node has more elections than one
+	 * statement reads (as far as it knows: those it joined).
 	 * @return the plan
 	 */
 	synchronized Plan wholePlan() {
@@ -169,8 +184,9 @@ final class LeaseView implements LeaseReads {
 	}
 
 	/**
-	 * Whether what a read answered asks for the view to be read whole at once, before its rows
-	 * are taken: the server or the clock changed, or this node's leases were taken over.
+	 * Whether what a read answered asks for the view to be read whole at once, before its
+	 * rows are taken: the server or the clock changed, or this node's leases were taken
+	 * over.
 	 * @param read what the read answered
 	 * @param nodeId this node
 	 * @return {@code true} if the rows of a plan that was not whole must not be applied
@@ -182,7 +198,9 @@ final class LeaseView implements LeaseReads {
 				|| ownTakeovers != this.takeovers;
 	}
 
-	/** @return the lease of every election that has a row, as the last read left it */
+	/**
+	 * @return the lease of every election that has a row, as the last read left it
+	 */
 	synchronized List<LeaseState> leases() {
 		Read read = this.sessionsRead;
 		List<LeaseState> states = new ArrayList<>(this.rows.size());
@@ -203,7 +221,8 @@ final class LeaseView implements LeaseReads {
 	 */
 	synchronized void take(Plan plan, Read read, String nodeId) {
 		if (plan.whole()) {
-			// The names as the node joined them, where it did: the heartbeat asks for each
+			// The names as the node joined them, where it did: the heartbeat asks for
+			// each
 			// lease by its election's own name, and the same instance is found without
 			// comparing the characters (100,000 comparisons a round otherwise).
 			List<String> members = new ArrayList<>(read.members().size());
@@ -224,12 +243,14 @@ final class LeaseView implements LeaseReads {
 		else {
 			Set<String> returned = new HashSet<>();
 			for (Row row : read.rows()) {
-				// The view's own instance of the name: rows read again every few hundred rounds
+				// The view's own instance of the name: rows read again every few hundred
+				// rounds
 				// would otherwise each bring a copy of it.
 				String election = this.elections.ceiling(row.election());
 				if (row.election().equals(election)) {
 					returned.add(election);
-					// A row read again unchanged (most of a slice) stays the one kept: replacing
+					// A row read again unchanged (most of a slice) stays the one kept:
+					// replacing
 					// it would move a thousand rows a round into the old generation.
 					Row kept = this.rows.get(election);
 					if (kept == null || !kept.equals(row)) {
@@ -237,7 +258,8 @@ final class LeaseView implements LeaseReads {
 					}
 				}
 			}
-			// Rows read by key that did not come back have none (never created, or purged).
+			// Rows read by key that did not come back have none (never created, or
+			// purged).
 			for (String key : plan.keys()) {
 				this.due.remove(key);
 				if (!returned.contains(key)) {
@@ -253,7 +275,10 @@ final class LeaseView implements LeaseReads {
 		this.sessionsRead = read.sessionsOnly();
 	}
 
-	/** The view's own instance of an election's name, if it knows the election, else the name given. */
+	/**
+	 * The view's own instance of an election's name, if it knows the election, else the
+	 * name given.
+	 */
 	private String known(String name) {
 		String known = this.elections.ceiling(name);
 		return name.equals(known) ? known : name;
@@ -291,7 +316,10 @@ final class LeaseView implements LeaseReads {
 		this.due.retainAll(keep);
 	}
 
-	/** A change of holder or a request was sent for these elections: read their rows by key. */
+	/**
+	 * A change of holder or a request was sent for these elections: read their rows by
+	 * key.
+	 */
 	synchronized void changing(Collection<String> changing) {
 		for (String election : changing) {
 			if (this.elections.contains(election)) {
@@ -307,8 +335,8 @@ final class LeaseView implements LeaseReads {
 
 	/**
 	 * A lease as the read joining the lease row with its holder's node row would have
-	 * answered it ({@link LeaseRows#selectElections}): alive while its session is, renewed
-	 * when the session was.
+	 * answered it ({@link LeaseRows#selectElections}): alive while its session is,
+	 * renewed when the session was.
 	 */
 	static LeaseState state(Row row, Read read) {
 		Session session = (row.leaderId() != null) ? read.sessions().get(row.leaderId()) : null;
@@ -320,17 +348,19 @@ final class LeaseView implements LeaseReads {
 		long now = read.now();
 		boolean expired = expiresAt <= now && !(current && session.expiresAt() > now);
 		long holderVersion = current ? session.version() : ended ? session.previousVersion() : -1;
-		// The instants are the row's and the read's own, shared by every lease composed from
+		// The instants are the row's and the read's own, shared by every lease composed
+		// from
 		// them: a node with 100,000 elections composes as many states every round.
 		return new LeaseState(row.election(), row.leaderId(), row.term(), row.version(), row.acquiredAt(),
-				longer ? session.lastSeenInstant() : row.renewedAt(), longer ? session.expiresAtInstant() : row.expiresAt(),
-				row.handoverTo(), row.reelectionRequested(), row.yieldedBy(), expired,
-				row.serverIdentity() != null && row.serverIdentity().equals(read.server()), read.time(), holderVersion,
-				!current && ended, read.server());
+				longer ? session.lastSeenInstant() : row.renewedAt(),
+				longer ? session.expiresAtInstant() : row.expiresAt(), row.handoverTo(), row.reelectionRequested(),
+				row.yieldedBy(), expired, row.serverIdentity() != null && row.serverIdentity().equals(read.server()),
+				read.time(), holderVersion, !current && ended, read.server());
 	}
 
 	/**
 	 * What the next read reads.
+	 *
 	 * @param whole whether it reads the view whole
 	 * @param paged whether a whole read goes in pages
 	 * @param pageSize most elections per page
@@ -341,7 +371,10 @@ final class LeaseView implements LeaseReads {
 	record Plan(boolean whole, boolean paged, int pageSize, long since, List<String> keys, String rescanNext) {
 	}
 
-	/** What one read answered, filled in as its rows are mapped ({@link LeaseRows#mapView}). */
+	/**
+	 * What one read answered, filled in as its rows are mapped
+	 * ({@link LeaseRows#mapView}).
+	 */
 	static final class Read {
 
 		private long now = Long.MIN_VALUE;
@@ -355,8 +388,9 @@ final class LeaseView implements LeaseReads {
 		private final List<Row> rows = new ArrayList<>();
 
 		/**
-		 * One instance of each node id, instance id and server identity: a whole read maps a
-		 * row per election, and these few values repeat in every one, and in every read.
+		 * One instance of each node id, instance id and server identity: a whole read
+		 * maps a row per election, and these few values repeat in every one, and in every
+		 * read.
 		 */
 		private final Map<String, String> values;
 
@@ -371,7 +405,9 @@ final class LeaseView implements LeaseReads {
 			this.values = values;
 		}
 
-		/** @return the same read without its rows: its sessions, clock and server */
+		/**
+		 * @return the same read without its rows: its sessions, clock and server
+		 */
 		Read sessionsOnly() {
 			Read read = new Read(this.values);
 			read.now = this.now;
@@ -380,19 +416,26 @@ final class LeaseView implements LeaseReads {
 			return read;
 		}
 
-		/** Take the database clock and the answering server's identity from a node row. */
+		/**
+		 * Take the database clock and the answering server's identity from a node row.
+		 */
 		void clock(long now, @Nullable String server) {
-			// The latest, where the clock is read per row (PostgreSQL's clock_timestamp()).
+			// The latest, where the clock is read per row (PostgreSQL's
+			// clock_timestamp()).
 			this.now = Math.max(this.now, now);
 			this.server = server;
 		}
 
-		/** @return the database clock */
+		/**
+		 * @return the database clock
+		 */
 		long now() {
 			return this.now;
 		}
 
-		/** @return the database clock as an instant, one for every lease of the read */
+		/**
+		 * @return the database clock as an instant, one for every lease of the read
+		 */
 		Instant time() {
 			Instant time = this.time;
 			if (time == null || time.toEpochMilli() != this.now) {
@@ -404,29 +447,38 @@ final class LeaseView implements LeaseReads {
 
 		/**
 		 * The one instance of a value that repeats across the rows of the read.
-		 * @param value a node id, instance id or server identity as the driver returned it
+		 * @param value a node id, instance id or server identity as the driver returned
+		 * it
 		 * @return an equal string, the same instance for every row
 		 */
 		@Nullable String shared(@Nullable String value) {
 			return (value != null) ? this.values.computeIfAbsent(value, (first) -> first) : null;
 		}
 
-		/** @return the identity of the server that answered */
+		/**
+		 * @return the identity of the server that answered
+		 */
 		@Nullable String server() {
 			return this.server;
 		}
 
-		/** @return the node rows, by node id */
+		/**
+		 * @return the node rows, by node id
+		 */
 		Map<String, Session> sessions() {
 			return this.sessions;
 		}
 
-		/** @return the node's elections, where the read was whole */
+		/**
+		 * @return the node's elections, where the read was whole
+		 */
 		List<String> members() {
 			return this.members;
 		}
 
-		/** @return the lease rows read */
+		/**
+		 * @return the lease rows read
+		 */
 		List<Row> rows() {
 			return this.rows;
 		}
@@ -435,14 +487,17 @@ final class LeaseView implements LeaseReads {
 
 	/**
 	 * A node row: a session.
+	 *
 	 * @param instanceId the running instance that uses the node id
 	 * @param version moved on by every refresh
 	 * @param expiresAt when the session runs out unless refreshed
 	 * @param lastSeen when it was last refreshed
-	 * @param previousInstance the instance whose session ended when this one took the node id over
+	 * @param previousInstance the instance whose session ended when this one took the
+	 * node id over
 	 * @param previousVersion the version that session ended at
 	 * @param takeovers how many take-overs wrote the row
-	 * @param expiresAtInstant {@code expiresAt} as an instant, shared by the leases that live on it
+	 * @param expiresAtInstant {@code expiresAt} as an instant, shared by the leases that
+	 * live on it
 	 * @param lastSeenInstant {@code lastSeen} as an instant, shared likewise
 	 */
 	record Session(String instanceId, long version, long expiresAt, long lastSeen, @Nullable String previousInstance,
@@ -457,8 +512,9 @@ final class LeaseView implements LeaseReads {
 	}
 
 	/**
-	 * A lease row as stored, its times as instants: a row is kept from one read to the next,
-	 * and every round composes its lease from it.
+	 * A lease row as stored, its times as instants: a row is kept from one read to the
+	 * next, and every round composes its lease from it.
+	 *
 	 * @param election the election
 	 * @param leaderId the holder, if any
 	 * @param term the term

@@ -143,7 +143,8 @@ final class NetworkTimeoutDataSource extends DelegatingDataSource {
 				this.target.setNetworkTimeout(Runnable::run, this.previousTimeout);
 			}
 			catch (SQLException | RuntimeException ex) {
-				// Usually broken already. Otherwise it keeps the election's timeout: keep it
+				// Usually broken already. Otherwise it keeps the election's timeout: keep
+				// it
 				// from the next borrower rather than let the application inherit it.
 				try {
 					this.target.abort(Runnable::run);

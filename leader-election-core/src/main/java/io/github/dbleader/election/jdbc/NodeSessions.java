@@ -79,12 +79,14 @@ final class NodeSessions {
 				candidacy = Candidacy.CREATED;
 			}
 			catch (DuplicateKeyException ex) {
-				// A live row of another instance, or one written since the statements above.
+				// A live row of another instance, or one written since the statements
+				// above.
 				return Candidacy.IN_USE;
 			}
 		}
 		this.sessions.put(nodeId, instanceId);
-		// The node id is this instance's now, and so are the candidacies of earlier instances.
+		// The node id is this instance's now, and so are the candidacies of earlier
+		// instances.
 		List<String> earlier = jdbc.queryForList(statements.earlierCandidacies, String.class, nodeId, instanceId);
 		this.store.updateListed(statements.claimCandidacies, List.of(instanceId, nodeId, instanceId), earlier,
 				LeaseStatements.MAX_PARAMETERS_PER_STATEMENT);
@@ -132,8 +134,8 @@ final class NodeSessions {
 		if (joinAll == null) {
 			for (String election : elections) {
 				try {
-					this.store.jdbc().update(statements.insertCandidate, nodeId, instanceId, election, nodeId,
-							instanceId);
+					this.store.jdbc()
+						.update(statements.insertCandidate, nodeId, instanceId, election, nodeId, instanceId);
 					this.refusedRows.accepted(table, List.of(election));
 				}
 				catch (DuplicateKeyException ex) {
@@ -161,8 +163,9 @@ final class NodeSessions {
 	}
 
 	/**
-	 * Insert one chunk of candidates rows in one statement; a chunk that fails for a row the
-	 * database refuses is halved until that row is alone, as the creation of leases is.
+	 * Insert one chunk of candidates rows in one statement; a chunk that fails for a row
+	 * the database refuses is halved until that row is alone, as the creation of leases
+	 * is.
 	 */
 	private void join(String nodeId, String instanceId, List<String> chunk, SqlTemplate joinAll) {
 		List<Object> args = new ArrayList<>(chunk.size() + 4);

@@ -24,7 +24,8 @@ final class OutsideCallerTransaction {
 		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
 			return statements.get();
 		}
-		// All that a transaction manager's suspension takes off the thread and puts back: a
+		// All that a transaction manager's suspension takes off the thread and puts back:
+		// a
 		// transaction of the repository's own that runs meanwhile clears it when it ends.
 		List<TransactionSynchronization> suspended = TransactionSynchronizationManager.getSynchronizations();
 		String name = TransactionSynchronizationManager.getCurrentTransactionName();

@@ -11,8 +11,8 @@ import static io.github.dbleader.election.jdbc.FencedTransactionTemplate.inTrans
 
 /**
  * Deletes what stayed unused for a while: node rows with their candidacies, and leases
- * with their fence rows, each found by a plain read and deleted by key. Lock rows are never
- * purged. Only the heartbeat thread purges.
+ * with their fence rows, each found by a plain read and deleted by key. Lock rows are
+ * never purged. Only the heartbeat thread purges.
  */
 final class Purges {
 
@@ -22,8 +22,8 @@ final class Purges {
 	private volatile String purgeFrom = "";
 
 	/**
-	 * The node rows the last purge found stale, with their versions: the next purge deletes
-	 * those still at the same version.
+	 * The node rows the last purge found stale, with their versions: the next purge
+	 * deletes those still at the same version.
 	 */
 	private volatile Map<String, Long> staleAtLastPurge = Map.of();
 
@@ -33,10 +33,11 @@ final class Purges {
 
 	/**
 	 * Delete what stayed unused for {@code maxAge}: at most
-	 * {@value LeaseStatements#PURGED_PER_ROUND} node rows with their candidacies and as many
-	 * leases with their fence rows per call, each by key; the rest is left to later calls.
-	 * The leases are looked for in the next slice of {@value LeaseStatements#PURGE_SLICE}
-	 * lease rows in key order, the slices going round the table call after call.
+	 * {@value LeaseStatements#PURGED_PER_ROUND} node rows with their candidacies and as
+	 * many leases with their fence rows per call, each by key; the rest is left to later
+	 * calls. The leases are looked for in the next slice of
+	 * {@value LeaseStatements#PURGE_SLICE} lease rows in key order, the slices going
+	 * round the table call after call.
 	 * @param maxAge how long a row stays unused before it is deleted
 	 */
 	void purge(Duration maxAge) {
@@ -63,9 +64,8 @@ final class Purges {
 				? jdbc.queryForList(statements.unusedLeasesToTheEnd, String.class, from, millis)
 				: jdbc.queryForList(statements.unusedLeases, String.class, from, millis, end.get(0));
 		for (String election : unused) {
-			inTransaction(this.store.transactions(),
-					() -> (jdbc.update(statements.purgeLease, election, millis) == 1)
-							&& jdbc.update(statements.purgeFence, election) >= 0);
+			inTransaction(this.store.transactions(), () -> (jdbc.update(statements.purgeLease, election, millis) == 1)
+					&& jdbc.update(statements.purgeFence, election) >= 0);
 		}
 		// A slice with more unused rows than one purge deletes is looked through again.
 		if (unused.size() < LeaseStatements.PURGED_PER_ROUND) {

@@ -32,9 +32,9 @@ final class RefusedRows {
 	private final Map<Row, String> refused = new ConcurrentHashMap<>();
 
 	/**
-	 * Whether the tables may take names that differ only in case or accents for one (MySQL
-	 * tables of an earlier snapshot): then a duplicate key in a creation may be such a name
-	 * rather than a lease another node created first.
+	 * Whether the tables may take names that differ only in case or accents for one
+	 * (MySQL tables of an earlier snapshot): then a duplicate key in a creation may be
+	 * such a name rather than a lease another node created first.
 	 */
 	private volatile boolean namesCompareInexactly;
 
@@ -43,9 +43,9 @@ final class RefusedRows {
 	}
 
 	/**
-	 * Whether a statement failed for what one of its rows holds rather than for the state of
-	 * the database: a duplicate key, a value the column cannot hold (SQLSTATE classes 22 and
-	 * 23, or MySQL's 1366, an incorrect string value).
+	 * Whether a statement failed for what one of its rows holds rather than for the state
+	 * of the database: a duplicate key, a value the column cannot hold (SQLSTATE classes
+	 * 22 and 23, or MySQL's 1366, an incorrect string value).
 	 */
 	static boolean refusesRow(Throwable ex) {
 		if (ex instanceof DataIntegrityViolationException) {
@@ -63,7 +63,9 @@ final class RefusedRows {
 		return false;
 	}
 
-	/** @return whether a duplicate key may be a name that differs only in case or accents */
+	/**
+	 * @return whether a duplicate key may be a name that differs only in case or accents
+	 */
 	boolean namesCompareInexactly() {
 		return this.namesCompareInexactly;
 	}
@@ -77,8 +79,8 @@ final class RefusedRows {
 	 * @param alone where the refused go
 	 */
 	void split(String table, Collection<String> elections, List<String> batched, List<String> alone) {
-		elections.forEach((election) -> (this.refused.containsKey(new Row(table, election)) ? alone : batched)
-			.add(election));
+		elections.forEach(
+				(election) -> (this.refused.containsKey(new Row(table, election)) ? alone : batched).add(election));
 	}
 
 	/**
@@ -96,8 +98,8 @@ final class RefusedRows {
 	}
 
 	/**
-	 * Report, once per cause, that the database refused an election's row: the election has
-	 * no leader until it accepts it, and the others go on.
+	 * Report, once per cause, that the database refused an election's row: the election
+	 * has no leader until it accepts it, and the others go on.
 	 * @param table the table
 	 * @param election the election
 	 * @param ex why
@@ -150,8 +152,8 @@ final class RefusedRows {
 		if (!inexact.isEmpty()) {
 			this.namesCompareInexactly = true;
 			List<String> columns = new ArrayList<>();
-			inexact.forEach((table, inexactColumns) -> inexactColumns
-				.forEach((column) -> columns.add(table + "." + column)));
+			inexact.forEach(
+					(table, inexactColumns) -> inexactColumns.forEach((column) -> columns.add(table + "." + column)));
 			logger.warn("The leader election tables take names that differ only in case or accents for one ({}):"
 					+ " such elections share one lease row, and all but one of them get no leader; such node ids"
 					+ " are taken for one node. Make them compare exactly (the script creates them so): {}",
@@ -166,6 +168,7 @@ final class RefusedRows {
 
 	/**
 	 * A row of an election in a table.
+	 *
 	 * @param table the table
 	 * @param election the election
 	 */

@@ -13,8 +13,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  *
  * @param certifies whether it replicates by certifying write sets (Galera: row locks are
  * local to one cluster node)
- * @param mariaDb whether it is MariaDB, whose {@code SET STATEMENT} sets a variable for one
- * statement
+ * @param mariaDb whether it is MariaDB, whose {@code SET STATEMENT} sets a variable for
+ * one statement
  */
 record ServerKind(boolean certifies, boolean mariaDb) {
 

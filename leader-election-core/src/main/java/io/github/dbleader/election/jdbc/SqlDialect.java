@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * What differs between databases in the lease statements: the database clock in epoch
- * milliseconds (UTC, so session time zones and daylight saving never matter), the
- * share lock of the fence, and how the server drops a stalled fenced transaction.
+ * milliseconds (UTC, so session time zones and daylight saving never matter), the share
+ * lock of the fence, and how the server drops a stalled fenced transaction.
  */
 public enum SqlDialect {
 
@@ -22,19 +22,23 @@ public enum SqlDialect {
 
 		@Override
 		String fence(String fence, String lease, String nodes) {
-			// A locking SELECT: its subquery on the lease row is a plain read. (A SET whose value
-			// came from this read would save the separate limit, but InnoDB share-locks every
-			// row that a statement other than a SELECT reads, the lease row too, which would
+			// A locking SELECT: its subquery on the lease row is a plain read. (A SET
+			// whose value
+			// came from this read would save the separate limit, but InnoDB share-locks
+			// every
+			// row that a statement other than a SELECT reads, the lease row too, which
+			// would
 			// stall this node's renewals behind its fenced work.)
-			return "SELECT CASE WHEN " + holds(lease, nodes, BINARY_NODE)
-					+ " THEN 1 ELSE 0 END AS held FROM " + fence + " f WHERE f.election_name = :election"
-					+ " LOCK IN SHARE MODE";
+			return "SELECT CASE WHEN " + holds(lease, nodes, BINARY_NODE) + " THEN 1 ELSE 0 END AS held FROM " + fence
+					+ " f WHERE f.election_name = :election" + " LOCK IN SHARE MODE";
 		}
 
 		@Override
 		String limitFencedSession() {
-			// MySQL has no idle-transaction timeout and no SET LOCAL: the session's timeouts
-			// drop a holder frozen mid-transaction, which rolls it back and frees the share
+			// MySQL has no idle-transaction timeout and no SET LOCAL: the session's
+			// timeouts
+			// drop a holder frozen mid-transaction, which rolls it back and frees the
+			// share
 			// lock. A SELECT cannot set them.
 			return "SET SESSION " + SESSION_LIMITS;
 		}
@@ -46,14 +50,17 @@ public enum SqlDialect {
 
 		@Override
 		String certificationCheck() {
-			// Not SELECT @@wsrep_on: MySQL has no such variable and would fail the statement.
+			// Not SELECT @@wsrep_on: MySQL has no such variable and would fail the
+			// statement.
 			return "SHOW VARIABLES WHERE Variable_name IN ('wsrep_on', 'version')";
 		}
 
 		@Override
 		String galeraIdentity() {
-			// The state UUID names the cluster's history of writes: every node of the cluster
-			// has it, a server with other data (an asynchronous replica, a new cluster) has
+			// The state UUID names the cluster's history of writes: every node of the
+			// cluster
+			// has it, a server with other data (an asynchronous replica, a new cluster)
+			// has
 			// another. Empty where Galera does not run: then the server's own identity.
 			return "COALESCE((SELECT CONCAT('galera:', NULLIF(variable_value, '')) FROM information_schema.global_status"
 					+ " WHERE variable_name = 'WSREP_CLUSTER_STATE_UUID'), " + serverIdentity() + ")";
@@ -61,31 +68,38 @@ public enum SqlDialect {
 
 		@Override
 		String causalRead() {
-			// For this statement only; a session setting would also delay the application's reads.
-			// In a MariaDB executable comment: drivers (Connector/J) refuse to read a result of a
+			// For this statement only; a session setting would also delay the
+			// application's reads.
+			// In a MariaDB executable comment: drivers (Connector/J) refuse to read a
+			// result of a
 			// statement that starts with SET.
 			return "/*M! SET STATEMENT wsrep_sync_wait = 1 FOR */ ";
 		}
 
 		@Override
 		String certifyFence(String fence) {
-			// Only the fence row, by key: no read of the lease row, whose lock would stall this
+			// Only the fence row, by key: no read of the lease row, whose lock would
+			// stall this
 			// node's renewals behind its fenced work.
 			return "UPDATE " + fence + " SET fenced_runs = fenced_runs + 1 WHERE election_name = :election";
 		}
 
 		@Override
 		String byKey(String table) {
-			// Without it, a list that covers most of a small table is planned as a scan of the
-			// whole index, and an UPDATE or DELETE locks every row it reads: it would wait
+			// Without it, a list that covers most of a small table is planned as a scan
+			// of the
+			// whole index, and an UPDATE or DELETE locks every row it reads: it would
+			// wait
 			// for the rows that fenced work holds (I9).
 			return table + " FORCE INDEX (PRIMARY)";
 		}
 
 		@Override
 		String boundFenceWait(String fence, Duration bound) {
-			// An UPDATE takes no time limit on MySQL (its innodb_lock_wait_timeout is whole
-			// seconds, and no hint sets it), a locking SELECT does: MAX_EXECUTION_TIME on MySQL;
+			// An UPDATE takes no time limit on MySQL (its innodb_lock_wait_timeout is
+			// whole
+			// seconds, and no hint sets it), a locking SELECT does: MAX_EXECUTION_TIME on
+			// MySQL;
 			// MariaDB ignores the hint and runs the executable comment instead.
 			long millis = Math.max(1, bound.toMillis());
 			return "/*M! SET STATEMENT max_statement_time = " + BigDecimal.valueOf(millis, 3).toPlainString()
@@ -96,9 +110,9 @@ public enum SqlDialect {
 	},
 
 	/**
-	 * PostgreSQL 12+. {@code clock_timestamp()} rather than {@code now()}: {@code now()} is
-	 * frozen at the start of the transaction, which would make the fence's expiry check
-	 * look into the past after waiting for the lock.
+	 * PostgreSQL 12+. {@code clock_timestamp()} rather than {@code now()}: {@code now()}
+	 * is frozen at the start of the transaction, which would make the fence's expiry
+	 * check look into the past after waiting for the lock.
 	 */
 	POSTGRESQL("postgresql", "(FLOOR(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint)",
 			"(COALESCE(host(inet_server_addr()), 'local') || ':' || current_setting('port'))") {
@@ -111,10 +125,12 @@ public enum SqlDialect {
 
 		@Override
 		String boundFenceWait(String fence, Duration bound) {
-			// SET LOCAL: the statements after it in the change's transaction, the write of the
-			// fence row among them, end at the limit (SQLSTATE 57014, as a query timeout does).
-			return "SELECT set_config('statement_timeout', '" + Math.max(1, bound.toMillis()) + "', true) FROM "
-					+ fence + " WHERE election_name = ?";
+			// SET LOCAL: the statements after it in the change's transaction, the write
+			// of the
+			// fence row among them, end at the limit (SQLSTATE 57014, as a query timeout
+			// does).
+			return "SELECT set_config('statement_timeout', '" + Math.max(1, bound.toMillis()) + "', true) FROM " + fence
+					+ " WHERE election_name = ?";
 		}
 
 	},
@@ -122,8 +138,8 @@ public enum SqlDialect {
 	/**
 	 * H2 2.x. {@code EXTRACT(EPOCH ...)} of a {@code TIMESTAMP WITH TIME ZONE} is UTC;
 	 * {@code DATEDIFF} is not an option, as it compares the local times of the session's
-	 * time zone and so moves with the zone and with daylight saving. H2 has no shared-lock
-	 * read, so the fence takes an exclusive row lock.
+	 * time zone and so moves with the zone and with daylight saving. H2 has no
+	 * shared-lock read, so the fence takes an exclusive row lock.
 	 */
 	H2("h2", "CAST(FLOOR(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000) AS BIGINT)", "'h2'") {
 
@@ -133,18 +149,20 @@ public enum SqlDialect {
 					+ " f WHERE f.election_name = :election FOR UPDATE";
 		}
 
-
 	};
 
 	/**
-	 * MySQL's session limits of a fenced transaction, with the hold limit {@code :seconds}:
-	 * {@code wait_timeout} drops a holder frozen between statements, and
-	 * {@code net_write_timeout} one frozen while the server sends it a result (an active
-	 * session that no longer reads: the server blocks writing, for 60 s by default).
+	 * MySQL's session limits of a fenced transaction, with the hold limit
+	 * {@code :seconds}: {@code wait_timeout} drops a holder frozen between statements,
+	 * and {@code net_write_timeout} one frozen while the server sends it a result (an
+	 * active session that no longer reads: the server blocks writing, for 60 s by
+	 * default).
 	 */
 	static final String SESSION_LIMITS = "wait_timeout = :seconds, net_write_timeout = :seconds";
 
-	/** MySQL's assignments that restore {@link #SESSION_LIMITS} to the server's defaults. */
+	/**
+	 * MySQL's assignments that restore {@link #SESSION_LIMITS} to the server's defaults.
+	 */
 	static final String SESSION_LIMITS_RESTORED = "wait_timeout = @@GLOBAL.wait_timeout,"
 			+ " net_write_timeout = @@GLOBAL.net_write_timeout";
 
@@ -157,9 +175,10 @@ public enum SqlDialect {
 	 * they cost no statement of their own. {@code idle_in_transaction_session_timeout}
 	 * drops a holder frozen between statements; {@code tcp_user_timeout} one frozen while
 	 * the server sends it a result, whose session is active (blocked writing), which no
-	 * statement or idle timeout ends: its socket aborts once its data stays unacknowledged,
-	 * or the client's receive window stays shut, for that long (Linux; ignored on a
-	 * Unix-domain socket, and logged as unsupported where the server's platform lacks it).
+	 * statement or idle timeout ends: its socket aborts once its data stays
+	 * unacknowledged, or the client's receive window stays shut, for that long (Linux;
+	 * ignored on a Unix-domain socket, and logged as unsupported where the server's
+	 * platform lacks it).
 	 */
 	private static final String IDLE_LIMIT = "set_config('idle_in_transaction_session_timeout',"
 			+ " CAST(CAST(:seconds AS bigint) * 1000 AS text), true),"
@@ -189,8 +208,8 @@ public enum SqlDialect {
 	 * Find the dialect for a platform name or a JDBC database product name.
 	 * @param name e.g. {@code mysql}, {@code MariaDB}, {@code PostgreSQL}, {@code H2}
 	 * @return the dialect
-	 * @throws IllegalArgumentException if the platform is not supported; the message lists
-	 * the supported ones
+	 * @throws IllegalArgumentException if the platform is not supported; the message
+	 * lists the supported ones
 	 */
 	public static SqlDialect forName(String name) {
 		String normalized = name.trim().toLowerCase(Locale.ROOT);
@@ -221,18 +240,20 @@ public enum SqlDialect {
 		return this.now;
 	}
 
-	/** @return SQL expression that identifies the database server answering */
+	/**
+	 * @return SQL expression that identifies the database server answering
+	 */
 	String serverIdentity() {
 		return this.serverIdentity;
 	}
 
 	/**
-	 * The fence: one statement, in the fenced transaction, that locks the election's fence
-	 * row in share mode (H2: exclusively), checks that node {@code :node} holds term
-	 * {@code :term} of election {@code :election} and that the lease has not expired, and
-	 * where it can, makes the server end the transaction if its client then stays idle for
-	 * {@code :seconds}. It returns one row whose first column is 1 if the node holds the
-	 * lease (0 or no row otherwise).
+	 * The fence: one statement, in the fenced transaction, that locks the election's
+	 * fence row in share mode (H2: exclusively), checks that node {@code :node} holds
+	 * term {@code :term} of election {@code :election} and that the lease has not
+	 * expired, and where it can, makes the server end the transaction if its client then
+	 * stays idle for {@code :seconds}. It returns one row whose first column is 1 if the
+	 * node holds the lease (0 or no row otherwise).
 	 * @param fence the fence table
 	 * @param lease the lease table
 	 * @return the statement with named parameters
@@ -240,12 +261,12 @@ public enum SqlDialect {
 	abstract String fence(String fence, String lease, String nodes);
 
 	/**
-	 * Condition, appended to the take-over of a lock, that makes it skip a lock whose fence
-	 * row a fenced transaction holds instead of waiting for it, and otherwise locks that row
-	 * for the take's transaction, with one parameter, the lock's key; {@code null} where the
-	 * take-over waits. On PostgreSQL a take-over that waited past its timeout would break the
-	 * connection, and the server would still run it once the fenced transaction ended,
-	 * taking the lock for a node that gave up on it.
+	 * Condition, appended to the take-over of a lock, that makes it skip a lock whose
+	 * fence row a fenced transaction holds instead of waiting for it, and otherwise locks
+	 * that row for the take's transaction, with one parameter, the lock's key;
+	 * {@code null} where the take-over waits. On PostgreSQL a take-over that waited past
+	 * its timeout would break the connection, and the server would still run it once the
+	 * fenced transaction ended, taking the lock for a node that gave up on it.
 	 * @param fence the fence table
 	 * @return the condition or {@code null}
 	 */
@@ -255,14 +276,15 @@ public enum SqlDialect {
 	}
 
 	/**
-	 * Query, with the election as its one parameter, that a single-row change of holder runs
-	 * in its transaction right before it writes the election's fence row, so that the server
-	 * itself ends the change's wait for fenced work (I5) after {@code bound}, and with it the
-	 * statement: the client's socket timeout would end the wait on the client alone, and the
-	 * server would go on with the change until the fence was free, keeping the lease row
-	 * locked for as long, so that the batched changes of holder after it, which skip a busy
-	 * fence, would wait for the lease row instead. {@code null} where the database itself
-	 * ends every wait (H2: its lock timeout, and its query timeout, which it enforces).
+	 * Query, with the election as its one parameter, that a single-row change of holder
+	 * runs in its transaction right before it writes the election's fence row, so that
+	 * the server itself ends the change's wait for fenced work (I5) after {@code bound},
+	 * and with it the statement: the client's socket timeout would end the wait on the
+	 * client alone, and the server would go on with the change until the fence was free,
+	 * keeping the lease row locked for as long, so that the batched changes of holder
+	 * after it, which skip a busy fence, would wait for the lease row instead.
+	 * {@code null} where the database itself ends every wait (H2: its lock timeout, and
+	 * its query timeout, which it enforces).
 	 * @param fence the fence table
 	 * @param bound the longest wait, shorter than the statement timeout
 	 * @return the query or {@code null}
@@ -272,9 +294,9 @@ public enum SqlDialect {
 	}
 
 	/**
-	 * Statement, before the {@link #fence(String, String) fence}, that makes the server end
-	 * the transaction if its client stays idle for {@code :seconds}, where the fence cannot
-	 * do so itself; {@code null} otherwise. Where it is not {@code null}, a fenced
+	 * Statement, before the {@link #fence(String, String) fence}, that makes the server
+	 * end the transaction if its client stays idle for {@code :seconds}, where the fence
+	 * cannot do so itself; {@code null} otherwise. Where it is not {@code null}, a fenced
 	 * transaction on a connection in autocommit mode begins and commits with statements
 	 * that carry the limit and its restore instead (a session-limited
 	 * {@link FencedConnection}).
@@ -305,9 +327,10 @@ public enum SqlDialect {
 	}
 
 	/**
-	 * SQL expression that identifies the data of a MariaDB Galera node rather than the node:
-	 * the same on every node of one cluster, so that a pool reconnecting to another node of
-	 * the cluster does not look like a failover; {@code null} if the platform has no Galera.
+	 * SQL expression that identifies the data of a MariaDB Galera node rather than the
+	 * node: the same on every node of one cluster, so that a pool reconnecting to another
+	 * node of the cluster does not look like a failover; {@code null} if the platform has
+	 * no Galera.
 	 * @return the expression or {@code null}
 	 */
 	@Nullable String galeraIdentity() {
@@ -317,8 +340,8 @@ public enum SqlDialect {
 	/**
 	 * Prefix that makes a {@code SELECT} a causal read on a MariaDB Galera node: it waits
 	 * until the node has applied every write set that the cluster committed before it was
-	 * sent ({@code wsrep_sync_wait}), for that statement only; {@code null} if the platform
-	 * has no Galera.
+	 * sent ({@code wsrep_sync_wait}), for that statement only; {@code null} if the
+	 * platform has no Galera.
 	 * @return the prefix or {@code null}
 	 */
 	@Nullable String causalRead() {
@@ -326,11 +349,12 @@ public enum SqlDialect {
 	}
 
 	/**
-	 * Statement, before the {@link #fence(String, String) fence} on a server that certifies
-	 * write sets, that changes the fence row of {@code :election} so that the row is in the
-	 * fenced transaction's write set: certification then orders the transaction against
-	 * every change of holder, which writes that row too, and aborts one of two that overlap.
-	 * A share lock alone is not replicated, so it orders nothing across cluster nodes.
+	 * Statement, before the {@link #fence(String, String) fence} on a server that
+	 * certifies write sets, that changes the fence row of {@code :election} so that the
+	 * row is in the fenced transaction's write set: certification then orders the
+	 * transaction against every change of holder, which writes that row too, and aborts
+	 * one of two that overlap. A share lock alone is not replicated, so it orders nothing
+	 * across cluster nodes.
 	 * @param fence the fence table
 	 * @return the statement with named parameters, or {@code null} if the platform never
 	 * certifies
@@ -340,10 +364,10 @@ public enum SqlDialect {
 	}
 
 	/**
-	 * The table as an {@code UPDATE} names it so that the statement reaches its rows through
-	 * the primary key whatever the optimizer would estimate; the table itself where the
-	 * plan cannot make a statement wait on rows it does not change (PostgreSQL and H2 lock
-	 * only the rows they update).
+	 * The table as an {@code UPDATE} names it so that the statement reaches its rows
+	 * through the primary key whatever the optimizer would estimate; the table itself
+	 * where the plan cannot make a statement wait on rows it does not change (PostgreSQL
+	 * and H2 lock only the rows they update).
 	 * @param table the table
 	 * @return the table reference
 	 */
@@ -373,9 +397,12 @@ public enum SqlDialect {
 	String writeFences(String fence, String lease, String key) {
 		String select = "SELECT l.election_name, l.leader_id, l.term FROM " + lease + " l WHERE l.election_name " + key;
 		return switch (this) {
-			// The update names the selected row's columns, not VALUES(), which MySQL deprecates
-			// (8.0.20); nor the row alias that replaces it (INSERT ... VALUES ... AS new), which
-			// MariaDB lacks. A reference to the SELECT's table in the update is MySQL's and
+			// The update names the selected row's columns, not VALUES(), which MySQL
+			// deprecates
+			// (8.0.20); nor the row alias that replaces it (INSERT ... VALUES ... AS
+			// new), which
+			// MariaDB lacks. A reference to the SELECT's table in the update is MySQL's
+			// and
 			// MariaDB's for INSERT ... SELECT.
 			case MYSQL -> "INSERT INTO " + fence + " (election_name, leader_id, term) " + select
 					+ " ON DUPLICATE KEY UPDATE leader_id = l.leader_id, term = l.term";
@@ -386,8 +413,8 @@ public enum SqlDialect {
 	}
 
 	/**
-	 * A string parameter where the statement alone does not type it, as in the select list
-	 * of an {@code INSERT ... SELECT}: H2 refuses an untyped one.
+	 * A string parameter where the statement alone does not type it, as in the select
+	 * list of an {@code INSERT ... SELECT}: H2 refuses an untyped one.
 	 * @return the parameter's SQL
 	 */
 	String stringParameter() {
@@ -410,11 +437,11 @@ public enum SqlDialect {
 	}
 
 	/**
-	 * Condition on the locked fence row {@code f}: it names the node and the term, and the
-	 * lease of that holder and term is live ({@link #live}). The lease row and the holder's
-	 * session row, which the holder's heartbeat writes, are read without a lock; the holder
-	 * and term come from the locked row, so a change of holder that the fence waited for is
-	 * seen even where the subquery reads an older snapshot.
+	 * Condition on the locked fence row {@code f}: it names the node and the term, and
+	 * the lease of that holder and term is live ({@link #live}). The lease row and the
+	 * holder's session row, which the holder's heartbeat writes, are read without a lock;
+	 * the holder and term come from the locked row, so a change of holder that the fence
+	 * waited for is seen even where the subquery reads an older snapshot.
 	 * @param lease the lease table
 	 * @param nodes the nodes table
 	 * @param node SQL for the node id parameter
@@ -427,9 +454,9 @@ public enum SqlDialect {
 	}
 
 	/**
-	 * Condition that a lease row has not expired: by its own expiry, or while its holder's
-	 * session is live (the node row that names the instance that acquired the lease). A lock's
-	 * row has no session.
+	 * Condition that a lease row has not expired: by its own expiry, or while its
+	 * holder's session is live (the node row that names the instance that acquired the
+	 * lease). A lock's row has no session.
 	 * @param lease the alias of the lease row
 	 * @param nodes the nodes table
 	 * @return the condition

@@ -5,11 +5,11 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A statement whose text lists a variable number of rows: the text is rendered once, with a
- * slot for each list ({@code {names}}, {@code {pairs}}, ...), and each statement sent expands
- * every slot for its number of rows: the slot's unit once per row, joined by its separator.
- * So {@code election_name IN ({names})} with the unit {@code ?} and the separator
- * {@code , } becomes {@code election_name IN (?, ?, ?)} for three rows.
+ * A statement whose text lists a variable number of rows: the text is rendered once, with
+ * a slot for each list ({@code {names}}, {@code {pairs}}, ...), and each statement sent
+ * expands every slot for its number of rows: the slot's unit once per row, joined by its
+ * separator. So {@code election_name IN ({names})} with the unit {@code ?} and the
+ * separator {@code , } becomes {@code election_name IN (?, ?, ?)} for three rows.
  */
 final class SqlTemplate {
 
@@ -54,12 +54,16 @@ final class SqlTemplate {
 		return rendered;
 	}
 
-	/** @return the text with its slots as {@code {name}} */
+	/**
+	 * @return the text with its slots as {@code {name}}
+	 */
 	String text() {
 		return this.text;
 	}
 
-	/** @return the slots, in the order they were given */
+	/**
+	 * @return the slots, in the order they were given
+	 */
 	Iterable<Slot> slots() {
 		return this.slots.values();
 	}
@@ -71,6 +75,7 @@ final class SqlTemplate {
 
 	/**
 	 * A list in a template.
+	 *
 	 * @param name its name, written {@code {name}} in the text
 	 * @param unit the SQL of one row
 	 * @param separator what goes between two rows

@@ -20,13 +20,13 @@ import org.springframework.jdbc.core.JdbcTemplate;
 /**
  * The heartbeat's reads of each node's view of its elections' leases ({@link LeaseView}):
  * the rows that changed since its last read and a few by key, joined with every node row,
- * its session, read now, in one statement; whole where that is needed or as cheap, in pages
- * when the node has many elections. On MariaDB Galera a causal read; if it waits too long
- * (the node lags, or the cluster stalls while it evicts a dead node), the node's own data
- * instead, in the same statement timeout, and the view is read whole at the next causal
- * read. A follower keeps watching the row that way (I3); a stale view costs nothing but a
- * take-over that fails, as the take-over is conditional on the version it saw and Galera
- * certifies it against every later write of the row.
+ * its session, read now, in one statement; whole where that is needed or as cheap, in
+ * pages when the node has many elections. On MariaDB Galera a causal read; if it waits
+ * too long (the node lags, or the cluster stalls while it evicts a dead node), the node's
+ * own data instead, in the same statement timeout, and the view is read whole at the next
+ * causal read. A follower keeps watching the row that way (I3); a stale view costs
+ * nothing but a take-over that fails, as the take-over is conditional on the version it
+ * saw and Galera certifies it against every later write of the row.
  */
 final class ViewReads {
 
@@ -34,7 +34,8 @@ final class ViewReads {
 
 	/**
 	 * MySQL error codes of a statement that waited too long: lock wait timeout (also a
-	 * causal wait past {@code repl.causal_read_timeout}), interrupted, {@code max_statement_time}.
+	 * causal wait past {@code repl.causal_read_timeout}), interrupted,
+	 * {@code max_statement_time}.
 	 */
 	private static final Set<Integer> WAITED_TOO_LONG = Set.of(1205, 1317, 1969);
 
@@ -75,7 +76,8 @@ final class ViewReads {
 		}
 		view.take(plan, read, nodeId);
 		if (this.causalReadsFailing) {
-			// The node's own data answered: changes it has not applied yet may carry times
+			// The node's own data answered: changes it has not applied yet may carry
+			// times
 			// before the next read's, so that one reads the view whole.
 			view.invalidate();
 		}
@@ -109,9 +111,9 @@ final class ViewReads {
 	}
 
 	/**
-	 * Read the view whole in pages of elections in name order (the
-	 * database's), one statement each after one for the node rows, so that no statement
-	 * nears the statement timeout however many elections the node has.
+	 * Read the view whole in pages of elections in name order (the database's), one
+	 * statement each after one for the node rows, so that no statement nears the
+	 * statement timeout however many elections the node has.
 	 */
 	private LeaseView.Read readPages(LeaseStatements statements, LeaseView view, LeaseView.Plan plan, String nodeId,
 			String instanceId) {
@@ -168,8 +170,8 @@ final class ViewReads {
 
 	/**
 	 * Change how many elections a node's view reads whole every round, how many it reads
-	 * again by key besides what changed, and how many a page of a whole read has; for tests
-	 * of the partial and paged reads with few elections.
+	 * again by key besides what changed, and how many a page of a whole read has; for
+	 * tests of the partial and paged reads with few elections.
 	 * @param readInFullUpTo up to how many elections every read is whole
 	 * @param rescannedPerRound how many elections a partial read reads again by key
 	 * @param page most elections per page of a whole read
@@ -182,8 +184,8 @@ final class ViewReads {
 	}
 
 	/**
-	 * Tell the views that these elections' rows are being written: each reads them by key at
-	 * its next read, whether the change applied or not.
+	 * Tell the views that these elections' rows are being written: each reads them by key
+	 * at its next read, whether the change applied or not.
 	 */
 	void changing(Collection<String> elections) {
 		this.views.values().forEach((view) -> view.changing(elections));
@@ -211,8 +213,8 @@ final class ViewReads {
 
 	/**
 	 * Whether a read failed because it waited too long rather than because the server is
-	 * out of reach: the client's socket timeout or query timeout, or the server's own limits
-	 * on the statement or on the causal wait (1205, 1317, 1969).
+	 * out of reach: the client's socket timeout or query timeout, or the server's own
+	 * limits on the statement or on the causal wait (1205, 1317, 1969).
 	 */
 	static boolean waitedTooLong(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {

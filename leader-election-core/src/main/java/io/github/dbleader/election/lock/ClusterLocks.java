@@ -36,16 +36,17 @@ import org.slf4j.LoggerFactory;
  * between runs.
  *
  * <ul>
- * <li>A try that finds the lock taken costs one statement, which waits for no fenced run of
- * its holder; a successful one a conditional {@code UPDATE} that takes the expired lock,
- * writes its fence row and answers the new term at once (on MySQL and MariaDB after a read
- * that waits a bounded time for the previous holder's fenced runs; on H2 a short
+ * <li>A try that finds the lock taken costs one statement, which waits for no fenced run
+ * of its holder; a successful one a conditional {@code UPDATE} that takes the expired
+ * lock, writes its fence row and answers the new term at once (on MySQL and MariaDB after
+ * a read that waits a bounded time for the previous holder's fenced runs; on H2 a short
  * transaction); a release one {@code UPDATE}.</li>
  * <li>{@code atMostFor} bounds how long a crashed holder keeps the lock (database clock).
  * The holder itself believes it holds the lock only until {@code atMostFor} minus a guard
  * of a fifth of it, from the moment before it sent the statement that took the lock, on
- * its own monotonic clock (docs/explanation/invariants.md, I2). A run that needs longer {@link HeldLock#extend
- * extends} its lock, one conditional statement, and its belief with it.</li>
+ * its own monotonic clock (docs/explanation/invariants.md, I2). A run that needs longer
+ * {@link HeldLock#extend extends} its lock, one conditional statement, and its belief
+ * with it.</li>
  * <li>{@code atLeastFor} keeps a released lock taken until that long after its
  * acquisition (database clock), so that a fast run is not repeated by a node whose
  * scheduler fires a little later.</li>
@@ -53,18 +54,19 @@ import org.slf4j.LoggerFactory;
  * be done twice runs in {@link HeldLock#runFenced}, which commits only while the
  * acquisition holds the lock.</li>
  * <li>A lock expires on the database clock alone, and the first node that then tries it
- * takes it: unlike an election's follower, it has not watched the lock for a whole lease on
- * its own clock, since the first call that finds the lock free must be able to take it. So a
- * forward step of the database clock, or a failover to a server whose clock is ahead, can
- * free a held lock early, and another node may take it while the holder still
+ * takes it: unlike an election's follower, it has not watched the lock for a whole lease
+ * on its own clock, since the first call that finds the lock free must be able to take
+ * it. So a forward step of the database clock, or a failover to a server whose clock is
+ * ahead, can free a held lock early, and another node may take it while the holder still
  * {@link HeldLock#isHeld believes} it holds it. The holder's {@link HeldLock#runFenced
  * fenced} work is refused from then on, and its extensions, renewals and release change
  * nothing (a kept-alive lock's holder is told within a renew interval); its other work
  * may overlap the new holder's. See docs/reference/failure-model.md.</li>
  * </ul>
  *
- * <p>A lock named {@code n} is the lease table's row {@value #KEY_PREFIX}{@code n}; elections
- * must not use names with that prefix.
+ * <p>
+ * A lock named {@code n} is the lease table's row {@value #KEY_PREFIX}{@code n};
+ * elections must not use names with that prefix.
  */
 public class ClusterLocks implements AutoCloseable {
 
@@ -91,9 +93,9 @@ public class ClusterLocks implements AutoCloseable {
 	private final LockKeeper keeper;
 
 	/**
-	 * Locks this instance is taking: another try of the same lock here meanwhile is skipped
-	 * without a statement, so that the read of a new term after the take-over cannot see a
-	 * later acquisition by this node.
+	 * Locks this instance is taking: another try of the same lock here meanwhile is
+	 * skipped without a statement, so that the read of a new term after the take-over
+	 * cannot see a later acquisition by this node.
 	 */
 	private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
 
@@ -128,8 +130,8 @@ public class ClusterLocks implements AutoCloseable {
 	 * @param repository the lock statements
 	 * @param nodeId this node, unique among the nodes that share the locks
 	 * @param clock the monotonic clock, for every decision
-	 * @param wallClock the clock of the {@link #recentRuns recorded runs}' times, for people
-	 * to read
+	 * @param wallClock the clock of the {@link #recentRuns recorded runs}' times, for
+	 * people to read
 	 * @param listener told of acquisitions, skips and runs
 	 */
 	public ClusterLocks(LockRepository repository, String nodeId, MonotonicClock clock, Clock wallClock,
@@ -138,16 +140,16 @@ public class ClusterLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Create cluster locks that tell a listener what they do and keep locks alive with the
-	 * given settings ({@link HeldLock#keepAlive}).
+	 * Create cluster locks that tell a listener what they do and keep locks alive with
+	 * the given settings ({@link HeldLock#keepAlive}).
 	 * @param repository the lock statements
 	 * @param nodeId this node, unique among the nodes that share the locks
 	 * @param clock the monotonic clock, for every decision
-	 * @param wallClock the clock of the {@link #recentRuns recorded runs}' times, for people
-	 * to read
+	 * @param wallClock the clock of the {@link #recentRuns recorded runs}' times, for
+	 * people to read
 	 * @param listener told of acquisitions, skips and runs
-	 * @param keepAlive how kept-alive locks are renewed (typically the election's lease and
-	 * renew interval)
+	 * @param keepAlive how kept-alive locks are renewed (typically the election's lease
+	 * and renew interval)
 	 */
 	public ClusterLocks(LockRepository repository, String nodeId, MonotonicClock clock, Clock wallClock,
 			LockRunListener listener, KeepAliveSettings keepAlive) {
@@ -181,10 +183,10 @@ public class ClusterLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Observe in this registry the calls under a lock ({@link #runLocked}, {@link #startRun})
-	 * and the fenced transactions of the locks ({@link HeldLock#runFenced}): one observation
-	 * per call, whether the lock was taken or not, and one per transaction. Without a
-	 * registry nothing is observed.
+	 * Observe in this registry the calls under a lock ({@link #runLocked},
+	 * {@link #startRun}) and the fenced transactions of the locks
+	 * ({@link HeldLock#runFenced}): one observation per call, whether the lock was taken
+	 * or not, and one per transaction. Without a registry nothing is observed.
 	 * @param observationRegistry the registry
 	 * @see LeaderElectionObservationDocumentation#LOCK_CALL
 	 * @see LeaderElectionObservationDocumentation#FENCED_TRANSACTION
@@ -204,8 +206,8 @@ public class ClusterLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Name the observations of the locks' fenced transactions, and give them key values, by
-	 * this convention rather than the default one.
+	 * Name the observations of the locks' fenced transactions, and give them key values,
+	 * by this convention rather than the default one.
 	 * @param convention the convention, or {@code null} for the default
 	 */
 	public void setFencedTransactionObservationConvention(@Nullable FencedTransactionObservationConvention convention) {
@@ -214,13 +216,13 @@ public class ClusterLocks implements AutoCloseable {
 
 	/**
 	 * Spread the runs of a lock over the nodes whose schedulers all fire for the same
-	 * trigger: before a run ({@link #runLocked}, {@link #startRun}) tries its lock, it waits
-	 * a random time below {@code spread} and below a quarter of the run's
-	 * {@code atLeastFor}, so that every node's try still comes while the winner's run keeps
-	 * the lock taken. Without it each trigger goes to the node whose scheduler fires first,
-	 * by a few milliseconds, which can be the same node for most triggers. A run without
-	 * {@code atLeastFor} (which does not keep its trigger from running again on a node whose
-	 * scheduler fires later) and {@link #tryLock} never wait.
+	 * trigger: before a run ({@link #runLocked}, {@link #startRun}) tries its lock, it
+	 * waits a random time below {@code spread} and below a quarter of the run's
+	 * {@code atLeastFor}, so that every node's try still comes while the winner's run
+	 * keeps the lock taken. Without it each trigger goes to the node whose scheduler
+	 * fires first, by a few milliseconds, which can be the same node for most triggers. A
+	 * run without {@code atLeastFor} (which does not keep its trigger from running again
+	 * on a node whose scheduler fires later) and {@link #tryLock} never wait.
 	 * @param spread the longest pause, zero (the default) for none
 	 * @throws IllegalArgumentException if {@code spread} is negative
 	 */
@@ -232,29 +234,33 @@ public class ClusterLocks implements AutoCloseable {
 		this.runSpread = spread;
 	}
 
-	/** @return the longest pause before a run tries its lock ({@link #setRunSpread}) */
+	/**
+	 * @return the longest pause before a run tries its lock ({@link #setRunSpread})
+	 */
 	public Duration getRunSpread() {
 		return this.runSpread;
 	}
 
 	/**
-	 * Pause some other way than the calling thread's random sleep, e.g. to record the bounds
-	 * in a test.
+	 * Pause some other way than the calling thread's random sleep, e.g. to record the
+	 * bounds in a test.
 	 * @param pauseBelow pauses for a random time below the given nanoseconds (positive)
 	 */
 	void setPause(LongConsumer pauseBelow) {
 		this.pauseBelow = Objects.requireNonNull(pauseBelow, "pauseBelow must not be null");
 	}
 
-	/** @return this node's id, the holder recorded in the lock rows it takes */
+	/**
+	 * @return this node's id, the holder recorded in the lock rows it takes
+	 */
 	public String getNodeId() {
 		return this.nodeId;
 	}
 
 	/**
 	 * Try to take a lock. Never throws for a database failure: the outcome of a statement
-	 * that failed is unknown, so it counts as not taken (and the lock, if the database did
-	 * take it, expires after {@code atMostFor}).
+	 * that failed is unknown, so it counts as not taken (and the lock, if the database
+	 * did take it, expires after {@code atMostFor}).
 	 * @param name the lock's name
 	 * @param atMostFor how long the lock is held at most, also after a crash of this node
 	 * @param atLeastFor how long after its acquisition a released lock stays taken; at
@@ -332,11 +338,11 @@ public class ClusterLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Start a run under a lock whose end the caller reports, for a framework that takes the
-	 * lock before its task and releases it after ({@code LockProvider} of ShedLock): like
-	 * {@link #runLocked}, the run is recorded ({@link #recentRuns}, the listener) and its
-	 * lock is this thread's {@link #currentLock()} until {@link LockedRun#end} (on this
-	 * thread or another).
+	 * Start a run under a lock whose end the caller reports, for a framework that takes
+	 * the lock before its task and releases it after ({@code LockProvider} of ShedLock):
+	 * like {@link #runLocked}, the run is recorded ({@link #recentRuns}, the listener)
+	 * and its lock is this thread's {@link #currentLock()} until {@link LockedRun#end}
+	 * (on this thread or another).
 	 * @param name the lock's name
 	 * @param atMostFor how long the lock is held at most, also after a crash of this node
 	 * @param atLeastFor how long after its acquisition a released lock stays taken; at
@@ -428,12 +434,12 @@ public class ClusterLocks implements AutoCloseable {
 	}
 
 	/**
-	 * Release a lock whoever holds it, for an operator who finds it stuck: the lock gets a
-	 * new term and is free at once, {@code atLeastFor} notwithstanding. The holder's fenced
-	 * transaction in flight, if any, ends first (its commit wins); every later fenced
-	 * transaction of that acquisition is refused, so nothing of the old holder's fenced work
-	 * commits after the release. Work it does outside a fenced transaction is not stopped.
-	 * Throws what the database throws.
+	 * Release a lock whoever holds it, for an operator who finds it stuck: the lock gets
+	 * a new term and is free at once, {@code atLeastFor} notwithstanding. The holder's
+	 * fenced transaction in flight, if any, ends first (its commit wins); every later
+	 * fenced transaction of that acquisition is refused, so nothing of the old holder's
+	 * fenced work commits after the release. Work it does outside a fenced transaction is
+	 * not stopped. Throws what the database throws.
 	 * @param name the lock's name
 	 * @return the new term, or empty if the lock was never taken
 	 */
@@ -457,8 +463,8 @@ public class ClusterLocks implements AutoCloseable {
 
 	/**
 	 * The runs on this node ({@link #runLocked}) that are still running although their
-	 * lock's {@code atMostFor} has passed on this node's monotonic clock: another node may
-	 * have taken the lock, and their fenced work is refused.
+	 * lock's {@code atMostFor} has passed on this node's monotonic clock: another node
+	 * may have taken the lock, and their fenced work is refused.
 	 * @return the runs
 	 */
 	public List<LockRun> runsPastAtMostFor() {
@@ -466,8 +472,8 @@ public class ClusterLocks implements AutoCloseable {
 	}
 
 	/**
-	 * The lock of the {@link #runLocked} task (or the {@link #startRun started run}) on this
-	 * thread, the innermost if there are several, if any.
+	 * The lock of the {@link #runLocked} task (or the {@link #startRun started run}) on
+	 * this thread, the innermost if there are several, if any.
 	 * @return the lock
 	 */
 	public Optional<HeldLock> currentLock() {
@@ -479,7 +485,8 @@ public class ClusterLocks implements AutoCloseable {
 	 * The row of a lock in the lease table.
 	 * @param name the lock's name
 	 * @return {@value #KEY_PREFIX} followed by the name
-	 * @throws IllegalArgumentException if the name is blank, too long or ends with a space
+	 * @throws IllegalArgumentException if the name is blank, too long or ends with a
+	 * space
 	 */
 	public static String key(String name) {
 		if (name == null || name.isBlank()) {
@@ -490,7 +497,8 @@ public class ClusterLocks implements AutoCloseable {
 					+ " characters long; at most " + MAX_NAME_LENGTH + " are allowed");
 		}
 		if (name.endsWith(" ")) {
-			// MySQL's and MariaDB's collations pad with spaces: 'a' and 'a ' would share a row.
+			// MySQL's and MariaDB's collations pad with spaces: 'a' and 'a ' would share
+			// a row.
 			throw new IllegalArgumentException("lock name '" + name + "' must not end with a space, which MySQL and"
 					+ " MariaDB ignore when they compare names");
 		}

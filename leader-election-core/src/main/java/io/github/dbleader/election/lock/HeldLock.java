@@ -15,15 +15,16 @@ import org.slf4j.LoggerFactory;
  * One acquisition of a cluster lock, from {@link ClusterLocks#tryLock}. Safe to use from
  * several threads.
  *
- * <p>The holder believes it holds the lock until {@code atMostFor} less a guard of a fifth
- * of it has passed on its own monotonic clock since just before it sent the statement that
- * took the lock, or, after an {@link #extend extension}, the last statement that extended
- * it (docs/explanation/invariants.md, I2); a slow, hung or failed statement never lengthens the belief.
- * Every statement that sets the lock's expiry (an extension, a renewal of the
- * {@link #keepAlive keep-alive}) bounds the belief by what it sets from the moment it is
- * sent, since it may shorten the lock; its answer lengthens the belief only if no other
- * such statement of this acquisition was under way meanwhile, as the database may have
- * applied the other one last.
+ * <p>
+ * The holder believes it holds the lock until {@code atMostFor} less a guard of a fifth
+ * of it has passed on its own monotonic clock since just before it sent the statement
+ * that took the lock, or, after an {@link #extend extension}, the last statement that
+ * extended it (docs/explanation/invariants.md, I2); a slow, hung or failed statement
+ * never lengthens the belief. Every statement that sets the lock's expiry (an extension,
+ * a renewal of the {@link #keepAlive keep-alive}) bounds the belief by what it sets from
+ * the moment it is sent, since it may shorten the lock; its answer lengthens the belief
+ * only if no other such statement of this acquisition was under way meanwhile, as the
+ * database may have applied the other one last.
  */
 public final class HeldLock {
 
@@ -53,10 +54,14 @@ public final class HeldLock {
 	 */
 	private final Object expiryChanges = new Object();
 
-	/** How many statements that set the lock's expiry were sent: the number of the last. */
+	/**
+	 * How many statements that set the lock's expiry were sent: the number of the last.
+	 */
 	private long changesSent;
 
-	/** How many statements that set the lock's expiry are under way (sent, not answered). */
+	/**
+	 * How many statements that set the lock's expiry are under way (sent, not answered).
+	 */
 	private int changesUnderWay;
 
 	/** The number of the first statement sent while none was under way. */
@@ -69,7 +74,10 @@ public final class HeldLock {
 
 	private final AtomicBoolean released = new AtomicBoolean();
 
-	/** Whether an extension found that the database no longer gives the lock to this acquisition. */
+	/**
+	 * Whether an extension found that the database no longer gives the lock to this
+	 * acquisition.
+	 */
 	private volatile boolean lost;
 
 	/** Whether this node stopped using the acquisition (released, or its run ended). */
@@ -94,15 +102,17 @@ public final class HeldLock {
 		this.atLeastFor = atLeastFor;
 	}
 
-	/** @return the lock's name */
+	/**
+	 * @return the lock's name
+	 */
 	public String name() {
 		return this.name;
 	}
 
 	/**
-	 * The term of this acquisition: strictly greater than that of every earlier acquisition
-	 * of the lock, by any node. A fencing token to write along with the work if other
-	 * systems should reject stale holders too.
+	 * The term of this acquisition: strictly greater than that of every earlier
+	 * acquisition of the lock, by any node. A fencing token to write along with the work
+	 * if other systems should reject stale holders too.
 	 * @return the term
 	 */
 	public long term() {
@@ -110,10 +120,10 @@ public final class HeldLock {
 	}
 
 	/**
-	 * Whether this node may still believe that it holds the lock: it has not released it, no
-	 * extension found it lost, and {@code atMostFor} less a guard has not passed on the local
-	 * monotonic clock since just before the statement that took the lock, or that extended
-	 * it last, was sent. Reads no database.
+	 * Whether this node may still believe that it holds the lock: it has not released it,
+	 * no extension found it lost, and {@code atMostFor} less a guard has not passed on
+	 * the local monotonic clock since just before the statement that took the lock, or
+	 * that extended it last, was sent. Reads no database.
 	 * @return whether the lock is held
 	 */
 	public boolean isHeld() {
@@ -122,9 +132,9 @@ public final class HeldLock {
 
 	/**
 	 * Whether {@code atMostFor} has passed since just before the statement that took the
-	 * lock, or that extended it last, was sent, on the local monotonic clock: the database
-	 * may have let another node take the lock, and fenced work of this acquisition is
-	 * refused. Reads no database.
+	 * lock, or that extended it last, was sent, on the local monotonic clock: the
+	 * database may have let another node take the lock, and fenced work of this
+	 * acquisition is refused. Reads no database.
 	 * @return whether the acquisition is past its {@code atMostFor}
 	 */
 	public boolean isPastAtMostFor() {
@@ -142,8 +152,9 @@ public final class HeldLock {
 	}
 
 	/**
-	 * Extend the lock: {@link #extend(Duration, Duration) extend(atMostFor, Duration.ZERO)}.
-	 * The {@code atLeastFor} of the acquisition still counts from the acquisition.
+	 * Extend the lock: {@link #extend(Duration, Duration) extend(atMostFor,
+	 * Duration.ZERO)}. The {@code atLeastFor} of the acquisition still counts from the
+	 * acquisition.
 	 * @param atMostFor how long from now the lock is held at most
 	 * @return whether the lock was extended
 	 */
@@ -156,24 +167,24 @@ public final class HeldLock {
 	 * that extends it while it runs): one conditional statement makes the lock expire
 	 * {@code atMostFor} from now on the database clock (earlier than before, if that is
 	 * shorter), if this acquisition still holds it there. The belief is renewed from just
-	 * before that statement was sent, as at the acquisition; the term stays the same. While
-	 * the statement is under way, the belief already ends no later than it would after it;
-	 * if a renewal of the {@link #keepAlive keep-alive} was under way at the same time, the
-	 * belief ends by the earlier of the two until the next renewal succeeds on its own,
-	 * since the database may have applied either last.
+	 * before that statement was sent, as at the acquisition; the term stays the same.
+	 * While the statement is under way, the belief already ends no later than it would
+	 * after it; if a renewal of the {@link #keepAlive keep-alive} was under way at the
+	 * same time, the belief ends by the earlier of the two until the next renewal
+	 * succeeds on its own, since the database may have applied either last.
 	 * <p>
 	 * A release then keeps the lock taken until the later of the acquisition's
 	 * {@code atLeastFor} after the acquisition and this {@code atLeastFor} after this
 	 * extension (database clock). Extensions of one lock are sent one at a time, and none
-	 * after a release. The statement does not wait for a fenced transaction of this lock in
-	 * flight, which locks the lock's fence row, not the row this statement writes.
+	 * after a release. The statement does not wait for a fenced transaction of this lock
+	 * in flight, which locks the lock's fence row, not the row this statement writes.
 	 * @param atMostFor how long from now the lock is held at most, also after a crash
-	 * @param atLeastFor how long after this extension a released lock stays taken; at most
-	 * {@code atMostFor}
+	 * @param atLeastFor how long after this extension a released lock stays taken; at
+	 * most {@code atMostFor}
 	 * @return whether the lock was extended; {@code false} if it is no longer held: this
 	 * node released it or its belief ended (then no statement is sent), or the database
-	 * found that another node took it, or that it expired or an operator released it (then
-	 * {@link #isHeld()} is {@code false} from now on)
+	 * found that another node took it, or that it expired or an operator released it
+	 * (then {@link #isHeld()} is {@code false} from now on)
 	 * @throws IllegalArgumentException if the durations are invalid
 	 * @throws RuntimeException what the database threw: the outcome is unknown, so the
 	 * belief is not renewed and ends by the earlier of its previous end and this
@@ -189,9 +200,9 @@ public final class HeldLock {
 	}
 
 	/**
-	 * Extend the lock by the keep-alive on its own, after a batch that did not extend every
-	 * lock: as {@link #extend(Duration)}, without changing the {@code atLeastFor} of the
-	 * run's last extension.
+	 * Extend the lock by the keep-alive on its own, after a batch that did not extend
+	 * every lock: as {@link #extend(Duration)}, without changing the {@code atLeastFor}
+	 * of the run's last extension.
 	 * @param keptFor how long from now the lock is held at most
 	 * @return whether the lock was extended
 	 */
@@ -249,9 +260,9 @@ public final class HeldLock {
 	/**
 	 * The answer to a statement from {@link #sending} came back, or it failed. The belief
 	 * follows a statement that the database applied only if no other statement that sets
-	 * the lock's expiry was under way at any time while it was: of two under way together,
-	 * either may be applied last, so neither answer tells the expiry. The belief then stays
-	 * bounded by both until a later statement on its own succeeds.
+	 * the lock's expiry was under way at any time while it was: of two under way
+	 * together, either may be applied last, so neither answer tells the expiry. The
+	 * belief then stays bounded by both until a later statement on its own succeeds.
 	 * @param change the statement
 	 * @param applied whether the database answered that it applied it
 	 */
@@ -268,13 +279,14 @@ public final class HeldLock {
 	/**
 	 * Keep the lock alive while this node is alive, until its run ends or {@code maxFor}
 	 * after the acquisition: every renew interval, the node extends all of its kept-alive
-	 * locks by a lease in one statement ({@link KeepAliveSettings}), so a run may last longer
-	 * than {@code atMostFor}, and a crash of this node frees the lock about a lease after its
-	 * last renewal. {@link #isHeld()} follows each renewal as leadership does: it turns
-	 * {@code false} once renewals stop reaching the database for longer than the lease less
-	 * its guard, when another node or an operator took the lock, or when {@code maxFor} has
-	 * passed; then {@link #onLost} callbacks run, and fenced work is refused. The lock is no
-	 * longer renewed once its run ends ({@link LockedRun#end}) or it is released.
+	 * locks by a lease in one statement ({@link KeepAliveSettings}), so a run may last
+	 * longer than {@code atMostFor}, and a crash of this node frees the lock about a
+	 * lease after its last renewal. {@link #isHeld()} follows each renewal as leadership
+	 * does: it turns {@code false} once renewals stop reaching the database for longer
+	 * than the lease less its guard, when another node or an operator took the lock, or
+	 * when {@code maxFor} has passed; then {@link #onLost} callbacks run, and fenced work
+	 * is refused. The lock is no longer renewed once its run ends ({@link LockedRun#end})
+	 * or it is released.
 	 * @param maxFor the longest this acquisition may hold the lock, from the acquisition;
 	 * a renewal never reaches past it
 	 * @throws IllegalArgumentException if {@code maxFor} is not positive
@@ -303,7 +315,8 @@ public final class HeldLock {
 	}
 
 	/**
-	 * Tell the callbacks, once, that the lock is lost, unless this node no longer uses it.
+	 * Tell the callbacks, once, that the lock is lost, unless this node no longer uses
+	 * it.
 	 * @param why why it is lost
 	 */
 	void notifyLost(String why) {
@@ -332,11 +345,12 @@ public final class HeldLock {
 
 	/**
 	 * Run work that must not be done twice: in a transaction that commits only while this
-	 * acquisition holds the lock at the database and the lock has not expired there; another
-	 * node that takes the lock meanwhile waits for the transaction to end. The callback
-	 * runs in the application's transaction, so its {@code JdbcTemplate} joins it.
-	 * Each call is one observation ({@code leader.election.fenced.transaction}) where the
-	 * locks have an {@linkplain ClusterLocks#setObservationRegistry observation registry}.
+	 * acquisition holds the lock at the database and the lock has not expired there;
+	 * another node that takes the lock meanwhile waits for the transaction to end. The
+	 * callback runs in the application's transaction, so its {@code JdbcTemplate} joins
+	 * it. Each call is one observation ({@code leader.election.fenced.transaction}) where
+	 * the locks have an {@linkplain ClusterLocks#setObservationRegistry observation
+	 * registry}.
 	 * @param <T> the result type
 	 * @param callback the work; it receives the term
 	 * @return the callback's result
@@ -344,21 +358,22 @@ public final class HeldLock {
 	 * sent if this node knows so already); nothing of the callback is committed
 	 */
 	public <T extends @Nullable Object> T runFenced(FencedCallback<T> callback) {
-		return this.locks.fencedTransactionObservation().observe(this.key, this.term, LockNotHeldException.class, () -> {
-			if (!isHeld()) {
-				throw new LockNotHeldException(this.key, this.term, this.released.get() ? "it was released"
-						: this.lost ? "an extension found it taken or expired" : "its atMostFor has passed");
-			}
-			return this.locks.repository()
-				.runLockFenced(this.key, this.locks.getNodeId(), this.term, remainingBelief(), callback);
-		});
+		return this.locks.fencedTransactionObservation()
+			.observe(this.key, this.term, LockNotHeldException.class, () -> {
+				if (!isHeld()) {
+					throw new LockNotHeldException(this.key, this.term, this.released.get() ? "it was released"
+							: this.lost ? "an extension found it taken or expired" : "its atMostFor has passed");
+				}
+				return this.locks.repository()
+					.runLockFenced(this.key, this.locks.getNodeId(), this.term, remainingBelief(), callback);
+			});
 	}
 
 	/**
 	 * Release the lock: it stays taken until {@code atLeastFor} after its acquisition
 	 * (database clock), or after an extension until that extension's {@code atLeastFor}
-	 * after it if that is later, and is free from then on. Releasing twice does nothing; a
-	 * release that fails is logged, and the lock then expires after {@code atMostFor}.
+	 * after it if that is later, and is free from then on. Releasing twice does nothing;
+	 * a release that fails is logged, and the lock then expires after {@code atMostFor}.
 	 * @return whether this call released the lock (it was still held at the database)
 	 */
 	public synchronized boolean release() {
@@ -388,10 +403,10 @@ public final class HeldLock {
 	}
 
 	/**
-	 * How long the database may keep a stalled fenced transaction: the rest of the belief,
-	 * at least a second, so that a frozen holder blocks a take-over for about its
-	 * {@code atMostFor} at most; for a kept-alive lock at least the keep-alive's lease, as
-	 * for an election's fenced work, since its belief is renewed while the run runs.
+	 * How long the database may keep a stalled fenced transaction: the rest of the
+	 * belief, at least a second, so that a frozen holder blocks a take-over for about its
+	 * {@code atMostFor} at most; for a kept-alive lock at least the keep-alive's lease,
+	 * as for an election's fenced work, since its belief is renewed while the run runs.
 	 */
 	private Duration remainingBelief() {
 		long nanos = this.belief.deadline() - this.locks.clock().nanoTime();
@@ -407,6 +422,7 @@ public final class HeldLock {
 
 	/**
 	 * A statement that sets the lock's expiry, sent and not yet answered.
+	 *
 	 * @param number its place among the statements sent for this acquisition
 	 * @param belief what the holder may believe if it is applied
 	 */
@@ -416,9 +432,11 @@ public final class HeldLock {
 
 	/**
 	 * What the holder may believe after a statement that took or extended the lock.
+	 *
 	 * @param sentAt monotonic time just before the statement was sent
 	 * @param atMostFor how long from then the database holds the lock at most
-	 * @param deadline monotonic time up to which this node may believe it holds the lock (I2)
+	 * @param deadline monotonic time up to which this node may believe it holds the lock
+	 * (I2)
 	 */
 	record Belief(long sentAt, Duration atMostFor, long deadline) {
 

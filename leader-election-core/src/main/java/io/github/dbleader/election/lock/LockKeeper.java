@@ -17,15 +17,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Keeps the locks of running runs alive while this node is alive
- * ({@link HeldLock#keepAlive}): every renew interval, one statement extends all of them by
- * a lease ({@link LockRepository#extendLocks}), so that the number of statements does not
- * grow with the number of locks. A lock is kept until its run ends, until {@code maxFor}
- * after its acquisition would be passed by the next extension, or until it is lost; a
- * lost lock's holder is told once ({@link HeldLock#onLost}). A round that cannot reach
- * the database extends nothing: the holders' beliefs run out on their own, and the next
- * round tells them. Runs on a thread of its own, started with the first kept lock, so that
- * the elections' heartbeat never waits for it; its statements write only the locks' lease
- * rows, which fenced runs do not lock.
+ * ({@link HeldLock#keepAlive}): every renew interval, one statement extends all of them
+ * by a lease ({@link LockRepository#extendLocks}), so that the number of statements does
+ * not grow with the number of locks. A lock is kept until its run ends, until
+ * {@code maxFor} after its acquisition would be passed by the next extension, or until it
+ * is lost; a lost lock's holder is told once ({@link HeldLock#onLost}). A round that
+ * cannot reach the database extends nothing: the holders' beliefs run out on their own,
+ * and the next round tells them. Runs on a thread of its own, started with the first kept
+ * lock, so that the elections' heartbeat never waits for it; its statements write only
+ * the locks' lease rows, which fenced runs do not lock.
  */
 final class LockKeeper implements AutoCloseable {
 
@@ -91,14 +91,17 @@ final class LockKeeper implements AutoCloseable {
 		}
 	}
 
-	/** One round: tell the holders of lost locks, then extend the others in one statement. */
+	/**
+	 * One round: tell the holders of lost locks, then extend the others in one statement.
+	 */
 	void round() {
 		Duration leaseDuration = this.settings.leaseDuration();
 		long now = this.locks.clock().nanoTime();
 		Map<String, Long> terms = new LinkedHashMap<>();
 		List<HeldLock> extending = new ArrayList<>();
 		// In the order of the locks, not of their identity hashes: a round sends the same
-		// statements in the same order whatever the run (a simulation's seed replays exactly).
+		// statements in the same order whatever the run (a simulation's seed replays
+		// exactly).
 		List<Map.Entry<HeldLock, Long>> kept = new ArrayList<>(this.kept.entrySet());
 		kept.sort(Comparator.comparing((Map.Entry<HeldLock, Long> entry) -> entry.getKey().key())
 			.thenComparingLong((entry) -> entry.getKey().term()));
@@ -121,7 +124,8 @@ final class LockKeeper implements AutoCloseable {
 		if (terms.isEmpty()) {
 			return;
 		}
-		// Before the statement is sent: a slow answer never extends a belief (I2), and each
+		// Before the statement is sent: a slow answer never extends a belief (I2), and
+		// each
 		// belief ends by what the statement sets while it is under way.
 		long sentAt = this.locks.clock().nanoTime();
 		Map<HeldLock, HeldLock.ExpiryChange> changes = new LinkedHashMap<>();
@@ -148,7 +152,8 @@ final class LockKeeper implements AutoCloseable {
 		if (all) {
 			return;
 		}
-		// Some were not extended, and which is unknown: find out one by one (rare: a lock lost
+		// Some were not extended, and which is unknown: find out one by one (rare: a lock
+		// lost
 		// or released).
 		for (HeldLock lock : extending) {
 			if (!lock.renewAlone(leaseDuration)) {
@@ -174,8 +179,8 @@ final class LockKeeper implements AutoCloseable {
 	interface Rounds {
 
 		/**
-		 * Run a round every interval, the first an interval from now, each an interval after
-		 * the previous one ended.
+		 * Run a round every interval, the first an interval from now, each an interval
+		 * after the previous one ended.
 		 * @param round the round
 		 * @param interval the renew interval
 		 * @return what stops the rounds

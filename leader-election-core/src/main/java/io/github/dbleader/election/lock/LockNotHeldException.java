@@ -13,7 +13,8 @@ public class LockNotHeldException extends RuntimeException {
 
 	/**
 	 * Create an exception.
-	 * @param lockName the lock's row in the lease table ({@link ClusterLocks#KEY_PREFIX} and the name)
+	 * @param lockName the lock's row in the lease table ({@link ClusterLocks#KEY_PREFIX}
+	 * and the name)
 	 * @param term the term of the acquisition
 	 * @param message what was found
 	 */
@@ -23,12 +24,16 @@ public class LockNotHeldException extends RuntimeException {
 		this.term = term;
 	}
 
-	/** @return the lock's row in the lease table */
+	/**
+	 * @return the lock's row in the lease table
+	 */
 	public String getLockName() {
 		return this.lockName;
 	}
 
-	/** @return the term of the acquisition that no longer holds the lock */
+	/**
+	 * @return the term of the acquisition that no longer holds the lock
+	 */
 	public long getTerm() {
 		return this.term;
 	}

@@ -18,9 +18,9 @@ public interface LockRepository {
 
 	/**
 	 * Take the lock if its row is vacant or expired by the database clock (or create the
-	 * row, held by this node, if it does not exist), with a new term strictly greater than
-	 * any earlier one, until {@code atMostFor} from now on the database clock. Once the
-	 * repository has seen the row exist, a try that finds the lock held costs one
+	 * row, held by this node, if it does not exist), with a new term strictly greater
+	 * than any earlier one, until {@code atMostFor} from now on the database clock. Once
+	 * the repository has seen the row exist, a try that finds the lock held costs one
 	 * conditional statement.
 	 * @param key the lock's row
 	 * @param nodeId this node
@@ -30,13 +30,12 @@ public interface LockRepository {
 	OptionalLong tryLock(String key, String nodeId, Duration atMostFor);
 
 	/**
-	 * Extend the lock of this acquisition: one conditional statement on the lock's row, by
-	 * key, that changes it only if this acquisition (holder and term) still holds it and it
-	 * has not expired by the database clock, and this acquisition has not released it; the
-	 * lock then expires {@code atMostFor} from
-	 * now on the database clock (earlier than before, if that is shorter), and the time of
-	 * the extension is recorded (database clock) for {@link #releaseLock}. A keep-alive
-	 * calls it too.
+	 * Extend the lock of this acquisition: one conditional statement on the lock's row,
+	 * by key, that changes it only if this acquisition (holder and term) still holds it
+	 * and it has not expired by the database clock, and this acquisition has not released
+	 * it; the lock then expires {@code atMostFor} from now on the database clock (earlier
+	 * than before, if that is shorter), and the time of the extension is recorded
+	 * (database clock) for {@link #releaseLock}. A keep-alive calls it too.
 	 * @param key the lock's row
 	 * @param nodeId this node
 	 * @param term the term of the acquisition
@@ -68,8 +67,8 @@ public interface LockRepository {
 	/**
 	 * Release the lock of this acquisition: it expires at the later of {@code atLeastFor}
 	 * after its acquisition and {@code atLeastForAfterExtension} after its last extension
-	 * (database clock; the acquisition counts as the last extension if there was none), or
-	 * at once if both have passed; never later than it would have.
+	 * (database clock; the acquisition counts as the last extension if there was none),
+	 * or at once if both have passed; never later than it would have.
 	 * @param key the lock's row
 	 * @param nodeId this node
 	 * @param term the term of the acquisition
@@ -78,14 +77,13 @@ public interface LockRepository {
 	 * taken
 	 * @return whether this acquisition still held the lock
 	 */
-	boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor,
-			Duration atLeastForAfterExtension);
+	boolean releaseLock(String key, String nodeId, long term, Duration atLeastFor, Duration atLeastForAfterExtension);
 
 	/**
 	 * Run a callback in a transaction that first locks the lock's row in share mode
 	 * (exclusively where the database has no share mode) and checks that this acquisition
-	 * holds it and that it has not expired. Every change of holder updates that row, so it
-	 * waits until the transaction has ended.
+	 * holds it and that it has not expired. Every change of holder updates that row, so
+	 * it waits until the transaction has ended.
 	 * @param <T> the callback's result type
 	 * @param key the lock's row
 	 * @param nodeId this node
@@ -107,10 +105,10 @@ public interface LockRepository {
 
 	/**
 	 * Release a lock whoever holds it, for an operator: the row gets a new term, strictly
-	 * greater than any earlier one, no holder, and expires now. A fenced transaction of the
-	 * holder in flight is waited for (it locks the row), and any later one is refused, so
-	 * the old holder's fenced work cannot commit after this; its own release then finds
-	 * nothing to release.
+	 * greater than any earlier one, no holder, and expires now. A fenced transaction of
+	 * the holder in flight is waited for (it locks the row), and any later one is
+	 * refused, so the old holder's fenced work cannot commit after this; its own release
+	 * then finds nothing to release.
 	 * @param key the lock's row
 	 * @return the new term, or empty if the lock has no row
 	 */

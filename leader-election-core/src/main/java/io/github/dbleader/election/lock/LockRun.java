@@ -42,8 +42,8 @@ public record LockRun(String name, long term, Instant startedAt, @Nullable Insta
 		FAILED,
 
 		/**
-		 * The run ended, and whoever ran it did not say whether the task returned or threw
-		 * (a ShedLock {@code LockProvider} learns only that the lock is released).
+		 * The run ended, and whoever ran it did not say whether the task returned or
+		 * threw (a ShedLock {@code LockProvider} learns only that the lock is released).
 		 */
 		ENDED
 

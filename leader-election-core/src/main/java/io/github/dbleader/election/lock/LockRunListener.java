@@ -33,7 +33,8 @@ public interface LockRunListener {
 	 * it ended and the lock is left to expire. Called once per acquisition.
 	 * @param name the lock's name
 	 * @param term the term of the acquisition
-	 * @param heldFor from just before the lock was taken until now, on the monotonic clock
+	 * @param heldFor from just before the lock was taken until now, on the monotonic
+	 * clock
 	 */
 	default void ended(String name, long term, Duration heldFor) {
 	}

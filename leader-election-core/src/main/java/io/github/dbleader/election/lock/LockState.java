@@ -12,7 +12,8 @@ import org.jspecify.annotations.Nullable;
  * ({@code null} after an operator released it)
  * @param term the term of the last acquisition or operator release
  * @param acquiredAt when it was taken last (database clock)
- * @param expiresAt until when it is taken (database clock): earlier than {@code acquiredAt +
+ * @param expiresAt until when it is taken (database clock): earlier than
+ * {@code acquiredAt +
  * atMostFor} once released
  * @param held whether it was taken at the time of the read, by the database clock
  * @param databaseTime the database clock at the time of the read

@@ -31,15 +31,18 @@ public final class LockedRun {
 		this.observation = observation;
 	}
 
-	/** @return the lock the run holds */
+	/**
+	 * @return the lock the run holds
+	 */
 	public HeldLock lock() {
 		return this.lock;
 	}
 
 	/**
-	 * End the run, once: the lock is no longer the current lock of the thread that started
-	 * the run, it is released if asked (otherwise it expires after its {@code atMostFor}),
-	 * and the run is recorded with its outcome. Ending twice does nothing.
+	 * End the run, once: the lock is no longer the current lock of the thread that
+	 * started the run, it is released if asked (otherwise it expires after its
+	 * {@code atMostFor}), and the run is recorded with its outcome. Ending twice does
+	 * nothing.
 	 * @param outcome how the run ended
 	 * @param release whether to release the lock
 	 * @return whether this call ended the run
@@ -56,7 +59,9 @@ public final class LockedRun {
 		return true;
 	}
 
-	/** @return the run's observation, started; it stops when the run ends */
+	/**
+	 * @return the run's observation, started; it stops when the run ends
+	 */
 	Observation observation() {
 		return this.observation;
 	}

@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The runs under locks on this node: those running and the last few that ended, per
- * lock. Bounded: a lock keeps {@value #KEPT} ended runs.
+ * The runs under locks on this node: those running and the last few that ended, per lock.
+ * Bounded: a lock keeps {@value #KEPT} ended runs.
  */
 final class RunHistory {
 
@@ -28,15 +28,14 @@ final class RunHistory {
 	}
 
 	void started(HeldLock lock) {
-		this.running.put(lock, new LockRun(lock.name(), lock.term(), this.wallClock.instant(), null,
-				LockRun.Outcome.RUNNING));
+		this.running.put(lock,
+				new LockRun(lock.name(), lock.term(), this.wallClock.instant(), null, LockRun.Outcome.RUNNING));
 	}
 
 	LockRun ended(HeldLock lock, LockRun.Outcome outcome) {
 		LockRun started = this.running.remove(lock);
 		LockRun run = new LockRun(lock.name(), lock.term(),
-				(started != null) ? started.startedAt() : this.wallClock.instant(), this.wallClock.instant(),
-				outcome);
+				(started != null) ? started.startedAt() : this.wallClock.instant(), this.wallClock.instant(), outcome);
 		Deque<LockRun> runs = this.ended.computeIfAbsent(lock.name(), (name) -> new ArrayDeque<>());
 		synchronized (runs) {
 			runs.addFirst(run);

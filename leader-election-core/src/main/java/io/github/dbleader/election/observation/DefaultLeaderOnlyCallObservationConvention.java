@@ -4,9 +4,8 @@ import io.github.dbleader.election.observation.LeaderElectionObservationDocument
 import io.micrometer.common.KeyValues;
 
 /**
- * The default {@link LeaderOnlyCallObservationConvention}: named
- * {@value #NAME}, with the election, the outcome and the class and method called as
- * low-cardinality key values.
+ * The default {@link LeaderOnlyCallObservationConvention}: named {@value #NAME}, with the
+ * election, the outcome and the class and method called as low-cardinality key values.
  */
 public class DefaultLeaderOnlyCallObservationConvention implements LeaderOnlyCallObservationConvention {
 

@@ -14,8 +14,8 @@ public class FencedTransactionContext extends OutcomeContext<FencedTransactionCo
 
 	/**
 	 * Create a context.
-	 * @param election the election whose fence the transaction passes; for a cluster lock,
-	 * the lock's lease row ({@code lock:} and the lock's name)
+	 * @param election the election whose fence the transaction passes; for a cluster
+	 * lock, the lock's lease row ({@code lock:} and the lock's name)
 	 * @param term the term the transaction runs for, or -1 if this node holds none
 	 */
 	public FencedTransactionContext(String election, long term) {
@@ -24,12 +24,16 @@ public class FencedTransactionContext extends OutcomeContext<FencedTransactionCo
 		this.term = term;
 	}
 
-	/** @return the election whose fence the transaction passes, or the lease row of a lock */
+	/**
+	 * @return the election whose fence the transaction passes, or the lease row of a lock
+	 */
 	public String getElection() {
 		return this.election;
 	}
 
-	/** @return the term the transaction runs for, or -1 if this node holds none */
+	/**
+	 * @return the term the transaction runs for, or -1 if this node holds none
+	 */
 	public long getTerm() {
 		return this.term;
 	}

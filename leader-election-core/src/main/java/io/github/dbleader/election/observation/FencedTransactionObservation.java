@@ -8,8 +8,8 @@ import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where the fenced transactions of an election service, or of cluster locks, are observed:
- * a registry and a convention. Each transaction is one observation
+ * Where the fenced transactions of an election service, or of cluster locks, are
+ * observed: a registry and a convention. Each transaction is one observation
  * ({@link LeaderElectionObservationDocumentation#FENCED_TRANSACTION}), current while the
  * work runs, so that the work's own observations (its JDBC statements, say) are its
  * children.
@@ -59,19 +59,19 @@ public final class FencedTransactionObservation {
 	/**
 	 * Run a fenced transaction in an observation.
 	 * @param <T> the result type
-	 * @param election the election whose fence the transaction passes, or the lease row of a
-	 * cluster lock
+	 * @param election the election whose fence the transaction passes, or the lease row
+	 * of a cluster lock
 	 * @param term the term it runs for, or -1 if none
 	 * @param refusal the type of exception that says that the fence, or this node itself,
 	 * refused the transaction
 	 * @param transaction the transaction, fence included
 	 * @return what the transaction returned
 	 */
-	public <T extends @Nullable Object> T observe(String election, long term,
-			Class<? extends RuntimeException> refusal, Supplier<T> transaction) {
+	public <T extends @Nullable Object> T observe(String election, long term, Class<? extends RuntimeException> refusal,
+			Supplier<T> transaction) {
 		FencedTransactionContext context = new FencedTransactionContext(election, term);
-		Observation observation = LeaderElectionObservationDocumentation.FENCED_TRANSACTION
-			.observation(this.convention, DEFAULT_CONVENTION, () -> context, this.registry);
+		Observation observation = LeaderElectionObservationDocumentation.FENCED_TRANSACTION.observation(this.convention,
+				DEFAULT_CONVENTION, () -> context, this.registry);
 		return observation.observe(() -> {
 			try {
 				T result = transaction.get();

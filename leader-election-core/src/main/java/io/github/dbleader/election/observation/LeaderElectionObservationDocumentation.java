@@ -13,7 +13,8 @@ import io.micrometer.observation.docs.ObservationDocumentation;
 public enum LeaderElectionObservationDocumentation implements ObservationDocumentation {
 
 	/**
-	 * A call of a {@code @LeaderOnly} method: run where this node leads, skipped elsewhere.
+	 * A call of a {@code @LeaderOnly} method: run where this node leads, skipped
+	 * elsewhere.
 	 */
 	LEADER_ONLY_CALL {
 
@@ -31,9 +32,9 @@ public enum LeaderElectionObservationDocumentation implements ObservationDocumen
 	},
 
 	/**
-	 * A call that runs under a cluster lock ({@code @ClusterLock}, {@code ClusterLocks.runLocked}
-	 * or a run started with {@code ClusterLocks.startRun}): run if the lock was taken,
-	 * skipped otherwise.
+	 * A call that runs under a cluster lock ({@code @ClusterLock},
+	 * {@code ClusterLocks.runLocked} or a run started with
+	 * {@code ClusterLocks.startRun}): run if the lock was taken, skipped otherwise.
 	 */
 	LOCK_CALL {
 
@@ -55,8 +56,8 @@ public enum LeaderElectionObservationDocumentation implements ObservationDocumen
 	},
 
 	/**
-	 * A fenced transaction of an election ({@code Election.runFenced}) or of a cluster lock
-	 * ({@code HeldLock.runFenced}): committed, refused by the fence, or failed.
+	 * A fenced transaction of an election ({@code Election.runFenced}) or of a cluster
+	 * lock ({@code HeldLock.runFenced}): committed, refused by the fence, or failed.
 	 */
 	FENCED_TRANSACTION {
 
@@ -78,8 +79,8 @@ public enum LeaderElectionObservationDocumentation implements ObservationDocumen
 	},
 
 	/**
-	 * This node was granted or lost the leadership of an election: a short observation, at
-	 * the moment the listeners hear of it.
+	 * This node was granted or lost the leadership of an election: a short observation,
+	 * at the moment the listeners hear of it.
 	 */
 	LEADERSHIP_CHANGE {
 
@@ -104,9 +105,10 @@ public enum LeaderElectionObservationDocumentation implements ObservationDocumen
 	public enum KeyNames implements KeyName {
 
 		/**
-		 * Name of the election: the one a {@code @LeaderOnly} method is guarded by, the one
-		 * whose leadership changed, or the one whose fence a fenced transaction passes (for a
-		 * cluster lock's, the lock's lease row: {@code lock:} and the lock's name).
+		 * Name of the election: the one a {@code @LeaderOnly} method is guarded by, the
+		 * one whose leadership changed, or the one whose fence a fenced transaction
+		 * passes (for a cluster lock's, the lock's lease row: {@code lock:} and the
+		 * lock's name).
 		 */
 		ELECTION("election"),
 
@@ -126,7 +128,9 @@ public enum LeaderElectionObservationDocumentation implements ObservationDocumen
 		/** Name of the {@code @LeaderOnly} method called. */
 		CODE_FUNCTION("code.function"),
 
-		/** {@code granted} or {@code revoked} ({@link LeadershipChangeContext.Change}). */
+		/**
+		 * {@code granted} or {@code revoked} ({@link LeadershipChangeContext.Change}).
+		 */
 		CHANGE("change"),
 
 		/**

@@ -28,17 +28,23 @@ public class LeaderOnlyCallContext extends OutcomeContext<LeaderOnlyCallContext.
 		this.method = Objects.requireNonNull(method, "method must not be null");
 	}
 
-	/** @return the election the method is guarded by */
+	/**
+	 * @return the election the method is guarded by
+	 */
 	public String getElection() {
 		return this.election;
 	}
 
-	/** @return the class of the target of the call */
+	/**
+	 * @return the class of the target of the call
+	 */
 	public Class<?> getTargetClass() {
 		return this.targetClass;
 	}
 
-	/** @return the method called */
+	/**
+	 * @return the method called
+	 */
 	public Method getMethod() {
 		return this.method;
 	}
@@ -57,8 +63,9 @@ public class LeaderOnlyCallContext extends OutcomeContext<LeaderOnlyCallContext.
 
 		/**
 		 * This node led the election when the call started, and the method threw a
-		 * {@code NotLeaderException}, itself or as a cause: a fenced transaction in it was refused because the
-		 * leadership had ended. Nothing of that transaction was committed.
+		 * {@code NotLeaderException}, itself or as a cause: a fenced transaction in it
+		 * was refused because the leadership had ended. Nothing of that transaction was
+		 * committed.
 		 */
 		REFUSED,
 

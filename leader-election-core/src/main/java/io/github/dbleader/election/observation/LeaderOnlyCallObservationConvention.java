@@ -4,9 +4,9 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationConvention;
 
 /**
- * Names and key values of the observation of a {@code @LeaderOnly} call. Implement it (or extend
- * {@link DefaultLeaderOnlyCallObservationConvention}) to change them; with Spring Boot, a bean of
- * this type replaces the default.
+ * Names and key values of the observation of a {@code @LeaderOnly} call. Implement it (or
+ * extend {@link DefaultLeaderOnlyCallObservationConvention}) to change them; with Spring
+ * Boot, a bean of this type replaces the default.
  */
 public interface LeaderOnlyCallObservationConvention extends ObservationConvention<LeaderOnlyCallContext> {
 

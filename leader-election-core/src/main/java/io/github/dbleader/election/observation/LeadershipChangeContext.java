@@ -30,8 +30,7 @@ public class LeadershipChangeContext extends Observation.Context {
 	 * @param reason why leadership was revoked (the name of the revocation reason), or
 	 * {@code null} for a grant
 	 */
-	public LeadershipChangeContext(String election, Change change, String nodeId, long term,
-			@Nullable String reason) {
+	public LeadershipChangeContext(String election, Change change, String nodeId, long term, @Nullable String reason) {
 		this.election = Objects.requireNonNull(election, "election must not be null");
 		this.change = Objects.requireNonNull(change, "change must not be null");
 		this.nodeId = Objects.requireNonNull(nodeId, "nodeId must not be null");
@@ -39,27 +38,37 @@ public class LeadershipChangeContext extends Observation.Context {
 		this.reason = reason;
 	}
 
-	/** @return the election */
+	/**
+	 * @return the election
+	 */
 	public String getElection() {
 		return this.election;
 	}
 
-	/** @return granted or revoked */
+	/**
+	 * @return granted or revoked
+	 */
 	public Change getChange() {
 		return this.change;
 	}
 
-	/** @return this node's id */
+	/**
+	 * @return this node's id
+	 */
 	public String getNodeId() {
 		return this.nodeId;
 	}
 
-	/** @return the term granted, or the one that ended */
+	/**
+	 * @return the term granted, or the one that ended
+	 */
 	public long getTerm() {
 		return this.term;
 	}
 
-	/** @return why leadership was revoked, or {@code null} for a grant */
+	/**
+	 * @return why leadership was revoked, or {@code null} for a grant
+	 */
 	public @Nullable String getReason() {
 		return this.reason;
 	}

@@ -21,12 +21,16 @@ public class LockCallContext extends OutcomeContext<LockCallContext.Outcome> {
 		this.lock = Objects.requireNonNull(lock, "lock must not be null");
 	}
 
-	/** @return the lock's name */
+	/**
+	 * @return the lock's name
+	 */
 	public String getLock() {
 		return this.lock;
 	}
 
-	/** @return the term of the lock's acquisition, or -1 if it was not taken (yet) */
+	/**
+	 * @return the term of the lock's acquisition, or -1 if it was not taken (yet)
+	 */
 	public long getTerm() {
 		return this.term;
 	}
@@ -52,13 +56,16 @@ public class LockCallContext extends OutcomeContext<LockCallContext.Outcome> {
 		FAILED,
 
 		/**
-		 * The lock was taken and the run ended, and whoever ran it did not say whether the
-		 * task returned or threw (a ShedLock {@code LockProvider} learns only that the lock
-		 * is released).
+		 * The lock was taken and the run ended, and whoever ran it did not say whether
+		 * the task returned or threw (a ShedLock {@code LockProvider} learns only that
+		 * the lock is released).
 		 */
 		ENDED,
 
-		/** The lock was not taken (held elsewhere, or the database failed): the task did not run. */
+		/**
+		 * The lock was not taken (held elsewhere, or the database failed): the task did
+		 * not run.
+		 */
 		SKIPPED
 
 	}

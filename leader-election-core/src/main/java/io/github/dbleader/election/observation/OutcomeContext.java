@@ -23,7 +23,9 @@ public abstract class OutcomeContext<O extends Enum<O>> extends Observation.Cont
 		this.outcome = Objects.requireNonNull(running, "running must not be null");
 	}
 
-	/** @return what became of the work so far */
+	/**
+	 * @return what became of the work so far
+	 */
 	public O getOutcome() {
 		return this.outcome;
 	}

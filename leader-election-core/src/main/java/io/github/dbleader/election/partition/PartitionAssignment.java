@@ -22,20 +22,21 @@ import org.jspecify.annotations.Nullable;
  * no clock of its own; every node computes the same targets from the same inputs.
  *
  * <ul>
- * <li><b>Settled nodes only.</b> A live member receives partitions only once it has been a
- * member for the settle time (so that a flapping node never gets any), or if it joined
+ * <li><b>Settled nodes only.</b> A live member receives partitions only once it has been
+ * a member for the settle time (so that a flapping node never gets any), or if it joined
  * within the settle time of the oldest member (the nodes of a cluster that starts
  * together balance at once).
- * <li><b>Pins first.</b> A partition pinned to a live member goes to it, counted in its load.
- * A pin to a node that is not live is ignored until that node is back.
+ * <li><b>Pins first.</b> A partition pinned to a live member goes to it, counted in its
+ * load. A pin to a node that is not live is ignored until that node is back.
  * <li><b>Balanced.</b> The eligible nodes get {@code floor(P/N)} or {@code ceil(P/N)}
  * partitions each (pins can make a node exceed that; the others then share the rest).
- * <li><b>Sticky.</b> Every node keeps as many of the partitions it owns as its share allows;
- * the extra partition of a ceil share goes to the nodes that own the most. So a join
- * moves only about {@code P/(N+1)} partitions, all to the new node, and a leave moves only
- * the leaver's.
- * <li><b>Deterministic.</b> Which of its partitions a node keeps, and where a free partition
- * goes, is chosen by rendezvous hashing of partition and node id, not by arrival order.
+ * <li><b>Sticky.</b> Every node keeps as many of the partitions it owns as its share
+ * allows; the extra partition of a ceil share goes to the nodes that own the most. So a
+ * join moves only about {@code P/(N+1)} partitions, all to the new node, and a leave
+ * moves only the leaver's.
+ * <li><b>Deterministic.</b> Which of its partitions a node keeps, and where a free
+ * partition goes, is chosen by rendezvous hashing of partition and node id, not by
+ * arrival order.
  * </ul>
  */
 public final class PartitionAssignment {
@@ -55,7 +56,9 @@ public final class PartitionAssignment {
 		this.settleTime = settleTime;
 	}
 
-	/** @return how long a node must have been a live member before it receives partitions */
+	/**
+	 * @return how long a node must have been a live member before it receives partitions
+	 */
 	public Duration settleTime() {
 		return this.settleTime;
 	}
@@ -79,7 +82,8 @@ public final class PartitionAssignment {
 		members.forEach((member) -> live.add(member.nodeId()));
 		Instant oldest = members.stream().map(Candidate::firstSeen).min(Comparator.naturalOrder()).orElse(now);
 		// Settled: a member for the settle time, or joined within the settle time of the
-		// oldest member (the nodes of a starting cluster). Each node's status changes once,
+		// oldest member (the nodes of a starting cluster). Each node's status changes
+		// once,
 		// so that nodes that read at slightly different times never disagree for long.
 		Set<String> eligible = new TreeSet<>();
 		for (Candidate member : members) {
@@ -141,8 +145,10 @@ public final class PartitionAssignment {
 				}
 			}
 			if (best == null) {
-				// Every share is full (pins took more than their share): the least loaded.
-				best = eligible.stream().min(Comparator.comparingInt((String node) -> load.getOrDefault(node, 0)))
+				// Every share is full (pins took more than their share): the least
+				// loaded.
+				best = eligible.stream()
+					.min(Comparator.comparingInt((String node) -> load.getOrDefault(node, 0)))
 					.orElseThrow();
 			}
 			targets[partition] = best;
@@ -154,8 +160,8 @@ public final class PartitionAssignment {
 	/**
 	 * Each eligible node's share of the balanced partitions. A node pinned more than an
 	 * even share keeps its pins and leaves the balance; the others share the rest: the
-	 * ceil shares go to the nodes that own the most, so that as few partitions as possible
-	 * move.
+	 * ceil shares go to the nodes that own the most, so that as few partitions as
+	 * possible move.
 	 */
 	private static Map<String, Integer> capacities(int balanced, Set<String> eligible, Map<String, Integer> pinned,
 			Map<String, List<Integer>> owned) {

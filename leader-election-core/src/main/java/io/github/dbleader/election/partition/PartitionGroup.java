@@ -39,17 +39,19 @@ import org.slf4j.LoggerFactory;
  * node's batched heartbeat renews and reads all of them with its usual statements, and
  * each partition has its own lease and term (its fencing token).
  *
- * <p>{@link #isOwner(int)} and {@link #ownedPartitions()} never touch the database. Once
+ * <p>
+ * {@link #isOwner(int)} and {@link #ownedPartitions()} never touch the database. Once
  * {@link #start() started}, a balancing step runs every renew interval: it reads the
  * group's live members and its pins (two statements, whatever the number of partitions),
  * computes the targets with {@link PartitionAssignment} from the leases the heartbeat
- * last read, and hands the partitions this node owns but should not over to their
- * targets with the election's safe hand-over ({@link Election#forceLeader(String)}): the
- * owner stops, then the target starts with a higher term. A free partition (its owner
- * left or crashed) is taken only by its target, so that it does not land on a node that
- * would have to hand it on again; if balancing has not run for a lease, any node takes it.
+ * last read, and hands the partitions this node owns but should not over to their targets
+ * with the election's safe hand-over ({@link Election#forceLeader(String)}): the owner
+ * stops, then the target starts with a higher term. A free partition (its owner left or
+ * crashed) is taken only by its target, so that it does not land on a node that would
+ * have to hand it on again; if balancing has not run for a lease, any node takes it.
  *
- * <p>Obtain groups from {@link PartitionGroups#create}, which routes the election's
+ * <p>
+ * Obtain groups from {@link PartitionGroups#create}, which routes the election's
  * leadership callbacks to the group's {@link PartitionListener listeners}.
  */
 public final class PartitionGroup implements AutoCloseable {
@@ -89,7 +91,10 @@ public final class PartitionGroup implements AutoCloseable {
 	/** The targets of the last balancing step; {@code null} before the first. */
 	private volatile @Nullable Plan plan;
 
-	/** What stops balancing while it runs; read by the take-over policy on the heartbeat thread. */
+	/**
+	 * What stops balancing while it runs; read by the take-over policy on the heartbeat
+	 * thread.
+	 */
 	private volatile @Nullable Runnable balancer;
 
 	private final Steps steps;
@@ -101,8 +106,8 @@ public final class PartitionGroup implements AutoCloseable {
 
 	/**
 	 * Hand-overs this node requested, by partition: the version of the lease row as seen
-	 * when it requested them. Until the heartbeat reads the row again, the lease last seen
-	 * does not show the request, and the hand-over still counts as under way.
+	 * when it requested them. Until the heartbeat reads the row again, the lease last
+	 * seen does not show the request, and the hand-over still counts as under way.
 	 */
 	private final Map<Integer, Long> requestedOnVersion = new HashMap<>();
 
@@ -114,8 +119,8 @@ public final class PartitionGroup implements AutoCloseable {
 		this.service = Objects.requireNonNull(service, "service must not be null");
 		this.name = validateName(name);
 		if (count < 1 || count > MAX_PARTITIONS) {
-			throw new IllegalArgumentException("partition group '" + name + "' must have 1 to " + MAX_PARTITIONS
-					+ " partitions but has " + count);
+			throw new IllegalArgumentException(
+					"partition group '" + name + "' must have 1 to " + MAX_PARTITIONS + " partitions but has " + count);
 		}
 		this.count = count;
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
@@ -164,22 +169,30 @@ public final class PartitionGroup implements AutoCloseable {
 		return election.substring(ElectionService.PARTITION_NAME_PREFIX.length(), separator);
 	}
 
-	/** @return the group's name */
+	/**
+	 * @return the group's name
+	 */
 	public String name() {
 		return this.name;
 	}
 
-	/** @return how many partitions the group has */
+	/**
+	 * @return how many partitions the group has
+	 */
 	public int count() {
 		return this.count;
 	}
 
-	/** @return this node's id */
+	/**
+	 * @return this node's id
+	 */
 	public String nodeId() {
 		return this.service.nodeId();
 	}
 
-	/** @return how this group balances */
+	/**
+	 * @return how this group balances
+	 */
 	public PartitionSettings settings() {
 		return this.settings;
 	}
@@ -261,8 +274,8 @@ public final class PartitionGroup implements AutoCloseable {
 
 	/**
 	 * Pin a partition to a node: it is handed over to that node now, and balancing leaves
-	 * it there while the node is a live member, until {@link #unpin(int)}. The pin is kept
-	 * in the database, so every node respects it.
+	 * it there while the node is a live member, until {@link #unpin(int)}. The pin is
+	 * kept in the database, so every node respects it.
 	 * @param partition the partition
 	 * @param nodeId the node that should own it
 	 * @throws UnknownCandidateException if the node is not a live member of the group
@@ -311,7 +324,8 @@ public final class PartitionGroup implements AutoCloseable {
 					(lease != null) ? lease.term() : 0, target, pinnedTo, (lease != null) ? lease.handoverTo() : null));
 		}
 		return new PartitionGroupStatus(this.name, nodeId(), (current != null) ? current.members() : List.of(),
-				partitions, (current != null) ? Duration.ofNanos(this.clock.nanoTime() - current.computedAtNanos()) : null);
+				partitions,
+				(current != null) ? Duration.ofNanos(this.clock.nanoTime() - current.computedAtNanos()) : null);
 	}
 
 	/** Start balancing: a step at once, then one every renew interval. */
@@ -339,7 +353,9 @@ public final class PartitionGroup implements AutoCloseable {
 		}
 	}
 
-	/** @return whether balancing runs */
+	/**
+	 * @return whether balancing runs
+	 */
 	public boolean isRunning() {
 		synchronized (this.lifecycleMonitor) {
 			return this.balancer != null;
@@ -427,7 +443,8 @@ public final class PartitionGroup implements AutoCloseable {
 		for (int partition = 0; partition < this.count; partition++) {
 			LeaseState lease = leases.get(partition);
 			Long requestedOn = this.requestedOnVersion.remove(partition);
-			// By the row, not by belief: the heartbeat stops believing before it sends the
+			// By the row, not by belief: the heartbeat stops believing before it sends
+			// the
 			// hand-over, and the request stays in the row until that statement commits.
 			if (lease == null || !nodeId().equals(lease.leaderId())) {
 				continue;
@@ -478,9 +495,9 @@ public final class PartitionGroup implements AutoCloseable {
 
 	/**
 	 * Whether this node may take a free partition now: only if balancing made it the
-	 * partition's target, so that the partition does not land on a node that would have to
-	 * hand it on. Without a recent balancing step (not started, or the members cannot be
-	 * read), any node may, so that a free partition never stays free.
+	 * partition's target, so that the partition does not land on a node that would have
+	 * to hand it on. Without a recent balancing step (not started, or the members cannot
+	 * be read), any node may, so that a free partition never stays free.
 	 */
 	private boolean mayTakeOver(int partition) {
 		Plan current = this.plan;
@@ -578,6 +595,7 @@ public final class PartitionGroup implements AutoCloseable {
 
 	/**
 	 * The outcome of a balancing step.
+	 *
 	 * @param targets target owner by partition
 	 * @param members the live members, ordered by node id
 	 * @param pins the pins read

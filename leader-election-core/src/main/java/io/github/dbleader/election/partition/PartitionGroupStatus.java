@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
  * @param age how long ago the last balancing step read the members, or {@code null} if it
  * never did
  */
-public record PartitionGroupStatus(String group, String nodeId, List<String> members,
-		List<PartitionStatus> partitions, @Nullable Duration age) {
+public record PartitionGroupStatus(String group, String nodeId, List<String> members, List<PartitionStatus> partitions,
+		@Nullable Duration age) {
 
 	/**
 	 * How many partitions each node owns; members that own none are listed with 0.

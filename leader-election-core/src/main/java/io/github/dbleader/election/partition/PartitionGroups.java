@@ -99,7 +99,9 @@ public final class PartitionGroups {
 		return this.groups.get(name);
 	}
 
-	/** @return every group */
+	/**
+	 * @return every group
+	 */
 	public Collection<PartitionGroup> groups() {
 		return Collections.unmodifiableCollection(this.groups.values());
 	}

@@ -24,7 +24,8 @@ public interface PartitionListener {
 	 * @param group group name
 	 * @param partition the partition
 	 * @param term the term that ended
-	 * @param reason why it ended ({@link RevocationReason#HANDED_OVER} when balancing moved it)
+	 * @param reason why it ended ({@link RevocationReason#HANDED_OVER} when balancing
+	 * moved it)
 	 */
 	default void partitionLost(String group, int partition, long term, RevocationReason reason) {
 	}

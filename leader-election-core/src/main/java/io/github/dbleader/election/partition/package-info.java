@@ -3,9 +3,10 @@
  * {@link io.github.dbleader.election.ElectionService}, spread evenly over the live nodes
  * and moved between them only by the election's safe hand-over.
  *
- * <p>{@link io.github.dbleader.election.partition.PartitionAssignment} is the pure rule
- * (balanced, sticky, deterministic); {@link io.github.dbleader.election.partition.PartitionGroup}
- * applies it on one node.
+ * <p>
+ * {@link io.github.dbleader.election.partition.PartitionAssignment} is the pure rule
+ * (balanced, sticky, deterministic);
+ * {@link io.github.dbleader.election.partition.PartitionGroup} applies it on one node.
  */
 @NullMarked
 package io.github.dbleader.election.partition;

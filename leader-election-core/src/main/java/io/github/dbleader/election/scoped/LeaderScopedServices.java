@@ -22,15 +22,16 @@ import org.slf4j.LoggerFactory;
  * partitions: give it to the {@link ElectionService} as its listener (alone, or among its
  * listeners), then {@link #start(ElectionService, Map) start} it with the services.
  *
- * <p>On a grant it starts each service of the election (or of the partition's group) on a
- * thread of its own; on a revocation it stops them: it cancels their contexts, calls their
- * {@link LeaderScopedService#stop stop}, interrupts their threads, and waits for the threads
- * at most the stop timeout (all of an election's services together), then leaves a thread
- * that still runs behind with a WARN. The revocation's listener callback waits for that:
- * the callbacks after it (events of this node's other elections) wait too, but never the
- * heartbeat, and a new grant of the election starts the services only once the old run
- * stopped. {@link #stop()} stops every service, before the election service stops, so
- * that they end while this node still leads.
+ * <p>
+ * On a grant it starts each service of the election (or of the partition's group) on a
+ * thread of its own; on a revocation it stops them: it cancels their contexts, calls
+ * their {@link LeaderScopedService#stop stop}, interrupts their threads, and waits for
+ * the threads at most the stop timeout (all of an election's services together), then
+ * leaves a thread that still runs behind with a WARN. The revocation's listener callback
+ * waits for that: the callbacks after it (events of this node's other elections) wait
+ * too, but never the heartbeat, and a new grant of the election starts the services only
+ * once the old run stopped. {@link #stop()} stops every service, before the election
+ * service stops, so that they end while this node still leads.
  */
 public final class LeaderScopedServices implements LeadershipListener {
 
@@ -40,7 +41,9 @@ public final class LeaderScopedServices implements LeadershipListener {
 
 	private final Object monitor = new Object();
 
-	/** The runs under way, by election name; every run of an election has the same term. */
+	/**
+	 * The runs under way, by election name; every run of an election has the same term.
+	 */
 	private final Map<String, List<ScopedRun>> runs = new HashMap<>();
 
 	private List<Registration> registrations = List.of();
@@ -127,7 +130,9 @@ public final class LeaderScopedServices implements LeadershipListener {
 		}
 	}
 
-	/** @return whether started and not stopped */
+	/**
+	 * @return whether started and not stopped
+	 */
 	public boolean isRunning() {
 		return this.running;
 	}
@@ -160,7 +165,9 @@ public final class LeaderScopedServices implements LeadershipListener {
 		}
 	}
 
-	/** Start the services of an election or partition that this node leads with the term. */
+	/**
+	 * Start the services of an election or partition that this node leads with the term.
+	 */
 	private void startRuns(String election, long term) {
 		ElectionService service = this.electionService;
 		Election joined = (service != null) ? service.findElection(election) : null;

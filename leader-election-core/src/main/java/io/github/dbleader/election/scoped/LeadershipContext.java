@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * One term of leadership as a {@link LeaderScopedService} sees it: the election (or
  * partition), the term, and the signal that the service must stop.
  *
- * <p>The signal ({@link #isCancelled()}) is given when the service is stopped: leadership
+ * <p>
+ * The signal ({@link #isCancelled()}) is given when the service is stopped: leadership
  * was revoked, or the application stops. {@link #isLeader()} is exact at every call, as
  * {@link Election#isLeader()} is: it turns {@code false} as soon as this node's belief in
  * the term ends, even before the revocation reaches the service.
@@ -40,27 +41,37 @@ public final class LeadershipContext {
 		this.partition = partition;
 	}
 
-	/** @return the election's name ({@code partition:<group>:<n>} for a partition) */
+	/**
+	 * @return the election's name ({@code partition:<group>:<n>} for a partition)
+	 */
 	public String election() {
 		return this.election.name();
 	}
 
-	/** @return this node's id */
+	/**
+	 * @return this node's id
+	 */
 	public String nodeId() {
 		return this.election.nodeId();
 	}
 
-	/** @return the term (fencing token) of this leadership */
+	/**
+	 * @return the term (fencing token) of this leadership
+	 */
 	public long term() {
 		return this.term;
 	}
 
-	/** @return the partition group, or {@code null} if the service follows an election */
+	/**
+	 * @return the partition group, or {@code null} if the service follows an election
+	 */
 	public @Nullable String partitionGroup() {
 		return this.partitionGroup;
 	}
 
-	/** @return the partition, or {@link #NO_PARTITION} if the service follows an election */
+	/**
+	 * @return the partition, or {@link #NO_PARTITION} if the service follows an election
+	 */
 	public int partition() {
 		return this.partition;
 	}
@@ -74,8 +85,8 @@ public final class LeadershipContext {
 	}
 
 	/**
-	 * Whether this node leads with this context's term at this instant, and the service has
-	 * not been told to stop. Never touches the database.
+	 * Whether this node leads with this context's term at this instant, and the service
+	 * has not been told to stop. Never touches the database.
 	 * @return {@code true} while the term is led and the context not cancelled
 	 */
 	public boolean isLeader() {
@@ -83,8 +94,8 @@ public final class LeadershipContext {
 	}
 
 	/**
-	 * Wait until the service is told to stop, or the timeout passes: a pause in a loop that
-	 * ends at once when the service stops.
+	 * Wait until the service is told to stop, or the timeout passes: a pause in a loop
+	 * that ends at once when the service stops.
 	 * @param timeout the longest wait
 	 * @return {@code true} if cancelled
 	 * @throws InterruptedException if the thread is interrupted, as a stop does after the
@@ -96,7 +107,8 @@ public final class LeadershipContext {
 
 	/**
 	 * Run work that must only be committed under this context's term, as
-	 * {@link Election#runFenced} does: refused if this node leads with another term by then.
+	 * {@link Election#runFenced} does: refused if this node leads with another term by
+	 * then.
 	 * @param <T> the result type
 	 * @param callback the work
 	 * @return the work's result

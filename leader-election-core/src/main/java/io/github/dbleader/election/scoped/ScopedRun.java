@@ -7,9 +7,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One term of one {@link LeaderScopedService}: its {@link LeaderScopedService#start start}
- * on a platform thread of its own (Java 17 has no virtual threads), and its stop: the
- * signal, the service's own stop, an interrupt, then a wait for the thread until a deadline.
+ * One term of one {@link LeaderScopedService}: its {@link LeaderScopedService#start
+ * start} on a platform thread of its own (Java 17 has no virtual threads), and its stop:
+ * the signal, the service's own stop, an interrupt, then a wait for the thread until a
+ * deadline.
  */
 final class ScopedRun {
 
@@ -47,7 +48,8 @@ final class ScopedRun {
 		}
 		catch (Throwable ex) {
 			if (this.context.isCancelled()) {
-				// Thrown by the stop's signal or interrupt: how a service is expected to end.
+				// Thrown by the stop's signal or interrupt: how a service is expected to
+				// end.
 				logger.debug("Leader-scoped service '{}' in {} ended on its stop", this.name, this.context, ex);
 			}
 			else {

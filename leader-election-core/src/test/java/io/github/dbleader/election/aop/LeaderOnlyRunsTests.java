@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Tests for {@link LeaderOnlyRuns} on a fake monotonic clock and a fixed wall clock. A run
- * here is the test's own code, on the test's thread: what a run sees while it runs is
+ * Tests for {@link LeaderOnlyRuns} on a fake monotonic clock and a fixed wall clock. A
+ * run here is the test's own code, on the test's thread: what a run sees while it runs is
  * asserted from inside it.
  */
 class LeaderOnlyRunsTests {
@@ -78,10 +78,9 @@ class LeaderOnlyRunsTests {
 				.isEqualTo(new LeaderOnlyRun("e", "a", 7, "Jobs.run", NOW, null, Outcome.RUNNING, null));
 			return "done";
 		})).isEqualTo("done");
-		assertThatExceptionOfType(IllegalStateException.class)
-			.isThrownBy(() -> run(settings, () -> {
-				throw new IllegalStateException("boom");
-			}));
+		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> run(settings, () -> {
+			throw new IllegalStateException("boom");
+		}));
 		assertThatExceptionOfType(RuntimeException.class).isThrownBy(() -> run(settings, () -> {
 			throw new RuntimeException(new NotLeaderException("e", "a", "leadership of term 7 ended"));
 		}));
@@ -203,13 +202,13 @@ class LeaderOnlyRunsTests {
 	@Test
 	void theChecksOfItsOwnThreadInterruptARunWithinACheckInterval() {
 		this.runs.close();
-		this.runs = new LeaderOnlyRuns(3, null, Duration.ofMillis(20), this.clock, Clock.systemUTC(),
-				List.of());
+		this.runs = new LeaderOnlyRuns(3, null, Duration.ofMillis(20), this.clock, Clock.systemUTC(), List.of());
 		AtomicLong term = new AtomicLong(7);
 		assertThatExceptionOfType(InterruptedException.class)
 			.isThrownBy(() -> this.runs.run(settings("e", null, true), "a", 7, term::get, () -> {
 				term.set(-1);
-				// Bounded: without the interrupt, the latch's timeout ends the run and the test fails.
+				// Bounded: without the interrupt, the latch's timeout ends the run and
+				// the test fails.
 				return new CountDownLatch(1).await(5, TimeUnit.SECONDS);
 			}));
 		assertThat(this.runs.recentRuns("e")).extracting(LeaderOnlyRun::outcome).containsExactly(Outcome.FAILED);

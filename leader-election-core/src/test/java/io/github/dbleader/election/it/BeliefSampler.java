@@ -15,11 +15,12 @@ import org.jspecify.annotations.Nullable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Watches, on a thread of its own, which nodes believe they lead: every millisecond it reads
- * {@code Election.term()} of every watched node (one read gives both the belief and its
- * term) and records each node's reigns with bounds on when they began and ended.
+ * Watches, on a thread of its own, which nodes believe they lead: every millisecond it
+ * reads {@code Election.term()} of every watched node (one read gives both the belief and
+ * its term) and records each node's reigns with bounds on when they began and ended.
  *
- * <p>Two believers are reported only from a sweep that read all nodes within
+ * <p>
+ * Two believers are reported only from a sweep that read all nodes within
  * {@link #MAX_SWEEP_NANOS}: a sweep the scheduler interrupted could read the old leader
  * before its belief ended and the new one after its belief began. Two real beliefs are
  * always separated by at least the database round trips of a hand-over, longer than that.
@@ -40,7 +41,9 @@ public final class BeliefSampler implements AutoCloseable {
 	/** Reigns still running, by watched node. Sampler thread only. */
 	private final Map<ElectionNode, OpenReign> current = new HashMap<>();
 
-	/** Sweep start of the last read that saw a node not believing. Sampler thread only. */
+	/**
+	 * Sweep start of the last read that saw a node not believing. Sampler thread only.
+	 */
 	private final Map<ElectionNode, Long> lastSeenFollowing = new HashMap<>();
 
 	/** Guarded by {@code this}. */
@@ -80,8 +83,8 @@ public final class BeliefSampler implements AutoCloseable {
 	}
 
 	/**
-	 * Every reign up to now, ended or not, in the order they began. Waits for a sweep that
-	 * starts after this call, so that what the caller saw before is included.
+	 * Every reign up to now, ended or not, in the order they began. Waits for a sweep
+	 * that starts after this call, so that what the caller saw before is included.
 	 * @return the reigns
 	 */
 	public synchronized List<Reign> reigns() {
@@ -120,9 +123,7 @@ public final class BeliefSampler implements AutoCloseable {
 	 * @return the reign, if one was seen
 	 */
 	public Optional<Reign> reignOf(String nodeId, long term) {
-		return reigns().stream()
-			.filter((reign) -> reign.nodeId().equals(nodeId) && reign.term() == term)
-			.findFirst();
+		return reigns().stream().filter((reign) -> reign.nodeId().equals(nodeId) && reign.term() == term).findFirst();
 	}
 
 	/**
@@ -172,7 +173,8 @@ public final class BeliefSampler implements AutoCloseable {
 	private void run() {
 		long[] terms = new long[0];
 		while (this.running) {
-			// One snapshot for the sizing and the sweep: a node watched meanwhile waits for the next.
+			// One snapshot for the sizing and the sweep: a node watched meanwhile waits
+			// for the next.
 			List<ElectionNode> watched = List.copyOf(this.nodes);
 			if (terms.length < watched.size()) {
 				terms = new long[watched.size() * 2];
@@ -266,12 +268,14 @@ public final class BeliefSampler implements AutoCloseable {
 	 * @param beganAfter the belief began after this moment (a read that saw no belief)
 	 * @param seenFrom the belief had begun by this moment (the first read that saw it)
 	 * @param seenUntil the belief still held at this moment (the last read that saw it)
-	 * @param endedBy the belief had ended by this moment, or {@link Long#MAX_VALUE} if it has
-	 * not been seen to end
+	 * @param endedBy the belief had ended by this moment, or {@link Long#MAX_VALUE} if it
+	 * has not been seen to end
 	 */
 	public record Reign(String nodeId, long term, long beganAfter, long seenFrom, long seenUntil, long endedBy) {
 
-		/** @return whether the reign was seen to end */
+		/**
+		 * @return whether the reign was seen to end
+		 */
 		public boolean hasEnded() {
 			return this.endedBy != Long.MAX_VALUE;
 		}

@@ -55,12 +55,16 @@ public final class ContractTables {
 		return clock.dataSource(pool);
 	}
 
-	/** @return the tables' names */
+	/**
+	 * @return the tables' names
+	 */
 	public LeaseTables names() {
 		return this.names;
 	}
 
-	/** @return the database's dialect */
+	/**
+	 * @return the database's dialect
+	 */
 	public SqlDialect dialect() {
 		return this.dialect;
 	}

@@ -26,8 +26,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The database an election integration test runs on: its dialect, how to open a pool on
  * it directly or through a {@link TcpProxy}, and its tables. A MySQL-protocol or
  * PostgreSQL server is reached at its JDBC URL; H2 runs in memory in this JVM with a TCP
- * server beside it, so that a node can reach it through a proxy too. A cluster whose nodes
- * each have a URL of their own (Galera) spreads the pools over those nodes, by node.
+ * server beside it, so that a node can reach it through a proxy too. A cluster whose
+ * nodes each have a URL of their own (Galera) spreads the pools over those nodes, by
+ * node.
  */
 public final class ElectionDatabase implements AutoCloseable {
 
@@ -71,15 +72,17 @@ public final class ElectionDatabase implements AutoCloseable {
 	}
 
 	/**
-	 * The server a {@link TestDatabase} names (from the environment or the local default).
-	 * Fails, never skips, when the server cannot be reached.
+	 * The server a {@link TestDatabase} names (from the environment or the local
+	 * default). Fails, never skips, when the server cannot be reached.
 	 * @param database the MySQL-protocol or PostgreSQL test database
 	 * @return the database
-	 * @throws IllegalStateException if the server is unreachable; the message says what to set
+	 * @throws IllegalStateException if the server is unreachable; the message says what
+	 * to set
 	 */
 	public static ElectionDatabase of(TestDatabase database) {
 		database.dataSource(1).close();
-		return server(SqlDialect.forName(database.platform()), database.url(), database.username(), database.password());
+		return server(SqlDialect.forName(database.platform()), database.url(), database.username(),
+				database.password());
 	}
 
 	/**
@@ -116,16 +119,17 @@ public final class ElectionDatabase implements AutoCloseable {
 	}
 
 	/**
-	 * A cluster of MySQL-protocol servers that replicate each other (Galera), each node at
-	 * a URL of its own. A pool goes to the node that its name's election node is assigned:
-	 * the pools of one election node ({@code a}, {@code a-election}, {@code a-fenced}) go
-	 * to the same cluster node, while election nodes {@code a}, {@code b} and {@code c}
-	 * (and {@code node-1}, {@code node-2}, {@code node-3}) each go to another one, so that
-	 * a change of holder and the fenced work it must be ordered against run on different
-	 * cluster nodes. A {@link TcpProxy} forwards to the first node. The test's observer
-	 * pools (names ending in {@code observer}) read causally ({@code wsrep_sync_wait = 1}):
-	 * what a node committed on one cluster node, the test sees at once on another, while
-	 * the election nodes' pools see the cluster as applications do.
+	 * A cluster of MySQL-protocol servers that replicate each other (Galera), each node
+	 * at a URL of its own. A pool goes to the node that its name's election node is
+	 * assigned: the pools of one election node ({@code a}, {@code a-election},
+	 * {@code a-fenced}) go to the same cluster node, while election nodes {@code a},
+	 * {@code b} and {@code c} (and {@code node-1}, {@code node-2}, {@code node-3}) each
+	 * go to another one, so that a change of holder and the fenced work it must be
+	 * ordered against run on different cluster nodes. A {@link TcpProxy} forwards to the
+	 * first node. The test's observer pools (names ending in {@code observer}) read
+	 * causally ({@code wsrep_sync_wait = 1}): what a node committed on one cluster node,
+	 * the test sees at once on another, while the election nodes' pools see the cluster
+	 * as applications do.
 	 * @param nodeUrls the URL of each cluster node
 	 * @param username user name
 	 * @param password password
@@ -144,12 +148,15 @@ public final class ElectionDatabase implements AutoCloseable {
 	 * @return the URL
 	 */
 	public String urlFor(String name) {
-		// The election node's id: "a" of "a-election"; node ids of the form "node-1" whole.
+		// The election node's id: "a" of "a-election"; node ids of the form "node-1"
+		// whole.
 		String node = name.startsWith("node-") ? name : name.split("-", 2)[0];
 		return this.nodeUrls.get(Math.floorMod(node.hashCode() - "a".hashCode(), this.nodeUrls.size()));
 	}
 
-	/** @return the URL of each node of a cluster, or the one URL of a single server */
+	/**
+	 * @return the URL of each node of a cluster, or the one URL of a single server
+	 */
 	public List<String> nodeUrls() {
 		return this.nodeUrls;
 	}
@@ -163,21 +170,24 @@ public final class ElectionDatabase implements AutoCloseable {
 		try {
 			Server server = Server.createTcpServer("-tcpPort", "0").start();
 			InetSocketAddress address = InetSocketAddress.createUnresolved("127.0.0.1", server.getPort());
-			return new ElectionDatabase(SqlDialect.H2, "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "",
-					address, (at) -> "jdbc:h2:tcp://" + at.getHostString() + ":" + at.getPort() + "/mem:" + name,
-					server);
+			return new ElectionDatabase(SqlDialect.H2, "jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1", "sa", "", address,
+					(at) -> "jdbc:h2:tcp://" + at.getHostString() + ":" + at.getPort() + "/mem:" + name, server);
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not start an H2 TCP server", ex);
 		}
 	}
 
-	/** @return the dialect */
+	/**
+	 * @return the dialect
+	 */
 	public SqlDialect dialect() {
 		return this.dialect;
 	}
 
-	/** @return where a {@link TcpProxy} in front of this database forwards to */
+	/**
+	 * @return where a {@link TcpProxy} in front of this database forwards to
+	 */
 	public InetSocketAddress serverAddress() {
 		return new InetSocketAddress(this.serverAddress.getHostString(), this.serverAddress.getPort());
 	}
@@ -186,8 +196,8 @@ public final class ElectionDatabase implements AutoCloseable {
 	 * A new pool on this database.
 	 * @param name what the pool is for, for its thread names
 	 * @param maxPoolSize maximum pool size
-	 * @param customizer changes to the pool's defaults (connection timeout 2 s, no idle minimum, broken
-	 * connections dropped as {@link BrokenConnectionEviction} says)
+	 * @param customizer changes to the pool's defaults (connection timeout 2 s, no idle
+	 * minimum, broken connections dropped as {@link BrokenConnectionEviction} says)
 	 * @return the started pool
 	 */
 	public HikariDataSource dataSource(String name, int maxPoolSize, Consumer<HikariConfig> customizer) {
@@ -249,7 +259,8 @@ public final class ElectionDatabase implements AutoCloseable {
 		config.setPassword(this.password);
 		config.setMaximumPoolSize(maxPoolSize);
 		config.setMinimumIdle(0);
-		// Generous for a busy machine: a pool also sets the validation timeout as the network
+		// Generous for a busy machine: a pool also sets the validation timeout as the
+		// network
 		// timeout of a new connection's set-up.
 		config.setConnectionTimeout(2000);
 		config.setValidationTimeout(1000);

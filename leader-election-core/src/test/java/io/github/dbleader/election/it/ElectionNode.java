@@ -37,17 +37,23 @@ public final class ElectionNode implements AutoCloseable {
 		this.owned = List.of(owned);
 	}
 
-	/** @return the node id */
+	/**
+	 * @return the node id
+	 */
 	public String nodeId() {
 		return this.service.nodeId();
 	}
 
-	/** @return the node's election */
+	/**
+	 * @return the node's election
+	 */
 	public Election election() {
 		return this.election;
 	}
 
-	/** @return whether the node believes it leads, now */
+	/**
+	 * @return whether the node believes it leads, now
+	 */
 	public boolean isLeader() {
 		return this.election.isLeader();
 	}

@@ -20,11 +20,12 @@ import com.mysql.cj.protocol.StandardSocketFactory;
  * client process stopped by {@code SIGSTOP} or a long GC pause stops reading: its kernel
  * still acknowledges what arrives until the socket's receive buffer is full, then
  * advertises a zero window, and the server blocks sending. Unlike a real freeze, only the
- * thread that {@link #freezeCurrentThread() froze itself} stops, so that a test can freeze
- * one node's fenced work while the test goes on. A frozen read ignores the socket's
- * timeout, as a frozen process does.
+ * thread that {@link #freezeCurrentThread() froze itself} stops, so that a test can
+ * freeze one node's fenced work while the test goes on. A frozen read ignores the
+ * socket's timeout, as a frozen process does.
  *
- * <p>Name {@link #socketFactory(String)} as the driver's {@code socketFactory} property.
+ * <p>
+ * Name {@link #socketFactory(String)} as the driver's {@code socketFactory} property.
  */
 public final class FreezingSockets {
 
@@ -75,7 +76,10 @@ public final class FreezingSockets {
 		}
 	}
 
-	/** For PostgreSQL's pgjdbc and MariaDB Connector/J, which take a {@link SocketFactory}. */
+	/**
+	 * For PostgreSQL's pgjdbc and MariaDB Connector/J, which take a
+	 * {@link SocketFactory}.
+	 */
 	public static final class ForJavaxNet extends SocketFactory {
 
 		@Override

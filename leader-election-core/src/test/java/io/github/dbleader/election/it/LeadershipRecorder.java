@@ -25,7 +25,9 @@ public final class LeadershipRecorder implements LeadershipListener {
 		this.events.add(new Event(nodeId, term, reason, System.nanoTime()));
 	}
 
-	/** @return the grants, in the order they were delivered */
+	/**
+	 * @return the grants, in the order they were delivered
+	 */
 	public List<Event> grants() {
 		return this.events.stream().filter(Event::isGrant).toList();
 	}
@@ -49,7 +51,9 @@ public final class LeadershipRecorder implements LeadershipListener {
 	 */
 	public record Event(String nodeId, long term, @Nullable RevocationReason reason, long deliveredNanos) {
 
-		/** @return whether this is a grant */
+		/**
+		 * @return whether this is a grant
+		 */
 		public boolean isGrant() {
 			return this.reason == null;
 		}

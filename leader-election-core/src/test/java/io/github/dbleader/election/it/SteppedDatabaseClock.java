@@ -27,17 +27,17 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
  * statement sees the moved clock, whatever its text:
  * <ul>
  * <li>MySQL and MariaDB: {@code SET SESSION timestamp}, from the server's own clock
- * ({@code SYSDATE}), on every connection handed out. The session's clock then stands still
- * while the connection is out, for a statement or a transaction.
- * <li>PostgreSQL: a function {@code clock_timestamp()} in a schema of its own, which every
- * connection handed out names before {@code pg_catalog} in its {@code search_path}, adds the
- * offset that the connection is handed out with (a setting of its session).
- * <li>H2, whose {@code CURRENT_TIMESTAMP} no setting moves: the statements' text, in which
- * the dialect's clock expression gets the offset added.
+ * ({@code SYSDATE}), on every connection handed out. The session's clock then stands
+ * still while the connection is out, for a statement or a transaction.
+ * <li>PostgreSQL: a function {@code clock_timestamp()} in a schema of its own, which
+ * every connection handed out names before {@code pg_catalog} in its {@code search_path},
+ * adds the offset that the connection is handed out with (a setting of its session).
+ * <li>H2, whose {@code CURRENT_TIMESTAMP} no setting moves: the statements' text, in
+ * which the dialect's clock expression gets the offset added.
  * </ul>
  * A connection goes back to its pool on the database's own clock, and other connections,
- * the server's clock and this JVM's are left alone. Close the clock (PostgreSQL: it drops its
- * schema) after the pools whose connections it moved.
+ * the server's clock and this JVM's are left alone. Close the clock (PostgreSQL: it drops
+ * its schema) after the pools whose connections it moved.
  */
 public final class SteppedDatabaseClock implements AutoCloseable {
 
@@ -80,8 +80,8 @@ public final class SteppedDatabaseClock implements AutoCloseable {
 	/**
 	 * A clock that starts at the database's own time.
 	 * @param dialect the database's dialect
-	 * @param admin a data source on the database, for what the clock needs there (a schema
-	 * and a function on PostgreSQL)
+	 * @param admin a data source on the database, for what the clock needs there (a
+	 * schema and a function on PostgreSQL)
 	 * @return the clock
 	 */
 	public static SteppedDatabaseClock on(SqlDialect dialect, DataSource admin) {
@@ -137,7 +137,8 @@ public final class SteppedDatabaseClock implements AutoCloseable {
 						statement.execute("SET SESSION timestamp = UNIX_TIMESTAMP(SYSDATE(6)) + "
 								+ BigDecimal.valueOf(offset, 3).toPlainString());
 					}
-					yield proxy(Connection.class, connection, UnaryOperator.identity(), "SET SESSION timestamp = DEFAULT");
+					yield proxy(Connection.class, connection, UnaryOperator.identity(),
+							"SET SESSION timestamp = DEFAULT");
 				}
 				case POSTGRESQL -> {
 					try (PreparedStatement statement = connection
@@ -164,9 +165,9 @@ public final class SteppedDatabaseClock implements AutoCloseable {
 	}
 
 	/**
-	 * A connection or a statement whose SQL is rewritten before it reaches the target, and
-	 * whose plain statements are too; a connection that runs a statement before it closes,
-	 * so that it goes back to its pool on the database's own clock.
+	 * A connection or a statement whose SQL is rewritten before it reaches the target,
+	 * and whose plain statements are too; a connection that runs a statement before it
+	 * closes, so that it goes back to its pool on the database's own clock.
 	 */
 	@SuppressWarnings("unchecked")
 	private static <T> T proxy(Class<T> type, T target, UnaryOperator<String> rewrite, @Nullable String beforeClose) {

@@ -42,8 +42,8 @@ import static org.awaitility.Awaitility.await;
  * ({@link JdbcLeaseRepository#takeOverAll}, {@code handOverAll}, {@code yieldAll},
  * {@code reacquireAll}): every row of a batch is changed only under the single-row
  * statement's conditions, with its own observed version or term; the answer names exactly
- * the rows changed; the fence rows move with them in the same transaction; a fence row that
- * fenced work holds is skipped, not waited for.
+ * the rows changed; the fence rows move with them in the same transaction; a fence row
+ * that fenced work holds is skipped, not waited for.
  */
 class BatchedHolderChangeIntegrationTests {
 
@@ -73,8 +73,8 @@ class BatchedHolderChangeIntegrationTests {
 		return repository(database, wrapper, Duration.ofSeconds(1));
 	}
 
-	private JdbcLeaseRepository repository(TestDatabase database,
-			java.util.function.UnaryOperator<DataSource> wrapper, Duration statementTimeout) {
+	private JdbcLeaseRepository repository(TestDatabase database, java.util.function.UnaryOperator<DataSource> wrapper,
+			Duration statementTimeout) {
 		this.dataSource = database.dataSource(database.url(), 4);
 		database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
 		SqlDialect dialect = SqlDialect.forName(database.platform());
@@ -87,8 +87,7 @@ class BatchedHolderChangeIntegrationTests {
 	 * Leases of node a, which has no session, that have run out at the database clock, by
 	 * election: what a follower saw of them.
 	 */
-	private static Map<String, LeaseObservation> expiredLeasesOfA(JdbcLeaseRepository repository,
-			String... elections) {
+	private static Map<String, LeaseObservation> expiredLeasesOfA(JdbcLeaseRepository repository, String... elections) {
 		Map<String, LeaseObservation> versions = new LinkedHashMap<>();
 		for (String election : elections) {
 			assertThat(repository.create(election, "a", MOMENT)).isTrue();
@@ -122,7 +121,8 @@ class BatchedHolderChangeIntegrationTests {
 		assertThat(repository.requestHandover("e6", "c")).isTrue();
 		await("the changed leases run out too").atMost(Duration.ofSeconds(5))
 			.pollInterval(Duration.ofMillis(10))
-			.until(() -> repository.find("e2").orElseThrow().expired() && repository.find("e3").orElseThrow().expired());
+			.until(() -> repository.find("e2").orElseThrow().expired()
+					&& repository.find("e3").orElseThrow().expired());
 		Map<String, LeaseState> before = leases(repository, "e2", "e3", "e4", "e6");
 
 		List<LeaseState> taken = repository.takeOverAll("b", observed, LEASE);
@@ -174,7 +174,8 @@ class BatchedHolderChangeIntegrationTests {
 			work.rollback();
 			work.setAutoCommit(true);
 		}
-		assertThat(repository.takeOverAll("b", Map.of("e2", observed.get("e2")), LEASE)).extracting(LeaseState::election)
+		assertThat(repository.takeOverAll("b", Map.of("e2", observed.get("e2")), LEASE))
+			.extracting(LeaseState::election)
 			.containsExactly("e2");
 		assertThat(fence("e2")).containsExactly("b", repository.find("e2").orElseThrow().term());
 	}
@@ -187,14 +188,18 @@ class BatchedHolderChangeIntegrationTests {
 		Map<String, LeaseObservation> observed = expiredLeasesOfA(repository, "e1", "e2", "e3");
 		CompletableFuture<List<LeaseState>> batch;
 		try (Connection other = this.dataSource.getConnection()) {
-			// Under way, not committed, while b's batch starts: a's renewal of e2 (for a moment:
-			// it stays expired, at the next version) and an operator's request to hand e3 to c.
+			// Under way, not committed, while b's batch starts: a's renewal of e2 (for a
+			// moment:
+			// it stays expired, at the next version) and an operator's request to hand e3
+			// to c.
 			other.setAutoCommit(false);
 			JdbcTemplate otherJdbc = new JdbcTemplate(new SingleConnectionDataSource(other, true));
+			assertThat(otherJdbc
+				.update("UPDATE " + TABLES.leaseTable() + " SET version = version + 1 WHERE election_name = 'e2'"))
+				.isOne();
 			assertThat(otherJdbc.update("UPDATE " + TABLES.leaseTable()
-					+ " SET version = version + 1 WHERE election_name = 'e2'")).isOne();
-			assertThat(otherJdbc.update("UPDATE " + TABLES.leaseTable()
-					+ " SET handover_to = 'c', version = version + 1 WHERE election_name = 'e3'")).isOne();
+					+ " SET handover_to = 'c', version = version + 1 WHERE election_name = 'e3'"))
+				.isOne();
 			batch = CompletableFuture.supplyAsync(() -> repository.takeOverAll("b", observed, LEASE));
 			assertThatException().as("the batch waits for the rows under way")
 				.isThrownBy(() -> batch.get(200, TimeUnit.MILLISECONDS));
@@ -209,20 +214,22 @@ class BatchedHolderChangeIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void batchWhoseAnswerIsLostAfterItsCommitThrowsAndTheRowsTellTheTruth(TestDatabase database) {
 		AtomicBoolean loseCommit = new AtomicBoolean();
-		JdbcLeaseRepository repository = repository(database,
-				(dataSource) -> losingCommits(dataSource, loseCommit));
+		JdbcLeaseRepository repository = repository(database, (dataSource) -> losingCommits(dataSource, loseCommit));
 		Map<String, LeaseObservation> observed = expiredLeasesOfA(repository, "e1", "e2");
 		loseCommit.set(true);
-		// Taken for a moment only, so that the leases have run out again when b tries again.
+		// Taken for a moment only, so that the leases have run out again when b tries
+		// again.
 		assertThatException().isThrownBy(() -> repository.takeOverAll("b", observed, MOMENT));
 		loseCommit.set(false);
-		// Committed: the rows name b with a new term, and a second batch at the versions b
+		// Committed: the rows name b with a new term, and a second batch at the versions
+		// b
 		// observed before takes nothing: b learns the truth from its next read.
 		Map<String, LeaseState> lost = leases(repository, "e1", "e2");
 		assertThat(lost.values()).extracting(LeaseState::leaderId).containsOnly("b");
 		await("the leases run out again").atMost(Duration.ofSeconds(5))
 			.pollInterval(Duration.ofMillis(10))
-			.until(() -> repository.find("e1").orElseThrow().expired() && repository.find("e2").orElseThrow().expired());
+			.until(() -> repository.find("e1").orElseThrow().expired()
+					&& repository.find("e2").orElseThrow().expired());
 		assertThat(repository.takeOverAll("b", observed, LEASE)).isEmpty();
 		assertThat(leases(repository, "e1", "e2")).isEqualTo(lost);
 	}
@@ -302,7 +309,8 @@ class BatchedHolderChangeIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void createAllOfABatchWithALeaseAnotherNodeCreatedCreatesNoneOfItAndLeavesThatLeaseAlone(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
-		// b created e2 after a read that e2 had no row: a must not take b's row for its own.
+		// b created e2 after a read that e2 had no row: a must not take b's row for its
+		// own.
 		assertThat(repository.create("e2", "b", LEASE)).isTrue();
 		Map<String, LeaseState> before = leases(repository, "e2");
 
@@ -324,9 +332,12 @@ class BatchedHolderChangeIntegrationTests {
 		List<String> elections = List.of("e1", "e2", "e3");
 		loseDeadlock.set(true);
 
-		// The leases are inserted, then the write of their fence rows is chosen as the victim
-		// of a deadlock (or, on Galera, of a certification conflict): no exception, nothing
-		// created, nothing left behind; the next round's read says the leases have no row.
+		// The leases are inserted, then the write of their fence rows is chosen as the
+		// victim
+		// of a deadlock (or, on Galera, of a certification conflict): no exception,
+		// nothing
+		// created, nothing left behind; the next round's read says the leases have no
+		// row.
 		assertThat(repository.createAll("a", elections, LEASE)).isEmpty();
 
 		assertThat(loseDeadlock).isFalse();
@@ -340,7 +351,8 @@ class BatchedHolderChangeIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void nodesCreatingOverlappingBatchesAtOnceCreateEachLeaseOnceAndEachAnswersExactlyItsOwn(TestDatabase database)
 			throws Exception {
-		// On H2 each insert waits for the batch that holds a key it needs; on a busy machine the
+		// On H2 each insert waits for the batch that holds a key it needs; on a busy
+		// machine the
 		// chain of three took longer than a second. What is tested is who created what.
 		JdbcLeaseRepository repository = repository(database, (dataSource) -> dataSource, Duration.ofSeconds(10));
 		List<String> elections = java.util.stream.IntStream.range(0, 300).mapToObj((i) -> "e" + i).toList();
@@ -377,25 +389,31 @@ class BatchedHolderChangeIntegrationTests {
 		for (String election : elections) {
 			LeaseState state = repository.find(election).orElseThrow();
 			// Without the clock columns, which move between two reads.
-			leases.put(election, new LeaseState(state.election(), state.leaderId(), state.term(), state.version(),
-					state.acquiredAt(), state.renewedAt(), state.expiresAt(), state.handoverTo(),
-					state.reelectionRequested(), state.yieldedBy(), false, true, java.time.Instant.EPOCH,
-					state.holderVersion(), state.sessionEnded()));
+			leases.put(election,
+					new LeaseState(state.election(), state.leaderId(), state.term(), state.version(),
+							state.acquiredAt(), state.renewedAt(), state.expiresAt(), state.handoverTo(),
+							state.reelectionRequested(), state.yieldedBy(), false, true, java.time.Instant.EPOCH,
+							state.holderVersion(), state.sessionEnded()));
 		}
 		return leases;
 	}
 
 	private List<Object> fence(String election) {
-		return this.jdbc.queryForObject("SELECT leader_id, term FROM " + TABLES.fenceTable() + " WHERE election_name = ?",
+		return this.jdbc.queryForObject(
+				"SELECT leader_id, term FROM " + TABLES.fenceTable() + " WHERE election_name = ?",
 				(rs, row) -> java.util.Arrays.asList(rs.getString(1), rs.getLong(2)), election);
 	}
 
-	/** Open a fenced transaction of node a on the connection, as a job of the deposed holder would. */
+	/**
+	 * Open a fenced transaction of node a on the connection, as a job of the deposed
+	 * holder would.
+	 */
 	private static void holdFence(TestDatabase database, Connection connection, String election, long term)
 			throws SQLException {
 		connection.setAutoCommit(false);
 		new NamedParameterJdbcTemplate(new SingleConnectionDataSource(connection, true)).queryForList(
-				SqlDialect.forName(database.platform()).fence(TABLES.fenceTable(), TABLES.leaseTable(), TABLES.nodesTable()),
+				SqlDialect.forName(database.platform())
+					.fence(TABLES.fenceTable(), TABLES.leaseTable(), TABLES.nodesTable()),
 				new MapSqlParameterSource().addValue("election", election)
 					.addValue("node", "a")
 					.addValue("term", term)
@@ -403,7 +421,8 @@ class BatchedHolderChangeIntegrationTests {
 	}
 
 	/**
-	 * Commits for real, then throws, as if the connection broke before the answer arrived.
+	 * Commits for real, then throws, as if the connection broke before the answer
+	 * arrived.
 	 */
 	private static DataSource losingCommits(DataSource target, AtomicBoolean loseCommit) {
 		return new InterceptingDataSource(target, (connection, method, args, proceed) -> {
@@ -416,8 +435,8 @@ class BatchedHolderChangeIntegrationTests {
 	}
 
 	/**
-	 * Once armed, fails the first statement that writes the given table as the server fails
-	 * the victim of a deadlock: the transaction is rolled back.
+	 * Once armed, fails the first statement that writes the given table as the server
+	 * fails the victim of a deadlock: the transaction is rolled back.
 	 */
 	private static DataSource losingADeadlock(DataSource target, String table, AtomicBoolean armed) {
 		return new InterceptingDataSource(target, (connection, method, args, proceed) -> {
@@ -431,7 +450,9 @@ class BatchedHolderChangeIntegrationTests {
 		});
 	}
 
-	/** Hands every call on its connections to an interceptor, which may proceed with it. */
+	/**
+	 * Hands every call on its connections to an interceptor, which may proceed with it.
+	 */
 	private static final class InterceptingDataSource extends DelegatingDataSource {
 
 		private final Interceptor interceptor;

@@ -13,14 +13,15 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * Not a test: a measurement of one node's heartbeat statements at scale on MariaDB, run on
- * demand only ({@code -Dit.test=HeartbeatScaleMeasurement}; its name matches neither
+ * Not a test: a measurement of one node's heartbeat statements at scale on MariaDB, run
+ * on demand only ({@code -Dit.test=HeartbeatScaleMeasurement}; its name matches neither
  * Surefire's nor Failsafe's includes). {@code -Dscale.elections} (default 100000),
  * {@code -Dscale.rounds} (default 20), {@code -Dscale.driver} (MYSQL or MARIADB),
- * {@code -Dscale.reuse} (keep the last run's tables). Three nodes each hold a third of the
- * elections; node a's refresh (which renews its leases) and read are timed (as the heartbeat
- * reads, what changed and a slice, with and without composing every lease, and whole), and the whole read's SQL is split into the
- * server's work, the transfer and the mapping.
+ * {@code -Dscale.reuse} (keep the last run's tables). Three nodes each hold a third of
+ * the elections; node a's refresh (which renews its leases) and read are timed (as the
+ * heartbeat reads, what changed and a slice, with and without composing every lease, and
+ * whole), and the whole read's SQL is split into the server's work, the transfer and the
+ * mapping.
  */
 class HeartbeatScaleMeasurement {
 
@@ -61,22 +62,24 @@ class HeartbeatScaleMeasurement {
 			whole.viewLimits(Integer.MAX_VALUE, LeaseView.RESCANNED_PER_ROUND, Integer.MAX_VALUE);
 			whole.findAll("a", "a-1");
 			measure("findAll: whole, every lease of the node", rounds, () -> time(() -> whole.findAll("a", "a-1")));
-			measure("findAll SQL, rows iterated, nothing read", rounds,
-					() -> time(() -> jdbc.query(findAll, (rs) -> {
-					}, "a", "a-1")));
-			measure("findAll SQL, COUNT(*) at the server", rounds,
-					() -> time(() -> jdbc.queryForObject("SELECT COUNT(*) FROM (" + findAll + ") x", Long.class, "a",
-							"a-1")));
+			measure("findAll SQL, rows iterated, nothing read", rounds, () -> time(() -> jdbc.query(findAll, (rs) -> {
+			}, "a", "a-1")));
+			measure("findAll SQL, COUNT(*) at the server", rounds, () -> time(
+					() -> jdbc.queryForObject("SELECT COUNT(*) FROM (" + findAll + ") x", Long.class, "a", "a-1")));
 			measure("findAll without the candidates join (all lease rows)", rounds,
-					() -> time(() -> jdbc.query(LeaseRows.select(SqlDialect.MYSQL, TABLES.leaseTable(),
-							SqlDialect.MYSQL.serverIdentity()), (rs, row) -> LeaseRows.map(rs))));
+					() -> time(() -> jdbc.query(
+							LeaseRows.select(SqlDialect.MYSQL, TABLES.leaseTable(), SqlDialect.MYSQL.serverIdentity()),
+							(rs, row) -> LeaseRows.map(rs))));
 			measure("read of (election, version) only, same join", rounds,
-					() -> time(() -> jdbc.query("SELECT election_name, version FROM " + TABLES.leaseTable()
-							+ " WHERE election_name IN (SELECT election_name FROM " + TABLES.candidateTable()
-							+ " WHERE node_id = ? AND instance_id = ?)", (rs) -> {
-								rs.getString(1);
-								rs.getLong(2);
-							}, "a", "a-1")));
+					() -> time(
+							() -> jdbc.query(
+									"SELECT election_name, version FROM " + TABLES.leaseTable()
+											+ " WHERE election_name IN (SELECT election_name FROM "
+											+ TABLES.candidateTable() + " WHERE node_id = ? AND instance_id = ?)",
+									(rs) -> {
+										rs.getString(1);
+										rs.getLong(2);
+									}, "a", "a-1")));
 			List<LeaseState> states = repository.findAll("a", "a-1");
 			measure("mapping alone is inside the above; rows", 1, () -> states.size());
 			jdbc.queryForList("ANALYZE FORMAT=JSON " + findAll.replaceFirst("\\?", "'a'").replaceFirst("\\?", "'a-1'"))

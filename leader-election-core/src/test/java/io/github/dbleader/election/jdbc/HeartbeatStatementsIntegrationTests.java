@@ -36,13 +36,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * I9 on each real database: no statement of a heartbeat round waits on a row lock that
- * application work holds. Fenced transactions of a cluster lock (its lease row), of another
- * node's election or partition and of one of this node's own elections (their fence rows)
- * stay open while a whole round runs: the refresh of the node's session (which renews most
- * of the table), join, read, a take-over with and without a session, batched take-over, hand-over and yield (which skip a row whose fence
- * a fenced transaction holds), a hand-over request and a purge. Each statement the round sent is then
- * explained, so that a later change of the SQL that loses the key path fails here even where
- * the optimizer happens to pick it today.
+ * application work holds. Fenced transactions of a cluster lock (its lease row), of
+ * another node's election or partition and of one of this node's own elections (their
+ * fence rows) stay open while a whole round runs: the refresh of the node's session
+ * (which renews most of the table), join, read, a take-over with and without a session,
+ * batched take-over, hand-over and yield (which skip a row whose fence a fenced
+ * transaction holds), a hand-over request and a purge. Each statement the round sent is
+ * then explained, so that a later change of the SQL that loses the key path fails here
+ * even where the optimizer happens to pick it today.
  */
 class HeartbeatStatementsIntegrationTests {
 
@@ -94,17 +95,20 @@ class HeartbeatStatementsIntegrationTests {
 		// Expired, for a's take-over; and an unused lease and a gone node, for the purge.
 		assertThat(b.create("free", "b", Duration.ofMillis(1))).isTrue();
 		assertThat(b.create("old", "b", Duration.ofMillis(1))).isTrue();
-		jdbc.update("UPDATE " + TABLES.leaseTable() + " SET expires_at = expires_at - 3600000 WHERE election_name = 'old'");
+		jdbc.update(
+				"UPDATE " + TABLES.leaseTable() + " SET expires_at = expires_at - 3600000 WHERE election_name = 'old'");
 		b.heartbeat("gone", "gone-1", LEASE, -1);
 		b.join("gone", "gone-1", List.of("b0"));
-		// A lease of "gone", whose session runs out: a's take-over writes the session's row.
+		// A lease of "gone", whose session runs out: a's take-over writes the session's
+		// row.
 		assertThat(b.create("dead", "gone", Duration.ofMillis(1))).isTrue();
 		jdbc.update("UPDATE " + TABLES.nodesTable()
 				+ " SET last_seen = last_seen - 3600000, expires_at = 0 WHERE node_id = 'gone'");
 		LeaseObservation free = LeaseObservation.of(b.find("free").orElseThrow());
 		LeaseObservation dead = LeaseObservation.of(b.find("dead").orElseThrow());
 		assertThat(dead.holderVersion()).as("the lease lives on gone's session").isNotNegative();
-		// Expired too, for a's batched take-over; the fence row of "stuck" stays held by the
+		// Expired too, for a's batched take-over; the fence row of "stuck" stays held by
+		// the
 		// deposed holder's fenced transaction, which the batch must skip, not wait for.
 		assertThat(b.create("free2", "b", Duration.ofMillis(1))).isTrue();
 		assertThat(b.create("stuck", "b", Duration.ofMillis(1))).isTrue();
@@ -123,7 +127,8 @@ class HeartbeatStatementsIntegrationTests {
 			this.sent.clear();
 
 			// One round of node a while all of that work stays open: each would fail its
-			// one-second timeout if it waited. The refresh of a's session renews its leases.
+			// one-second timeout if it waited. The refresh of a's session renews its
+			// leases.
 			assertThat(a.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 			a.join("a", "a-1", elections);
 			assertThat(a.findAll("a", "a-1")).hasSize(ELECTIONS)
@@ -134,15 +139,20 @@ class HeartbeatStatementsIntegrationTests {
 			// Batched creation of new elections: their rows and fence rows, by key.
 			assertThat(a.createAll("a", List.of("new1", "new0"), LEASE)).extracting(LeaseState::election)
 				.containsExactlyInAnyOrder("new0", "new1");
-			// Batched hand-over and yield: e0's fence is held by a's own fenced work, skipped.
+			// Batched hand-over and yield: e0's fence is held by a's own fenced work,
+			// skipped.
 			assertThat(a.handOverAll("a", Map.of("e2", held.get("e2"), "e0", held.get("e0")), "b", LEASE))
-				.extracting(LeaseState::election).containsExactly("e2");
+				.extracting(LeaseState::election)
+				.containsExactly("e2");
 			assertThat(a.yieldAll("a", Map.of("e3", held.get("e3"), "e0", held.get("e0"))))
-				.extracting(LeaseState::election).containsExactly("e3");
+				.extracting(LeaseState::election)
+				.containsExactly("e3");
 			assertThat(a.requestHandover("e1", "b")).isTrue();
-			// Leaving the elections this instance does not run, after it took the node id over.
+			// Leaving the elections this instance does not run, after it took the node id
+			// over.
 			a.leaveOtherElections("a", "a-1", elections.subList(0, ELECTIONS - 1));
-			// The first purge finds the gone node's row stale, the second deletes it, unchanged.
+			// The first purge finds the gone node's row stale, the second deletes it,
+			// unchanged.
 			a.purge(Duration.ofMinutes(1));
 			a.purge(Duration.ofMinutes(1));
 		}
@@ -150,25 +160,38 @@ class HeartbeatStatementsIntegrationTests {
 			work.forEach(OpenWork::end);
 		}
 		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLES.candidateTable() + " WHERE node_id = 'a'",
-				Integer.class)).as("a's candidacies after leaving one election").isEqualTo(ELECTIONS - 1);
+				Integer.class))
+			.as("a's candidacies after leaving one election")
+			.isEqualTo(ELECTIONS - 1);
 		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLES.leaseTable() + " WHERE election_name = 'old'",
-				Integer.class)).as("unused lease purged").isZero();
+				Integer.class))
+			.as("unused lease purged")
+			.isZero();
 		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLES.fenceTable() + " WHERE election_name = 'old'",
-				Integer.class)).as("its fence row purged").isZero();
+				Integer.class))
+			.as("its fence row purged")
+			.isZero();
 		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLES.nodesTable() + " WHERE node_id = 'gone'",
-				Integer.class)).as("gone node purged").isZero();
-		assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + TABLES.leaseTable() + " WHERE election_name = 'lock:job'",
-				Integer.class)).as("lock rows are never purged").isOne();
+				Integer.class))
+			.as("gone node purged")
+			.isZero();
+		assertThat(jdbc.queryForObject(
+				"SELECT COUNT(*) FROM " + TABLES.leaseTable() + " WHERE election_name = 'lock:job'", Integer.class))
+			.as("lock rows are never purged")
+			.isOne();
 
 		List<SentStatement> locking = this.sent.stream().filter(SentStatement::locksRows).toList();
 		assertThat(locking).as("locking statements of the round").isNotEmpty();
 		for (SentStatement statement : locking) {
-			assertThat(PlanCheck.scans(database, jdbc, statement)).as("%s%nparameters %s", statement.sql(),
-					statement.parameters()).isEmpty();
+			assertThat(PlanCheck.scans(database, jdbc, statement))
+				.as("%s%nparameters %s", statement.sql(), statement.parameters())
+				.isEmpty();
 		}
 	}
 
-	/** A fenced transaction held open on its own connection, as a running job holds it. */
+	/**
+	 * A fenced transaction held open on its own connection, as a running job holds it.
+	 */
 	private record OpenWork(Connection connection, int held) {
 
 		static OpenWork begin(DataSource dataSource, String fenceStatement, String election, String node, long term)
@@ -178,16 +201,21 @@ class HeartbeatStatementsIntegrationTests {
 			return work;
 		}
 
-		/** Lock the fence row whether or not the check passes, as a deposed holder's transaction does. */
+		/**
+		 * Lock the fence row whether or not the check passes, as a deposed holder's
+		 * transaction does.
+		 */
 		static OpenWork hold(DataSource dataSource, String fenceStatement, String election, String node, long term)
 				throws Exception {
 			Connection connection = dataSource.getConnection();
 			connection.setAutoCommit(false);
 			Integer held = new NamedParameterJdbcTemplate(new SingleConnectionDataSource(connection, true))
-				.queryForObject(fenceStatement, new MapSqlParameterSource().addValue("election", election)
-					.addValue("node", node)
-					.addValue("term", term)
-					.addValue("seconds", 60), (rs, row) -> rs.getInt(1));
+				.queryForObject(fenceStatement,
+						new MapSqlParameterSource().addValue("election", election)
+							.addValue("node", node)
+							.addValue("term", term)
+							.addValue("seconds", 60),
+						(rs, row) -> rs.getInt(1));
 			return new OpenWork(connection, (held != null) ? held : 0);
 		}
 
@@ -215,10 +243,10 @@ class HeartbeatStatementsIntegrationTests {
 	}
 
 	/**
-	 * Finds the parts of a statement's plan that read a table other than by key: MySQL and
-	 * MariaDB's access types {@code ALL} and {@code index}; PostgreSQL's sequential scans,
-	 * with sequential scans made a last resort so that only a statement without a key path
-	 * shows one; H2's table scans.
+	 * Finds the parts of a statement's plan that read a table other than by key: MySQL
+	 * and MariaDB's access types {@code ALL} and {@code index}; PostgreSQL's sequential
+	 * scans, with sequential scans made a last resort so that only a statement without a
+	 * key path shows one; H2's table scans.
 	 */
 	static final class PlanCheck {
 
@@ -226,10 +254,11 @@ class HeartbeatStatementsIntegrationTests {
 				"unique_subquery", "index_subquery", "ref_or_null");
 
 		/**
-		 * The query of an {@code INSERT ... SELECT}, whose plan is the statement's reads (the
-		 * rows it inserts go in by key; every parameter is in the query): MariaDB 10.11.5, the
-		 * embedded server, fails {@code EXPLAIN} of the whole statement ("Column count doesn't
-		 * match value count") where 10.11.19 explains it; other statements as they are.
+		 * The query of an {@code INSERT ... SELECT}, whose plan is the statement's reads
+		 * (the rows it inserts go in by key; every parameter is in the query): MariaDB
+		 * 10.11.5, the embedded server, fails {@code EXPLAIN} of the whole statement
+		 * ("Column count doesn't match value count") where 10.11.19 explains it; other
+		 * statements as they are.
 		 */
 		static String explainable(String sql) {
 			int select = sql.indexOf(" SELECT ");
@@ -243,15 +272,22 @@ class HeartbeatStatementsIntegrationTests {
 		static List<String> scans(TestDatabase database, JdbcTemplate jdbc, SentStatement statement) {
 			Object[] args = statement.parameters().toArray();
 			return switch (database.platform()) {
-				// A leading MariaDB executable comment (a per-statement setting) goes before the EXPLAIN.
-				case "mysql" -> jdbc.query(explainable(statement.sql()).replaceFirst("^(/\\*M!.*?\\*/ )?", "$1EXPLAIN "), (rs, row) -> {
-					String type = rs.getString("type");
-					String table = rs.getString("table");
-					// <derivedN>, <unionM,N>: the server's own temporary table of a statement's
-					// parameters (the elections a join inserts), no stored row to lock.
-					return (type == null || MYSQL_KEY_ACCESS.contains(type) || table == null || table.startsWith("<"))
-							? null : table + ": " + type;
-				}, args).stream().filter((scan) -> scan != null).toList();
+				// A leading MariaDB executable comment (a per-statement setting) goes
+				// before the EXPLAIN.
+				case "mysql" -> jdbc
+					.query(explainable(statement.sql()).replaceFirst("^(/\\*M!.*?\\*/ )?", "$1EXPLAIN "), (rs, row) -> {
+						String type = rs.getString("type");
+						String table = rs.getString("table");
+						// <derivedN>, <unionM,N>: the server's own temporary table of a
+						// statement's
+						// parameters (the elections a join inserts), no stored row to
+						// lock.
+						return (type == null || MYSQL_KEY_ACCESS.contains(type) || table == null
+								|| table.startsWith("<")) ? null : table + ": " + type;
+					}, args)
+					.stream()
+					.filter((scan) -> scan != null)
+					.toList();
 				case "postgresql" -> jdbc.execute((ConnectionCallback<List<String>>) (connection) -> {
 					try (var off = connection.createStatement()) {
 						off.execute("SET enable_seqscan = off");
@@ -304,7 +340,8 @@ class HeartbeatStatementsIntegrationTests {
 			return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
 					(proxy, method, args) -> {
 						Object result = invoke(method, connection, args);
-						if (result instanceof PreparedStatement statement && method.getName().equals("prepareStatement")) {
+						if (result instanceof PreparedStatement statement
+								&& method.getName().equals("prepareStatement")) {
 							return recording(statement, (String) args[0]);
 						}
 						return result;
@@ -316,7 +353,8 @@ class HeartbeatStatementsIntegrationTests {
 			return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
 					new Class<?>[] { PreparedStatement.class }, (proxy, method, args) -> {
 						String name = method.getName();
-						if (name.startsWith("set") && args != null && args.length >= 2 && args[0] instanceof Integer index) {
+						if (name.startsWith("set") && args != null && args.length >= 2
+								&& args[0] instanceof Integer index) {
 							parameters.put(index, name.equals("setNull") ? null : args[1]);
 						}
 						if (name.startsWith("execute")) {

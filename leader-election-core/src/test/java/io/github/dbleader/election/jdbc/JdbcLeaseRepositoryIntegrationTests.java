@@ -83,13 +83,14 @@ class JdbcLeaseRepositoryIntegrationTests {
 		this.dataSource = database.dataSource(url, 4);
 		database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
 		LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
-		return new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
+		return new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES,
+				Duration.ofSeconds(1));
 	}
 
 	/**
-	 * The query the troubleshooting page gives operators (docs/how-to/who-leads.sql) reads
-	 * a lease as the repository does: alive until its holder's session ends, not until the
-	 * lease row's own expiry, which the heartbeat no longer moves.
+	 * The query the troubleshooting page gives operators (docs/how-to/who-leads.sql)
+	 * reads a lease as the repository does: alive until its holder's session ends, not
+	 * until the lease row's own expiry, which the heartbeat no longer moves.
 	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -118,11 +119,11 @@ class JdbcLeaseRepositoryIntegrationTests {
 	}
 
 	/**
-	 * What an application's thread calls (an operator's endpoint, {@code Election.leaderInfo}
-	 * or {@code forceLeader} from a {@code @Transactional} method) gives its connection back
-	 * to the election's pool after each statement, not when the caller's transaction ends:
-	 * a few long transactions would otherwise hold the small pool the heartbeat renews
-	 * through (I8).
+	 * What an application's thread calls (an operator's endpoint,
+	 * {@code Election.leaderInfo} or {@code forceLeader} from a {@code @Transactional}
+	 * method) gives its connection back to the election's pool after each statement, not
+	 * when the caller's transaction ends: a few long transactions would otherwise hold
+	 * the small pool the heartbeat renews through (I8).
 	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -225,14 +226,14 @@ class JdbcLeaseRepositoryIntegrationTests {
 		JdbcLeaseRepository repository = repository(database);
 		List<String> elections = IntStream.range(0, 10_000).mapToObj((i) -> "e" + i).toList();
 		joinAs(repository, "a", elections.toArray(String[]::new));
-		assertThat(new JdbcTemplate(this.dataSource).queryForObject(
-				"SELECT COUNT(*) FROM " + TABLES.candidateTable() + " WHERE node_id = 'a'", Integer.class))
+		assertThat(new JdbcTemplate(this.dataSource)
+			.queryForObject("SELECT COUNT(*) FROM " + TABLES.candidateTable() + " WHERE node_id = 'a'", Integer.class))
 			.isEqualTo(10_000);
 	}
 
 	/**
-	 * What the purge deletes from the tables with a crashed node and a lease nobody runs any
-	 * more: every candidates row of the node, and the lease's fence row with it.
+	 * What the purge deletes from the tables with a crashed node and a lease nobody runs
+	 * any more: every candidates row of the node, and the lease's fence row with it.
 	 * {@code LeaseRepositoryContract} checks what the repository answers after it.
 	 */
 	@ParameterizedTest
@@ -240,7 +241,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 	void purgeDeletesTheCandidatesRowsOfACrashedNodeAndTheFenceRowOfALeaseNobodyRuns(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		Duration maxAge = Duration.ofMillis(300);
-		// "crashed" joined "orphan" and "shared" and stopped sending heartbeats; "live" goes on.
+		// "crashed" joined "orphan" and "shared" and stopped sending heartbeats; "live"
+		// goes on.
 		joinAs(repository, "crashed", "orphan", "shared");
 		assertThat(repository.create("orphan", "crashed", Duration.ofMillis(1))).isTrue();
 		assertThat(repository.create("shared", "crashed", Duration.ofMillis(1))).isTrue();
@@ -251,7 +253,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 			return repository.find("orphan").isEmpty();
 		});
 		assertThat(new JdbcTemplate(this.dataSource).queryForList("SELECT node_id FROM " + TABLES.candidateTable(),
-				String.class)).containsExactly("live");
+				String.class))
+			.containsExactly("live");
 		assertThat(fenceRows()).containsExactly("shared");
 	}
 
@@ -259,8 +262,10 @@ class JdbcLeaseRepositoryIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void purgeLooksThroughTheLeasesASliceAtATimeAndGoesRound(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
-		// 2,500 leases that a node runs, and one nobody runs any more, last in key order. Set up
-		// as the heartbeat creates leases, a batch at a time, with room for a busy database: a
+		// 2,500 leases that a node runs, and one nobody runs any more, last in key order.
+		// Set up
+		// as the heartbeat creates leases, a batch at a time, with room for a busy
+		// database: a
 		// single insert of all 2,500 once ran past the 1 s timeout on PostgreSQL in CI.
 		JdbcLeaseRepository setUp = new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()),
 				TABLES, Duration.ofSeconds(10));
@@ -272,7 +277,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 			assertThat(setUp.createAll("a", batch, Duration.ofMillis(1))).hasSize(batch.size());
 		}
 		assertThat(repository.create("z-unused", "a", Duration.ofMillis(1))).isTrue();
-		new JdbcTemplate(this.dataSource).update("UPDATE " + TABLES.leaseTable() + " SET expires_at = expires_at - 3600000");
+		new JdbcTemplate(this.dataSource)
+			.update("UPDATE " + TABLES.leaseTable() + " SET expires_at = expires_at - 3600000");
 		Duration maxAge = Duration.ofMinutes(1);
 
 		repository.purge(maxAge);
@@ -280,10 +286,11 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(repository.find("z-unused")).as("after two slices of 1,000").isPresent();
 		repository.purge(maxAge);
 		assertThat(repository.find("z-unused")).as("after the third, to the end").isEmpty();
-		// Round again: one created and left unused at the start of the keys is found next time.
+		// Round again: one created and left unused at the start of the keys is found next
+		// time.
 		assertThat(repository.create("a-unused", "a", Duration.ofMillis(1))).isTrue();
-		new JdbcTemplate(this.dataSource)
-			.update("UPDATE " + TABLES.leaseTable() + " SET expires_at = expires_at - 3600000 WHERE election_name = 'a-unused'");
+		new JdbcTemplate(this.dataSource).update("UPDATE " + TABLES.leaseTable()
+				+ " SET expires_at = expires_at - 3600000 WHERE election_name = 'a-unused'");
 		repository.purge(maxAge);
 		assertThat(repository.find("a-unused")).isEmpty();
 		assertThat(repository.find("e2499")).as("a lease a node runs stays").isPresent();
@@ -309,7 +316,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 		long term = repository.find("e").orElseThrow().term();
 		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
 		String writeFence = repository.dialect().writeFence(TABLES.fenceTable(), TABLES.leaseTable());
-		String changeHolder = "UPDATE " + TABLES.leaseTable() + " SET leader_id = ?, term = ? WHERE election_name = 'e'";
+		String changeHolder = "UPDATE " + TABLES.leaseTable()
+				+ " SET leader_id = ?, term = ? WHERE election_name = 'e'";
 		String readFence = "SELECT leader_id, term FROM " + TABLES.fenceTable() + " WHERE election_name = 'e'";
 		RowMapper<String> holderAndTerm = (rs, row) -> rs.getString(1) + ":" + rs.getLong(2);
 
@@ -330,7 +338,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 			try (PreparedStatement statement = connection.prepareStatement(writeFence)) {
 				statement.setString(1, "e");
 				statement.executeUpdate();
-				for (SQLWarning warning = statement.getWarnings(); warning != null; warning = warning.getNextWarning()) {
+				for (SQLWarning warning = statement.getWarnings(); warning != null; warning = warning
+					.getNextWarning()) {
 					warnings.add(warning.getErrorCode() + " " + warning.getMessage());
 				}
 			}
@@ -362,8 +371,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(fencedTerm).isEqualTo(term);
 		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "a", term - 1,
 				LEASE, (t) -> jdbc.update("INSERT INTO fenced_work (id) VALUES (2)")));
-		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "b", term,
-				LEASE, (t) -> jdbc.update("INSERT INTO fenced_work (id) VALUES (3)")));
+		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> repository.runFenced("e", "b", term, LEASE,
+				(t) -> jdbc.update("INSERT INTO fenced_work (id) VALUES (3)")));
 		assertThat(jdbc.queryForList("SELECT id FROM fenced_work", Integer.class)).containsExactly(1);
 	}
 
@@ -372,8 +381,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 	 * {@code Questions}: every statement a client sent) on one connection. In autocommit
 	 * mode (a pool's default): the begin that also sets the session limit, the fence (one
 	 * statement that locks and checks), and the commit that also restores
-	 * {@code wait_timeout}. Not in autocommit mode: the limit, the fence, the commit and the
-	 * restore.
+	 * {@code wait_timeout}. Not in autocommit mode: the limit, the fence, the commit and
+	 * the restore.
 	 */
 	@ParameterizedTest
 	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
@@ -387,8 +396,7 @@ class JdbcLeaseRepositoryIntegrationTests {
 			assertThat(fenced.<Long>runFenced("e", "a", term, LEASE, (t) -> t)).isEqualTo(term);
 			// Less the SHOW that reads the count.
 			long sent = questions(jdbc) - before - 1;
-			assertThat(sent).as("statements of a fenced run, autocommit %s", autoCommit)
-				.isEqualTo(autoCommit ? 3 : 4);
+			assertThat(sent).as("statements of a fenced run, autocommit %s", autoCommit).isEqualTo(autoCommit ? 3 : 4);
 			assertSessionAsItWas(jdbc, autoCommit);
 		});
 	}
@@ -414,8 +422,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	/**
 	 * The commit of a fenced transaction that began with the session limit checks that it
-	 * runs on the session that began it: after a driver reconnected (simulated here by the
-	 * loss of the session's token), it commits nothing and fails.
+	 * runs on the session that began it: after a driver reconnected (simulated here by
+	 * the loss of the session's token), it commits nothing and fails.
 	 */
 	@ParameterizedTest
 	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
@@ -435,12 +443,12 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	/**
 	 * A fenced transaction whose session the server drops between the work and the commit
-	 * (a network cut, or the server's own limit): the caller learns that the commit failed,
-	 * not that a rollback failed on the broken connection, and nothing commits. Spring
-	 * Boot's transaction manager, {@link JdbcTransactionManager}, rolls back after a commit
-	 * exception; had that rollback failed it would log an error and throw its own exception.
-	 * On MySQL in both autocommit modes of the pool: with and without the session-limited
-	 * transaction.
+	 * (a network cut, or the server's own limit): the caller learns that the commit
+	 * failed, not that a rollback failed on the broken connection, and nothing commits.
+	 * Spring Boot's transaction manager, {@link JdbcTransactionManager}, rolls back after
+	 * a commit exception; had that rollback failed it would log an error and throw its
+	 * own exception. On MySQL in both autocommit modes of the pool: with and without the
+	 * session-limited transaction.
 	 */
 	@ParameterizedTest
 	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB", "POSTGRESQL" })
@@ -449,16 +457,14 @@ class JdbcLeaseRepositoryIntegrationTests {
 		JdbcTemplate setup = new JdbcTemplate(this.dataSource);
 		boolean postgresql = database == TestDatabase.POSTGRESQL;
 		for (boolean autoCommit : postgresql ? List.of(true) : List.of(false, true)) {
-			SingleConnectionDataSource connection = new SingleConnectionDataSource(database.url(),
-					database.username(), database.password(), true);
+			SingleConnectionDataSource connection = new SingleConnectionDataSource(database.url(), database.username(),
+					database.password(), true);
 			connection.setAutoCommit(autoCommit);
 			try {
-				JdbcLeaseRepository fenced = new JdbcLeaseRepository(connection,
-						new JdbcTransactionManager(connection), connection, SqlDialect.forName(database.platform()),
-						TABLES, Duration.ofSeconds(1));
+				JdbcLeaseRepository fenced = new JdbcLeaseRepository(connection, new JdbcTransactionManager(connection),
+						connection, SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
 				JdbcTemplate jdbc = new JdbcTemplate(connection);
-				assertThatExceptionOfType(DataAccessException.class)
-					.as("autocommit %s", autoCommit)
+				assertThatExceptionOfType(DataAccessException.class).as("autocommit %s", autoCommit)
 					.isThrownBy(() -> fenced.runFenced("e", "a", term, LEASE, (t) -> {
 						jdbc.update("INSERT INTO fenced_work (id) VALUES (1)");
 						dropSession(setup, jdbc, postgresql);
@@ -474,8 +480,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 	}
 
 	/**
-	 * Make the server end the session of {@code jdbc}, from another session, and wait until
-	 * it is gone.
+	 * Make the server end the session of {@code jdbc}, from another session, and wait
+	 * until it is gone.
 	 */
 	private static void dropSession(JdbcTemplate setup, JdbcTemplate jdbc, boolean postgresql) {
 		String sessions = postgresql ? "pg_stat_activity WHERE pid = ?" : "information_schema.PROCESSLIST WHERE ID = ?";
@@ -547,8 +553,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 			.isEqualTo(autoCommit ? 1 : 0);
 		// No transaction left open: another session can lock the fence row at once (no
 		// privilege needed, unlike information_schema.innodb_trx).
-		assertThat(new JdbcTemplate(this.dataSource).queryForList("SELECT election_name FROM "
-				+ TABLES.fenceTable() + " WHERE election_name = 'e' FOR UPDATE NOWAIT", String.class))
+		assertThat(new JdbcTemplate(this.dataSource).queryForList(
+				"SELECT election_name FROM " + TABLES.fenceTable() + " WHERE election_name = 'e' FOR UPDATE NOWAIT",
+				String.class))
 			.as("the fence row, locked by another session")
 			.containsExactly("e");
 	}
@@ -559,8 +566,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	/**
 	 * A name that the tables cannot hold (a schema of one's own with shorter names) fails
-	 * its own rows only: the other elections of the same statements join and are created, and
-	 * the refusal is reported once per table, not at every round.
+	 * its own rows only: the other elections of the same statements join and are created,
+	 * and the refusal is reported once per table, not at every round.
 	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -589,11 +596,14 @@ class JdbcLeaseRepositoryIntegrationTests {
 		assertThat(repository.liveCandidates("e-late", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
 		assertThat(warnings).extracting(ILoggingEvent::getFormattedMessage)
 			.satisfiesExactlyInAnyOrder(
-					(message) -> assertThat(message).startsWith("Election '" + tooLong + "': the database refuses its row in "
-							+ TABLES.candidateTable() + ", and the election gets no leader until it accepts it"),
-					(message) -> assertThat(message).startsWith("Election '" + tooLong + "': the database refuses its row in "
-							+ TABLES.leaseTable() + ", and the election gets no leader until it accepts it"));
-		assertThat(warnings).allSatisfy((warning) -> assertThat(warning.getFormattedMessage()).containsIgnoringCase("long"));
+					(message) -> assertThat(message)
+						.startsWith("Election '" + tooLong + "': the database refuses its row in "
+								+ TABLES.candidateTable() + ", and the election gets no leader until it accepts it"),
+					(message) -> assertThat(message)
+						.startsWith("Election '" + tooLong + "': the database refuses its row in " + TABLES.leaseTable()
+								+ ", and the election gets no leader until it accepts it"));
+		assertThat(warnings)
+			.allSatisfy((warning) -> assertThat(warning.getFormattedMessage()).containsIgnoringCase("long"));
 	}
 
 	/**
@@ -601,7 +611,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 	 * only in case or accents for one, as the server's default collation does: the first
 	 * statement reports them with the statements that fix them, and a node that runs two
 	 * such elections leads all the others of the same batches, and reports the one it
-	 * cannot create once, naming the other; once the statements ran, it leads that one too.
+	 * cannot create once, naming the other; once the statements ran, it leads that one
+	 * too.
 	 */
 	@ParameterizedTest
 	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB" })
@@ -636,17 +647,20 @@ class JdbcLeaseRepositoryIntegrationTests {
 							&& !service.election("t-a").isLeader());
 			});
 			assertThat(warnings).extracting(ILoggingEvent::getFormattedMessage)
-				.satisfiesExactly((message) -> assertThat(message)
-					.contains(TABLES.leaseTable() + ".election_name (utf8mb4_general_ci)",
-							TABLES.candidateTable() + ".node_id (utf8mb4_general_ci)",
-							TABLES.pinsTable() + ".group_name (utf8mb4_general_ci)")
-					.endsWith(fix), (message) -> assertThat(message)
-						.startsWith("Election 't-a': the database refuses its row in " + TABLES.leaseTable()
+				.satisfiesExactly(
+						(message) -> assertThat(message)
+							.contains(TABLES.leaseTable() + ".election_name (utf8mb4_general_ci)",
+									TABLES.candidateTable() + ".node_id (utf8mb4_general_ci)",
+									TABLES.pinsTable() + ".group_name (utf8mb4_general_ci)")
+							.endsWith(fix),
+						(message) -> assertThat(message).startsWith("Election 't-a': the database refuses its row in "
+								+ TABLES.leaseTable()
 								+ ", and the election gets no leader until it accepts it; the other elections go on:"
 								+ " the table takes it for ['t-A'], which differs only in case or accents")
-						.endsWith(fix + ")"));
+							.endsWith(fix + ")"));
 
-			// The statements given make them compare exactly: t-a gets its leader, with no restart.
+			// The statements given make them compare exactly: t-a gets its leader, with
+			// no restart.
 			for (String statement : fix.split("; ")) {
 				jdbc.execute(statement);
 			}
@@ -662,7 +676,8 @@ class JdbcLeaseRepositoryIntegrationTests {
 		JdbcLeaseRepository fixed = new JdbcLeaseRepository(this.dataSource, SqlDialect.MYSQL, TABLES,
 				settings.statementTimeout());
 		assertThat(warningsDuring(() -> assertThat(fixed.find("t-a")).isPresent())).isEmpty();
-		// Trailing spaces still compare as none (PAD SPACE): why names must not end with one.
+		// Trailing spaces still compare as none (PAD SPACE): why names must not end with
+		// one.
 		assertThat(fixed.create("t-b ", "a", LEASE)).isFalse();
 	}
 
@@ -683,9 +698,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 
 	/**
 	 * MariaDB Connector/J, like MySQL Connector/J, counts the rows an UPDATE matched, but
-	 * applications may set {@code useAffectedRows=true}, which counts only rows whose values
-	 * changed. Every election UPDATE increments the version, so it still counts the row it
-	 * matched, even when it changes nothing else.
+	 * applications may set {@code useAffectedRows=true}, which counts only rows whose
+	 * values changed. Every election UPDATE increments the version, so it still counts
+	 * the row it matched, even when it changes nothing else.
 	 */
 	@Test
 	void updatesCountTheirRowWhenTheMariaDbDriverCountsAffectedRows() {

@@ -14,9 +14,9 @@ import org.springframework.dao.TransientDataAccessResourceException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Which failures of a causal read make {@link JdbcLeaseRepository#findAll} read the node's
- * own data instead: a read that waited too long, not a server out of reach or a broken
- * statement.
+ * Which failures of a causal read make {@link JdbcLeaseRepository#findAll} read the
+ * node's own data instead: a read that waited too long, not a server out of reach or a
+ * broken statement.
  */
 class JdbcLeaseRepositoryTests {
 
@@ -24,8 +24,7 @@ class JdbcLeaseRepositoryTests {
 	void socketTimeoutUnderTheDriversAndSpringsWrappersWaitedTooLong() {
 		SQLException communications = new SQLException("Communications link failure", "08S01",
 				new SocketTimeoutException("Read timed out"));
-		assertThat(ViewReads.waitedTooLong(new RecoverableDataAccessException("findAll", communications)))
-			.isTrue();
+		assertThat(ViewReads.waitedTooLong(new RecoverableDataAccessException("findAll", communications))).isTrue();
 	}
 
 	@Test

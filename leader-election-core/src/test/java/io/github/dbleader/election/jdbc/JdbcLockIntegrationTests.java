@@ -72,7 +72,9 @@ class JdbcLockIntegrationTests {
 		return node(database);
 	}
 
-	/** Another node's repository on the same tables, counting the statements it prepares. */
+	/**
+	 * Another node's repository on the same tables, counting the statements it prepares.
+	 */
 	private JdbcLockRepository node(TestDatabase database) {
 		return new JdbcLockRepository(new CountingDataSource(this.dataSource, this.statements),
 				SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
@@ -108,10 +110,10 @@ class JdbcLockIntegrationTests {
 
 	/**
 	 * A lock taken, extended and released from a method with a transaction of the
-	 * application's open gives its connection back to the lock's pool after each statement:
-	 * Spring would otherwise bind it to that transaction until it ends, and a few long
-	 * transactions that take locks would hold the small pool the heartbeat renews through
-	 * (I8).
+	 * application's open gives its connection back to the lock's pool after each
+	 * statement: Spring would otherwise bind it to that transaction until it ends, and a
+	 * few long transactions that take locks would hold the small pool the heartbeat
+	 * renews through (I8).
 	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -126,7 +128,8 @@ class JdbcLockIntegrationTests {
 			caller.executeWithoutResult((status) -> {
 				long term = locks.tryLock("lock:job", "a", AT_MOST).orElseThrow();
 				assertThat(lockPool.getHikariPoolMXBean().getActiveConnections()).as("after tryLock").isZero();
-				// The caller's transaction is as it was: the take ran a transaction of its own.
+				// The caller's transaction is as it was: the take ran a transaction of
+				// its own.
 				assertThat(TransactionSynchronizationManager.isActualTransactionActive()).isTrue();
 				assertThat(TransactionSynchronizationManager.isSynchronizationActive()).isTrue();
 				assertThat(TransactionSynchronizationManager.getCurrentTransactionName()).isEqualTo("caller");
@@ -148,13 +151,15 @@ class JdbcLockIntegrationTests {
 		JdbcLockRepository b = node(database);
 		OptionalLong term = a.tryLock("lock:job", "a", AT_MOST);
 		assertThat(term).isPresent();
-		// b has not seen the row yet: its update finds nothing to take, its insert a duplicate.
+		// b has not seen the row yet: its update finds nothing to take, its insert a
+		// duplicate.
 		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
 		int before = this.statements.get();
 		assertThat(b.tryLock("lock:job", "b", AT_MOST)).isEmpty();
 		assertThat(this.statements.get() - before).as("statements of a try that finds the lock taken").isOne();
-		assertThat(this.jdbc.queryForObject("SELECT leader_id FROM " + TABLES.leaseTable()
-				+ " WHERE election_name = 'lock:job'", String.class)).isEqualTo("a");
+		assertThat(this.jdbc.queryForObject(
+				"SELECT leader_id FROM " + TABLES.leaseTable() + " WHERE election_name = 'lock:job'", String.class))
+			.isEqualTo("a");
 	}
 
 	@ParameterizedTest
@@ -228,9 +233,9 @@ class JdbcLockIntegrationTests {
 	}
 
 	/**
-	 * A release after the database clock stepped back keeps the lock taken for at most the
-	 * atLeastFor from the release, not from an acquisition and an extension that the step
-	 * put in the database's future: the lock is free again within it.
+	 * A release after the database clock stepped back keeps the lock taken for at most
+	 * the atLeastFor from the release, not from an acquisition and an extension that the
+	 * step put in the database's future: the lock is free again within it.
 	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -295,7 +300,8 @@ class JdbcLockIntegrationTests {
 		JdbcLockRepository b = node(database);
 		long stale = a.tryLock("lock:job", "a", Duration.ofSeconds(1)).orElseThrow();
 		assertThat(a.<Integer>runLockFenced("lock:job", "a", stale, AT_MOST,
-				(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)"))).isOne();
+				(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)")))
+			.isOne();
 		long current = awaitLock(b, "b");
 		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> a.runLockFenced("lock:job", "a", stale,
 				AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (2)")));
@@ -304,21 +310,23 @@ class JdbcLockIntegrationTests {
 		b.runLockFenced("lock:job", "b", current, AT_MOST,
 				(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (4)"));
 		assertThat(b.releaseLock("lock:job", "b", current, Duration.ZERO, Duration.ZERO)).isTrue();
-		assertThatExceptionOfType(LockNotHeldException.class).as("after release").isThrownBy(() -> b.runLockFenced(
-				"lock:job", "b", current, AT_MOST, (term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (5)")));
+		assertThatExceptionOfType(LockNotHeldException.class).as("after release")
+			.isThrownBy(() -> b.runLockFenced("lock:job", "b", current, AT_MOST,
+					(term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (5)")));
 		assertThat(this.jdbc.queryForList("SELECT id FROM lock_fenced_work ORDER BY id", Integer.class))
 			.containsExactly(1, 4);
 	}
 
 	/**
 	 * A holder whose belief outlasts its lock at the database, as after a forward step of
-	 * the database clock (locks have no whole-lease watch): another node takes the lock, and
-	 * the fenced work that the holder still believes it may do is refused.
+	 * the database clock (locks have no whole-lease watch): another node takes the lock,
+	 * and the fenced work that the holder still believes it may do is refused.
 	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
 	void aHolderThatStillBelievesAfterTheDatabaseGaveItsLockAwayCommitsNoFencedWork(TestDatabase database) {
-		// The holder's monotonic clock stands still, so the database clock runs ahead of it.
+		// The holder's monotonic clock stands still, so the database clock runs ahead of
+		// it.
 		ClusterLocks a = new ClusterLocks(repository(database), "a", () -> 0L);
 		ClusterLocks b = new ClusterLocks(node(database), "b");
 		HeldLock stale = a.tryLock("job", Duration.ofSeconds(1), Duration.ZERO).orElseThrow();
@@ -326,8 +334,8 @@ class JdbcLockIntegrationTests {
 		await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) >= expiresAt);
 		HeldLock current = b.tryLock("job", AT_MOST, Duration.ZERO).orElseThrow();
 		assertThat(stale.isHeld()).as("believed on the holder's clock").isTrue();
-		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> stale
-			.runFenced((term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)")));
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(
+				() -> stale.runFenced((term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)")));
 		current.runFenced((term) -> this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (2)"));
 		assertThat(stale.extend(AT_MOST)).as("the stale holder's extension").isFalse();
 		assertThat(stale.release()).as("the stale holder's release").isFalse();
@@ -340,8 +348,9 @@ class JdbcLockIntegrationTests {
 	}
 
 	/**
-	 * A lock whose row has no fence row (taken before locks had fence rows) gets one at its
-	 * next take, with the new holder and term, so that the new holder's fenced work passes.
+	 * A lock whose row has no fence row (taken before locks had fence rows) gets one at
+	 * its next take, with the new holder and term, so that the new holder's fenced work
+	 * passes.
 	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -353,15 +362,17 @@ class JdbcLockIntegrationTests {
 		JdbcLockRepository b = node(database);
 		long second = b.tryLock("lock:job", "b", AT_MOST).orElseThrow();
 		assertThat(second).isGreaterThan(first);
-		assertThat(this.jdbc.queryForMap("SELECT leader_id, term FROM " + TABLES.fenceTable()
-				+ " WHERE election_name = 'lock:job'")).containsValues("b", second);
+		assertThat(this.jdbc
+			.queryForMap("SELECT leader_id, term FROM " + TABLES.fenceTable() + " WHERE election_name = 'lock:job'"))
+			.containsValues("b", second);
 		Long fenced = b.runLockFenced("lock:job", "b", second, AT_MOST, (term) -> term);
 		assertThat(fenced).isEqualTo(second);
 	}
 
 	/**
-	 * The take-over of an expired lock waits for the fenced transaction of its holder: the
-	 * holder's work, checked while it held the lock, commits before anyone else holds it.
+	 * The take-over of an expired lock waits for the fenced transaction of its holder:
+	 * the holder's work, checked while it held the lock, commits before anyone else holds
+	 * it.
 	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -375,12 +386,14 @@ class JdbcLockIntegrationTests {
 			await().atMost(Duration.ofSeconds(10)).until(() -> databaseNow(database) > expiresAt);
 			boolean taken;
 			try {
-				// Short: where the statement waits for the fence until it times out, the server
+				// Short: where the statement waits for the fence until it times out, the
+				// server
 				// may still run it once the fence is gone, and take the lock for b.
 				taken = b.tryLock("lock:job", "b", Duration.ofSeconds(2)).isPresent();
 			}
 			catch (RuntimeException ex) {
-				// The statement timed out waiting for the fence (outcome unknown): not taken.
+				// The statement timed out waiting for the fence (outcome unknown): not
+				// taken.
 				taken = false;
 			}
 			assertThat(taken).as("taken during the holder's fenced transaction").isFalse();
@@ -391,11 +404,12 @@ class JdbcLockIntegrationTests {
 	}
 
 	/**
-	 * A take that finds an expired lock whose previous holder's fenced transaction is still
-	 * open gives up within its statement timeout and takes nothing, not even once that
-	 * transaction has ended: the server must not carry out, later, a take whose client gave
-	 * up. With a statement timeout of 1.5 s the client's socket timeout (1.5 s) comes before
-	 * the query timeout (whole seconds: 2 s) would cancel the statement at the server.
+	 * A take that finds an expired lock whose previous holder's fenced transaction is
+	 * still open gives up within its statement timeout and takes nothing, not even once
+	 * that transaction has ended: the server must not carry out, later, a take whose
+	 * client gave up. With a statement timeout of 1.5 s the client's socket timeout (1.5
+	 * s) comes before the query timeout (whole seconds: 2 s) would cancel the statement
+	 * at the server.
 	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -424,16 +438,18 @@ class JdbcLockIntegrationTests {
 			finish.countDown();
 		}
 		run.get(10, TimeUnit.SECONDS);
-		await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
-			.until(() -> "a".equals(this.jdbc.queryForObject("SELECT leader_id FROM " + TABLES.leaseTable()
-					+ " WHERE election_name = 'lock:job'", String.class)));
+		await().during(Duration.ofSeconds(2))
+			.atMost(Duration.ofSeconds(5))
+			.until(() -> "a".equals(this.jdbc.queryForObject(
+					"SELECT leader_id FROM " + TABLES.leaseTable() + " WHERE election_name = 'lock:job'",
+					String.class)));
 		assertThat(b.tryLock("lock:job", "b", AT_MOST)).as("free once the run has ended").isPresent();
 	}
 
 	/**
-	 * An operator's release waits for the holder's fenced transaction in flight, then bumps
-	 * the term: the holder's later fenced work is refused, its own release finds nothing,
-	 * and the lock is free at once.
+	 * An operator's release waits for the holder's fenced transaction in flight, then
+	 * bumps the term: the holder's later fenced work is refused, its own release finds
+	 * nothing, and the lock is free at once.
 	 */
 	@ParameterizedTest
 	@EnumSource(TestDatabase.class)
@@ -446,7 +462,8 @@ class JdbcLockIntegrationTests {
 		a.runLockFenced("lock:job", "a", term, AT_MOST, (t) -> {
 			this.jdbc.update("INSERT INTO lock_fenced_work (id) VALUES (1)");
 			CompletableFuture.runAsync(() -> release.complete(operator.forceRelease("lock:job")));
-			// The release waits for this transaction (it times out after its statement timeout).
+			// The release waits for this transaction (it times out after its statement
+			// timeout).
 			await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> !release.isDone());
 			return null;
 		});

@@ -46,8 +46,8 @@ class LeaseSchemaIntegrationTests {
 	}
 
 	/**
-	 * A session that holds MySQL's named lock of the tables (a node that creates them, or a
-	 * pooled connection on which a release failed) does not hold up the creation: the
+	 * A session that holds MySQL's named lock of the tables (a node that creates them, or
+	 * a pooled connection on which a release failed) does not hold up the creation: the
 	 * script's statements are idempotent, and a run that another run overtook is retried.
 	 * With {@code GET_LOCK} the creation waited for it for 60 s and then failed.
 	 */

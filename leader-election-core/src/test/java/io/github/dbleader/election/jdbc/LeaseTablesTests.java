@@ -25,11 +25,13 @@ class LeaseTablesTests {
 	void rejectsTooLongNames() {
 		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("l".repeat(65), "candidates"));
 		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("lease", "c".repeat(65)));
-		// PostgreSQL cuts identifiers to 63 characters: a longer name would name another table.
+		// PostgreSQL cuts identifiers to 63 characters: a longer name would name another
+		// table.
 		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("lease", "c".repeat(64)))
 			.withMessageContaining("1 to 63");
 		assertThat(new LeaseTables("lease", "c".repeat(63)).candidateTable()).hasSize(63);
-		// The lease table leaves room for its fence table's suffix within PostgreSQL's 63.
+		// The lease table leaves room for its fence table's suffix within PostgreSQL's
+		// 63.
 		assertThat(new LeaseTables("l".repeat(57), "candidates").fenceTable()).hasSize(63);
 		assertThatIllegalArgumentException().isThrownBy(() -> new LeaseTables("l".repeat(58), "candidates"))
 			.withMessageContaining("at most 57 characters");
@@ -57,7 +59,8 @@ class LeaseTablesTests {
 	@Test
 	void schemaUsesTheConfiguredNames() {
 		for (SqlDialect dialect : SqlDialect.values()) {
-			// A candidates table whose name begins with the default lease table's is left whole.
+			// A candidates table whose name begins with the default lease table's is left
+			// whole.
 			String script = LeaseSchema.script(dialect,
 					new LeaseTables("my_lease", "leader_election_lease_candidates"));
 			assertThat(script).contains("CREATE TABLE IF NOT EXISTS my_lease (")

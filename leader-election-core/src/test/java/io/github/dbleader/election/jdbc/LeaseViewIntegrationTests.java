@@ -27,17 +27,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The heartbeat's read of what changed ({@link LeaseView}) on each real database: a node's
- * view read partly answers what a whole read does, through every kind of change another
- * node makes; a change the read of changes missed (one that committed long after the time
- * it was marked with) is read within one pass of the slices read by key; and the reads that
- * a node must not miss (a take-over of its own lease, an election it joins) come at once.
+ * The heartbeat's read of what changed ({@link LeaseView}) on each real database: a
+ * node's view read partly answers what a whole read does, through every kind of change
+ * another node makes; a change the read of changes missed (one that committed long after
+ * the time it was marked with) is read within one pass of the slices read by key; and the
+ * reads that a node must not miss (a take-over of its own lease, an election it joins)
+ * come at once.
  */
 class LeaseViewIntegrationTests {
 
 	private static final LeaseTables TABLES = new LeaseTables("view_test_lease", "view_test_candidate");
 
-	/** Long enough that no lease or session runs out while a test runs, unless it says so. */
+	/**
+	 * Long enough that no lease or session runs out while a test runs, unless it says so.
+	 */
 	private static final Duration LEASE = Duration.ofMinutes(1);
 
 	private static final List<String> NODES = List.of("a", "b", "c");
@@ -60,14 +63,15 @@ class LeaseViewIntegrationTests {
 			LeaseSchema.create(this.dataSource, SqlDialect.forName(database.platform()), TABLES);
 			this.jdbc = new JdbcTemplate(this.dataSource);
 		}
-		// A statement timeout for a busy machine: the set-up writes thousands of rows at once.
+		// A statement timeout for a busy machine: the set-up writes thousands of rows at
+		// once.
 		return new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES,
 				Duration.ofSeconds(30));
 	}
 
 	/**
-	 * A repository whose views read partly from the second read on, a few elections by key a
-	 * round, and whole in pages of five elections.
+	 * A repository whose views read partly from the second read on, a few elections by
+	 * key a round, and whole in pages of five elections.
 	 */
 	private JdbcLeaseRepository partial(TestDatabase database, int rescannedPerRound) {
 		JdbcLeaseRepository repository = repository(database);
@@ -107,9 +111,9 @@ class LeaseViewIntegrationTests {
 				case 1 -> held ? "hand over " + writer.handOver(election, lease.leaderId(), lease.term(), other, LEASE)
 						: "nothing";
 				case 2 -> held ? "yield " + writer.yield(election, lease.leaderId(), lease.term()) : "nothing";
-				case 3 -> (lease != null) ? "take over " + !writer
-					.takeOverAll(node, Map.of(election, LeaseObservation.of(lease)), LEASE)
-					.isEmpty() : "nothing";
+				case 3 -> (lease != null) ? "take over "
+						+ !writer.takeOverAll(node, Map.of(election, LeaseObservation.of(lease)), LEASE).isEmpty()
+						: "nothing";
 				case 4 -> "request hand-over " + writer.requestHandover(election, other);
 				case 5 -> "request re-election " + writer.requestReelection(election);
 				case 6 -> held ? "re-acquire " + writer.reacquire(election, lease.leaderId(), lease.term(), LEASE)
@@ -128,7 +132,8 @@ class LeaseViewIntegrationTests {
 				}
 			};
 			List<LeaseState> read = whole.findAll("a", "a-1");
-			// Read as the heartbeat does every other step: each lease composed when asked for.
+			// Read as the heartbeat does every other step: each lease composed when asked
+			// for.
 			List<LeaseState> partRead = (step % 2 == 0) ? partial.findAll("a", "a-1")
 					: asked(partial.readAll("a", "a-1"), elections);
 			assertThat(comparable(partRead)).as("step %d, %s of %s by %s", step, change, election, node)
@@ -177,7 +182,8 @@ class LeaseViewIntegrationTests {
 		this.jdbc.update("UPDATE " + TABLES.nodesTable() + " SET expires_at = 0 WHERE node_id = 'a'");
 		LeaseObservation watched = LeaseObservation.of(writer.find("e09").orElseThrow());
 		assertThat(writer.takeOverAll("b", Map.of("e09", watched), LEASE)).hasSize(1);
-		// Marked long ago, as if its commit had been delayed: only the session's row, which
+		// Marked long ago, as if its commit had been delayed: only the session's row,
+		// which
 		// the take-over wrote, tells a that it lost a lease.
 		this.jdbc.update("UPDATE " + TABLES.leaseTable() + " SET changed_at = 0 WHERE election_name = 'e09'");
 		assertThat(writer.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
@@ -206,9 +212,7 @@ class LeaseViewIntegrationTests {
 		assertThat(writer.create("new", "c", LEASE)).isTrue();
 		assertThat(holder(partial.findAll("a", "a-1"), "new")).isEqualTo("c");
 		partial.removeCandidate("e03", "a", "a-1");
-		assertThat(partial.findAll("a", "a-1")).extracting(LeaseState::election)
-			.hasSize(12)
-			.doesNotContain("e03");
+		assertThat(partial.findAll("a", "a-1")).extracting(LeaseState::election).hasSize(12).doesNotContain("e03");
 	}
 
 	@ParameterizedTest
@@ -232,11 +236,13 @@ class LeaseViewIntegrationTests {
 		}
 		List<String> scans = PlanCheck.scans(database, this.jdbc, new SentStatement(read, List.of(since, "e5", "e6")));
 		// The node rows are read whole, by design: a handful.
-		assertThat(scans).filteredOn((scan) -> !scan.toLowerCase(java.util.Locale.ROOT).contains("nodes")
-				&& !scan.startsWith("<") && !scan.startsWith("n:") && !scan.startsWith("d:"))
+		assertThat(scans)
+			.filteredOn((scan) -> !scan.toLowerCase(java.util.Locale.ROOT).contains("nodes") && !scan.startsWith("<")
+					&& !scan.startsWith("n:") && !scan.startsWith("d:"))
 			.as(read)
 			.isEmpty();
-		// A page of a whole read: the node's candidacies by their index, their leases by key.
+		// A page of a whole read: the node's candidacies by their index, their leases by
+		// key.
 		String page = LeaseRows.viewPage(TABLES.leaseTable(), TABLES.candidateTable());
 		assertThat(PlanCheck.scans(database, this.jdbc, new SentStatement(page, List.of("b", "b-1", "e5", 100))))
 			.as(page)

@@ -11,9 +11,9 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What {@link LeaseView} decides to read, without a database: the slices read again by key
- * cover every election and start over, the elections due come on top, and the view is read
- * whole when it must be.
+ * What {@link LeaseView} decides to read, without a database: the slices read again by
+ * key cover every election and start over, the elections due come on top, and the view is
+ * read whole when it must be.
  */
 class LeaseViewTests {
 
@@ -97,9 +97,12 @@ class LeaseViewTests {
 	void aLeaseLivesOnTheSessionOfTheInstanceThatAcquiredIt() {
 		LeaseView.Read read = read(1_000, List.of());
 		read.sessions().put("b", new LeaseView.Session("b-2", 9, 4_000, 900, "b-1", 5, 0));
-		LeaseView.Row current = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, "server", "b-2");
-		LeaseView.Row ended = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, "old", "b-1");
-		LeaseView.Row none = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, "server", null);
+		LeaseView.Row current = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100),
+				Instant.ofEpochMilli(200), null, false, null, "server", "b-2");
+		LeaseView.Row ended = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100),
+				Instant.ofEpochMilli(200), null, false, null, "old", "b-1");
+		LeaseView.Row none = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100),
+				Instant.ofEpochMilli(200), null, false, null, "server", null);
 
 		LeaseState live = LeaseView.state(current, read);
 		assertThat(live.expired()).isFalse();
@@ -131,19 +134,19 @@ class LeaseViewTests {
 		first.sessions().put("a", new LeaseView.Session(first.shared(new String("a-1")), 4, 4_000, 1_000, null, 0, 0));
 		first.members().addAll(ELECTIONS);
 		LeaseView.Row row = new LeaseView.Row("e5", first.shared(new String("a")), 7, 3, Instant.ofEpochMilli(100),
-				Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, first.shared(new String("server")),
-				first.shared(new String("a-1")));
+				Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null,
+				first.shared(new String("server")), first.shared(new String("a-1")));
 		first.rows().add(row);
 		view.take(view.wholePlan(), first, "a");
 
 		LeaseView.Read second = view.newRead();
 		second.clock(1_500, second.shared(new String("server")));
-		second.sessions().put("a", new LeaseView.Session(second.shared(new String("a-1")), 5, 4_500, 1_500, null, 0, 0));
+		second.sessions()
+			.put("a", new LeaseView.Session(second.shared(new String("a-1")), 5, 4_500, 1_500, null, 0, 0));
 		// A partial read: the slice (e0, e1) and what changed, which is nothing.
 		view.take(view.plan(), second, "a");
 		LeaseState lease = view.lease("e5");
-		assertThat(lease).as("the row as read first, the session as read last")
-			.isEqualTo(LeaseView.state(row, second));
+		assertThat(lease).as("the row as read first, the session as read last").isEqualTo(LeaseView.state(row, second));
 		assertThat(lease.holderVersion()).isEqualTo(5);
 		assertThat(lease.expiresAt().toEpochMilli()).isEqualTo(4_500);
 		assertThat(lease.expired()).isFalse();
@@ -159,14 +162,17 @@ class LeaseViewTests {
 		String joined = new String("e5");
 		view.joined(List.of(joined));
 		LeaseView.Read read = read(1_000, List.of(new String("e5"), "e6"));
-		read.rows().add(new LeaseView.Row(new String("e5"), "a", 7, 3, Instant.ofEpochMilli(100),
-				Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null, "server", "a-1"));
+		read.rows()
+			.add(new LeaseView.Row(new String("e5"), "a", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100),
+					Instant.ofEpochMilli(200), null, false, null, "server", "a-1"));
 		view.take(view.wholePlan(), read, "a");
 		assertThat(view.leases()).singleElement()
 			.satisfies((lease) -> assertThat(lease.election()).as("the joined instance").isSameAs(joined));
 	}
 
-	/** A read at a database time on "server", of the node's elections where it is whole. */
+	/**
+	 * A read at a database time on "server", of the node's elections where it is whole.
+	 */
 	private static LeaseView.Read read(long now, List<String> members) {
 		LeaseView.Read read = new LeaseView.Read();
 		read.clock(now, "server");

@@ -19,14 +19,15 @@ import org.springframework.jdbc.support.JdbcTransactionManager;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a run under a cluster lock costs, in statements the server runs (read off the wire,
- * {@link WireStatements}: transaction control and session settings count, whatever sent
- * them), as in the lock benchmark ({@code benchmarks/run --locks}): three nodes, each with
- * a pool for the lock statements and the application's pool for fenced work, try the same
- * lock for each trigger; the node that takes it runs a job that records itself in a
- * transaction fenced by the lock (a read of the database clock and an insert, the
- * benchmark job's two statements) and releases the lock; the two others find it taken.
- * Measured in steady state: every node has seen the lock's row and holds open connections.
+ * What a run under a cluster lock costs, in statements the server runs (read off the
+ * wire, {@link WireStatements}: transaction control and session settings count, whatever
+ * sent them), as in the lock benchmark ({@code benchmarks/run --locks}): three nodes,
+ * each with a pool for the lock statements and the application's pool for fenced work,
+ * try the same lock for each trigger; the node that takes it runs a job that records
+ * itself in a transaction fenced by the lock (a read of the database clock and an insert,
+ * the benchmark job's two statements) and releases the lock; the two others find it
+ * taken. Measured in steady state: every node has seen the lock's row and holds open
+ * connections.
  */
 class LockRunStatementsIntegrationTests {
 
@@ -55,7 +56,8 @@ class LockRunStatementsIntegrationTests {
 			List<Node> nodes = List.of(node(wire, dialect, "a"), node(wire, dialect, "b"), node(wire, dialect, "c"));
 			List<Integer> fencedOverheads = new ArrayList<>();
 
-			// Warm-up: every node takes the lock once (it sees the row, its pools connect).
+			// Warm-up: every node takes the lock once (it sees the row, its pools
+			// connect).
 			WireStatements.Measurement cost = wire.measure(nodes.size(), RUNS,
 					(i) -> fencedOverheads.add(run(nodes.get(i % nodes.size()), nodes, wire)));
 			List<Integer> measured = fencedOverheads.subList(nodes.size(), fencedOverheads.size());
@@ -87,8 +89,9 @@ class LockRunStatementsIntegrationTests {
 				int before = wire.count();
 				lock.runFenced((term) -> {
 					Long startedAt = winner.jdbc().queryForObject("SELECT " + winner.clock(), Long.class);
-					return winner.jdbc().update("INSERT INTO lockrun_job_runs (node_id, term, started_at, finished_at)"
-							+ " VALUES (?, ?, ?, " + winner.clock() + ")", winner.id(), term, startedAt);
+					return winner.jdbc()
+						.update("INSERT INTO lockrun_job_runs (node_id, term, started_at, finished_at)"
+								+ " VALUES (?, ?, ?, " + winner.clock() + ")", winner.id(), term, startedAt);
 				});
 				fencedOverhead.set(wire.count() - before - 2);
 			});

@@ -19,14 +19,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * connection's network timeout when it comes back (DBCP2, Tomcat JDBC, c3p0, Agroal;
  * HikariCP does): the election's use must leave the connection's network timeout as it
  * found it, or the application's own queries on that connection would be cut off at the
- * election's statement timeout. Each test hands the election one physical connection again
- * and again, as such a pool does.
+ * election's statement timeout. Each test hands the election one physical connection
+ * again and again, as such a pool does.
  */
 class NetworkTimeoutDataSourceIntegrationTests {
 
 	private static final LeaseTables TABLES = new LeaseTables("nt_test_lease", "nt_test_candidate");
 
-	/** The application's own network timeout on its connections: none, the drivers' default. */
+	/**
+	 * The application's own network timeout on its connections: none, the drivers'
+	 * default.
+	 */
 	private static final int APPLICATION_TIMEOUT = 0;
 
 	private SingleConnectionDataSource pool;
@@ -57,7 +60,8 @@ class NetworkTimeoutDataSourceIntegrationTests {
 
 	private SingleConnectionDataSource pool(TestDatabase database) throws SQLException {
 		assumeTrue(database != TestDatabase.H2, "H2 ignores JDBC's network timeout (its URL sets one)");
-		// suppressClose: close() leaves the physical connection open for the next borrower.
+		// suppressClose: close() leaves the physical connection open for the next
+		// borrower.
 		this.pool = new SingleConnectionDataSource(database.url(), database.username(), database.password(), true);
 		database.dropTables(this.pool, TABLES.allTables().toArray(String[]::new));
 		LeaseSchema.create(this.pool, dialect(database), TABLES);

@@ -33,8 +33,7 @@ class NetworkTimeoutDataSourceTests {
 
 	private final Connection connection = mock(Connection.class);
 
-	private final NetworkTimeoutDataSource dataSource = new NetworkTimeoutDataSource(this.pool,
-			Duration.ofMillis(500));
+	private final NetworkTimeoutDataSource dataSource = new NetworkTimeoutDataSource(this.pool, Duration.ofMillis(500));
 
 	NetworkTimeoutDataSourceTests() throws SQLException {
 		given(this.pool.getConnection()).willReturn(this.connection);

@@ -14,9 +14,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class SqlDialectTests {
 
 	/**
-	 * One MySQL-protocol statement serves MySQL 8.0, 8.4 and 9.x and MariaDB 10.6+: none may
-	 * use {@code VALUES(col)} in {@code ON DUPLICATE KEY UPDATE}, which MySQL deprecates
-	 * since 8.0.20 (warning 1287), nor the row alias that replaces it there
+	 * One MySQL-protocol statement serves MySQL 8.0, 8.4 and 9.x and MariaDB 10.6+: none
+	 * may use {@code VALUES(col)} in {@code ON DUPLICATE KEY UPDATE}, which MySQL
+	 * deprecates since 8.0.20 (warning 1287), nor the row alias that replaces it there
 	 * ({@code INSERT ... VALUES (...) AS new}), which MariaDB does not parse.
 	 * {@link SqlDialectIntegrationTests} runs the statements.
 	 */
@@ -34,7 +34,8 @@ class SqlDialectTests {
 	/**
 	 * The bound on a change of holder's wait for the fence row is MySQL's hint in
 	 * milliseconds and MariaDB's setting in seconds, each where the other server skips it
-	 * (MySQL 8 has no {@code SET STATEMENT}), on a statement MySQL bounds: a {@code SELECT}.
+	 * (MySQL 8 has no {@code SET STATEMENT}), on a statement MySQL bounds: a
+	 * {@code SELECT}.
 	 */
 	@Test
 	void mysqlBoundsTheWaitForTheFenceRowForMySqlAndMariaDbAlike() {

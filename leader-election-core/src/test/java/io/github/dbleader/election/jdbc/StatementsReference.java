@@ -15,10 +15,10 @@ import io.github.dbleader.election.ElectionSettings;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Renders {@code docs/reference/statements.md} from {@link LeaseStatements}: every statement
- * of the catalog for each kind of server, in the order and sections of its source, each
- * with the description of its field's Javadoc, so that the page lists what a node sends
- * and cannot drift from the code.
+ * Renders {@code docs/reference/statements.md} from {@link LeaseStatements}: every
+ * statement of the catalog for each kind of server, in the order and sections of its
+ * source, each with the description of its field's Javadoc, so that the page lists what a
+ * node sends and cannot drift from the code.
  */
 final class StatementsReference {
 
@@ -26,14 +26,16 @@ final class StatementsReference {
 			+ " -Dsurefire.failIfNoSpecifiedTests=false -Dleader-election.docs.update=true";
 
 	/** A section comment or a statement's field with its Javadoc. */
-	private static final Pattern ENTRY = Pattern.compile(
-			"//\\s*----\\s*(?<section>[^\\n]+)|/\\*\\*(?<doc>(?:(?!\\*/).)*)\\*/\\s*final\\s+(?:@Nullable\\s+)?"
-					+ "(?:String|SqlTemplate)\\s+(?<field>\\w+);",
-			Pattern.DOTALL);
+	private static final Pattern ENTRY = Pattern
+		.compile("//\\s*----\\s*(?<section>[^\\n]+)|/\\*\\*(?<doc>(?:(?!\\*/).)*)\\*/\\s*final\\s+(?:@Nullable\\s+)?"
+				+ "(?:String|SqlTemplate)\\s+(?<field>\\w+);", Pattern.DOTALL);
 
 	private static final Pattern JAVADOC_TAG = Pattern.compile("\\{@(?:code|link|linkplain|literal|value) #?([^}]*)}");
 
-	/** Where a statement is broken into lines for reading: before these, outside parentheses. */
+	/**
+	 * Where a statement is broken into lines for reading: before these, outside
+	 * parentheses.
+	 */
 	private static final List<String> BREAKS = List.of(" FROM ", " WHERE ", " SET ", " UNION ALL ", " ORDER BY ",
 			" LIMIT ", " ON DUPLICATE KEY ", " ON CONFLICT ", " FOR UPDATE", " LOCK IN SHARE MODE", " FOR SHARE",
 			" AND ", " VALUES ", " KEY (", " SELECT ");
@@ -58,7 +60,9 @@ final class StatementsReference {
 		page.append("table names (`").append(tables.leaseTable()).append("`, `").append(tables.candidateTable());
 		page.append("` and the\n");
 		page.append("tables named after the lease table) and the default statement timeout (half the default\n");
-		page.append("renew interval, ").append(this.statementTimeout.toMillis()).append(" ms, which only the bound on the wait for a fence\n");
+		page.append("renew interval, ")
+			.append(this.statementTimeout.toMillis())
+			.append(" ms, which only the bound on the wait for a fence\n");
 		page.append("row shows). The build fails when this page differs from the catalog. Cluster locks' statements\n");
 		page.append("(`JdbcLockRepository`) and the pins' (`JdbcPartitionPins`) are not listed yet, nor the\n");
 		page.append("session limits around a fenced transaction (`SqlDialect`); the fence itself is.\n\n");
@@ -81,8 +85,8 @@ final class StatementsReference {
 	}
 
 	/**
-	 * One database's statements; where {@code differingFrom} is given, only those whose text
-	 * differs from its.
+	 * One database's statements; where {@code differingFrom} is given, only those whose
+	 * text differs from its.
 	 */
 	private void section(StringBuilder page, String database, LeaseStatements statements,
 			@Nullable LeaseStatements differingFrom) throws ReflectiveOperationException {
@@ -101,14 +105,18 @@ final class StatementsReference {
 			}
 			Field field = LeaseStatements.class.getDeclaredField(entry.group("field"));
 			Object value = field.get(statements);
-			if (differingFrom != null && Objects.equals(String.valueOf(value), String.valueOf(field.get(differingFrom)))) {
+			if (differingFrom != null
+					&& Objects.equals(String.valueOf(value), String.valueOf(field.get(differingFrom)))) {
 				continue;
 			}
 			if (pendingSection != null) {
 				page.append("\n### ").append(database).append(": ").append(pendingSection).append("\n");
 				pendingSection = null;
 			}
-			page.append("\n#### `").append(field.getName()).append("`\n\n").append(describe(entry.group("doc")))
+			page.append("\n#### `")
+				.append(field.getName())
+				.append("`\n\n")
+				.append(describe(entry.group("doc")))
 				.append("\n");
 			if (value == null) {
 				page.append("\nNot sent on this database.\n");
@@ -122,8 +130,13 @@ final class StatementsReference {
 			if (value instanceof SqlTemplate template) {
 				page.append('\n');
 				for (SqlTemplate.Slot slot : template.slots()) {
-					page.append("- `{").append(slot.name()).append("}`: `").append(slot.unit()).append("` per row, joined by `")
-						.append(slot.separator()).append("`\n");
+					page.append("- `{")
+						.append(slot.name())
+						.append("}`: `")
+						.append(slot.unit())
+						.append("` per row, joined by `")
+						.append(slot.separator())
+						.append("`\n");
 				}
 			}
 		}
@@ -135,7 +148,10 @@ final class StatementsReference {
 		return JAVADOC_TAG.matcher(text).replaceAll((tag) -> Matcher.quoteReplacement("`" + tag.group(1).trim() + "`"));
 	}
 
-	/** A statement broken before its main clauses where they are outside parentheses and quotes. */
+	/**
+	 * A statement broken before its main clauses where they are outside parentheses and
+	 * quotes.
+	 */
 	static String lines(String sql) {
 		StringBuilder out = new StringBuilder(sql.length() + 64);
 		int depth = 0;

@@ -49,10 +49,10 @@ class ClusterLocksObservationTests {
 		assertThat(this.a.runLocked("report", AT_MOST, Duration.ZERO, true, (lock) -> {
 		})).isFalse();
 		elsewhere.release();
-		assertThatIllegalStateException().isThrownBy(() -> this.a.runLocked("report", AT_MOST, Duration.ZERO, true,
-				(lock) -> {
-					throw new IllegalStateException("the report failed");
-				}));
+		assertThatIllegalStateException()
+			.isThrownBy(() -> this.a.runLocked("report", AT_MOST, Duration.ZERO, true, (lock) -> {
+				throw new IllegalStateException("the report failed");
+			}));
 		this.a.startRun("shedlock", AT_MOST, Duration.ZERO).orElseThrow().end(LockRun.Outcome.ENDED, true);
 		assertThat(this.registry).hasHandledContextsThatSatisfy((contexts) -> {
 			assertThat(ObservedContexts.describe(contexts)).containsExactly(

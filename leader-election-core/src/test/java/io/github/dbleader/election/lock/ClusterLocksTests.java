@@ -42,8 +42,7 @@ class ClusterLocksTests {
 	private static final KeepAliveSettings KEEP = new KeepAliveSettings(Duration.ofSeconds(3), Duration.ofMillis(500));
 
 	private ClusterLocks keeping(String nodeId) {
-		return new ClusterLocks(this.repository, nodeId, this.clock, Clock.systemUTC(), LockRunListener.NONE,
-				KEEP);
+		return new ClusterLocks(this.repository, nodeId, this.clock, Clock.systemUTC(), LockRunListener.NONE, KEEP);
 	}
 
 	/** Keep-alive rounds every renew interval for a while. */
@@ -77,7 +76,8 @@ class ClusterLocksTests {
 		HeldLock held = kept.tryLock("job", Duration.ofSeconds(2), Duration.ZERO).orElseThrow();
 		held.keepAlive(Duration.ofHours(1));
 		keepFor(kept, Duration.ofSeconds(10));
-		// The node stops renewing (it crashed): the lock is free a lease after the last renewal.
+		// The node stops renewing (it crashed): the lock is free a lease after the last
+		// renewal.
 		advance(KEEP.leaseDuration().minusMillis(1));
 		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
 		advance(Duration.ofMillis(1));
@@ -109,7 +109,8 @@ class ClusterLocksTests {
 		held.keepAlive(Duration.ofHours(1));
 		keepFor(kept, Duration.ofSeconds(5));
 		this.repository.failure = new IllegalStateException("database away");
-		// The belief: the lease less its guard from just before the last successful renewal.
+		// The belief: the lease less its guard from just before the last successful
+		// renewal.
 		keepFor(kept, Duration.ofMillis(2000));
 		assertThat(held.isHeld()).isTrue();
 		keepFor(kept, Duration.ofMillis(1000));
@@ -181,7 +182,9 @@ class ClusterLocksTests {
 		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isEmpty();
 	}
 
-	/** A release while the keep-alive's renewal is under way, applied before it or after. */
+	/**
+	 * A release while the keep-alive's renewal is under way, applied before it or after.
+	 */
 	@ParameterizedTest(name = "release applied {0} the renewal")
 	@ValueSource(strings = { "after", "before" })
 	void aReleaseDuringARenewalEndsTheBeliefAndFreesTheLock(String order) {
@@ -216,8 +219,8 @@ class ClusterLocksTests {
 	}
 
 	/**
-	 * Move both clocks in steps (no keep-alive round runs) and check at each that the holder
-	 * believes it holds the lock only while the database says it is held.
+	 * Move both clocks in steps (no keep-alive round runs) and check at each that the
+	 * holder believes it holds the lock only while the database says it is held.
 	 */
 	private void assertBelievedOnlyWhileTheDatabaseHoldsIt(HeldLock held, Duration during) {
 		Duration step = Duration.ofMillis(50);
@@ -227,8 +230,7 @@ class ClusterLocksTests {
 				.filter((lock) -> lock.name().equals(held.name()))
 				.allMatch(LockState::held);
 			if (held.isHeld()) {
-				assertThat(live).as("held at the database while believed, %s after the statements", waited)
-					.isTrue();
+				assertThat(live).as("held at the database while believed, %s after the statements", waited).isTrue();
 			}
 			advance(step);
 		}
@@ -320,7 +322,8 @@ class ClusterLocksTests {
 		int before = this.repository.statements;
 		assertThat(held.extend(AT_MOST)).isTrue();
 		assertThat(this.repository.statements - before).as("statements of an extension").isOne();
-		// 44 s after the acquisition, past its atMostFor: held at the database and believed.
+		// 44 s after the acquisition, past its atMostFor: held at the database and
+		// believed.
 		advance(Duration.ofSeconds(23));
 		this.nanos.addAndGet(Duration.ofSeconds(1).minusNanos(1).toNanos());
 		assertThat(held.isHeld()).isTrue();
@@ -440,13 +443,13 @@ class ClusterLocksTests {
 
 	/**
 	 * Locks have no whole-lease watch (docs/explanation/invariants.md, known gaps): a
-	 * forward step of the database clock frees a held lock at once, and another node takes
-	 * it while the holder, on its own clock, still believes it holds it. Its fenced work is
-	 * refused from the step on, and its release at the end of the run changes nothing.
+	 * forward step of the database clock frees a held lock at once, and another node
+	 * takes it while the holder, on its own clock, still believes it holds it. Its fenced
+	 * work is refused from the step on, and its release at the end of the run changes
+	 * nothing.
 	 */
 	@Test
-	void aForwardStepOfTheDatabaseClockLetsAnotherNodeTakeAHeldLockButRefusesTheHoldersFencedWork()
-			throws Exception {
+	void aForwardStepOfTheDatabaseClockLetsAnotherNodeTakeAHeldLockButRefusesTheHoldersFencedWork() throws Exception {
 		List<String> committed = new ArrayList<>();
 		List<HeldLock> holders = new ArrayList<>();
 		assertThat(this.a.runLocked("job", Duration.ofSeconds(60), Duration.ZERO, true, (stale) -> {
@@ -563,10 +566,10 @@ class ClusterLocksTests {
 
 	@Test
 	void runLockedReleasesWhenTheTaskThrows() {
-		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> this.a.runLocked("job", AT_MOST,
-				Duration.ZERO, true, (lock) -> {
-					throw new IllegalStateException("boom");
-				}));
+		assertThatExceptionOfType(IllegalStateException.class)
+			.isThrownBy(() -> this.a.runLocked("job", AT_MOST, Duration.ZERO, true, (lock) -> {
+				throw new IllegalStateException("boom");
+			}));
 		assertThat(this.a.currentLock()).isEmpty();
 		assertThat(this.b.tryLock("job", AT_MOST, Duration.ZERO)).isPresent();
 	}
@@ -584,7 +587,8 @@ class ClusterLocksTests {
 		advance(Duration.ofSeconds(2));
 		kept.release();
 		kept.release();
-		assertThat(c.runLocked("job", AT_MOST, Duration.ZERO, false, (lock) -> advance(Duration.ofSeconds(1)))).isTrue();
+		assertThat(c.runLocked("job", AT_MOST, Duration.ZERO, false, (lock) -> advance(Duration.ofSeconds(1))))
+			.isTrue();
 		assertThat(events).containsExactly("acquired job", "skipped job", "ended job PT3S", "run job COMPLETED",
 				"acquired job", "ended job PT2S", "acquired job", "ended job PT1S", "run job COMPLETED");
 	}
@@ -688,21 +692,19 @@ class ClusterLocksTests {
 			.withMessage("lock name 'job ' must not end with a space, which MySQL and MariaDB ignore when they compare"
 					+ " names");
 		assertThatIllegalArgumentException().isThrownBy(() -> this.a.tryLock("job", Duration.ZERO, Duration.ZERO));
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.a.tryLock("job", AT_MOST, AT_MOST.plusMillis(1)))
+		assertThatIllegalArgumentException().isThrownBy(() -> this.a.tryLock("job", AT_MOST, AT_MOST.plusMillis(1)))
 			.withMessageContaining("atLeastFor");
-		assertThatIllegalArgumentException()
-			.isThrownBy(() -> this.a.tryLock("job", AT_MOST, Duration.ofSeconds(-1)));
+		assertThatIllegalArgumentException().isThrownBy(() -> this.a.tryLock("job", AT_MOST, Duration.ofSeconds(-1)));
 		assertThat(this.repository.statements).isOne();
 		Optional<HeldLock> unused = this.b.tryLock("other", AT_MOST, AT_MOST);
 		assertThat(unused).isPresent();
 	}
 
 	/**
-	 * Runs spread over nodes whose schedulers fire for the same trigger: each waits a random
-	 * time before its try, below the spread and a quarter of its atLeastFor, so that the
-	 * winner's run still keeps the lock taken when the last node tries; plain tries and runs
-	 * without atLeastFor do not wait, nor do nodes without a spread.
+	 * Runs spread over nodes whose schedulers fire for the same trigger: each waits a
+	 * random time before its try, below the spread and a quarter of its atLeastFor, so
+	 * that the winner's run still keeps the lock taken when the last node tries; plain
+	 * tries and runs without atLeastFor do not wait, nor do nodes without a spread.
 	 */
 	@Test
 	void aRunWaitsARandomTimeBelowTheSpreadAndAQuarterOfAtLeastForBeforeItTries() throws Exception {

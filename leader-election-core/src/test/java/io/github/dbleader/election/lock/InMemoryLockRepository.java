@@ -34,11 +34,11 @@ public class InMemoryLockRepository implements LockRepository {
 	private @Nullable Interleaving interleaving;
 
 	/**
-	 * Run another statement once, inside the next statement that writes a lock's row, as a
-	 * statement on another connection would run meanwhile: before the database applies the
-	 * next one, or after it applied it while its answer is still on its way. What the other
-	 * throws reaches the caller of the next statement instead of its answer (a lost answer:
-	 * the outcome is unknown to the caller).
+	 * Run another statement once, inside the next statement that writes a lock's row, as
+	 * a statement on another connection would run meanwhile: before the database applies
+	 * the next one, or after it applied it while its answer is still on its way. What the
+	 * other throws reaches the caller of the next statement instead of its answer (a lost
+	 * answer: the outcome is unknown to the caller).
 	 * @param beforeApplying whether the other runs before the next statement is applied
 	 * @param other the other statement
 	 */
@@ -147,12 +147,12 @@ public class InMemoryLockRepository implements LockRepository {
 
 	/**
 	 * The work runs while the fence row is held, not this repository's monitor: the
-	 * holder's extensions and release, from any thread, go through meanwhile, and a change
-	 * of holder fails as it does on a database ({@link #waitForFence}).
+	 * holder's extensions and release, from any thread, go through meanwhile, and a
+	 * change of holder fails as it does on a database ({@link #waitForFence}).
 	 */
 	@Override
-	public <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term,
-			Duration maxHoldTime, FencedCallback<T> callback) {
+	public <T extends @Nullable Object> T runLockFenced(String key, String nodeId, long term, Duration maxHoldTime,
+			FencedCallback<T> callback) {
 		synchronized (this) {
 			statement();
 			Row row = this.rows.get(key);
@@ -173,10 +173,10 @@ public class InMemoryLockRepository implements LockRepository {
 
 	/**
 	 * A change of holder (a take, an operator's release) writes the lock's fence row, and
-	 * so waits for the fenced work that holds it, as the JDBC statements do: here the wait
-	 * outlasts the statement timeout, so the statement fails with the timeout and changes
-	 * nothing. (On PostgreSQL a take skips the lock instead, which the callers see as a
-	 * lock held.)
+	 * so waits for the fenced work that holds it, as the JDBC statements do: here the
+	 * wait outlasts the statement timeout, so the statement fails with the timeout and
+	 * changes nothing. (On PostgreSQL a take skips the lock instead, which the callers
+	 * see as a lock held.)
 	 */
 	private void waitForFence(String key) {
 		if (this.fenceHolds.containsKey(key)) {
@@ -236,6 +236,7 @@ public class InMemoryLockRepository implements LockRepository {
 
 	/**
 	 * A lock's row.
+	 *
 	 * @param holder the holder's node id, null after an operator's release
 	 * @param term the term of the acquisition
 	 * @param acquiredAt database time of the acquisition
@@ -243,7 +244,8 @@ public class InMemoryLockRepository implements LockRepository {
 	 * @param expiresAt database time the lock expires at
 	 * @param released whether its holder released it
 	 */
-	public record Row(@Nullable String holder, long term, long acquiredAt, long extendedAt, long expiresAt, boolean released) {
+	public record Row(@Nullable String holder, long term, long acquiredAt, long extendedAt, long expiresAt,
+			boolean released) {
 	}
 
 }

@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * What every {@link LockRepository} does that cluster locks rest on, written against the
- * interface alone and derived from {@code JdbcLockRepository}: taking a free, an expired or
- * a new lock, and refusing a held one; terms strictly increasing; extensions, one or a
+ * interface alone and derived from {@code JdbcLockRepository}: taking a free, an expired
+ * or a new lock, and refusing a held one; terms strictly increasing; extensions, one or a
  * batch, and releases only by the acquisition that holds the lock, with the
  * {@code atLeastFor} of the acquisition and of the last extension; the fence, which a
  * change of holder waits for while the holder's own statements do not; the operator's
@@ -36,11 +36,12 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * ({@link InMemoryLockRepositoryContractTests}): the double passes what every database
  * passes.
  *
- * <p>The database clock moves only as a test moves it ({@link #advanceDatabaseClock}); on a
+ * <p>
+ * The database clock moves only as a test moves it ({@link #advanceDatabaseClock}); on a
  * real database a little real time passes between statements as well, so every bound
- * leaves a margin of a second and no test needs the clock to stand still. No lock is taken
- * for less than a second: {@code JdbcLockRepository} reads the term of a take back, and
- * answers none if the lock has expired by then.
+ * leaves a margin of a second and no test needs the clock to stand still. No lock is
+ * taken for less than a second: {@code JdbcLockRepository} reads the term of a take back,
+ * and answers none if the lock has expired by then.
  */
 abstract class LockRepositoryContract {
 
@@ -90,7 +91,10 @@ abstract class LockRepositoryContract {
 		return Duration.between(lock.databaseTime(), lock.expiresAt());
 	}
 
-	/** Run a statement on another thread, as the keep-alive or another run would, and wait for it. */
+	/**
+	 * Run a statement on another thread, as the keep-alive or another run would, and wait
+	 * for it.
+	 */
 	private static <T> T onAnotherThread(Supplier<T> statement) {
 		try {
 			return CompletableFuture.supplyAsync(statement).get(10, TimeUnit.SECONDS);
@@ -132,13 +136,14 @@ abstract class LockRepositoryContract {
 		advanceDatabaseClock(LOCK.minus(SECOND));
 		assertThat(repository.tryLock(JOB, "b", LOCK)).as("a second before it expires").isEmpty();
 		LockState after = lock(JOB);
-		assertThat(List.of(after.holder(), after.term(), after.acquiredAt(), after.expiresAt()))
-			.containsExactly("a", term, before.acquiredAt(), before.expiresAt());
+		assertThat(List.of(after.holder(), after.term(), after.acquiredAt(), after.expiresAt())).containsExactly("a",
+				term, before.acquiredAt(), before.expiresAt());
 	}
 
 	/**
-	 * A lock expires {@code atMostFor} after its acquisition by the database clock, and the
-	 * first node that tries it then takes it, its last holder too, with a greater term.
+	 * A lock expires {@code atMostFor} after its acquisition by the database clock, and
+	 * the first node that tries it then takes it, its last holder too, with a greater
+	 * term.
 	 */
 	@Test
 	void anExpiredLockIsTakenByTheFirstNodeThatTriesItWithAGreaterTerm() {
@@ -157,9 +162,9 @@ abstract class LockRepositoryContract {
 	}
 
 	/**
-	 * The database clock alone decides: a backward step keeps a lock taken until its expiry
-	 * comes on the stepped clock, and a term handed out after it is still greater than
-	 * every earlier one.
+	 * The database clock alone decides: a backward step keeps a lock taken until its
+	 * expiry comes on the stepped clock, and a term handed out after it is still greater
+	 * than every earlier one.
 	 */
 	@Test
 	void afterABackwardStepOfTheDatabaseClockTermsStillIncrease() {
@@ -178,9 +183,9 @@ abstract class LockRepositoryContract {
 	}
 
 	/**
-	 * An extension by the acquisition that holds the lock makes it expire {@code atMostFor}
-	 * from now, later or earlier than before, and keeps the term; any other, or one after
-	 * the lock expired (even if nobody took it), changes nothing.
+	 * An extension by the acquisition that holds the lock makes it expire
+	 * {@code atMostFor} from now, later or earlier than before, and keeps the term; any
+	 * other, or one after the lock expired (even if nobody took it), changes nothing.
 	 */
 	@Test
 	void onlyTheHoldersAcquisitionExtendsTheLockLongerOrShorterUntilItExpires() {
@@ -198,8 +203,8 @@ abstract class LockRepositoryContract {
 		advanceDatabaseClock(LOCK.plus(SECOND));
 		assertThat(repository.tryLock(JOB, "b", LOCK)).as("past the acquisition's atMostFor").isEmpty();
 		LockState extended = lock(JOB);
-		assertThat(List.of(extended.holder(), extended.term(), extended.acquiredAt()))
-			.containsExactly("a", term, before.acquiredAt());
+		assertThat(List.of(extended.holder(), extended.term(), extended.acquiredAt())).containsExactly("a", term,
+				before.acquiredAt());
 
 		// Shorter than what is left.
 		assertThat(repository.extendLock(JOB, "a", term, SECOND)).isTrue();
@@ -257,9 +262,9 @@ abstract class LockRepositoryContract {
 	}
 
 	/**
-	 * Only the acquisition that holds the lock releases it; without {@code atLeastFor} the
-	 * lock is free at once, to every node, the releaser too. A released acquisition is never
-	 * extended again.
+	 * Only the acquisition that holds the lock releases it; without {@code atLeastFor}
+	 * the lock is free at once, to every node, the releaser too. A released acquisition
+	 * is never extended again.
 	 */
 	@Test
 	void onlyTheHoldersAcquisitionReleasesTheLock() {
@@ -267,8 +272,8 @@ abstract class LockRepositoryContract {
 		long term = repository.tryLock(JOB, "a", LOCK).orElseThrow();
 		assertThat(repository.releaseLock(JOB, "b", term, Duration.ZERO, Duration.ZERO)).isFalse();
 		assertThat(repository.releaseLock(JOB, "a", term - 1, Duration.ZERO, Duration.ZERO)).isFalse();
-		assertThat(repository.releaseLock(ClusterLocks.KEY_PREFIX + "missing", "a", term, Duration.ZERO,
-				Duration.ZERO)).isFalse();
+		assertThat(repository.releaseLock(ClusterLocks.KEY_PREFIX + "missing", "a", term, Duration.ZERO, Duration.ZERO))
+			.isFalse();
 		assertThat(lock(JOB).held()).isTrue();
 		assertThat(repository.releaseLock(JOB, "a", term, Duration.ZERO, Duration.ZERO)).isTrue();
 		LockState released = lock(JOB);
@@ -319,8 +324,8 @@ abstract class LockRepositoryContract {
 
 	/**
 	 * After an extension, a release keeps the lock taken until the later of the
-	 * acquisition's {@code atLeastFor} after the acquisition and the extension's after the
-	 * last extension, or frees it at once if both have passed.
+	 * acquisition's {@code atLeastFor} after the acquisition and the extension's after
+	 * the last extension, or frees it at once if both have passed.
 	 */
 	@Test
 	void aReleaseAfterAnExtensionCountsItsAtLeastForFromTheLastExtension() {
@@ -347,9 +352,9 @@ abstract class LockRepositoryContract {
 	}
 
 	/**
-	 * After the database clock stepped back, the acquisition and the last extension lie in
-	 * the clock's future: a release counts {@code atLeastFor} from now, not from them, so
-	 * the lock is not kept taken for as long as the step.
+	 * After the database clock stepped back, the acquisition and the last extension lie
+	 * in the clock's future: a release counts {@code atLeastFor} from now, not from them,
+	 * so the lock is not kept taken for as long as the step.
 	 */
 	@Test
 	void aReleaseAfterABackwardStepOfTheDatabaseClockCountsAtLeastForFromNow() {
@@ -363,8 +368,8 @@ abstract class LockRepositoryContract {
 	}
 
 	/**
-	 * The fence runs the work only for the acquisition that holds the lock, while the lock
-	 * lives by the database clock, and otherwise runs none of it.
+	 * The fence runs the work only for the acquisition that holds the lock, while the
+	 * lock lives by the database clock, and otherwise runs none of it.
 	 */
 	@Test
 	void fenceRunsTheWorkOnlyForTheHoldersAcquisitionWhileTheLockLives() {
@@ -403,11 +408,11 @@ abstract class LockRepositoryContract {
 	}
 
 	/**
-	 * While fenced work runs, the holder's extensions, batched or not, its release and the
-	 * read of the locks do not wait for it, from another thread as the keep-alive's (I9);
-	 * a change of holder, a take of the lock once it is free or an operator's release,
-	 * waits for the work and fails, or (a take on PostgreSQL) skips the lock; either way the
-	 * lock stays as it was until the work is over, and is then taken (I5).
+	 * While fenced work runs, the holder's extensions, batched or not, its release and
+	 * the read of the locks do not wait for it, from another thread as the keep-alive's
+	 * (I9); a change of holder, a take of the lock once it is free or an operator's
+	 * release, waits for the work and fails, or (a take on PostgreSQL) skips the lock;
+	 * either way the lock stays as it was until the work is over, and is then taken (I5).
 	 */
 	@Test
 	void insideFencedWorkTheHoldersStatementsGoThroughAndAChangeOfHolderWaitsAndFails() {
@@ -422,7 +427,8 @@ abstract class LockRepositoryContract {
 				.isTrue();
 			assertThat(onAnotherThread(() -> lock(JOB).held())).isFalse();
 			// The changes of holder last: where one's socket timeout ends it before its
-			// query timeout does, the server keeps its transaction, and the lock on the lease
+			// query timeout does, the server keeps its transaction, and the lock on the
+			// lease
 			// row, until the fence is free.
 			OptionalLong took;
 			try {
@@ -443,9 +449,9 @@ abstract class LockRepositoryContract {
 	}
 
 	/**
-	 * An operator's release gives the lock a greater term, no holder, and frees it at once,
-	 * {@code atLeastFor} notwithstanding; the old acquisition can neither extend, release
-	 * nor fence any more, and the next take gets a greater term still.
+	 * An operator's release gives the lock a greater term, no holder, and frees it at
+	 * once, {@code atLeastFor} notwithstanding; the old acquisition can neither extend,
+	 * release nor fence any more, and the next take gets a greater term still.
 	 */
 	@Test
 	void forceReleaseFreesTheLockWithAGreaterTermAndNoHolder() {

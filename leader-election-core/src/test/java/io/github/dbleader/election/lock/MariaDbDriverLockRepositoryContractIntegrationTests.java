@@ -3,7 +3,8 @@ package io.github.dbleader.election.lock;
 import io.github.dbleader.test.TestDatabase;
 
 /**
- * {@link LockRepositoryContract} on the MySQL-protocol test server through MariaDB Connector/J.
+ * {@link LockRepositoryContract} on the MySQL-protocol test server through MariaDB
+ * Connector/J.
  */
 class MariaDbDriverLockRepositoryContractIntegrationTests extends JdbcLockRepositoryContract {
 

@@ -56,8 +56,9 @@ class ObservationsReferenceTests {
 	@Test
 	void thePageNamesEveryOutcome() throws Exception {
 		String page = Files.readString(PAGE);
-		Stream.of(LeaderOnlyCallContext.Outcome.values(), LockCallContext.Outcome.values(),
-				FencedTransactionContext.Outcome.values(), LeadershipChangeContext.Change.values())
+		Stream
+			.of(LeaderOnlyCallContext.Outcome.values(), LockCallContext.Outcome.values(),
+					FencedTransactionContext.Outcome.values(), LeadershipChangeContext.Change.values())
 			.flatMap(Arrays::stream)
 			.map((outcome) -> "`" + outcome.name().toLowerCase(Locale.ROOT) + "`")
 			.forEach((outcome) -> assertThat(page).contains(outcome));

@@ -7,8 +7,8 @@ import io.micrometer.observation.Observation;
 
 /**
  * The observations a test registry handled, each as one line: its name and its
- * low-cardinality key values in key order, then {@code error=} and the error's class if it
- * has one, so that a test compares them all at once.
+ * low-cardinality key values in key order, then {@code error=} and the error's class if
+ * it has one, so that a test compares them all at once.
  */
 public final class ObservedContexts {
 
@@ -27,7 +27,8 @@ public final class ObservedContexts {
 	private static String describe(Observation.Context context) {
 		String keyValues = String.join(" ", lines(context.getLowCardinalityKeyValues()));
 		Throwable error = context.getError();
-		return context.getName() + " " + keyValues + ((error != null) ? " error=" + error.getClass().getSimpleName() : "");
+		return context.getName() + " " + keyValues
+				+ ((error != null) ? " error=" + error.getClass().getSimpleName() : "");
 	}
 
 	/**

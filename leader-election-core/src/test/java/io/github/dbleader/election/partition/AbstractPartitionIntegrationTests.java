@@ -42,7 +42,8 @@ import static org.awaitility.Awaitility.await;
  * test asserts that no partition ever had two owners at one instant. Moves are counted
  * from the partitions each node gained.
  *
- * <p>Lease 2 s, renew interval 400 ms, guard 400 ms, settle time 1 s.
+ * <p>
+ * Lease 2 s, renew interval 400 ms, guard 400 ms, settle time 1 s.
  */
 @TestInstance(Lifecycle.PER_CLASS)
 @Timeout(120)
@@ -55,7 +56,10 @@ abstract class AbstractPartitionIntegrationTests {
 
 	static final int COUNT = 12;
 
-	/** Bound of every wait for balance: settle time and a few rounds, with room for a loaded machine. */
+	/**
+	 * Bound of every wait for balance: settle time and a few rounds, with room for a
+	 * loaded machine.
+	 */
 	static final Duration BALANCED_WITHIN = Duration.ofSeconds(20);
 
 	private final LeaseTables tables;
@@ -187,7 +191,8 @@ abstract class AbstractPartitionIntegrationTests {
 		Node a = start("node-a", settleThreeSeconds);
 		Node b = start("node-b", settleThreeSeconds);
 		awaitBalance(Map.of(a, 6, b, 6));
-		// Later than the settle time after the first members started: a new node must settle.
+		// Later than the settle time after the first members started: a new node must
+		// settle.
 		await().pollDelay(settleThreeSeconds.settleTime()).atMost(Duration.ofSeconds(10)).until(() -> true);
 		Map<Integer, Node> before = owners();
 		a.markGains();
@@ -251,9 +256,9 @@ abstract class AbstractPartitionIntegrationTests {
 	}
 
 	private void report(String what, long sinceNanos) {
-		System.out.printf("[partitions %s] %s: %d ms (renew interval %d ms, settle time %d ms)%n", this.tables.leaseTable(),
-				what, Duration.ofNanos(System.nanoTime() - sinceNanos).toMillis(), SETTINGS.renewInterval().toMillis(),
-				PARTITIONS.settleTime().toMillis());
+		System.out.printf("[partitions %s] %s: %d ms (renew interval %d ms, settle time %d ms)%n",
+				this.tables.leaseTable(), what, Duration.ofNanos(System.nanoTime() - sinceNanos).toMillis(),
+				SETTINGS.renewInterval().toMillis(), PARTITIONS.settleTime().toMillis());
 	}
 
 	private Node start(String nodeId) {
@@ -356,7 +361,10 @@ abstract class AbstractPartitionIntegrationTests {
 			this.group = group;
 		}
 
-		/** What the events say this node owns: they reach the listener after the belief changed. */
+		/**
+		 * What the events say this node owns: they reach the listener after the belief
+		 * changed.
+		 */
 		private final Set<Integer> owned = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
 		@Override
@@ -370,7 +378,9 @@ abstract class AbstractPartitionIntegrationTests {
 			this.owned.remove(partition);
 		}
 
-		/** @return whether every change of ownership has reached the listener */
+		/**
+		 * @return whether every change of ownership has reached the listener
+		 */
 		boolean eventsCaughtUp() {
 			return this.owned.equals(this.group.ownedPartitions());
 		}

@@ -6,7 +6,8 @@ import java.util.Map;
 /**
  * The test double of {@link PartitionPins}: a row per pin, as {@code JdbcPartitionPins}
  * keeps them, in memory. It passes the same contract ({@link PartitionPinsContract}) as
- * every database; the simulator keeps one per database server and copies it to the replica.
+ * every database; the simulator keeps one per database server and copies it to the
+ * replica.
  */
 public final class InMemoryPartitionPins implements PartitionPins {
 
@@ -28,7 +29,9 @@ public final class InMemoryPartitionPins implements PartitionPins {
 		return pinned != null && pinned.remove(partition) != null;
 	}
 
-	/** @return a copy, as a replica holds it */
+	/**
+	 * @return a copy, as a replica holds it
+	 */
 	public InMemoryPartitionPins copy() {
 		InMemoryPartitionPins copy = new InMemoryPartitionPins();
 		this.pins.forEach((group, pinned) -> copy.pins.put(group, new HashMap<>(pinned)));

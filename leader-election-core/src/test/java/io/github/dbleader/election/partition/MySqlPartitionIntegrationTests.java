@@ -4,7 +4,9 @@ import io.github.dbleader.election.it.ElectionDatabase;
 import io.github.dbleader.test.TestDatabase;
 
 /**
- * {@link AbstractPartitionIntegrationTests} on the MySQL or MariaDB server named by {@code LEADER_ELECTION_TEST_MYSQL_URL}; fails, and does not skip, when it cannot be reached.
+ * {@link AbstractPartitionIntegrationTests} on the MySQL or MariaDB server named by
+ * {@code LEADER_ELECTION_TEST_MYSQL_URL}; fails, and does not skip, when it cannot be
+ * reached.
  */
 class MySqlPartitionIntegrationTests extends AbstractPartitionIntegrationTests {
 

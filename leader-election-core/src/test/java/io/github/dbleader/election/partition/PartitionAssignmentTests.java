@@ -76,7 +76,8 @@ class PartitionAssignmentTests {
 				String leaver = members.get(nodes / 2).nodeId();
 				List<Candidate> remaining = new ArrayList<>(members);
 				remaining.remove(nodes / 2);
-				// A graceful leave makes the leases vacant: the leaver owns nothing any more.
+				// A graceful leave makes the leases vacant: the leaver owns nothing any
+				// more.
 				Map<Integer, String> vacated = new HashMap<>(owners);
 				vacated.values().removeIf(leaver::equals);
 				List<String> targets = targets(partitions, remaining, vacated, Map.of());
@@ -92,7 +93,8 @@ class PartitionAssignmentTests {
 	void crashMovesOnlyTheCrashedNodesPartitions() {
 		List<Candidate> members = settled(4);
 		Map<Integer, String> owners = balancedOwners(30, members);
-		// The crashed node's leases still name it until they expire; it is no longer live.
+		// The crashed node's leases still name it until they expire; it is no longer
+		// live.
 		List<Candidate> remaining = members.subList(0, 3);
 		List<String> targets = targets(30, remaining, owners, Map.of());
 		assertBalanced(targets, 3);

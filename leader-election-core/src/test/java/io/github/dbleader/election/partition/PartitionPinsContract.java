@@ -10,7 +10,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What every {@link PartitionPins} does, written against the interface alone: the double
  * the simulator runs on ({@link InMemoryPartitionPinsContractTests}) and
- * {@code JdbcPartitionPins} on each database ({@code *PartitionPinsContractIntegrationTests}).
+ * {@code JdbcPartitionPins} on each database
+ * ({@code *PartitionPinsContractIntegrationTests}).
  */
 abstract class PartitionPinsContract {
 

@@ -4,7 +4,9 @@ import io.github.dbleader.election.it.ElectionDatabase;
 import io.github.dbleader.test.TestDatabase;
 
 /**
- * {@link AbstractPartitionIntegrationTests} on the PostgreSQL server named by {@code LEADER_ELECTION_TEST_POSTGRESQL_URL}; fails, and does not skip, when it cannot be reached.
+ * {@link AbstractPartitionIntegrationTests} on the PostgreSQL server named by
+ * {@code LEADER_ELECTION_TEST_POSTGRESQL_URL}; fails, and does not skip, when it cannot
+ * be reached.
  */
 class PostgreSqlPartitionIntegrationTests extends AbstractPartitionIntegrationTests {
 

@@ -26,10 +26,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * {@link LeaderScopedServices} on an election service whose rounds the test runs, on a fake
- * clock and a lease repository in memory: grants start the services on threads of their
- * own, revocations stop them (signal, stop, interrupt, bounded wait), new grants start them
- * again. The services' threads are real, so the test waits for them with Awaitility.
+ * {@link LeaderScopedServices} on an election service whose rounds the test runs, on a
+ * fake clock and a lease repository in memory: grants start the services on threads of
+ * their own, revocations stop them (signal, stop, interrupt, bounded wait), new grants
+ * start them again. The services' threads are real, so the test waits for them with
+ * Awaitility.
  */
 class LeaderScopedServicesTests {
 
@@ -265,7 +266,10 @@ class LeaderScopedServicesTests {
 		assertThat(this.scoped.isRunning()).isFalse();
 	}
 
-	/** Start the service as 'consumer', make this node lead 'default', and wait for the start. */
+	/**
+	 * Start the service as 'consumer', make this node lead 'default', and wait for the
+	 * start.
+	 */
 	private LeadershipContext startedInDefault(Recording service) {
 		start(Map.of("consumer", service));
 		this.node.roundsUntilLeader("default");

@@ -24,16 +24,18 @@ import org.springframework.context.annotation.Configuration;
 /**
  * Auto-configuration of a ShedLock {@link LockProvider} over the starter's
  * {@link ClusterLocks}, unless the application defines a {@code LockProvider} of its own:
- * {@code @EnableSchedulerLock} and {@code @SchedulerLock} stay as they are, and their runs
- * take the cluster locks. The same class serves Spring Boot 3.5 and 4, with either
+ * {@code @EnableSchedulerLock} and {@code @SchedulerLock} stay as they are, and their
+ * runs take the cluster locks. The same class serves Spring Boot 3.5 and 4, with either
  * line's starter.
  *
- * <p>With {@code leader-election.shedlock.bridge.table-name} set, the provider also takes
+ * <p>
+ * With {@code leader-election.shedlock.bridge.table-name} set, the provider also takes
  * ShedLock's own rows in that table ({@link ShedLockBridge}), on the application's single
  * or primary {@code DataSource}, for a rolling migration from ShedLock's
  * {@code JdbcTemplateLockProvider}.
  */
-// By name: this module serves both Spring Boot lines, whose auto-configuration jars each have
+// By name: this module serves both Spring Boot lines, whose auto-configuration jars each
+// have
 // a class of that name, and depends on neither.
 @AutoConfiguration(afterName = "io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration")
 @ConditionalOnClass(LockProvider.class)
@@ -54,8 +56,8 @@ public final class ClusterLockProviderAutoConfiguration {
 	static class ShedLockBridgeConfiguration {
 
 		/**
-		 * The bridge, its table checked: a missing table or column stops the start-up, since
-		 * a bridge that cannot take ShedLock's rows would skip every run.
+		 * The bridge, its table checked: a missing table or column stops the start-up,
+		 * since a bridge that cannot take ShedLock's rows would skip every run.
 		 */
 		@Bean
 		@ConditionalOnMissingBean

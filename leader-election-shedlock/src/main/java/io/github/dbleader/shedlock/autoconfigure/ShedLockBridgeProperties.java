@@ -11,31 +11,33 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 /**
  * Settings of the migration bridge from ShedLock's {@code JdbcTemplateLockProvider}
- * ({@link ShedLockBridge}): off unless {@code table-name} is set. Each mirrors a setting of
- * the old nodes' {@code JdbcTemplateLockProvider.Configuration}, with ShedLock's default.
+ * ({@link ShedLockBridge}): off unless {@code table-name} is set. Each mirrors a setting
+ * of the old nodes' {@code JdbcTemplateLockProvider.Configuration}, with ShedLock's
+ * default.
  */
 @ConfigurationProperties("leader-election.shedlock.bridge")
 public class ShedLockBridgeProperties {
 
 	/**
-	 * Name of ShedLock's table that the old nodes' JdbcTemplateLockProvider uses (ShedLock's
-	 * default is "shedlock"), on the application's DataSource. When set, every lock of the
-	 * ShedLock provider also takes ShedLock's row of its name, so that old and new nodes
-	 * never run the same trigger during a rolling deploy; the start-up fails if the table or
-	 * one of its columns is missing. Not set by default: no bridge.
+	 * Name of ShedLock's table that the old nodes' JdbcTemplateLockProvider uses
+	 * (ShedLock's default is "shedlock"), on the application's DataSource. When set,
+	 * every lock of the ShedLock provider also takes ShedLock's row of its name, so that
+	 * old and new nodes never run the same trigger during a rolling deploy; the start-up
+	 * fails if the table or one of its columns is missing. Not set by default: no bridge.
 	 */
 	private @Nullable String tableName;
 
 	/**
 	 * Whether the old nodes' JdbcTemplateLockProvider uses the database's time
-	 * (usingDbTime()); otherwise their own clocks, as ShedLock does by default. Must be the
-	 * same as theirs.
+	 * (usingDbTime()); otherwise their own clocks, as ShedLock does by default. Must be
+	 * the same as theirs.
 	 */
 	private boolean useDbTime;
 
 	/**
-	 * Time zone the old nodes write their times in when they do not use the database's time
-	 * (forceUtcTimeZone() is "UTC"). Defaults to the JVM's default time zone, as ShedLock's.
+	 * Time zone the old nodes write their times in when they do not use the database's
+	 * time (forceUtcTimeZone() is "UTC"). Defaults to the JVM's default time zone, as
+	 * ShedLock's.
 	 */
 	private @Nullable ZoneId timeZone;
 
@@ -110,15 +112,16 @@ public class ShedLockBridgeProperties {
 	/**
 	 * The table these settings describe.
 	 * @return the table
-	 * @throws IllegalArgumentException if the table name is not set, a name is not a plain
-	 * identifier, or both {@code use-db-time} and {@code time-zone} are set
+	 * @throws IllegalArgumentException if the table name is not set, a name is not a
+	 * plain identifier, or both {@code use-db-time} and {@code time-zone} are set
 	 */
 	ShedLockTable determineTable() {
 		if (this.tableName == null) {
 			throw new IllegalArgumentException("leader-election.shedlock.bridge.table-name is not set");
 		}
 		return new ShedLockTable(this.tableName, this.nameColumn, this.lockUntilColumn, this.lockedAtColumn,
-				this.lockedByColumn, this.useDbTime, (this.timeZone != null) ? TimeZone.getTimeZone(this.timeZone) : null);
+				this.lockedByColumn, this.useDbTime,
+				(this.timeZone != null) ? TimeZone.getTimeZone(this.timeZone) : null);
 	}
 
 }

@@ -40,9 +40,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClusterLockProviderAutoConfigurationTests {
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				JdbcTemplateAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-				LeaderElectionAutoConfiguration.class, ClusterLockProviderAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, LeaderElectionAutoConfiguration.class,
+				ClusterLockProviderAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"leader-election.lease-duration=3s", "leader-election.renew-interval=200ms",
 				"leader-election.node-id=here");
@@ -90,9 +90,8 @@ class ClusterLockProviderAutoConfigurationTests {
 			assertThat(jobs.terms()).hasSize(2);
 			assertThat(jobs.terms().get(1)).as("a new term per run").isGreaterThan(jobs.terms().get(0));
 			assertThat(jobs.fencedTerms()).isEqualTo(jobs.terms());
-			assertThat(context.getBean(JdbcTemplate.class).queryForList("SELECT term FROM report_runs ORDER BY term",
-					Long.class))
-				.isEqualTo(jobs.terms());
+			assertThat(context.getBean(JdbcTemplate.class)
+				.queryForList("SELECT term FROM report_runs ORDER BY term", Long.class)).isEqualTo(jobs.terms());
 			assertThat(locks.recentRuns("report")).hasSize(2)
 				.allSatisfy((run) -> assertThat(run.outcome()).isEqualTo(LockRun.Outcome.ENDED));
 			assertThat(SchedulerLockContext.currentLock()).as("after the run").isEmpty();

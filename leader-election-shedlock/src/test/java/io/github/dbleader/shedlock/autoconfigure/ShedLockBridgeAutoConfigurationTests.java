@@ -42,15 +42,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ShedLockBridgeAutoConfigurationTests {
 
-	/** ShedLock's table as its README creates it, made when the database is first opened. */
+	/**
+	 * ShedLock's table as its README creates it, made when the database is first opened.
+	 */
 	private static final String SHEDLOCK_TABLE = "CREATE TABLE IF NOT EXISTS %s (name VARCHAR(64) NOT NULL,"
 			+ " lock_until TIMESTAMP(3) NOT NULL, locked_at TIMESTAMP(3) NOT NULL, locked_by VARCHAR(255) NOT NULL,"
 			+ " PRIMARY KEY (name))";
 
 	private final ApplicationContextRunner contextRunner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-				JdbcTemplateAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-				LeaderElectionAutoConfiguration.class, ClusterLockProviderAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, LeaderElectionAutoConfiguration.class,
+				ClusterLockProviderAutoConfiguration.class))
 		.withPropertyValues("leader-election.lease-duration=3s", "leader-election.renew-interval=200ms",
 				"leader-election.node-id=here", "leader-election.elections=");
 
@@ -158,10 +160,12 @@ class ShedLockBridgeAutoConfigurationTests {
 					jobs.setOld(old);
 					SimpleLock held = old.lock(config()).orElseThrow();
 					jobs.report();
-					assertThat(jobs.oldNodeTookTheLockDuringARun()).as("runs while the old node holds the lock").isEmpty();
+					assertThat(jobs.oldNodeTookTheLockDuringARun()).as("runs while the old node holds the lock")
+						.isEmpty();
 					held.unlock();
 					jobs.report();
-					assertThat(jobs.oldNodeTookTheLockDuringARun()).as("whether the old node took the lock during a run")
+					assertThat(jobs.oldNodeTookTheLockDuringARun())
+						.as("whether the old node took the lock during a run")
 						.containsExactly(false);
 					assertThat(old.lock(config())).as("the old node after the run").isPresent();
 				});
@@ -188,8 +192,8 @@ class ShedLockBridgeAutoConfigurationTests {
 	}
 
 	private ApplicationContextRunner withTable(String ddl) {
-		return this.contextRunner.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID()
-				+ ";DB_CLOSE_DELAY=-1;INIT=" + ddl);
+		return this.contextRunner.withPropertyValues(
+				"spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;INIT=" + ddl);
 	}
 
 	@Configuration(proxyBeanMethods = false)

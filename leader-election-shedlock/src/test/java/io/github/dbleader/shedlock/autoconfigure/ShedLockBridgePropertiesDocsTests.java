@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The rows of {@code docs/reference/properties.md} for this module's properties, which the
- * autoconfigure module's {@code PropertiesReferenceTests} renders from
+ * The rows of {@code docs/reference/properties.md} for this module's properties, which
+ * the autoconfigure module's {@code PropertiesReferenceTests} renders from
  * {@link ShedLockBridgeProperties}'s source (this module is built after it), are those of
  * the configuration metadata that the annotation processor generated here: same names,
  * defaults and descriptions.
@@ -29,7 +29,9 @@ class ShedLockBridgePropertiesDocsTests {
 		List<Map<String, Object>> properties = JsonPath.read(Files.readString(METADATA), "$.properties");
 		assertThat(properties).hasSizeGreaterThanOrEqualTo(7);
 		String page = Files.readString(PAGE);
-		List<String> documented = page.lines().filter((line) -> line.startsWith("| `leader-election.shedlock.")).toList();
+		List<String> documented = page.lines()
+			.filter((line) -> line.startsWith("| `leader-election.shedlock."))
+			.toList();
 		assertThat(documented).as("rows of leader-election.shedlock.* in %s", PAGE).hasSameSizeAs(properties);
 		for (Map<String, Object> property : properties) {
 			Object defaultValue = property.get("defaultValue");

@@ -12,12 +12,12 @@ import org.springframework.boot.actuate.health.HealthContributor;
 import org.springframework.boot.actuate.health.NamedContributor;
 
 /**
- * {@link CompositeHealthContributor} with one {@link ElectionHealthIndicator} per election
- * of the {@link ElectionService}, including elections joined after start-up, and one
- * {@link PartitionGroupHealthIndicator} per partition group, named
+ * {@link CompositeHealthContributor} with one {@link ElectionHealthIndicator} per
+ * election of the {@link ElectionService}, including elections joined after start-up, and
+ * one {@link PartitionGroupHealthIndicator} per partition group, named
  * {@value #PARTITION_GROUP_PREFIX}{@code <group>}, instead of one entry per partition.
- * Spring Boot 3's form of the class of the same name in leader-election-autoconfigure: Boot 3
- * lists a composite's entries through an iterator.
+ * Spring Boot 3's form of the class of the same name in leader-election-autoconfigure:
+ * Boot 3 lists a composite's entries through an iterator.
  */
 public class ElectionsHealthContributor extends AbstractElectionsHealthContributor
 		implements CompositeHealthContributor {
@@ -33,8 +33,8 @@ public class ElectionsHealthContributor extends AbstractElectionsHealthContribut
 	/**
 	 * Create a contributor.
 	 * @param electionService the elections of this node
-	 * @param leaderOnlyRuns supplies the record of the {@code @LeaderOnly} calls, whose runs
-	 * past their {@code maxRunTime} make an election OUT_OF_SERVICE; may supply
+	 * @param leaderOnlyRuns supplies the record of the {@code @LeaderOnly} calls, whose
+	 * runs past their {@code maxRunTime} make an election OUT_OF_SERVICE; may supply
 	 * {@code null} for none
 	 */
 	public ElectionsHealthContributor(ElectionService electionService,

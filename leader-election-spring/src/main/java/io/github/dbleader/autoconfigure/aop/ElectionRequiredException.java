@@ -20,14 +20,14 @@ public class ElectionRequiredException extends IllegalStateException {
 
 	/**
 	 * Create an exception.
-	 * @param guardedMethod one guarded method, as {@code Class#method}, or the class if the
-	 * annotation is on the class
-	 * @param annotation simple name of the annotation that guards it, e.g. {@code @LeaderOnly}
+	 * @param guardedMethod one guarded method, as {@code Class#method}, or the class if
+	 * the annotation is on the class
+	 * @param annotation simple name of the annotation that guards it, e.g.
+	 * {@code @LeaderOnly}
 	 * @param reason why no election could be configured
 	 * @param dataSources names of the {@code DataSource} beans in the context
 	 */
-	public ElectionRequiredException(String guardedMethod, String annotation, String reason,
-			List<String> dataSources) {
+	public ElectionRequiredException(String guardedMethod, String annotation, String reason, List<String> dataSources) {
 		super(annotation + " " + guardedMethod + " needs leader election, but no election is configured: " + reason);
 		this.guardedMethod = guardedMethod;
 		this.annotation = annotation;

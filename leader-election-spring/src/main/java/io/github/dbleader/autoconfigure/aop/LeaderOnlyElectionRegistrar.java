@@ -23,7 +23,8 @@ import org.springframework.core.annotation.AnnotationUtils;
  * {@code leader-election.elections} would only be joined at the first guarded call, and
  * that call would be skipped.
  *
- * <p>Singletons are collected while they are created and joined once all of them exist,
+ * <p>
+ * Singletons are collected while they are created and joined once all of them exist,
  * before the election service starts; beans created later (lazy or prototype) join their
  * elections when they are created. An invalid election name fails at that point, not at
  * the first call.

@@ -1,6 +1,6 @@
 /**
- * The registration of {@code @LeaderOnly} methods' elections and the error of a method that
- * names none, independent of Spring Boot.
+ * The registration of {@code @LeaderOnly} methods' elections and the error of a method
+ * that names none, independent of Spring Boot.
  */
 @NullMarked
 package io.github.dbleader.autoconfigure.aop;

@@ -22,16 +22,18 @@ import org.jspecify.annotations.Nullable;
  * waiting at most a timeout for the database, so that a request never hangs on a frozen
  * or unreachable database, or behind a heartbeat that holds the election's connections.
  * <p>
- * The reads run on two threads of their own ({@link TimeBound}). A read that does not answer in time goes on
- * in the background, and later requests for the same election wait on that read instead of
- * starting another one: however often the endpoint is called during an outage, at most one
- * read per election is outstanding and no more than two threads are stuck. The last
- * successful read of each election is remembered, to be shown when the database does not
- * answer.
+ * The reads run on two threads of their own ({@link TimeBound}). A read that does not
+ * answer in time goes on in the background, and later requests for the same election wait
+ * on that read instead of starting another one: however often the endpoint is called
+ * during an outage, at most one read per election is outstanding and no more than two
+ * threads are stuck. The last successful read of each election is remembered, to be shown
+ * when the database does not answer.
  */
 final class LeaseReader implements AutoCloseable {
 
-	/** Reads waiting for a thread; beyond this, a read fails at once instead of queueing. */
+	/**
+	 * Reads waiting for a thread; beyond this, a read fails at once instead of queueing.
+	 */
 	private static final int QUEUE = 64;
 
 	private final LeaseRepository repository;
@@ -70,8 +72,8 @@ final class LeaseReader implements AutoCloseable {
 	}
 
 	/**
-	 * Read an election after a write: with a read that starts now, not one that is already
-	 * under way and could miss the write.
+	 * Read an election after a write: with a read that starts now, not one that is
+	 * already under way and could miss the write.
 	 * @param election the election name
 	 * @return the outcome
 	 */
@@ -112,8 +114,10 @@ final class LeaseReader implements AutoCloseable {
 	private void submit(String election, CompletableFuture<Read> created) {
 		created.thenAccept((read) -> {
 			if (read.lease().isPresent()) {
-				// Only elections with a lease row: requests for any name must not grow the map.
-				this.lastReads.merge(election, read, (old, now) -> (now.readAtNanos() - old.readAtNanos() > 0) ? now : old);
+				// Only elections with a lease row: requests for any name must not grow
+				// the map.
+				this.lastReads.merge(election, read,
+						(old, now) -> (now.readAtNanos() - old.readAtNanos() > 0) ? now : old);
 			}
 		});
 		this.bound.start(() -> {
@@ -133,8 +137,7 @@ final class LeaseReader implements AutoCloseable {
 	private Outcome await(String election, CompletableFuture<Read> read, long deadline) {
 		String error;
 		try {
-			return new Outcome(read.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS), null,
-					null);
+			return new Outcome(read.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS), null, null);
 		}
 		catch (TimeoutException ex) {
 			error = "the database did not answer within " + this.bound.timeout().toMillis() + " ms";

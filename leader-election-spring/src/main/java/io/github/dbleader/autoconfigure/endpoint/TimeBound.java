@@ -18,10 +18,10 @@ import org.springframework.dao.DataAccessException;
 
 /**
  * The time bound of the starter's endpoints ({@code leader}, {@code locks},
- * {@code partitions}, {@code jobs}): their work runs on threads of their own and a request
- * waits for it at most a timeout (the election's statement timeout), so that it never hangs
- * on a frozen or unreachable database. Work that does not end in time goes on in the
- * background; a write then answers 503 with {@code outcome unknown}.
+ * {@code partitions}, {@code jobs}): their work runs on threads of their own and a
+ * request waits for it at most a timeout (the election's statement timeout), so that it
+ * never hangs on a frozen or unreachable database. Work that does not end in time goes on
+ * in the background; a write then answers 503 with {@code outcome unknown}.
  * <p>
  * Not for applications: public only because the endpoints live in packages of their own.
  */
@@ -35,8 +35,8 @@ public final class TimeBound implements AutoCloseable {
 	 * Create a bound whose threads start on the first call and end when idle.
 	 * @param threadName the name of its threads, numbered
 	 * @param threads most threads at once
-	 * @param queue most calls waiting for a thread, beyond which a call fails at once; 0 for
-	 * none (a thread each, up to {@code threads})
+	 * @param queue most calls waiting for a thread, beyond which a call fails at once; 0
+	 * for none (a thread each, up to {@code threads})
 	 * @param timeout longest wait for a call
 	 */
 	public TimeBound(String threadName, int threads, int queue, Duration timeout) {
@@ -89,8 +89,9 @@ public final class TimeBound implements AutoCloseable {
 	 * @param <T> the result type
 	 * @param future the statements' result to come
 	 * @return the result
-	 * @throws DatabaseUnavailableException if the database did not answer in time or failed
-	 * ({@link DataAccessException}), saying why; any other failure is thrown as it is
+	 * @throws DatabaseUnavailableException if the database did not answer in time or
+	 * failed ({@link DataAccessException}), saying why; any other failure is thrown as it
+	 * is
 	 */
 	public <T> T await(CompletableFuture<T> future) {
 		try {
@@ -129,8 +130,8 @@ public final class TimeBound implements AutoCloseable {
 	 * (e.g. {@code "Release of lock 'nightly'"})
 	 * @param statements the statements
 	 * @return their result
-	 * @throws DatabaseUnavailableException if the database did not answer in time or failed:
-	 * the change may still happen
+	 * @throws DatabaseUnavailableException if the database did not answer in time or
+	 * failed: the change may still happen
 	 */
 	public <T> T write(String what, Callable<T> statements) {
 		try {

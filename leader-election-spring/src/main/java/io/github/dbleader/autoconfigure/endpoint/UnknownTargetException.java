@@ -1,8 +1,8 @@
 package io.github.dbleader.autoconfigure.endpoint;
 
 /**
- * Thrown by the starter's endpoints when the election, lock, partition group or job that a
- * request names is unknown to this node. Over HTTP the answer is 404 with the message
+ * Thrown by the starter's endpoints when the election, lock, partition group or job that
+ * a request names is unknown to this node. Over HTTP the answer is 404 with the message
  * ({@code EndpointErrors}); over JMX the operation fails with it.
  */
 public class UnknownTargetException extends RuntimeException {

@@ -25,12 +25,12 @@ import org.springframework.util.ReflectionUtils;
 /**
  * The {@link Job jobs} of this node, found once all singletons exist: the methods without
  * parameters of singleton beans that are annotated {@link LeaderOnly @LeaderOnly} or
- * {@link ClusterLock @ClusterLock}, and the {@code @Scheduled} methods without parameters of
- * classes annotated {@code @LeaderOnly} (not every public method of such a class, which would
- * make its getters jobs). A method counts only where its calls go through the guard: the
- * bean is a proxy that can invoke it, and it is not {@code @Async} (whose proxy would hand
- * the call to another thread first). Each job is named by its bean's name, a dot and the
- * method's name.
+ * {@link ClusterLock @ClusterLock}, and the {@code @Scheduled} methods without parameters
+ * of classes annotated {@code @LeaderOnly} (not every public method of such a class,
+ * which would make its getters jobs). A method counts only where its calls go through the
+ * guard: the bean is a proxy that can invoke it, and it is not {@code @Async} (whose
+ * proxy would hand the call to another thread first). Each job is named by its bean's
+ * name, a dot and the method's name.
  */
 public class GuardedJobs implements SmartInitializingSingleton {
 
@@ -114,7 +114,8 @@ public class GuardedJobs implements SmartInitializingSingleton {
 		}
 		ClusterLock clusterLock = AnnotatedElementUtils.findMergedAnnotation(method, ClusterLock.class);
 		if (clusterLock != null) {
-			// The lock the interceptor takes: by default the class's simple name and the method's.
+			// The lock the interceptor takes: by default the class's simple name and the
+			// method's.
 			String lock = clusterLock.name().isEmpty() ? display : clusterLock.name();
 			return new Job(name, Job.Kind.CLUSTER_LOCK, lock, display, beanName, invocable);
 		}
@@ -122,8 +123,9 @@ public class GuardedJobs implements SmartInitializingSingleton {
 	}
 
 	/**
-	 * The method as the proxy exposes it, or {@code null} if it does not (a JDK proxy without
-	 * it); accessible, since an application's job classes and methods need not be public.
+	 * The method as the proxy exposes it, or {@code null} if it does not (a JDK proxy
+	 * without it); accessible, since an application's job classes and methods need not be
+	 * public.
 	 */
 	private static @Nullable Method invocable(Method method, Object bean) {
 		try {

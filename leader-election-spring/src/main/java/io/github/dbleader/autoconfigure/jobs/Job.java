@@ -8,8 +8,8 @@ import java.lang.reflect.Method;
  *
  * @param name the bean's name, a dot and the method's name: unique in the context
  * @param kind which guard runs it
- * @param guard the election ({@code @LeaderOnly}) or the lock ({@code @ClusterLock}) it runs
- * under
+ * @param guard the election ({@code @LeaderOnly}) or the lock ({@code @ClusterLock}) it
+ * runs under
  * @param method the bean's class (simple name), a dot and the method's name, as the run
  * history of the {@code leader} endpoint names it
  * @param beanName the bean's name

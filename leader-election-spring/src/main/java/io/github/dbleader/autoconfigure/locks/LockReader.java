@@ -14,12 +14,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Reads the lock rows and releases locks for the {@code LocksEndpoint}, waiting at most a
- * timeout for the database ({@link TimeBound}), so that a request never hangs on a frozen or
- * unreachable database. The statements run on two threads of their own; one that does not
- * answer in time goes on in the background, and later reads wait on it instead of starting
- * another: however often the endpoint is called during an outage, at most one read is
- * outstanding. The last successful read is remembered, to be shown when the database does
- * not answer.
+ * timeout for the database ({@link TimeBound}), so that a request never hangs on a frozen
+ * or unreachable database. The statements run on two threads of their own; one that does
+ * not answer in time goes on in the background, and later reads wait on it instead of
+ * starting another: however often the endpoint is called during an outage, at most one
+ * read is outstanding. The last successful read is remembered, to be shown when the
+ * database does not answer.
  */
 final class LockReader implements AutoCloseable {
 
@@ -66,7 +66,8 @@ final class LockReader implements AutoCloseable {
 	 * @param what what they do, for the message when their outcome is unknown
 	 * @param statements the statements
 	 * @return their result
-	 * @throws DatabaseUnavailableException if the database did not answer in time or failed
+	 * @throws DatabaseUnavailableException if the database did not answer in time or
+	 * failed
 	 */
 	<T> T write(String what, Callable<T> statements) {
 		return this.bound.write(what, statements);

@@ -42,24 +42,24 @@ import org.slf4j.LoggerFactory;
  * <li>{@code leader.election.heartbeat}: timer of this node's heartbeat rounds (one round
  * covers all of its elections, so no {@code election} tag), tagged {@code outcome}
  * ({@code success} or {@code failure});
- * <li>{@code leader.election.heartbeat.slow}: counter of the rounds that succeeded but took
- * longer than half the statement timeout (the database answers slowly; a little slower
- * would fail rounds);
+ * <li>{@code leader.election.heartbeat.slow}: counter of the rounds that succeeded but
+ * took longer than half the statement timeout (the database answers slowly; a little
+ * slower would fail rounds);
  * <li>{@code leader.election.heartbeat.failures}: counter of the rounds that failed,
  * tagged {@code kind}, the {@link DatabaseFailureKind} of the round's first failed
  * statement in lower case (every kind from the start, at 0 until it happens);
- * <li>{@code leader.election.node.state}: gauge, tagged {@code state} (a {@link NodeState}
- * in lower case) instead of {@code election}, 1 while this node is in that state, else 0:
- * the node-level states that make the health of every election DOWN, each a series of its
- * own from the start, so that an alert needs no health check;
+ * <li>{@code leader.election.node.state}: gauge, tagged {@code state} (a
+ * {@link NodeState} in lower case) instead of {@code election}, 1 while this node is in
+ * that state, else 0: the node-level states that make the health of every election DOWN,
+ * each a series of its own from the start, so that an alert needs no health check;
  * <li>{@code leader.election.leader.only.skipped}: counter of {@code @LeaderOnly} calls
  * skipped because this node did not lead;
- * <li>{@code leader.election.leader.only.runs}: timer of the {@code @LeaderOnly} runs that
- * ended on this node, tagged {@code outcome} ({@code completed}, {@code failed} or
- * {@code refused_by_fence}: the {@link LeaderOnlyRun.Outcome} in lower case; skipped calls
- * are counted by {@code leader.election.leader.only.skipped});
- * <li>{@code leader.election.leader.only.overdue}: gauge, how many {@code @LeaderOnly} runs
- * on this node still run although their {@code maxRunTime} has passed
+ * <li>{@code leader.election.leader.only.runs}: timer of the {@code @LeaderOnly} runs
+ * that ended on this node, tagged {@code outcome} ({@code completed}, {@code failed} or
+ * {@code refused_by_fence}: the {@link LeaderOnlyRun.Outcome} in lower case; skipped
+ * calls are counted by {@code leader.election.leader.only.skipped});
+ * <li>{@code leader.election.leader.only.overdue}: gauge, how many {@code @LeaderOnly}
+ * runs on this node still run although their {@code maxRunTime} has passed
  * ({@link LeaderOnlyRuns#runsPastMaxRunTime(String)}): the hung job that the leader gauge
  * does not show, since the heartbeat renews the lease on its own threads. {@code runs}
  * records such a run only when it ends, this gauge while it overruns. It exists for every
@@ -71,11 +71,12 @@ import org.slf4j.LoggerFactory;
  * partitions.
  * </ul>
  * The elections of partitions have no meters of their own: a group of hundreds of
- * partitions would otherwise add hundreds of time series per meter. Nor have the elections
- * beyond the first {@code leader-election.metrics.per-election-limit} (1,000 by default) this
- * node runs: an application with an election per tenant would otherwise spend its heap and
- * its metrics backend on hundreds of thousands of series. Every election outside partition
- * groups, within the limit or not, is counted by the node's totals:
+ * partitions would otherwise add hundreds of time series per meter. Nor have the
+ * elections beyond the first {@code leader-election.metrics.per-election-limit} (1,000 by
+ * default) this node runs: an application with an election per tenant would otherwise
+ * spend its heap and its metrics backend on hundreds of thousands of series. Every
+ * election outside partition groups, within the limit or not, is counted by the node's
+ * totals:
  * <ul>
  * <li>{@code leader.election.elections}: gauge, how many elections this node runs;
  * <li>{@code leader.election.elections.led}: gauge, how many of them it leads now;
@@ -83,8 +84,8 @@ import org.slf4j.LoggerFactory;
  * leadership in any of them, tagged {@code type} and {@code reason} as above.
  * </ul>
  * Receives the changes as a {@link LeadershipListener} (on the election's notification
- * thread), the skipped calls as a {@link SkippedInvocationListener} and the ended runs as a
- * {@link LeaderOnlyRunListener}.
+ * thread), the skipped calls as a {@link SkippedInvocationListener} and the ended runs as
+ * a {@link LeaderOnlyRunListener}.
  */
 public class LeaderElectionMetrics
 		implements MeterBinder, LeadershipListener, SkippedInvocationListener, LeaderOnlyRunListener {
@@ -115,8 +116,8 @@ public class LeaderElectionMetrics
 
 	/**
 	 * Create the meters.
-	 * @param electionService supplies the election service; called lazily, since the service
-	 * is itself told about changes through this listener
+	 * @param electionService supplies the election service; called lazily, since the
+	 * service is itself told about changes through this listener
 	 */
 	public LeaderElectionMetrics(Supplier<ElectionService> electionService) {
 		this(electionService, DEFAULT_PER_ELECTION_LIMIT);
@@ -124,10 +125,10 @@ public class LeaderElectionMetrics
 
 	/**
 	 * Create the meters.
-	 * @param electionService supplies the election service; called lazily, since the service
-	 * is itself told about changes through this listener
-	 * @param perElectionLimit most elections with meters of their own, in the order they get
-	 * them (at start-up, then as they are joined); 0 for none
+	 * @param electionService supplies the election service; called lazily, since the
+	 * service is itself told about changes through this listener
+	 * @param perElectionLimit most elections with meters of their own, in the order they
+	 * get them (at start-up, then as they are joined); 0 for none
 	 */
 	public LeaderElectionMetrics(Supplier<ElectionService> electionService, int perElectionLimit) {
 		this(electionService, perElectionLimit, () -> null);
@@ -135,13 +136,14 @@ public class LeaderElectionMetrics
 
 	/**
 	 * Create the meters.
-	 * @param electionService supplies the election service; called lazily, since the service
-	 * is itself told about changes through this listener
-	 * @param perElectionLimit most elections with meters of their own, in the order they get
-	 * them (at start-up, then as they are joined); 0 for none
+	 * @param electionService supplies the election service; called lazily, since the
+	 * service is itself told about changes through this listener
+	 * @param perElectionLimit most elections with meters of their own, in the order they
+	 * get them (at start-up, then as they are joined); 0 for none
 	 * @param leaderOnlyRuns supplies the record of the {@code @LeaderOnly} calls whose
-	 * overdue runs the {@code leader.election.leader.only.overdue} gauges count, lazily (the
-	 * record itself tells this listener of the runs); may supply {@code null} for none
+	 * overdue runs the {@code leader.election.leader.only.overdue} gauges count, lazily
+	 * (the record itself tells this listener of the runs); may supply {@code null} for
+	 * none
 	 */
 	public LeaderElectionMetrics(Supplier<ElectionService> electionService, int perElectionLimit,
 			Supplier<@Nullable LeaderOnlyRuns> leaderOnlyRuns) {
@@ -198,8 +200,7 @@ public class LeaderElectionMetrics
 	}
 
 	@Override
-	public void leaderChanged(String election, @Nullable String previousLeader, @Nullable String newLeader,
-			long term) {
+	public void leaderChanged(String election, @Nullable String previousLeader, @Nullable String newLeader, long term) {
 		AtomicLong seen = termOf(election);
 		if (seen != null) {
 			seen.set(term);
@@ -211,11 +212,13 @@ public class LeaderElectionMetrics
 		MeterRegistry registry = this.registry;
 		if (registry != null) {
 			Timer.builder(PREFIX + "heartbeat")
-				.description("Heartbeat rounds of this node: the refresh of its session, which renews every lease it holds, the read of its elections and their changes of holder")
+				.description(
+						"Heartbeat rounds of this node: the refresh of its session, which renews every lease it holds, the read of its elections and their changes of holder")
 				.tag("outcome", succeeded ? "success" : "failure")
 				.register(registry)
 				.record(duration);
-			if (succeeded && duration.compareTo(this.electionService.get().settings().statementTimeout().dividedBy(2)) > 0) {
+			if (succeeded
+					&& duration.compareTo(this.electionService.get().settings().statementTimeout().dividedBy(2)) > 0) {
 				slowRounds(registry).increment();
 			}
 		}
@@ -296,7 +299,8 @@ public class LeaderElectionMetrics
 				.register(registry)
 				.increment();
 		}
-		// After the election's own counter, so that whoever sees the total sees that one too.
+		// After the election's own counter, so that whoever sees the total sees that one
+		// too.
 		MeterRegistry totals = this.registry;
 		if (totals != null) {
 			Counter.builder(PREFIX + "elections.transitions")
@@ -311,8 +315,8 @@ public class LeaderElectionMetrics
 	/**
 	 * The registry, once bound, with the gauges of the election registered (elections can
 	 * be joined after start-up).
-	 * @return the registry, or {@code null} if not bound yet or the election has no meters of
-	 * its own
+	 * @return the registry, or {@code null} if not bound yet or the election has no
+	 * meters of its own
 	 */
 	private @Nullable MeterRegistry registeredFor(String election) {
 		MeterRegistry registry = this.registry;

@@ -28,8 +28,9 @@ import org.jspecify.annotations.Nullable;
  * <li>{@code leader.election.lock.overdue}: gauge, how many runs of the lock on this node
  * still run although its {@code atMostFor} has passed on this node's monotonic clock
  * ({@link ClusterLocks#runsPastAtMostFor()}): the database may have let another node take
- * the lock, and their fenced work is refused. {@code held} records such a run only when it
- * ends, this gauge while it overruns. It exists from the lock's first acquisition here.
+ * the lock, and their fenced work is refused. {@code held} records such a run only when
+ * it ends, this gauge while it overruns. It exists from the lock's first acquisition
+ * here.
  * </ul>
  * Receives the events as a {@link LockRunListener}, on the thread of the run; a meter
  * exists once its first event happened.

@@ -30,17 +30,23 @@ public abstract class PartitionEvent extends ApplicationEvent {
 		this.term = term;
 	}
 
-	/** @return the group name */
+	/**
+	 * @return the group name
+	 */
 	public String getGroup() {
 		return this.group;
 	}
 
-	/** @return the partition */
+	/**
+	 * @return the partition
+	 */
 	public int getPartition() {
 		return this.partition;
 	}
 
-	/** @return the partition's fencing token of the ownership that began or ended */
+	/**
+	 * @return the partition's fencing token of the ownership that began or ended
+	 */
 	public long getTerm() {
 		return this.term;
 	}

@@ -7,9 +7,9 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Starts balancing in every partition group once the election service runs, and stops it
- * before the election service stops (which releases the partitions, so that their
- * targets take them over within a renew interval or two). Groups created in code before
- * the context is refreshed are started too.
+ * before the election service stops (which releases the partitions, so that their targets
+ * take them over within a renew interval or two). Groups created in code before the
+ * context is refreshed are started too.
  */
 class PartitionGroupsLifecycle implements SmartLifecycle {
 

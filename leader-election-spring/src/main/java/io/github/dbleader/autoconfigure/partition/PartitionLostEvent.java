@@ -17,15 +17,17 @@ public class PartitionLostEvent extends PartitionEvent {
 	 * @param group group name
 	 * @param partition the partition
 	 * @param term the term that ended
-	 * @param reason why it ended ({@link RevocationReason#HANDED_OVER} when balancing moved it)
+	 * @param reason why it ended ({@link RevocationReason#HANDED_OVER} when balancing
+	 * moved it)
 	 */
-	public PartitionLostEvent(PartitionGroups source, String group, int partition, long term,
-			RevocationReason reason) {
+	public PartitionLostEvent(PartitionGroups source, String group, int partition, long term, RevocationReason reason) {
 		super(source, group, partition, term);
 		this.reason = reason;
 	}
 
-	/** @return why it ended */
+	/**
+	 * @return why it ended
+	 */
 	public RevocationReason getReason() {
 		return this.reason;
 	}

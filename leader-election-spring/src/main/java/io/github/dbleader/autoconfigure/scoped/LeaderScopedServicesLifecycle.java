@@ -11,10 +11,10 @@ import org.springframework.context.SmartLifecycle;
 
 /**
  * Starts the {@link LeaderScopedServices} runner with the application's
- * {@link LeaderScopedService} beans, by bean name, once the election service runs (services
- * of what this node leads by then start at once), and stops every service before the
- * election service and the partition groups stop, so that the services end while this node
- * still leads.
+ * {@link LeaderScopedService} beans, by bean name, once the election service runs
+ * (services of what this node leads by then start at once), and stops every service
+ * before the election service and the partition groups stop, so that the services end
+ * while this node still leads.
  */
 class LeaderScopedServicesLifecycle implements SmartLifecycle {
 

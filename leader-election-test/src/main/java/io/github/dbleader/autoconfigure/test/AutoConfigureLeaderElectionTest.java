@@ -33,13 +33,15 @@ import org.springframework.boot.test.context.PropertyMapping;
  * }
  * </pre>
  *
- * Fenced work ({@code Election.runFenced}, {@code @ClusterLock} fenced runs) still runs in a
- * transaction of the application's own {@code DataSource}, which may be an embedded one.
+ * Fenced work ({@code Election.runFenced}, {@code @ClusterLock} fenced runs) still runs
+ * in a transaction of the application's own {@code DataSource}, which may be an embedded
+ * one.
  *
- * <p>It imports the election's auto-configuration ({@code ElectionService},
+ * <p>
+ * It imports the election's auto-configuration ({@code ElectionService},
  * {@code @LeaderOnly} and {@code @ClusterLock} advice, partition groups, leader-scoped
- * services, which the test's grants start and its revocations stop), so it also works
- * in test slices and other tests without full auto-configuration, as long as they have a
+ * services, which the test's grants start and its revocations stop), so it also works in
+ * test slices and other tests without full auto-configuration, as long as they have a
  * {@code DataSource}.
  */
 @Target(ElementType.TYPE)
@@ -51,8 +53,8 @@ import org.springframework.boot.test.context.PropertyMapping;
 public @interface AutoConfigureLeaderElectionTest {
 
 	/**
-	 * How often the election's heartbeat runs in the test, which bounds how long each call
-	 * of {@link LeaderElectionTestControl} takes (about three rounds). Mapped to
+	 * How often the election's heartbeat runs in the test, which bounds how long each
+	 * call of {@link LeaderElectionTestControl} takes (about three rounds). Mapped to
 	 * {@code leader-election.renew-interval}.
 	 * @return the renew interval
 	 */

@@ -5,10 +5,10 @@ import java.time.Duration;
 import io.github.dbleader.election.LeadershipListener;
 
 /**
- * Counts the heartbeat rounds whose callbacks were delivered, so that the test control can
- * wait until the election has acted on a change: the listener callbacks of a round (and the
- * application events they publish) are delivered, in order, before that round's heartbeat
- * callback.
+ * Counts the heartbeat rounds whose callbacks were delivered, so that the test control
+ * can wait until the election has acted on a change: the listener callbacks of a round
+ * (and the application events they publish) are delivered, in order, before that round's
+ * heartbeat callback.
  */
 final class HeartbeatRounds implements LeadershipListener {
 
@@ -24,7 +24,9 @@ final class HeartbeatRounds implements LeadershipListener {
 		}
 	}
 
-	/** @return how many rounds were delivered so far */
+	/**
+	 * @return how many rounds were delivered so far
+	 */
 	long delivered() {
 		synchronized (this.monitor) {
 			return this.delivered;

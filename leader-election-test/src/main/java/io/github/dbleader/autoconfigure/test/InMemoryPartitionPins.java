@@ -7,8 +7,8 @@ import java.util.TreeMap;
 import io.github.dbleader.election.partition.PartitionPins;
 
 /**
- * The pins of partition groups in memory, so that partition groups in a test need no lease
- * table either.
+ * The pins of partition groups in memory, so that partition groups in a test need no
+ * lease table either.
  */
 final class InMemoryPartitionPins implements PartitionPins {
 

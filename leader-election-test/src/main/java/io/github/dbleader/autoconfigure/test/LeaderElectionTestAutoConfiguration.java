@@ -16,8 +16,9 @@ import org.springframework.transaction.PlatformTransactionManager;
 /**
  * {@link org.springframework.boot.autoconfigure.ImportAutoConfiguration Imported} by
  * {@link AutoConfigureLeaderElectionTest @AutoConfigureLeaderElectionTest}: replaces the
- * lease and lock repository and the partition pins of {@link LeaderElectionAutoConfiguration}
- * with ones in memory that the {@link LeaderElectionTestControl} bean drives. Everything else (the
+ * lease and lock repository and the partition pins of
+ * {@link LeaderElectionAutoConfiguration} with ones in memory that the
+ * {@link LeaderElectionTestControl} bean drives. Everything else (the
  * {@link ElectionService}, {@code @LeaderOnly}, {@code @ClusterLock}, events, endpoints)
  * is the production auto-configuration's.
  */

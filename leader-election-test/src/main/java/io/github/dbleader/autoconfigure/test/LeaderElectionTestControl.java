@@ -19,26 +19,31 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 
 /**
- * Puts this node in the role a test chooses, per election and per cluster lock, and changes
- * it during the test. Inject it into a test annotated with
+ * Puts this node in the role a test chooses, per election and per cluster lock, and
+ * changes it during the test. Inject it into a test annotated with
  * {@link AutoConfigureLeaderElectionTest @AutoConfigureLeaderElectionTest}.
  *
- * <p>The application's {@link ElectionService} runs unchanged on an in-memory lease
- * repository: each change below is carried out by the election's own state machine, so the
- * same {@code LeadershipGrantedEvent}, {@code LeadershipRevokedEvent} and
+ * <p>
+ * The application's {@link ElectionService} runs unchanged on an in-memory lease
+ * repository: each change below is carried out by the election's own state machine, so
+ * the same {@code LeadershipGrantedEvent}, {@code LeadershipRevokedEvent} and
  * {@code LeaderChangedEvent} are published as in production, {@code @LeaderOnly} methods
  * run or are skipped at once, and fenced work commits or is refused as it would be. Each
  * method returns once the election has acted on the change and its events were delivered;
  * it waits for no timeout, only for the heartbeat rounds that carry the change out (a few
  * tens of milliseconds).
  *
- * <p>Until the test says otherwise, an election (a partition too) has no leader and this
+ * <p>
+ * Until the test says otherwise, an election (a partition too) has no leader and this
  * node does not take it (nothing is ever taken over on its own), and a cluster lock is
  * free.
  */
 public final class LeaderElectionTestControl {
 
-	/** How long a change may take before the test fails: far more than the few rounds it needs. */
+	/**
+	 * How long a change may take before the test fails: far more than the few rounds it
+	 * needs.
+	 */
 	private static final Duration SETTLE_TIMEOUT = Duration.ofSeconds(10);
 
 	private final ObjectProvider<ElectionService> electionServices;
@@ -49,8 +54,8 @@ public final class LeaderElectionTestControl {
 
 	private final RecordedLeadershipEvents recordedEvents;
 
-	LeaderElectionTestControl(ObjectProvider<ElectionService> electionServices, TestControlledLeaseRepository repository,
-			HeartbeatRounds rounds, RecordedLeadershipEvents recordedEvents) {
+	LeaderElectionTestControl(ObjectProvider<ElectionService> electionServices,
+			TestControlledLeaseRepository repository, HeartbeatRounds rounds, RecordedLeadershipEvents recordedEvents) {
 		this.electionServices = electionServices;
 		this.repository = repository;
 		this.rounds = rounds;
@@ -69,7 +74,9 @@ public final class LeaderElectionTestControl {
 		return this.recordedEvents.events();
 	}
 
-	/** @return this node's id, the one the elections name when this node leads */
+	/**
+	 * @return this node's id, the one the elections name when this node leads
+	 */
 	public String nodeId() {
 		return electionService().nodeId();
 	}
@@ -87,8 +94,8 @@ public final class LeaderElectionTestControl {
 	}
 
 	/**
-	 * Make this node the leader of the election with the given term. If it led with another
-	 * term, that leadership is revoked first ({@link RevocationReason#EXPIRED}).
+	 * Make this node the leader of the election with the given term. If it led with
+	 * another term, that leadership is revoked first ({@link RevocationReason#EXPIRED}).
 	 * @param election the election's name
 	 * @param term the term: greater than any earlier term of the election
 	 * @throws IllegalArgumentException if the term is not greater than the current one
@@ -96,8 +103,7 @@ public final class LeaderElectionTestControl {
 	public void grant(String election, long term) {
 		Election joined = election(election);
 		this.repository.grant(election, nodeId(), term);
-		settle(joined, () -> joined.isLeader() && joined.term() == term,
-				"lead with term " + term);
+		settle(joined, () -> joined.isLeader() && joined.term() == term, "lead with term " + term);
 	}
 
 	/**
@@ -136,16 +142,18 @@ public final class LeaderElectionTestControl {
 	 * <ul>
 	 * <li>{@link RevocationReason#EXPIRED}: the lease was lost; afterwards nobody leads
 	 * (see {@link #noLeader});
-	 * <li>{@link RevocationReason#REELECTION}: a re-election was requested; this node steps
-	 * down and the lease is vacant;
-	 * <li>{@link RevocationReason#SERVER_CHANGED}: the database failed over; this node steps
-	 * down at once and leads again with the next term a lease later, as after a real failover
-	 * (the new server may have lost a newer holder's lease, whose belief lasts that long): this
-	 * call waits that long, so give tests of it a short {@code leader-election.lease-duration}.
+	 * <li>{@link RevocationReason#REELECTION}: a re-election was requested; this node
+	 * steps down and the lease is vacant;
+	 * <li>{@link RevocationReason#SERVER_CHANGED}: the database failed over; this node
+	 * steps down at once and leads again with the next term a lease later, as after a
+	 * real failover (the new server may have lost a newer holder's lease, whose belief
+	 * lasts that long): this call waits that long, so give tests of it a short
+	 * {@code leader-election.lease-duration}.
 	 * </ul>
-	 * {@link RevocationReason#HANDED_OVER}: see {@link #handOver}. The other reasons come from
-	 * the application itself ({@code Election.release()}, {@code ElectionService.leave},
-	 * shutdown) or from a database outage, which this control does not simulate.
+	 * {@link RevocationReason#HANDED_OVER}: see {@link #handOver}. The other reasons come
+	 * from the application itself ({@code Election.release()},
+	 * {@code ElectionService.leave}, shutdown) or from a database outage, which this
+	 * control does not simulate.
 	 * @param election the election's name
 	 * @param reason why leadership ends
 	 * @throws IllegalStateException if this node does not lead the election
@@ -176,9 +184,9 @@ public final class LeaderElectionTestControl {
 
 	/**
 	 * Hand leadership over to a node, as an operator's {@code Election.forceLeader} does:
-	 * if this node leads, it hands the lease over ({@link RevocationReason#HANDED_OVER}) and
-	 * follows; if it does not, the node leads with the next term. Handing over to this node
-	 * makes it lead with the next term.
+	 * if this node leads, it hands the lease over ({@link RevocationReason#HANDED_OVER})
+	 * and follows; if it does not, the node leads with the next term. Handing over to
+	 * this node makes it lead with the next term.
 	 * @param election the election's name
 	 * @param targetNodeId the node that should lead
 	 */
@@ -204,8 +212,8 @@ public final class LeaderElectionTestControl {
 	/**
 	 * Make this node the owner of a partition of a partition group, with the next term:
 	 * {@code PartitionGainedEvent} is published and the group's {@code isOwner} answers
-	 * {@code true}. In a test, the group's balancing sees this node as its only member, so
-	 * partitions change owner only when the test says so.
+	 * {@code true}. In a test, the group's balancing sees this node as its only member,
+	 * so partitions change owner only when the test says so.
 	 * @param group the group's name
 	 * @param partition the partition
 	 * @return the term this node owns the partition with
@@ -235,9 +243,9 @@ public final class LeaderElectionTestControl {
 	}
 
 	/**
-	 * Make another node hold the cluster lock until {@link #freeLock} is called: this node's
-	 * attempts to take it are skipped, and if this node held it, its fenced work is refused
-	 * from now on (fenced work under way when it is taken fails to commit).
+	 * Make another node hold the cluster lock until {@link #freeLock} is called: this
+	 * node's attempts to take it are skipped, and if this node held it, its fenced work
+	 * is refused from now on (fenced work under way when it is taken fails to commit).
 	 * @param name the lock's name, as in {@code @ClusterLock}
 	 */
 	public void lockHeldElsewhere(String name) {
@@ -245,8 +253,9 @@ public final class LeaderElectionTestControl {
 	}
 
 	/**
-	 * Free the cluster lock, whoever holds it, as an operator's force-release does: the next
-	 * attempt to take it succeeds, and the fenced work of an earlier holder is refused.
+	 * Free the cluster lock, whoever holds it, as an operator's force-release does: the
+	 * next attempt to take it succeeds, and the fenced work of an earlier holder is
+	 * refused.
 	 * @param name the lock's name
 	 */
 	public void freeLock(String name) {
@@ -255,10 +264,10 @@ public final class LeaderElectionTestControl {
 
 	/**
 	 * Start again as on a new database: this node's leaderships are revoked
-	 * ({@link RevocationReason#EXPIRED}) and every election sees no leader, then no election
-	 * has a term yet, every lock is free, and the recorded events are cleared. Called after each test method by
-	 * {@link LeaderElectionTestExecutionListener}, since tests that share an application
-	 * context share its elections.
+	 * ({@link RevocationReason#EXPIRED}) and every election sees no leader, then no
+	 * election has a term yet, every lock is free, and the recorded events are cleared.
+	 * Called after each test method by {@link LeaderElectionTestExecutionListener}, since
+	 * tests that share an application context share its elections.
 	 */
 	public void reset() {
 		ElectionService electionService = this.electionServices.getIfAvailable();
@@ -300,8 +309,8 @@ public final class LeaderElectionTestControl {
 	}
 
 	/**
-	 * Wait until the election shows the expected role, and then for one more heartbeat round,
-	 * so that the events of the round that brought it about were delivered.
+	 * Wait until the election shows the expected role, and then for one more heartbeat
+	 * round, so that the events of the round that brought it about were delivered.
 	 */
 	private void settle(Election election, BooleanSupplier role, String expected) {
 		settle(election, role, expected, SETTLE_TIMEOUT);

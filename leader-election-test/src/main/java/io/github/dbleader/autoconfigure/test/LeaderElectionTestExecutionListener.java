@@ -5,9 +5,9 @@ import org.springframework.test.context.TestContext;
 import org.springframework.test.context.TestExecutionListener;
 
 /**
- * Resets the roles of the {@link LeaderElectionTestControl} after each test method, so that
- * a test that shares a cached application context with another one starts from no leader,
- * no term and free locks.
+ * Resets the roles of the {@link LeaderElectionTestControl} after each test method, so
+ * that a test that shares a cached application context with another one starts from no
+ * leader, no term and free locks.
  */
 public class LeaderElectionTestExecutionListener implements TestExecutionListener, Ordered {
 

@@ -37,23 +37,28 @@ import org.springframework.transaction.support.TransactionTemplate;
 /**
  * The lease and lock statements in memory, for tests: the election's state machine runs
  * unchanged on it, but no lease changes holder unless the test says so through
- * {@link LeaderElectionTestControl}. This node acquires a lease only when the test granted
- * it, never expires on its own, and a follower never takes a lease over. Locks behave as
- * on a database (free unless taken), and the test can have them taken elsewhere.
+ * {@link LeaderElectionTestControl}. This node acquires a lease only when the test
+ * granted it, never expires on its own, and a follower never takes a lease over. Locks
+ * behave as on a database (free unless taken), and the test can have them taken
+ * elsewhere.
  *
- * <p>Fenced work runs in a transaction of the application's transaction manager, after the
+ * <p>
+ * Fenced work runs in a transaction of the application's transaction manager, after the
  * same check as on a database: that this node still holds the term. A change of holder
- * while fenced work runs makes its commit fail (rolled back, {@link NotLeaderException} or
- * {@link LockNotHeldException}), as a Galera cluster's certification does; on a single
- * database server the change would wait for the commit instead. Either way, no fenced work
- * of an ended term is committed after the change.
+ * while fenced work runs makes its commit fail (rolled back, {@link NotLeaderException}
+ * or {@link LockNotHeldException}), as a Galera cluster's certification does; on a single
+ * database server the change would wait for the commit instead. Either way, no fenced
+ * work of an ended term is committed after the change.
  */
 final class TestControlledLeaseRepository implements LeaseRepository, LockRepository {
 
 	/** The node the test names when a lock is taken elsewhere. */
 	static final String OTHER_NODE = "other-node";
 
-	/** How long a lock taken elsewhere stays taken unless the test frees it: the whole test. */
+	/**
+	 * How long a lock taken elsewhere stays taken unless the test frees it: the whole
+	 * test.
+	 */
 	private static final Duration HELD_ELSEWHERE_FOR = Duration.ofDays(365);
 
 	private final Clock clock;
@@ -62,7 +67,9 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 
 	private final Map<String, LeaseRow> leases = new HashMap<>();
 
-	/** Terms this node may acquire, by election: granted by the test, not acquired yet. */
+	/**
+	 * Terms this node may acquire, by election: granted by the test, not acquired yet.
+	 */
 	private final Map<String, Long> grants = new HashMap<>();
 
 	private final Set<String> joined = new HashSet<>();
@@ -79,10 +86,10 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 
 	/**
 	 * Create a repository.
-	 * @param clock the wall clock, for the times that leases and locks show and for how long
-	 * locks are held
-	 * @param transactionManager the transaction manager fenced work runs in, or {@code null}
-	 * to run it without a transaction
+	 * @param clock the wall clock, for the times that leases and locks show and for how
+	 * long locks are held
+	 * @param transactionManager the transaction manager fenced work runs in, or
+	 * {@code null} to run it without a transaction
 	 */
 	TestControlledLeaseRepository(Clock clock, Supplier<@Nullable PlatformTransactionManager> transactionManager) {
 		this.clock = clock;
@@ -139,7 +146,9 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 		row.version++;
 	}
 
-	/** @return the elections whose lease names a leader */
+	/**
+	 * @return the elections whose lease names a leader
+	 */
 	synchronized List<String> led() {
 		return this.leases.entrySet()
 			.stream()
@@ -176,7 +185,8 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 
 	@Override
 	public synchronized Optional<LeaseState> find(String election) {
-		return Optional.ofNullable(this.leases.get(election)).map((row) -> row.state(election, now(), sessionVersion(row)));
+		return Optional.ofNullable(this.leases.get(election))
+			.map((row) -> row.state(election, now(), sessionVersion(row)));
 	}
 
 	@Override
@@ -192,8 +202,8 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 	}
 
 	/**
-	 * A lease the test has not granted is not created, by design: no fault for the node to
-	 * warn about.
+	 * A lease the test has not granted is not created, by design: no fault for the node
+	 * to warn about.
 	 */
 	@Override
 	public synchronized boolean refusesRowsOf(String election) {
@@ -225,7 +235,9 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 		return true;
 	}
 
-	/** The version of the session the lease lives on: this node's, if it holds the lease. */
+	/**
+	 * The version of the session the lease lives on: this node's, if it holds the lease.
+	 */
 	private long sessionVersion(LeaseRow row) {
 		return (row.leaderId != null && row.leaderId.equals(this.thisNode)) ? this.sessionVersion : -1;
 	}
@@ -258,7 +270,8 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 		if (row == null || !nodeId.equals(row.leaderId) || row.term != term) {
 			return false;
 		}
-		// A granted term is taken as it is; otherwise (a fail-over, a hand-over to this node
+		// A granted term is taken as it is; otherwise (a fail-over, a hand-over to this
+		// node
 		// while it leads) the next one, as the database would give.
 		Long granted = this.grants.remove(election);
 		row.holdBy(nodeId, (granted != null) ? granted : term + 1, now());
@@ -296,7 +309,10 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 		// Every heartbeat renews this node's session, and with it the leases it holds.
 		this.sessionVersion++;
 		Instant now = now();
-		this.leases.values().stream().filter((row) -> nodeId.equals(row.leaderId)).forEach((row) -> row.renewedAt = now);
+		this.leases.values()
+			.stream()
+			.filter((row) -> nodeId.equals(row.leaderId))
+			.forEach((row) -> row.renewedAt = now);
 		return this.nodesSeen.add(nodeId + '/' + instanceId) ? Candidacy.CREATED : Candidacy.HELD;
 	}
 
@@ -333,8 +349,8 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 
 	/**
 	 * This node, and the leader if it is another node. The members of a partition group
-	 * are this node alone, so that its balancing never moves a partition the test gave this
-	 * node: only the test changes owners.
+	 * are this node alone, so that its balancing never moves a partition the test gave
+	 * this node: only the test changes owners.
 	 */
 	@Override
 	public synchronized List<Candidate> liveCandidates(String election, Duration maxAge) {
@@ -414,8 +430,10 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 		if (row == null || !nodeId.equals(row.holder) || row.term != term || !row.isHeld(now)) {
 			return false;
 		}
-		// As the database does: taken until the later of atLeastFor after the acquisition and
-		// the extension's atLeastFor after the last extension, never longer than before. A time
+		// As the database does: taken until the later of atLeastFor after the acquisition
+		// and
+		// the extension's atLeastFor after the last extension, never longer than before.
+		// A time
 		// after now (the clock stepped back) counts as now.
 		Instant heldUntil = latest(earliest(row.acquiredAt, now).plus(atLeastFor),
 				earliest(row.extendedAt, now).plus(atLeastForAfterExtension), now);
@@ -455,8 +473,8 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 	public synchronized List<LockState> findLocks() {
 		Instant now = now();
 		List<LockState> states = new ArrayList<>();
-		this.locks.forEach((key, row) -> states.add(new LockState(key, row.holder, row.term, row.acquiredAt,
-				row.expiresAt, row.isHeld(now), now)));
+		this.locks.forEach((key, row) -> states
+			.add(new LockState(key, row.holder, row.term, row.acquiredAt, row.expiresAt, row.isHeld(now), now)));
 		return states;
 	}
 
@@ -525,12 +543,13 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 		}
 
 		LeaseState state(String election, Instant now, long holderVersion) {
-			// A held lease never expires here (only the test changes its holder); it shows the
+			// A held lease never expires here (only the test changes its holder); it
+			// shows the
 			// expiry a renewal would give.
 			Instant expiresAt = (this.leaderId != null) ? this.renewedAt.plus(SHOWN_LEASE) : this.renewedAt;
 			return new LeaseState(election, this.leaderId, this.term, this.version, this.acquiredAt, this.renewedAt,
-					expiresAt, this.handoverTo, this.reelectionRequested, this.yieldedBy, false, this.sameServer,
-					now, holderVersion, false);
+					expiresAt, this.handoverTo, this.reelectionRequested, this.yieldedBy, false, this.sameServer, now,
+					holderVersion, false);
 		}
 
 		LeaseRow copy() {

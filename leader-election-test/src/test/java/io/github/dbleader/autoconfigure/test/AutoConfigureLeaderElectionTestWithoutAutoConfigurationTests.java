@@ -22,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * As in a test slice: no auto-configuration but the DataSource's, and the annotation brings
- * the election's own.
+ * As in a test slice: no auto-configuration but the DataSource's, and the annotation
+ * brings the election's own.
  */
 @SpringBootTest(classes = AutoConfigureLeaderElectionTestWithoutAutoConfigurationTests.Config.class,
 		properties = "spring.datasource.url=jdbc:h2:mem:leader-election-slice;DB_CLOSE_DELAY=-1")

@@ -104,12 +104,12 @@ class LeaderElectionTestControlTests {
 		this.leaderElection.revoke("reports", RevocationReason.REELECTION);
 
 		assertThat(reports.isLeader()).isFalse();
-		assertThat(events(LeadershipRevokedEvent.class))
-			.singleElement()
+		assertThat(events(LeadershipRevokedEvent.class)).singleElement()
 			.satisfies((revoked) -> assertThat(revoked.getReason()).isEqualTo(RevocationReason.REELECTION));
 		this.jobs.report();
 		assertThat(this.jobs.reportRuns()).isZero();
-		assertThatExceptionOfType(NotLeaderException.class).isThrownBy(() -> reports.runFenced((term) -> insertRun(term)));
+		assertThatExceptionOfType(NotLeaderException.class)
+			.isThrownBy(() -> reports.runFenced((term) -> insertRun(term)));
 		assertThat(runs()).isZero();
 	}
 
@@ -125,8 +125,7 @@ class LeaderElectionTestControlTests {
 		}));
 
 		assertThat(runs()).isZero();
-		assertThat(events(LeadershipRevokedEvent.class))
-			.singleElement()
+		assertThat(events(LeadershipRevokedEvent.class)).singleElement()
 			.satisfies((revoked) -> assertThat(revoked.getReason()).isEqualTo(RevocationReason.EXPIRED));
 	}
 
@@ -141,8 +140,7 @@ class LeaderElectionTestControlTests {
 		assertThat(this.elections.election("reports").isLeader()).isFalse();
 		assertThat(events(LeadershipRevokedEvent.class).map(LeadershipRevokedEvent::getReason))
 			.containsExactly(RevocationReason.SERVER_CHANGED, RevocationReason.HANDED_OVER);
-		assertThat(events(LeadershipGrantedEvent.class).map(LeadershipGrantedEvent::getTerm))
-			.containsExactly(10L, 11L);
+		assertThat(events(LeadershipGrantedEvent.class).map(LeadershipGrantedEvent::getTerm)).containsExactly(10L, 11L);
 
 		this.leaderElection.handOver("reports", this.leaderElection.nodeId());
 		assertThat(this.elections.election("reports").term()).isEqualTo(13);
@@ -273,7 +271,9 @@ class LeaderElectionTestControlTests {
 
 	}
 
-	/** An application's jobs: one for the leader, one under a cluster lock, both fenced. */
+	/**
+	 * An application's jobs: one for the leader, one under a cluster lock, both fenced.
+	 */
 	static class Jobs {
 
 		private final AtomicInteger reportRuns = new AtomicInteger();
@@ -314,7 +314,9 @@ class LeaderElectionTestControlTests {
 			});
 		}
 
-		/** @return whether it ran */
+		/**
+		 * @return whether it ran
+		 */
 		@ClusterLock(name = "nightly", atLeastFor = "0s")
 		public boolean nightly() {
 			this.locks.currentLock().orElseThrow().runFenced((term) -> {

@@ -21,8 +21,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Leader-scoped services under the test control: a grant starts them, a revocation has
- * stopped them by the time the control returns, a new grant starts them again; a partition
- * granted to this node starts a run for that partition.
+ * stopped them by the time the control returns, a new grant starts them again; a
+ * partition granted to this node starts a run for that partition.
  */
 @SpringBootTest(properties = { "spring.datasource.url=jdbc:h2:mem:leader-scoped-test;DB_CLOSE_DELAY=-1",
 		"leader-election.partitions.orders.count=4" })

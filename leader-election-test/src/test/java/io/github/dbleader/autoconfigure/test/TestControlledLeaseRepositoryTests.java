@@ -12,14 +12,15 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link TestControlledLeaseRepository}'s locks on a wall clock that the test steps, as the
- * database's clock can be.
+ * {@link TestControlledLeaseRepository}'s locks on a wall clock that the test steps, as
+ * the database's clock can be.
  */
 class TestControlledLeaseRepositoryTests {
 
 	/**
 	 * A lease the test did not grant is refused by design, and said so: the election's
-	 * rounds, which try to create it, do not warn that a lease is missing from their reads.
+	 * rounds, which try to create it, do not warn that a lease is missing from their
+	 * reads.
 	 */
 	@Test
 	void aLeaseTheTestDidNotGrantIsRefusedByDesign() {

@@ -32,7 +32,8 @@ class OutboxRelay implements LeaderScopedService {
 					.update("UPDATE outbox SET relayed_by_term = ? WHERE relayed_by_term IS NULL", term));
 			}
 			catch (NotLeaderException ex) {
-				return; // the term ended: the starter stops this run and starts a new one on the next grant
+				return; // the term ended: the starter stops this run and starts a new one
+						// on the next grant
 			}
 			context.awaitCancellation(Duration.ofMillis(200));
 		}

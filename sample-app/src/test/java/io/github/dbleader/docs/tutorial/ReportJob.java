@@ -30,12 +30,13 @@ public class ReportJob {
 	public void writeReport() {
 		try {
 			// Committed only while this node leads with this term.
-			this.election.runFenced((term) -> this.jdbc.update(
-					"INSERT INTO report_run (node_id, term) VALUES (?, ?)", this.election.nodeId(), term));
+			this.election.runFenced((term) -> this.jdbc.update("INSERT INTO report_run (node_id, term) VALUES (?, ?)",
+					this.election.nodeId(), term));
 			logger.info("Report written by {}", this.election.nodeId());
 		}
 		catch (NotLeaderException ex) {
-			// Leadership ended before the commit: nothing was written; the new leader writes.
+			// Leadership ended before the commit: nothing was written; the new leader
+			// writes.
 			logger.info("Not the leader any more: {}", ex.getMessage());
 		}
 	}

@@ -34,7 +34,8 @@ class TutorialTests {
 
 	@AfterEach
 	void stop() {
-		for (ConfigurableApplicationContext context : new ConfigurableApplicationContext[] { this.first, this.second }) {
+		for (ConfigurableApplicationContext context : new ConfigurableApplicationContext[] { this.first,
+				this.second }) {
 			if (context != null) {
 				context.close();
 			}
@@ -62,8 +63,9 @@ class TutorialTests {
 		JdbcTemplate followerJdbc = follower.getBean(JdbcTemplate.class);
 		leader.close();
 		Election successor = election(follower);
-		await().atMost(Duration.ofSeconds(20)).until(() -> followerJdbc.queryForObject(
-				"SELECT COUNT(*) FROM report_run WHERE node_id = ?", Integer.class, successor.nodeId()) >= 1);
+		await().atMost(Duration.ofSeconds(20))
+			.until(() -> followerJdbc.queryForObject("SELECT COUNT(*) FROM report_run WHERE node_id = ?", Integer.class,
+					successor.nodeId()) >= 1);
 		assertThat(successor.term()).isGreaterThan(leaderTerm);
 	}
 
@@ -71,8 +73,7 @@ class TutorialTests {
 		return new SpringApplicationBuilder(TutorialApplication.class).run(
 				"--spring.config.location=classpath:docs/tutorial/application.properties",
 				"--spring.sql.init.schema-locations=classpath:docs/tutorial/schema.sql",
-				"--spring.datasource.url=" + this.database, "--server.port=0",
-				"--leader-election.node-id=" + nodeId);
+				"--spring.datasource.url=" + this.database, "--server.port=0", "--leader-election.node-id=" + nodeId);
 	}
 
 	private static Election election(ConfigurableApplicationContext context) {

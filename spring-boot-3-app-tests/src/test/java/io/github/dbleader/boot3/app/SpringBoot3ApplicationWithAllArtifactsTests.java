@@ -39,10 +39,10 @@ import static org.awaitility.Awaitility.await;
  * first), ShedLock's Spring integration and the test support: it starts, a
  * {@code @SchedulerLock} job runs under a cluster lock of our provider, a
  * {@code @LeaderOnly} job runs once the test makes this node leader, and the class path
- * holds the Spring Boot 3 line's auto-configuration only (issue #39: with the Boot 4 line's
- * jar ahead of it, the context failed to start on an unresolvable Boot 4 class). The
- * ShedLock provider's migration bridge is on, so its properties bind and its runs take
- * ShedLock's row on Boot 3.5 (and on ShedLock 6) too.
+ * holds the Spring Boot 3 line's auto-configuration only (issue #39: with the Boot 4
+ * line's jar ahead of it, the context failed to start on an unresolvable Boot 4 class).
+ * The ShedLock provider's migration bridge is on, so its properties bind and its runs
+ * take ShedLock's row on Boot 3.5 (and on ShedLock 6) too.
  */
 @SpringBootTest(properties = {
 		"spring.datasource.url=jdbc:h2:mem:boot3-app;DB_CLOSE_DELAY=-1;INIT=CREATE TABLE IF NOT EXISTS shedlock"
@@ -77,15 +77,15 @@ class SpringBoot3ApplicationWithAllArtifactsTests {
 	@Test
 	void holdsTheSpringBoot3LineOnly() throws IOException {
 		// One copy of each auto-configuration class, and from the Boot 3 line's jars.
-		assertThat(locations("io/github/dbleader/autoconfigure/LeaderElectionAutoConfiguration.class"))
-			.singleElement()
+		assertThat(locations("io/github/dbleader/autoconfigure/LeaderElectionAutoConfiguration.class")).singleElement()
 			.asString()
 			.contains("leader-election-spring-boot-3-autoconfigure");
 		assertThat(locations("io/github/dbleader/autoconfigure/test/AutoConfigureLeaderElectionTest.class"))
 			.singleElement()
 			.asString()
 			.contains("leader-election-spring-boot-3-test");
-		// Nor any other jar of the Boot 4 line (directories in the reactor, jars otherwise).
+		// Nor any other jar of the Boot 4 line (directories in the reactor, jars
+		// otherwise).
 		assertThat(System.getProperty("java.class.path")).doesNotContain("leader-election-autoconfigure")
 			.doesNotContain("leader-election-starter")
 			.doesNotContain("leader-election-test/")
@@ -122,7 +122,8 @@ class SpringBoot3ApplicationWithAllArtifactsTests {
 	}
 
 	private static List<URL> locations(String resource) throws IOException {
-		return Collections.list(SpringBoot3ApplicationWithAllArtifactsTests.class.getClassLoader().getResources(resource));
+		return Collections
+			.list(SpringBoot3ApplicationWithAllArtifactsTests.class.getClassLoader().getResources(resource));
 	}
 
 	@SpringBootApplication(proxyBeanMethods = false)
@@ -180,6 +181,7 @@ class SpringBoot3ApplicationWithAllArtifactsTests {
 
 	/**
 	 * One run of the locked job.
+	 *
 	 * @param term its lock's term
 	 * @param termAfterExtension the term once ShedLock extended the lock
 	 */

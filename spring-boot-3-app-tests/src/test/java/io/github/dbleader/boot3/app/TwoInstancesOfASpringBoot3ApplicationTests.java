@@ -35,8 +35,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Two instances of a Spring Boot 3.5 application with the Boot 3 starter and the ShedLock
  * provider (declared first), its {@code @SchedulerLock} and {@code @LeaderOnly} jobs
- * unchanged, on one database, as issue #39's bar runs them: each trigger of the locked job
- * runs on one instance only, and the leader-only job runs on one instance only.
+ * unchanged, on one database, as issue #39's bar runs them: each trigger of the locked
+ * job runs on one instance only, and the leader-only job runs on one instance only.
  */
 class TwoInstancesOfASpringBoot3ApplicationTests {
 
@@ -60,7 +60,9 @@ class TwoInstancesOfASpringBoot3ApplicationTests {
 		await().atMost(Duration.ofSeconds(20)).until(() -> leaderOnlyRuns().size() >= 5);
 		Instant from = Instant.now();
 		await().atMost(Duration.ofSeconds(20))
-			.until(() -> runs.stream().filter((run) -> run.job().equals("locked") && run.started().isAfter(from)).count() >= 6);
+			.until(() -> runs.stream()
+				.filter((run) -> run.job().equals("locked") && run.started().isAfter(from))
+				.count() >= 6);
 		this.instances.forEach(ConfigurableApplicationContext::close);
 		List<Run> locked = runs.stream().filter((run) -> run.job().equals("locked")).toList();
 		Map<Long, Set<String>> instancesBySecond = new HashMap<>();
@@ -83,12 +85,11 @@ class TwoInstancesOfASpringBoot3ApplicationTests {
 	}
 
 	private static ConfigurableApplicationContext start(String nodeId) {
-		return new SpringApplicationBuilder(Application.class).properties(
-				"spring.datasource.url=jdbc:h2:mem:boot3-two-instances;DB_CLOSE_DELAY=-1",
-				"spring.datasource.name=boot3-two-instances", "spring.main.banner-mode=off",
-				"spring.main.web-application-type=none",
-				"leader-election.node-id=" + nodeId, "leader-election.lease-duration=3s",
-				"leader-election.renew-interval=500ms")
+		return new SpringApplicationBuilder(Application.class)
+			.properties("spring.datasource.url=jdbc:h2:mem:boot3-two-instances;DB_CLOSE_DELAY=-1",
+					"spring.datasource.name=boot3-two-instances", "spring.main.banner-mode=off",
+					"spring.main.web-application-type=none", "leader-election.node-id=" + nodeId,
+					"leader-election.lease-duration=3s", "leader-election.renew-interval=500ms")
 			.run();
 	}
 
@@ -135,6 +136,7 @@ class TwoInstancesOfASpringBoot3ApplicationTests {
 
 	/**
 	 * One run of a job.
+	 *
 	 * @param job which job
 	 * @param instance the node id of the instance that ran it
 	 * @param started when it started
@@ -142,7 +144,9 @@ class TwoInstancesOfASpringBoot3ApplicationTests {
 	 */
 	record Run(String job, String instance, Instant started, Instant ended) {
 
-		/** @return the cron second the run belongs to: both instances fire in the same one */
+		/**
+		 * @return the cron second the run belongs to: both instances fire in the same one
+		 */
 		long trigger() {
 			return this.started.getEpochSecond();
 		}

@@ -24,10 +24,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.annotation.EnableScheduling;
 
 /**
- * Spring Integration's leader election under benchmark: {@link LockRegistryLeaderInitiator}
- * on a {@link JdbcLockRegistry} whose lock lives for the lease. The initiator re-acquires
- * the lock every heart beat while it leads and tries to take it every busy wait while it
- * does not; both, and the registry's pause between tries, are set to the renew interval.
+ * Spring Integration's leader election under benchmark:
+ * {@link LockRegistryLeaderInitiator} on a {@link JdbcLockRegistry} whose lock lives for
+ * the lease. The initiator re-acquires the lock every heart beat while it leads and tries
+ * to take it every busy wait while it does not; both, and the registry's pause between
+ * tries, are set to the renew interval.
  */
 @SpringBootApplication
 @EnableScheduling
@@ -66,13 +67,14 @@ public class IntegrationBenchmarkApplication {
 	}
 
 	/**
-	 * Create {@code INT_LOCK} with the DDL Spring Integration ships for MySQL in its jar, if
-	 * the table is missing.
+	 * Create {@code INT_LOCK} with the DDL Spring Integration ships for MySQL in its jar,
+	 * if the table is missing.
 	 * @param jdbc where to create it
 	 */
 	static void createLockTable(JdbcTemplate jdbc) {
 		String script;
-		try (InputStream in = DefaultLockRepository.class.getResourceAsStream("/org/springframework/integration/jdbc/schema-mysql.sql")) {
+		try (InputStream in = DefaultLockRepository.class
+			.getResourceAsStream("/org/springframework/integration/jdbc/schema-mysql.sql")) {
 			if (in == null) {
 				throw new IllegalStateException("schema-mysql.sql is missing from spring-integration-jdbc");
 			}
@@ -86,7 +88,8 @@ public class IntegrationBenchmarkApplication {
 			throw new IllegalStateException("No CREATE TABLE INT_LOCK in spring-integration-jdbc's schema-mysql.sql");
 		}
 		String statement = ddl.group();
-		jdbc.execute(statement.substring(0, statement.length() - 1).replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"));
+		jdbc.execute(
+				statement.substring(0, statement.length() - 1).replace("CREATE TABLE", "CREATE TABLE IF NOT EXISTS"));
 	}
 
 }

@@ -13,10 +13,10 @@ import org.springframework.integration.support.leader.LockRegistryLeaderInitiato
 import org.springframework.stereotype.Component;
 
 /**
- * The scale benchmark's roles: {@code bench.scale} roles ({@code role-0}, ...), each with its
- * own {@link LockRegistryLeaderInitiator} on the shared {@link JdbcLockRegistry}, as an
- * application with that many leader-elected roles would set them up, with the same heart
- * beat and busy wait as the job benchmark's initiator.
+ * The scale benchmark's roles: {@code bench.scale} roles ({@code role-0}, ...), each with
+ * its own {@link LockRegistryLeaderInitiator} on the shared {@link JdbcLockRegistry}, as
+ * an application with that many leader-elected roles would set them up, with the same
+ * heart beat and busy wait as the job benchmark's initiator.
  */
 @Component
 @ConditionalOnExpression("${bench.scale:0} > 0")

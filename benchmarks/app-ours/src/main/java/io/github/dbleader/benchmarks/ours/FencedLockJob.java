@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A job in one of this starter's cluster-lock modes: it records its run in a transaction
- * fenced by the lock it holds, and only logs a record that the fence refuses (the lock was
- * lost meanwhile), as the benchmark counts runs from the records.
+ * fenced by the lock it holds, and only logs a record that the fence refuses (the lock
+ * was lost meanwhile), as the benchmark counts runs from the records.
  */
 abstract class FencedLockJob {
 
@@ -30,12 +30,16 @@ abstract class FencedLockJob {
 		this.nodeId = properties.getNodeId();
 	}
 
-	/** @return the table the runs are recorded in */
+	/**
+	 * @return the table the runs are recorded in
+	 */
 	protected JobRunTable runs() {
 		return this.runs;
 	}
 
-	/** @return this node */
+	/**
+	 * @return this node
+	 */
 	protected String nodeId() {
 		return this.nodeId;
 	}

@@ -11,12 +11,12 @@ import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.stereotype.Component;
 
 /**
- * The long-run job ({@code bench.mode=kept-alive-lock}): {@link ClusterLockJob}'s cron and
- * lock times, but each run works longer than {@code atMostFor} ({@code bench.job-duration}
- * is three leases), so its lock is kept alive by this node's heartbeat up to
- * {@code maxFor}. The run records itself in a fenced transaction at the end of its work
- * rather than around it, so that its transaction is as short as any other's; the fence
- * refuses the record if the lock was lost meanwhile.
+ * The long-run job ({@code bench.mode=kept-alive-lock}): {@link ClusterLockJob}'s cron
+ * and lock times, but each run works longer than {@code atMostFor}
+ * ({@code bench.job-duration} is three leases), so its lock is kept alive by this node's
+ * heartbeat up to {@code maxFor}. The run records itself in a fenced transaction at the
+ * end of its work rather than around it, so that its transaction is as short as any
+ * other's; the fence refuses the record if the lock was lost meanwhile.
  */
 @Component
 @ConditionalOnJobBenchmark

@@ -15,8 +15,8 @@ import org.springframework.stereotype.Component;
 /**
  * The scale benchmark's locks: every renew interval each node tries every one of
  * {@code bench.scale} locks ({@code lock-0}, ...) as a {@code @SchedulerLock} task would,
- * held at most for the lease and at least for half a renew interval, and releases the ones
- * it got at once (an empty task). One after the other, on the scheduler's thread, as
+ * held at most for the lease and at least for half a renew interval, and releases the
+ * ones it got at once (an empty task). One after the other, on the scheduler's thread, as
  * ShedLock runs scheduled tasks.
  */
 @Component

@@ -10,9 +10,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * The job as ShedLock's README writes it: every node's scheduler fires on the same cron
- * second and the node that gets the lock runs it. {@code lockAtLeastFor} keeps the lock for
- * half a period so a node whose trigger comes a little late does not run the same period
- * again.
+ * second and the node that gets the lock runs it. {@code lockAtLeastFor} keeps the lock
+ * for half a period so a node whose trigger comes a little late does not run the same
+ * period again.
  */
 @Component
 @ConditionalOnJobBenchmark
@@ -28,7 +28,8 @@ class SchedulerLockJob {
 	}
 
 	@Scheduled(cron = "${bench.job-cron:* * * * * *}")
-	@SchedulerLock(name = "bench-job", lockAtMostFor = "${bench.lease}", lockAtLeastFor = "${bench.lock-at-least-for:PT0.5S}")
+	@SchedulerLock(name = "bench-job", lockAtMostFor = "${bench.lease}",
+			lockAtLeastFor = "${bench.lock-at-least-for:PT0.5S}")
 	public void run() {
 		this.runs.run(this.nodeId, 0);
 	}

@@ -40,19 +40,20 @@ public class ShedLockBenchmarkApplication {
 	}
 
 	@Bean
-	LockProvider lockProvider(JdbcTemplate jdbc, BenchmarkProperties properties,
-			@Value("${bench.mode:}") String mode) {
+	LockProvider lockProvider(JdbcTemplate jdbc, BenchmarkProperties properties, @Value("${bench.mode:}") String mode) {
 		jdbc.execute(LOCK_TABLE_DDL);
-		JdbcTemplateLockProvider provider = new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
-			.withJdbcTemplate(jdbc)
-			.withLockedByValue(properties.getNodeId())
-			.usingDbTime()
-			.build());
+		JdbcTemplateLockProvider provider = new JdbcTemplateLockProvider(
+				JdbcTemplateLockProvider.Configuration.builder()
+					.withJdbcTemplate(jdbc)
+					.withLockedByValue(properties.getNodeId())
+					.usingDbTime()
+					.build());
 		if (!"keep-alive".equals(mode)) {
 			return provider;
 		}
 		// The long-run benchmark: ShedLock's keep-alive extends the lock by lockAtMostFor
-		// every half lockAtMostFor while the run runs, on a daemon thread that does not keep a
+		// every half lockAtMostFor while the run runs, on a daemon thread that does not
+		// keep a
 		// terminated process alive.
 		return ShortKeepAlive.keepAlive(provider, Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "shedlock-keep-alive");

@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
  * Runs the whole benchmark and writes {@code RESULTS.md} and {@code results.svg}. Started
  * by {@code benchmarks/run}, which builds the modules and their classpaths first.
  *
- * <p>Options: {@code --benchmarks DIR} (the benchmarks directory), {@code --output DIR}
+ * <p>
+ * Options: {@code --benchmarks DIR} (the benchmarks directory), {@code --output DIR}
  * (default: the benchmarks directory), {@code --jdbc-url jdbc:mysql://HOST:PORT},
  * {@code --user}, {@code --password}, {@code --trials N} (10), {@code --pause-trials N}
  * (3), {@code --steady-seconds N} (30), {@code --seed N} (1), {@code --systems
@@ -28,43 +29,51 @@ import java.util.regex.Pattern;
  * wait, output under {@code target/quick}), {@code --command TEXT} (how the run was
  * started, for the report), {@code --revision TEXT}.
  *
- * <p>{@code --scale} runs the scale benchmark instead ({@link ScaleBenchmark}) and replaces
- * only its section of {@code RESULTS.md}: {@code --scale-sizes 1,10,100,1000,10000,100000},
+ * <p>
+ * {@code --scale} runs the scale benchmark instead ({@link ScaleBenchmark}) and replaces
+ * only its section of {@code RESULTS.md}:
+ * {@code --scale-sizes 1,10,100,1000,10000,100000},
  * {@code --scale-limits shedlock=1000,integration=100} (the largest size each system runs
  * at; larger ones are listed as not run), {@code --scale-warm-up N} (30 s),
- * {@code --scale-window N} (60 s), {@code --systems}. With {@code --quick}: sizes 1, 10 and
- * 100, 10 s warm-up, 20 s window, output under {@code target/quick}. A full run keeps the
- * scale section of the previous {@code RESULTS.md}.
+ * {@code --scale-window N} (60 s), {@code --systems}. With {@code --quick}: sizes 1, 10
+ * and 100, 10 s warm-up, 20 s window, output under {@code target/quick}. A full run keeps
+ * the scale section of the previous {@code RESULTS.md}.
  *
- * <p>{@code --locks} runs the lock-mode comparison instead ({@link LockReport}): the job
+ * <p>
+ * {@code --locks} runs the lock-mode comparison instead ({@link LockReport}): the job
  * under this starter's {@code @LeaderOnly} and {@code @ClusterLock} and ShedLock's
  * {@code @SchedulerLock} ({@code --systems ours,ours_lock,shedlock}), and the long run of
- * issue #21 ({@code ours_long}: {@code @ClusterLock(maxFor)} kept alive, {@code shedlock_long}:
- * ShedLock's {@code KeepAliveLockProvider}; runs of three leases) and ShedLock's annotations on
- * this starter's provider ({@code shedlock_provider}), each with the steady
- * window, the failover trials and the pause trials, and replaces only its section of
- * {@code RESULTS.md}; a full run keeps it. The usual options apply ({@code --trials},
- * {@code --pause-trials}, {@code --steady-seconds}; with {@code --quick}: 2 trials, 1 pause
- * trial, a 10 s window, output under {@code target/quick}).
+ * issue #21 ({@code ours_long}: {@code @ClusterLock(maxFor)} kept alive,
+ * {@code shedlock_long}: ShedLock's {@code KeepAliveLockProvider}; runs of three leases)
+ * and ShedLock's annotations on this starter's provider ({@code shedlock_provider}), each
+ * with the steady window, the failover trials and the pause trials, and replaces only its
+ * section of {@code RESULTS.md}; a full run keeps it. The usual options apply
+ * ({@code --trials}, {@code --pause-trials}, {@code --steady-seconds}; with
+ * {@code --quick}: 2 trials, 1 pause trial, a 10 s window, output under
+ * {@code target/quick}).
  *
- * <p>{@code --partitions} runs the partition benchmark instead ({@link PartitionBenchmark})
+ * <p>
+ * {@code --partitions} runs the partition benchmark instead ({@link PartitionBenchmark})
  * and replaces only its section of {@code RESULTS.md}: {@code --partition-counts
- * 12,120,1200,10000}, {@code --partition-settle N} (5 s), {@code --partition-warm-up N} (15 s),
- * {@code --partition-window N} (30 s); with {@code --quick}: 12 and 120, 5 s warm-up, 10 s
- * window, output under {@code target/quick}. The other runs keep its section.
+ * 12,120,1200,10000}, {@code --partition-settle N} (5 s), {@code --partition-warm-up N}
+ * (15 s), {@code --partition-window N} (30 s); with {@code --quick}: 12 and 120, 5 s
+ * warm-up, 10 s window, output under {@code target/quick}. The other runs keep its
+ * section.
  *
- * <p>{@code --load} runs the load comparison instead (issue #20; {@link LoadReport}): the
- * leader-mode systems ({@code --systems ours,shedlock,integration}) under the fault suite's
- * M2 load, and replaces only its section of {@code RESULTS.md}: {@code --load-baseline N}
- * (20 s of quiet first), {@code --load-seconds N} (60 s of load), {@code --load-tail N}
- * (20 s after it); with {@code --quick}: 10, 20 and 10 s, output under
- * {@code target/quick}. The other runs keep its section.
+ * <p>
+ * {@code --load} runs the load comparison instead (issue #20; {@link LoadReport}): the
+ * leader-mode systems ({@code --systems ours,shedlock,integration}) under the fault
+ * suite's M2 load, and replaces only its section of {@code RESULTS.md}:
+ * {@code --load-baseline N} (20 s of quiet first), {@code --load-seconds N} (60 s of
+ * load), {@code --load-tail N} (20 s after it); with {@code --quick}: 10, 20 and 10 s,
+ * output under {@code target/quick}. The other runs keep its section.
  *
- * <p>{@code --bridge} runs the migration bridge's check instead (issue #39;
- * {@link BridgeBenchmark}, {@link BridgeReport}): one node on ShedLock's own provider beside
- * one on this starter's with the bridge on ShedLock's table, then the same pair without the
- * bridge as the control, each for {@code --bridge-seconds N} (25 s), and replaces only its
- * section of {@code RESULTS.md}. The other runs keep its section.
+ * <p>
+ * {@code --bridge} runs the migration bridge's check instead (issue #39;
+ * {@link BridgeBenchmark}, {@link BridgeReport}): one node on ShedLock's own provider
+ * beside one on this starter's with the bridge on ShedLock's table, then the same pair
+ * without the bridge as the control, each for {@code --bridge-seconds N} (25 s), and
+ * replaces only its section of {@code RESULTS.md}. The other runs keep its section.
  */
 public final class BenchmarkRunner {
 
@@ -146,8 +155,8 @@ public final class BenchmarkRunner {
 		List<Double> loadAfter = Machine.loadAverages();
 		System.out.println("Load average after: " + loadAfter);
 		RunRecord run = new RunRecord(settings, options.getOrDefault("command", "bash benchmarks/run"), startedAt,
-				Duration.ofNanos(System.nanoTime() - started), waited, loadBefore, loadAfter, versions,
-				microbenchmarks, results);
+				Duration.ofNanos(System.nanoTime() - started), waited, loadBefore, loadAfter, versions, microbenchmarks,
+				results);
 		Files.createDirectories(output);
 		Files.writeString(output.resolve("results.svg"), Chart.svg(results, settings.lease().toMillis()),
 				StandardCharsets.UTF_8);
@@ -165,14 +174,15 @@ public final class BenchmarkRunner {
 	}
 
 	/**
-	 * The scale benchmark: every system at every size up to its limit, one point after the
-	 * other; then its section of {@code RESULTS.md} is replaced.
+	 * The scale benchmark: every system at every size up to its limit, one point after
+	 * the other; then its section of {@code RESULTS.md} is replaced.
 	 */
 	private static void scale(Map<String, String> options, RunSettings settings, List<SystemUnderTest> systems,
 			Path output, Instant startedAt, long started) throws Exception {
 		boolean quick = options.containsKey("quick");
 		List<Integer> sizes = new ArrayList<>();
-		for (String size : options.getOrDefault("scale-sizes", quick ? "1,10,100" : "1,10,100,1000,10000,100000").split(",")) {
+		for (String size : options.getOrDefault("scale-sizes", quick ? "1,10,100" : "1,10,100,1000,10000,100000")
+			.split(",")) {
 			sizes.add(Integer.parseInt(size.trim()));
 		}
 		Map<SystemUnderTest, Integer> limits = new LinkedHashMap<>();
@@ -180,26 +190,28 @@ public final class BenchmarkRunner {
 			String[] parts = limit.split("=");
 			limits.put(SystemUnderTest.valueOf(parts[0].trim().toUpperCase()), Integer.parseInt(parts[1].trim()));
 		}
-		Duration warmUp = Duration.ofSeconds(Long.parseLong(options.getOrDefault("scale-warm-up", quick ? "10" : "30")));
+		Duration warmUp = Duration
+			.ofSeconds(Long.parseLong(options.getOrDefault("scale-warm-up", quick ? "10" : "30")));
 		Duration window = Duration.ofSeconds(Long.parseLong(options.getOrDefault("scale-window", quick ? "20" : "60")));
 		List<Double> loadBefore = Machine.loadAverages();
 		List<ScaleBenchmark.Point> points = new ArrayList<>();
 		try (Database database = Database.prepare(settings)) {
-			ScaleBenchmark benchmark = new ScaleBenchmark(settings, database, output.resolve("target/scale-run"), warmUp,
-					window);
+			ScaleBenchmark benchmark = new ScaleBenchmark(settings, database, output.resolve("target/scale-run"),
+					warmUp, window);
 			for (SystemUnderTest system : systems) {
 				for (int size : sizes) {
 					Integer limit = limits.get(system);
-					points.add((limit != null && size > limit)
-							? ScaleBenchmark.notRun(system, size, "not run: above its limit of "
-									+ String.format(Locale.ROOT, "%,d", limit) + " (benchmarks/README.md says why)")
-							: benchmark.run(system, size));
+					points.add(
+							(limit != null && size > limit)
+									? ScaleBenchmark.notRun(system, size,
+											"not run: above its limit of " + String.format(Locale.ROOT, "%,d", limit)
+													+ " (benchmarks/README.md says why)")
+									: benchmark.run(system, size));
 				}
 			}
 		}
 		List<Double> loadAfter = Machine.loadAverages();
-		String section = ScaleReport.markdown(points, settings,
-				commandAt(options, "bash benchmarks/run --scale"),
+		String section = ScaleReport.markdown(points, settings, commandAt(options, "bash benchmarks/run --scale"),
 				startedAt, Duration.ofNanos(System.nanoTime() - started), warmUp, window,
 				loadBefore + " at the start, " + loadAfter + " at the end");
 		Files.createDirectories(output);
@@ -210,9 +222,9 @@ public final class BenchmarkRunner {
 	}
 
 	/**
-	 * The lock-mode comparison: the job under {@code @LeaderOnly}, {@code @ClusterLock} and
-	 * ShedLock's {@code @SchedulerLock}, each with the full set of measurements; then its
-	 * section of {@code RESULTS.md} is replaced.
+	 * The lock-mode comparison: the job under {@code @LeaderOnly}, {@code @ClusterLock}
+	 * and ShedLock's {@code @SchedulerLock}, each with the full set of measurements; then
+	 * its section of {@code RESULTS.md} is replaced.
 	 */
 	private static void locks(Map<String, String> options, RunSettings settings, Path output, Instant startedAt,
 			long started) throws Exception {
@@ -225,18 +237,19 @@ public final class BenchmarkRunner {
 		try (Database database = Database.prepare(settings)) {
 			for (SystemUnderTest system : systems) {
 				System.out.println("== " + system.label());
-				results.add(new SystemBenchmark(system, settings, database, output.resolve("target/locks-run/logs")).run());
+				results.add(
+						new SystemBenchmark(system, settings, database, output.resolve("target/locks-run/logs")).run());
 			}
 		}
 		List<Double> loadAfter = Machine.loadAverages();
-		String mode = options.containsKey("quick") ? "quick mode: " + settings.trials() + " trials per fault, "
-				+ settings.pauseTrials() + " pause trial(s), a " + settings.steadyState().toSeconds() + " s window"
+		String mode = options.containsKey("quick")
+				? "quick mode: " + settings.trials() + " trials per fault, " + settings.pauseTrials()
+						+ " pause trial(s), a " + settings.steadyState().toSeconds() + " s window"
 				: settings.trials() + " trials per fault, " + settings.pauseTrials() + " pause trials, a "
 						+ settings.steadyState().toSeconds() + " s window";
-		String section = LockReport.markdown(results, settings, mode,
-				commandAt(options, "bash benchmarks/run --locks"),
-				startedAt,
-				Duration.ofNanos(System.nanoTime() - started), loadBefore + " at the start, " + loadAfter + " at the end");
+		String section = LockReport.markdown(results, settings, mode, commandAt(options, "bash benchmarks/run --locks"),
+				startedAt, Duration.ofNanos(System.nanoTime() - started),
+				loadBefore + " at the start, " + loadAfter + " at the end");
 		writeSection(output, LockReport.MARKS, section, "lock-mode");
 	}
 
@@ -248,12 +261,15 @@ public final class BenchmarkRunner {
 			long started) throws Exception {
 		boolean quick = options.containsKey("quick");
 		List<Integer> counts = new ArrayList<>();
-		for (String count : options.getOrDefault("partition-counts", quick ? "12,120" : "12,120,1200,10000").split(",")) {
+		for (String count : options.getOrDefault("partition-counts", quick ? "12,120" : "12,120,1200,10000")
+			.split(",")) {
 			counts.add(Integer.parseInt(count.trim()));
 		}
 		Duration settleTime = Duration.ofSeconds(Long.parseLong(options.getOrDefault("partition-settle", "5")));
-		Duration warmUp = Duration.ofSeconds(Long.parseLong(options.getOrDefault("partition-warm-up", quick ? "5" : "15")));
-		Duration window = Duration.ofSeconds(Long.parseLong(options.getOrDefault("partition-window", quick ? "10" : "30")));
+		Duration warmUp = Duration
+			.ofSeconds(Long.parseLong(options.getOrDefault("partition-warm-up", quick ? "5" : "15")));
+		Duration window = Duration
+			.ofSeconds(Long.parseLong(options.getOrDefault("partition-window", quick ? "10" : "30")));
 		List<Double> loadBefore = Machine.loadAverages();
 		List<PartitionBenchmark.Point> points = new ArrayList<>();
 		try (Database database = Database.prepare(settings)) {
@@ -265,21 +281,22 @@ public final class BenchmarkRunner {
 		}
 		List<Double> loadAfter = Machine.loadAverages();
 		String section = PartitionReport.markdown(points, settings,
-				commandAt(options, "bash benchmarks/run --partitions"),
-				startedAt, Duration.ofNanos(System.nanoTime() - started), settleTime, warmUp, window,
+				commandAt(options, "bash benchmarks/run --partitions"), startedAt,
+				Duration.ofNanos(System.nanoTime() - started), settleTime, warmUp, window,
 				loadBefore + " at the start, " + loadAfter + " at the end");
 		writeSection(output, PartitionReport.MARKS, section, "partition");
 	}
 
 	/**
-	 * The load benchmark: the leader-mode systems under the fault suite's M2 load, one after
-	 * the other ({@link SystemBenchmark#runUnderLoad}); then its section of
+	 * The load benchmark: the leader-mode systems under the fault suite's M2 load, one
+	 * after the other ({@link SystemBenchmark#runUnderLoad}); then its section of
 	 * {@code RESULTS.md} is replaced.
 	 */
 	private static void load(Map<String, String> options, RunSettings settings, List<SystemUnderTest> systems,
 			Path output, Instant startedAt, long started) throws Exception {
 		boolean quick = options.containsKey("quick");
-		Duration baseline = Duration.ofSeconds(Long.parseLong(options.getOrDefault("load-baseline", quick ? "10" : "20")));
+		Duration baseline = Duration
+			.ofSeconds(Long.parseLong(options.getOrDefault("load-baseline", quick ? "10" : "20")));
 		Duration load = Duration.ofSeconds(Long.parseLong(options.getOrDefault("load-seconds", quick ? "20" : "60")));
 		Duration tail = Duration.ofSeconds(Long.parseLong(options.getOrDefault("load-tail", quick ? "10" : "20")));
 		List<Double> loadBefore = Machine.loadAverages();
@@ -287,22 +304,22 @@ public final class BenchmarkRunner {
 		try (Database database = Database.prepare(settings)) {
 			for (SystemUnderTest system : systems) {
 				System.out.println("== " + system.label());
-				outcomes.add(new SystemBenchmark(system, settings, database, output.resolve("target/load-run/logs"), true)
-					.runUnderLoad(baseline, load, tail));
+				outcomes
+					.add(new SystemBenchmark(system, settings, database, output.resolve("target/load-run/logs"), true)
+						.runUnderLoad(baseline, load, tail));
 			}
 		}
 		List<Double> loadAfter = Machine.loadAverages();
-		String section = LoadReport.markdown(outcomes, settings,
-				commandAt(options, "bash benchmarks/run --load"),
+		String section = LoadReport.markdown(outcomes, settings, commandAt(options, "bash benchmarks/run --load"),
 				startedAt, Duration.ofNanos(System.nanoTime() - started),
 				loadBefore + " at the start, " + loadAfter + " at the end");
 		writeSection(output, LoadReport.MARKS, section, "load");
 	}
 
 	/**
-	 * The migration bridge's check (issue #39): ShedLock's provider beside this starter's,
-	 * with the bridge and then without it; then its section of {@code RESULTS.md} is
-	 * replaced.
+	 * The migration bridge's check (issue #39): ShedLock's provider beside this
+	 * starter's, with the bridge and then without it; then its section of
+	 * {@code RESULTS.md} is replaced.
 	 */
 	private static void bridge(Map<String, String> options, RunSettings settings, Path output, Instant startedAt,
 			long started) throws Exception {
@@ -310,8 +327,8 @@ public final class BenchmarkRunner {
 		List<Double> loadBefore = Machine.loadAverages();
 		List<BridgeBenchmark.Outcome> outcomes = new ArrayList<>();
 		try (Database database = Database.prepare(settings)) {
-			BridgeBenchmark benchmark = new BridgeBenchmark(settings, database, output.resolve("target/bridge-run/logs"),
-					window);
+			BridgeBenchmark benchmark = new BridgeBenchmark(settings, database,
+					output.resolve("target/bridge-run/logs"), window);
 			outcomes.add(benchmark.run(true));
 			outcomes.add(benchmark.run(false));
 		}
@@ -337,8 +354,7 @@ public final class BenchmarkRunner {
 	/**
 	 * Replace one section of {@code RESULTS.md} (or add it), keeping the rest.
 	 */
-	private static void writeSection(Path output, MarkedSection marks, String section, String name)
-			throws IOException {
+	private static void writeSection(Path output, MarkedSection marks, String section, String name) throws IOException {
 		Files.createDirectories(output);
 		Path report = output.resolve("RESULTS.md");
 		String previous = Files.exists(report) ? Files.readString(report, StandardCharsets.UTF_8) : "";
@@ -354,8 +370,8 @@ public final class BenchmarkRunner {
 				throw new IllegalArgumentException("Unexpected argument '" + args[i] + "'");
 			}
 			String name = args[i].substring(2);
-			if (List.of("quick", "skip-jmh", "no-wait", "scale", "locks", "partitions", "load",
-					"bridge").contains(name)) {
+			if (List.of("quick", "skip-jmh", "no-wait", "scale", "locks", "partitions", "load", "bridge")
+				.contains(name)) {
 				options.put(name, "true");
 			}
 			else if (i + 1 < args.length) {
@@ -371,8 +387,7 @@ public final class BenchmarkRunner {
 	/**
 	 * The versions that ran, read from the classpaths the applications ran with.
 	 */
-	private static Map<String, String> versions(Path benchmarks, Database database, String revision)
-			throws Exception {
+	private static Map<String, String> versions(Path benchmarks, Database database, String revision) throws Exception {
 		String ours = Files.readString(benchmarks.resolve("app-ours/target/classpath.txt"));
 		String shedLock = Files.readString(benchmarks.resolve("app-shedlock/target/classpath.txt"));
 		String integration = Files.readString(benchmarks.resolve("app-integration/target/classpath.txt"));
@@ -382,15 +397,17 @@ public final class BenchmarkRunner {
 				+ ((revision != null) ? " (commit " + revision + ")" : ""));
 		versions.put("Java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
 		versions.put("MariaDB", database.version());
-		versions.put("Spring Boot (every application)", jarVersion(ours, "spring-boot").orElse("?") + ", Spring Framework "
-				+ jarVersion(ours, "spring-core").orElse("?"));
-		versions.put("ShedLock", "shedlock-spring " + jarVersion(shedLock, "shedlock-spring").orElse("?")
-				+ ", shedlock-provider-jdbc-template " + jarVersion(shedLock, "shedlock-provider-jdbc-template").orElse("?")
-				+ " on Spring Boot " + jarVersion(shedLock, "spring-boot").orElse("?"));
-		versions.put("Spring Integration", "spring-integration-jdbc "
-				+ jarVersion(integration, "spring-integration-jdbc").orElse("?") + " on Spring Boot "
-				+ jarVersion(integration, "spring-boot").orElse("?") + " (Boot manages "
-				+ "7.1.1, which Maven Central does not serve here; 7.0.5 is the newest release that resolves)");
+		versions.put("Spring Boot (every application)", jarVersion(ours, "spring-boot").orElse("?")
+				+ ", Spring Framework " + jarVersion(ours, "spring-core").orElse("?"));
+		versions.put("ShedLock",
+				"shedlock-spring " + jarVersion(shedLock, "shedlock-spring").orElse("?")
+						+ ", shedlock-provider-jdbc-template "
+						+ jarVersion(shedLock, "shedlock-provider-jdbc-template").orElse("?") + " on Spring Boot "
+						+ jarVersion(shedLock, "spring-boot").orElse("?"));
+		versions.put("Spring Integration",
+				"spring-integration-jdbc " + jarVersion(integration, "spring-integration-jdbc").orElse("?")
+						+ " on Spring Boot " + jarVersion(integration, "spring-boot").orElse("?") + " (Boot manages "
+						+ "7.1.1, which Maven Central does not serve here; 7.0.5 is the newest release that resolves)");
 		versions.put("JDBC driver", "MySQL Connector/J " + jarVersion(ours, "mysql-connector-j").orElse("?")
 				+ ", HikariCP " + jarVersion(ours, "HikariCP").orElse("?"));
 		versions.put("JMH", jarVersion(jmh, "jmh-core").orElse("?"));

@@ -5,9 +5,10 @@ import java.util.List;
 import io.github.dbleader.benchmarks.harness.BridgeBenchmark.Outcome;
 
 /**
- * Writes the bridge section of {@code RESULTS.md} ({@code --bridge}, issue #39): ShedLock's
- * own provider beside this starter's, with the migration bridge and without it. The section
- * sits between markers, so that a bridge run replaces only it and the other runs keep it.
+ * Writes the bridge section of {@code RESULTS.md} ({@code --bridge}, issue #39):
+ * ShedLock's own provider beside this starter's, with the migration bridge and without
+ * it. The section sits between markers, so that a bridge run replaces only it and the
+ * other runs keep it.
  */
 final class BridgeReport {
 
@@ -51,8 +52,8 @@ final class BridgeReport {
 				(o) -> o.shedLockRuns() + " / " + o.providerRuns());
 		out.row("triggers that ran", (o) -> String.valueOf(o.triggers()));
 		out.row("triggers that ran on both nodes", (o) -> String.valueOf(o.doubleRunTriggers()));
-		out.row("overlapping runs", (o) -> o.overlaps()
-				+ ((o.overlaps() > 0) ? " (longest " + o.longestOverlapMillis() + " ms)" : ""));
+		out.row("overlapping runs",
+				(o) -> o.overlaps() + ((o.overlaps() > 0) ? " (longest " + o.longestOverlapMillis() + " ms)" : ""));
 		out.row("runs of this starter's node whose fenced record was refused (not counted above)",
 				(o) -> String.valueOf(o.notRecorded()));
 		out.line();

@@ -37,8 +37,9 @@ final class Chart {
 		List<String> body = new ArrayList<>();
 		int y = 20;
 		body.add(text(20, y + 10, "Failover: time from the fault to the first job run on another node", "bold", 14));
-		body.add(text(20, y + 28, "each dot one trial (a ring: the node was in the middle of a run); bar: median;"
-				+ " tick: p95", "normal", 12));
+		body.add(text(20, y + 28,
+				"each dot one trial (a ring: the node was in the middle of a run); bar: median;" + " tick: p95",
+				"normal", 12));
 		y += 46;
 		long maxMillis = leaseMillis * 2;
 		for (SystemResults result : results) {
@@ -61,9 +62,9 @@ final class Chart {
 				String colour = COLOURS[result.system().ordinal() % COLOURS.length];
 				body.add(text(20, y + 17, result.system().label() + ", " + kind.label(), "normal", 12));
 				int middle = y + ROW_HEIGHT / 2;
-				body.add(String.format(Locale.ROOT,
-						"<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#eeeeee\"/>", LABEL_WIDTH, middle,
-						LABEL_WIDTH + PLOT_WIDTH, middle));
+				body.add(
+						String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#eeeeee\"/>",
+								LABEL_WIDTH, middle, LABEL_WIDTH + PLOT_WIDTH, middle));
 				Distribution distribution = times.get();
 				if (!distribution.isEmpty()) {
 					double median = x(distribution.median(), scaleMillis);
@@ -94,8 +95,8 @@ final class Chart {
 		}
 		double lease = x(leaseMillis, scaleMillis);
 		body.add(String.format(Locale.ROOT,
-				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c92a2a\" stroke-dasharray=\"4 3\"/>", lease,
-				axisTop - 4, lease, y));
+				"<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c92a2a\" stroke-dasharray=\"4 3\"/>",
+				lease, axisTop - 4, lease, y));
 		body.add(text(lease + 4, axisTop + 2, "lease " + leaseMillis / 1000.0 + " s", "normal", 11));
 		y += 40;
 		body.add(text(20, y, "Database cost in steady state: statements per second per node (MariaDB USER_STATISTICS)",
@@ -110,8 +111,8 @@ final class Chart {
 		for (int index = 0; index < results.size(); index++) {
 			SystemResults result = results.get(index);
 			String colour = COLOURS[result.system().ordinal() % COLOURS.length];
-			y = bar(body, y, result.system().label() + ", node with the most runs", result.steadyState().runnerPerSecond(),
-					scaleRate, colour, 1.0);
+			y = bar(body, y, result.system().label() + ", node with the most runs",
+					result.steadyState().runnerPerSecond(), scaleRate, colour, 1.0);
 			y = bar(body, y, result.system().label() + ", each other node", result.steadyState().otherPerSecond(),
 					scaleRate, colour, 0.5);
 			y += 6;
@@ -143,8 +144,8 @@ final class Chart {
 	}
 
 	private static String text(double x, int y, String content, String weight, int size) {
-		return String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"%d\" font-weight=\"%s\">%s</text>", x, y,
-				size, weight, content.replace("&", "&amp;").replace("<", "&lt;"));
+		return String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"%d\" font-weight=\"%s\">%s</text>", x,
+				y, size, weight, content.replace("&", "&amp;").replace("<", "&lt;"));
 	}
 
 }

@@ -71,8 +71,8 @@ final class Database implements AutoCloseable {
 	}
 
 	/**
-	 * The database user of a node slot: every process started in that slot connects as it,
-	 * so the server counts its statements apart from every other's.
+	 * The database user of a node slot: every process started in that slot connects as
+	 * it, so the server counts its statements apart from every other's.
 	 * @param slot 1-based slot
 	 * @return the user name
 	 */
@@ -80,17 +80,23 @@ final class Database implements AutoCloseable {
 		return USER_PREFIX + slot;
 	}
 
-	/** @return the JDBC URL the applications connect to */
+	/**
+	 * @return the JDBC URL the applications connect to
+	 */
 	String applicationUrl() {
 		return this.serverUrl + "/" + NAME;
 	}
 
-	/** @return the server's version string */
+	/**
+	 * @return the server's version string
+	 */
 	synchronized String version() throws SQLException {
 		return queryString("SELECT VERSION()");
 	}
 
-	/** @return the database clock in epoch milliseconds */
+	/**
+	 * @return the database clock in epoch milliseconds
+	 */
 	synchronized long now() throws SQLException {
 		try (Statement statement = this.connection.createStatement();
 				ResultSet result = statement.executeQuery("SELECT " + NOW_MILLIS)) {
@@ -158,10 +164,10 @@ final class Database implements AutoCloseable {
 	}
 
 	/**
-	 * Who holds each election, role or lock of a system now, as the scale benchmark compares
-	 * them: this starter's live leases (holder, term, acquired at) and Spring Integration's
-	 * lock rows (client id, its time of acquisition as the term; a row stays until another
-	 * client takes it over, which sets that time anew). ShedLock has
+	 * Who holds each election, role or lock of a system now, as the scale benchmark
+	 * compares them: this starter's live leases (holder, term, acquired at) and Spring
+	 * Integration's lock rows (client id, its time of acquisition as the term; a row
+	 * stays until another client takes it over, which sets that time anew). ShedLock has
 	 * no holder between its runs: empty.
 	 * @param system the system
 	 * @return holders by election, role or lock key
@@ -170,12 +176,14 @@ final class Database implements AutoCloseable {
 		String sql = switch (system) {
 			// An election lives on its holder's session too (the node row that names the
 			// instance that acquired it); a lock only on its own expiry.
-			case OURS, OURS_LOCK, OURS_LONG, SHEDLOCK_PROVIDER -> "SELECT l.election_name, l.leader_id, l.term, l.acquired_at"
-					+ " FROM leader_election_lease l LEFT JOIN leader_election_lease_nodes n ON n.node_id = l.leader_id"
-					+ " AND n.instance_id = l.leader_instance WHERE l.leader_id IS NOT NULL AND (l.expires_at > "
-					+ NOW_MILLIS + " OR n.expires_at > " + NOW_MILLIS + ")";
-			case INTEGRATION -> "SELECT LOCK_KEY, CLIENT_ID, TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', CREATED_DATE),"
-					+ " 0 FROM INT_LOCK";
+			case OURS, OURS_LOCK, OURS_LONG, SHEDLOCK_PROVIDER ->
+				"SELECT l.election_name, l.leader_id, l.term, l.acquired_at"
+						+ " FROM leader_election_lease l LEFT JOIN leader_election_lease_nodes n ON n.node_id = l.leader_id"
+						+ " AND n.instance_id = l.leader_instance WHERE l.leader_id IS NOT NULL AND (l.expires_at > "
+						+ NOW_MILLIS + " OR n.expires_at > " + NOW_MILLIS + ")";
+			case INTEGRATION ->
+				"SELECT LOCK_KEY, CLIENT_ID, TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', CREATED_DATE),"
+						+ " 0 FROM INT_LOCK";
 			case SHEDLOCK, SHEDLOCK_LONG -> null;
 		};
 		Map<String, Holder> holders = new HashMap<>();
@@ -207,8 +215,8 @@ final class Database implements AutoCloseable {
 	@Override
 	public synchronized void close() throws SQLException {
 		try (Statement statement = this.connection.createStatement()) {
-			statement.execute("SET GLOBAL userstat = " + ("1".equals(this.userstatBefore)
-					|| "ON".equalsIgnoreCase(this.userstatBefore) ? "ON" : "OFF"));
+			statement.execute("SET GLOBAL userstat = "
+					+ ("1".equals(this.userstatBefore) || "ON".equalsIgnoreCase(this.userstatBefore) ? "ON" : "OFF"));
 		}
 		finally {
 			this.connection.close();
@@ -221,7 +229,8 @@ final class Database implements AutoCloseable {
 	 * @param holder node id (this starter) or client id (Spring Integration)
 	 * @param term the lease's term (this starter), the lock's acquisition time in
 	 * microseconds (Spring Integration)
-	 * @param acquiredAt when the holder took it, database clock (this starter; 0 otherwise)
+	 * @param acquiredAt when the holder took it, database clock (this starter; 0
+	 * otherwise)
 	 */
 	record Holder(String holder, long term, long acquiredAt) {
 

@@ -16,8 +16,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * two long transactions that keep the rows of a 5,000-row table locked and rewrite them
  * every 500 ms (holding the purge of old row versions back), and two sessions that run
  * CPU-heavy {@code SELECT BENCHMARK(2000000, SHA2(RAND(), 256))} queries without pause,
- * from {@link #start} to {@link #close}. The applications' pools are held by their own hook
- * ({@link Node#holdPool}).
+ * from {@link #start} to {@link #close}. The applications' pools are held by their own
+ * hook ({@link Node#holdPool}).
  */
 final class DatabaseLoad implements AutoCloseable {
 
@@ -60,7 +60,9 @@ final class DatabaseLoad implements AutoCloseable {
 		return load;
 	}
 
-	/** @return the CPU-heavy queries completed so far */
+	/**
+	 * @return the CPU-heavy queries completed so far
+	 */
 	long heavyQueries() {
 		return this.heavyQueries.get();
 	}
@@ -70,7 +72,10 @@ final class DatabaseLoad implements AutoCloseable {
 				this.settings.adminPassword());
 	}
 
-	/** A transaction that keeps half of the load table's rows locked, and rewrites them, for the whole load. */
+	/**
+	 * A transaction that keeps half of the load table's rows locked, and rewrites them,
+	 * for the whole load.
+	 */
 	private void longTransaction(int half) {
 		try (Connection connection = connect(); Statement statement = connection.createStatement()) {
 			connection.setAutoCommit(false);

@@ -44,8 +44,8 @@ record Distribution(List<Long> sorted) {
 	}
 
 	/**
-	 * The nearest-rank percentile: the smallest value with at least {@code p} percent of the
-	 * values at or below it.
+	 * The nearest-rank percentile: the smallest value with at least {@code p} percent of
+	 * the values at or below it.
 	 * @param p percent, 0 to 100
 	 * @return the value
 	 */

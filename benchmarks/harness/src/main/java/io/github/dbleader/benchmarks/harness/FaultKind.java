@@ -11,7 +11,10 @@ enum FaultKind {
 	/** SIGTERM of the node: a graceful shutdown. */
 	TERM("SIGTERM"),
 
-	/** An operator's forced hand-over to a named node ({@code POST /actuator/leader/default}). */
+	/**
+	 * An operator's forced hand-over to a named node
+	 * ({@code POST /actuator/leader/default}).
+	 */
 	FORCED("forced hand-over");
 
 	private final String label;

@@ -8,8 +8,8 @@ import io.github.dbleader.benchmarks.harness.Database.Holder;
 /**
  * Polls who holds a system's leadership every 200 ms on a thread of its own
  * ({@link Database#holders}): counts the changes of holder (another node, or another term
- * of the same node). ShedLock has no standing holder:
- * nothing is polled and the changes are {@code -1}.
+ * of the same node). ShedLock has no standing holder: nothing is polled and the changes
+ * are {@code -1}.
  */
 final class HolderWatch {
 
@@ -53,7 +53,9 @@ final class HolderWatch {
 		}
 	}
 
-	/** @return changes of holder seen, or -1 for a system without a standing holder */
+	/**
+	 * @return changes of holder seen, or -1 for a system without a standing holder
+	 */
 	int changes() {
 		return hasHolder() ? this.changes : -1;
 	}
@@ -68,8 +70,8 @@ final class HolderWatch {
 				long started = System.nanoTime();
 				Map<String, Holder> holders = this.database.holders(this.system);
 				for (Holder holder : holders.values()) {
-					if (this.last != null && (!this.last.holder().equals(holder.holder())
-							|| this.last.term() != holder.term())) {
+					if (this.last != null
+							&& (!this.last.holder().equals(holder.holder()) || this.last.term() != holder.term())) {
 						this.changes++;
 					}
 					this.last = holder;

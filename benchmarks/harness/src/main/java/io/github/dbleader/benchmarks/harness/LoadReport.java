@@ -5,9 +5,10 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Writes the load section of {@code RESULTS.md} ({@code --load}, issue #20): the leader-mode
- * systems under a minute of the fault suite's M2 load, side by side. The section sits
- * between markers, so that a load run replaces only it and the other runs keep it.
+ * Writes the load section of {@code RESULTS.md} ({@code --load}, issue #20): the
+ * leader-mode systems under a minute of the fault suite's M2 load, side by side. The
+ * section sits between markers, so that a load run replaces only it and the other runs
+ * keep it.
  */
 final class LoadReport {
 
@@ -39,7 +40,8 @@ final class LoadReport {
 		this.out.line(MARKS.begin());
 		this.out.line("## Under database load: leader changes");
 		this.out.line();
-		this.out.line(MarkdownSection.measured(startedAt, "`" + command + "`", runtime, load) + " Three processes per system on the same MariaDB, each"
+		this.out.line(MarkdownSection.measured(startedAt, "`" + command + "`", runtime, load)
+				+ " Three processes per system on the same MariaDB, each"
 				+ " in leader mode with the settings of the main table (lease " + settings.lease().toMillis()
 				+ " ms, renew interval " + settings.renewInterval().toMillis() + " ms, the job every "
 				+ settings.jobInterval().toMillis() + " ms, " + settings.jobDuration().toMillis() + " ms of work), but"

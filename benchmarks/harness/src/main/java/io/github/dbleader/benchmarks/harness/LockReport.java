@@ -8,8 +8,8 @@ import io.github.dbleader.benchmarks.harness.SystemResults.PauseOutcome;
 import io.github.dbleader.benchmarks.harness.SystemResults.SteadyState;
 
 /**
- * Writes the lock-mode section of {@code RESULTS.md} ({@code --locks}): the same job under
- * this starter's {@code @LeaderOnly}, its {@code @ClusterLock} and ShedLock's
+ * Writes the lock-mode section of {@code RESULTS.md} ({@code --locks}): the same job
+ * under this starter's {@code @LeaderOnly}, its {@code @ClusterLock} and ShedLock's
  * {@code @SchedulerLock}, side by side. The section sits between markers, so that a lock
  * run replaces only it and the other runs keep it.
  */
@@ -42,24 +42,29 @@ final class LockReport {
 	private String render(List<SystemResults> results, RunSettings settings, String mode, String command,
 			Instant startedAt, Duration runtime, String load) {
 		this.out.line(MARKS.begin());
-		this.out.line("## Leader or lock: one job, three ways, ShedLock's annotations on this starter, and the long run");
+		this.out
+			.line("## Leader or lock: one job, three ways, ShedLock's annotations on this starter, and the long run");
 		this.out.line();
 		this.out.line(MarkdownSection.measured(startedAt, "`" + command + "` (" + mode + ")", runtime, load)
 				+ " Three processes per system on"
 				+ " the same MariaDB. The job records each run (node, term, start and end on the database clock) and works "
-				+ settings.jobDuration().toMillis() + " ms. `@ClusterLock` and ShedLock's `@SchedulerLock` run it on the"
-				+ " same cron (`" + settings.shedLockCron() + "`, every node's scheduler fires at the same second, the node"
-				+ " that takes the lock runs it), with atMostFor = " + settings.lease().toMillis() + " ms and atLeastFor = "
-				+ settings.lockAtLeastFor().toMillis() + " ms, the lock released after the run; `@LeaderOnly` runs it every "
+				+ settings.jobDuration().toMillis()
+				+ " ms. `@ClusterLock` and ShedLock's `@SchedulerLock` run it on the" + " same cron (`"
+				+ settings.shedLockCron() + "`, every node's scheduler fires at the same second, the node"
+				+ " that takes the lock runs it), with atMostFor = " + settings.lease().toMillis()
+				+ " ms and atLeastFor = " + settings.lockAtLeastFor().toMillis()
+				+ " ms, the lock released after the run; `@LeaderOnly` runs it every "
 				+ settings.jobInterval().toMillis() + " ms on the leader (lease " + settings.lease().toMillis()
-				+ " ms, renew interval " + settings.renewInterval().toMillis() + " ms). This starter records the run in a"
+				+ " ms, renew interval " + settings.renewInterval().toMillis()
+				+ " ms). This starter records the run in a"
 				+ " fenced transaction (of the election, or of the lock); ShedLock has no fencing. The statements are"
 				+ " MariaDB's counters of each node's database user (`USER_STATISTICS`), all of a node's statements: for"
 				+ " this starter in leader mode the election's heartbeat too (the `default` election); in lock mode the"
 				+ " nodes join no election (`leader-election.elections=` empty), so their heartbeat sends nothing.");
 		this.out.line();
 		if (results.stream().anyMatch((r) -> r.system() == SystemUnderTest.SHEDLOCK_PROVIDER)) {
-			this.out.line("The column \"" + SystemUnderTest.SHEDLOCK_PROVIDER.label() + "\" (issue #21) is ShedLock's column with"
+			this.out.line("The column \"" + SystemUnderTest.SHEDLOCK_PROVIDER.label()
+					+ "\" (issue #21) is ShedLock's column with"
 					+ " ShedLock's annotations unchanged (`@EnableSchedulerLock`, `@SchedulerLock`, no `@ClusterLock`) and"
 					+ " no `LockProvider` bean of the application's: `leader-election-shedlock` auto-configures its provider"
 					+ " over this starter's cluster locks, and the job records each run (with its term) in"
@@ -69,8 +74,9 @@ final class LockReport {
 		if (results.stream().anyMatch((r) -> r.system().longRun())) {
 			this.out.line("The long-run columns (issue #21) run the same cron job, but each run works "
 					+ SystemUnderTest.OURS_LONG.jobDuration(settings).toMillis() + " ms, three times atMostFor ("
-					+ settings.lease().toMillis() + " ms), so its lock must be kept alive: this starter's `@ClusterLock`"
-					+ " with `maxFor = " + settings.lockMaxFor().toMillis() + " ms` (the node's lock keeper extends every"
+					+ settings.lease().toMillis()
+					+ " ms), so its lock must be kept alive: this starter's `@ClusterLock`" + " with `maxFor = "
+					+ settings.lockMaxFor().toMillis() + " ms` (the node's lock keeper extends every"
 					+ " kept lock by a lease each renew interval, in one statement), the run recorded at the end of its work"
 					+ " in a transaction fenced by the lock; ShedLock's `KeepAliveLockProvider` around the same JDBC provider"
 					+ " (it extends the lock by lockAtMostFor every half lockAtMostFor), the run recorded without a fence."
@@ -95,41 +101,45 @@ final class LockReport {
 		if (leaderMode != null) {
 			double heartbeat = 3 * leaderMode.steadyState().otherPerSecond()
 					+ 1000.0 / settings.renewInterval().toMillis();
-			this.out.row("statements per run less the election's heartbeat (" + MarkdownSection.format("%.1f", heartbeat)
-					+ " per second for the three nodes in leader mode: the @LeaderOnly followers' rate, and the"
-					+ " leader's renewal; none in lock mode or for ShedLock)",
+			this.out.row(
+					"statements per run less the election's heartbeat (" + MarkdownSection.format("%.1f", heartbeat)
+							+ " per second for the three nodes in leader mode: the @LeaderOnly followers' rate, and the"
+							+ " leader's renewal; none in lock mode or for ShedLock)",
 					(r) -> perRunWithout(r, (r.system() == SystemUnderTest.OURS) ? heartbeat : 0));
 		}
-		this.out.row("statements per node per second (mean of 3)",
-				(r) -> MarkdownSection.format("%.1f", r.steadyState().totalStatements() / r.steadyState().seconds() / 3));
+		this.out.row("statements per node per second (mean of 3)", (r) -> MarkdownSection.format("%.1f",
+				r.steadyState().totalStatements() / r.steadyState().seconds() / 3));
 		this.out.row("runs of two nodes at once (window and failover trials)",
 				(r) -> r.overlapsDuringFailoverTrials().size() + " of " + r.runsDuringFailoverTrials() + " runs");
 		for (FaultKind kind : List.of(FaultKind.KILL, FaultKind.TERM)) {
 			this.out.row(kind.label() + " of the node that ran the latest run: first run elsewhere, median (min-max)",
 					(r) -> recovery(r, kind));
 		}
-		this.out.row("pause of " + settings.pause().toMillis() + " ms (2 x atMostFor) right after a run started: the"
-				+ " frozen run committed after another node's run had started",
+		this.out.row(
+				"pause of " + settings.pause().toMillis() + " ms (2 x atMostFor) right after a run started: the"
+						+ " frozen run committed after another node's run had started",
 				(r) -> r.pauses().stream().filter(PauseOutcome::staleWrite).count() + " of " + r.pauses().size());
-		this.out.row("... frozen run committed at all", (r) -> r.pauses().stream()
-			.filter(PauseOutcome::frozenRunCommitted)
-			.count() + " of " + r.pauses().size());
-		this.out.row("... first run of another node after the freeze", (r) -> String.join(", ", r.pauses()
-			.stream()
-			.map((pause) -> (pause.takeoverMillis() >= 0) ? seconds(pause.takeoverMillis()) : "none")
-			.toList()));
+		this.out.row("... frozen run committed at all",
+				(r) -> r.pauses().stream().filter(PauseOutcome::frozenRunCommitted).count() + " of "
+						+ r.pauses().size());
+		this.out
+			.row("... first run of another node after the freeze",
+					(r) -> String.join(", ", r.pauses()
+						.stream()
+						.map((pause) -> (pause.takeoverMillis() >= 0) ? seconds(pause.takeoverMillis()) : "none")
+						.toList()));
 		this.out.line();
 		this.out.line(MARKS.end());
 		return this.out.text();
 	}
-
 
 	private static String perRunWithout(SystemResults result, double perSecond) {
 		SteadyState steady = result.steadyState();
 		if (steady.runs() == 0) {
 			return "–";
 		}
-		return MarkdownSection.format("%.1f", (steady.totalStatements() - perSecond * steady.seconds()) / steady.runs());
+		return MarkdownSection.format("%.1f",
+				(steady.totalStatements() - perSecond * steady.seconds()) / steady.runs());
 	}
 
 	private static String runsPerNode(SteadyState steady) {

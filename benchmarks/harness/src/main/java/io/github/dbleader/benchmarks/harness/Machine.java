@@ -15,12 +15,16 @@ final class Machine {
 	private Machine() {
 	}
 
-	/** @return available processors, as {@code nproc} says */
+	/**
+	 * @return available processors, as {@code nproc} says
+	 */
 	static int processors() {
 		return Runtime.getRuntime().availableProcessors();
 	}
 
-	/** @return the first {@code model name} of {@code /proc/cpuinfo} */
+	/**
+	 * @return the first {@code model name} of {@code /proc/cpuinfo}
+	 */
 	static String cpuModel() {
 		try {
 			return Files.readAllLines(Path.of("/proc/cpuinfo"))
@@ -35,7 +39,9 @@ final class Machine {
 		}
 	}
 
-	/** @return total memory from {@code /proc/meminfo} */
+	/**
+	 * @return total memory from {@code /proc/meminfo}
+	 */
 	static String memory() {
 		try {
 			return Files.readAllLines(Path.of("/proc/meminfo"))
@@ -50,7 +56,9 @@ final class Machine {
 		}
 	}
 
-	/** @return the 1, 5 and 15 minute load averages from {@code /proc/loadavg} */
+	/**
+	 * @return the 1, 5 and 15 minute load averages from {@code /proc/loadavg}
+	 */
 	static List<Double> loadAverages() {
 		try {
 			String[] fields = Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+");
@@ -72,7 +80,8 @@ final class Machine {
 		while (loadAverages().get(0) >= threshold) {
 			Duration waited = Duration.ofNanos(System.nanoTime() - start);
 			if (waited.compareTo(atMost) >= 0) {
-				System.out.println("The machine did not get quiet within " + atMost.toMinutes() + " min; running anyway");
+				System.out
+					.println("The machine did not get quiet within " + atMost.toMinutes() + " min; running anyway");
 				return waited;
 			}
 			System.out.println("Load " + loadAverages() + ": waiting for the 1-minute load to fall below " + threshold);

@@ -9,8 +9,8 @@ import java.util.Locale;
 import java.util.function.Function;
 
 /**
- * The Markdown of a report section: lines of text, and a table with a column per result and
- * a row per measurement.
+ * The Markdown of a report section: lines of text, and a table with a column per result
+ * and a row per measurement.
  *
  * @param <T> the type of a column's result
  */
@@ -63,16 +63,19 @@ final class MarkdownSection<T> {
 		line(row.toString());
 	}
 
-	/** @return the text so far */
+	/**
+	 * @return the text so far
+	 */
 	String text() {
 		return this.out.toString();
 	}
 
 	/**
-	 * The opening words of a section that one run of the harness measured: when, with which
-	 * command, how long it took and how busy the machine was.
+	 * The opening words of a section that one run of the harness measured: when, with
+	 * which command, how long it took and how busy the machine was.
 	 * @param startedAt when the run started
-	 * @param command how the run was started, and at which commit, with any note to follow it
+	 * @param command how the run was started, and at which commit, with any note to
+	 * follow it
 	 * @param runtime how long it took
 	 * @param load the load averages around the run
 	 * @return the sentence, ending with a full stop

@@ -16,7 +16,10 @@ import java.util.Map;
  */
 final class Microbenchmarks {
 
-	/** JMH's options: one fork, three warm-up and five measurement iterations of one second. */
+	/**
+	 * JMH's options: one fork, three warm-up and five measurement iterations of one
+	 * second.
+	 */
 	static final List<String> JMH_OPTIONS = List.of("-f", "1", "-wi", "3", "-w", "1s", "-i", "5", "-r", "1s");
 
 	private Microbenchmarks() {
@@ -40,8 +43,7 @@ final class Microbenchmarks {
 		List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-cp",
 				classpath, "org.openjdk.jmh.Main"));
 		command.addAll(JMH_OPTIONS);
-		command.addAll(List.of("-rf", "csv", "-rff", csv.toString(), "-jvmArgsAppend",
-				"-Dbench.jmh.report=" + calls));
+		command.addAll(List.of("-rf", "csv", "-rff", csv.toString(), "-jvmArgsAppend", "-Dbench.jmh.report=" + calls));
 		Process jmh = new ProcessBuilder(command).inheritIO().start();
 		if (jmh.waitFor() != 0) {
 			throw new IllegalStateException("JMH failed with exit code " + jmh.exitValue());
@@ -56,9 +58,9 @@ final class Microbenchmarks {
 			String[] fields = line.replace("\"", "").split(",");
 			String name = shortName(fields[0]);
 			String[] call = callsByBenchmark.get(name);
-			results.add(new Result(name, Double.parseDouble(fields[4]), parseError(fields[5]),
-					Long.parseLong(call[1]), Long.parseLong(call[2]), Double.parseDouble(call[3]),
-					Integer.parseInt(call[4]), Boolean.parseBoolean(call[5])));
+			results.add(new Result(name, Double.parseDouble(fields[4]), parseError(fields[5]), Long.parseLong(call[1]),
+					Long.parseLong(call[2]), Double.parseDouble(call[3]), Integer.parseInt(call[4]),
+					Boolean.parseBoolean(call[5])));
 		}
 		return results;
 	}

@@ -16,8 +16,8 @@ import io.github.dbleader.test.NodeProcess;
 
 /**
  * One process of a benchmark application in a slot of the cluster: a {@link NodeProcess}
- * with what the benchmarks add, the slot's database user, the system's arguments, marks in
- * its log and (for this starter) a forced hand-over through its actuator endpoint.
+ * with what the benchmarks add, the slot's database user, the system's arguments, marks
+ * in its log and (for this starter) a forced hand-over through its actuator endpoint.
  */
 final class Node implements AutoCloseable {
 
@@ -27,7 +27,10 @@ final class Node implements AutoCloseable {
 
 	private final int slot;
 
-	/** Connections of the application's pool in the load benchmark, as in the fault suite's M2. */
+	/**
+	 * Connections of the application's pool in the load benchmark, as in the fault
+	 * suite's M2.
+	 */
 	static final int LOAD_POOL_SIZE = 2;
 
 	private static final HttpClient hookClient = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -47,7 +50,8 @@ final class Node implements AutoCloseable {
 	}
 
 	/**
-	 * Start a process of a system's application in a slot; it connects as the slot's user.
+	 * Start a process of a system's application in a slot; it connects as the slot's
+	 * user.
 	 * @param system the system
 	 * @param slot 1-based slot
 	 * @param id node id, unique in the run
@@ -80,9 +84,9 @@ final class Node implements AutoCloseable {
 	}
 
 	/**
-	 * Start a process for the load benchmark: its application's pool as small as the fault
-	 * suite's M2 makes it ({@value #LOAD_POOL_SIZE} connections, a wait of at most 1 s for
-	 * one), and its load hook served ({@link #holdPool}).
+	 * Start a process for the load benchmark: its application's pool as small as the
+	 * fault suite's M2 makes it ({@value #LOAD_POOL_SIZE} connections, a wait of at most
+	 * 1 s for one), and its load hook served ({@link #holdPool}).
 	 * @param system the system
 	 * @param slot 1-based slot
 	 * @param id node id, unique in the run
@@ -92,8 +96,8 @@ final class Node implements AutoCloseable {
 	 * @return the node, not necessarily started yet
 	 * @throws IOException if the process cannot start
 	 */
-	static Node startWithLoadHook(SystemUnderTest system, int slot, String id, RunSettings settings,
-			Database database, Path logDirectory) throws IOException {
+	static Node startWithLoadHook(SystemUnderTest system, int slot, String id, RunSettings settings, Database database,
+			Path logDirectory) throws IOException {
 		int hookPort = NodeProcess.freePort();
 		return start(system, slot, id, settings, database, logDirectory,
 				List.of("--spring.datasource.hikari.maximum-pool-size=" + LOAD_POOL_SIZE,
@@ -114,7 +118,8 @@ final class Node implements AutoCloseable {
 			.arguments(system.arguments(settings, id, port))
 			.arguments(moreArguments)
 			.httpPort(port)
-			// Not every system runs a web server: its start is told by Spring Boot's log line.
+			// Not every system runs a web server: its start is told by Spring Boot's log
+			// line.
 			.readyWhenLogged(" Started ")
 			.start(id, logDirectory.resolve(id + ".log"));
 		return new Node(id, slot, process, loadHookPort);
@@ -156,7 +161,9 @@ final class Node implements AutoCloseable {
 		return this.process.log().containsSince(this.logMark, text);
 	}
 
-	/** @return the current end of the log, for {@link #logLinesSince(long)} */
+	/**
+	 * @return the current end of the log, for {@link #logLinesSince(long)}
+	 */
 	long logPosition() {
 		return this.process.log().mark();
 	}
@@ -205,8 +212,8 @@ final class Node implements AutoCloseable {
 	}
 
 	/**
-	 * {@code POST /actuator/leader/default} with {@code {"nodeId": ...}}: ask this starter to
-	 * move leadership to a node.
+	 * {@code POST /actuator/leader/default} with {@code {"nodeId": ...}}: ask this
+	 * starter to move leadership to a node.
 	 * @param nodeId the node that should lead
 	 */
 	void forceLeader(String nodeId) {
@@ -220,7 +227,8 @@ final class Node implements AutoCloseable {
 	 * {@code GET} a path of the node's HTTP server.
 	 * @param path e.g. {@code /actuator/metrics/...}
 	 * @return the body, or empty if the node answered 404
-	 * @throws IllegalStateException if it did not answer or answered another status than 200
+	 * @throws IllegalStateException if it did not answer or answered another status than
+	 * 200
 	 */
 	Optional<String> get(String path) {
 		HttpResponse<String> response = this.process.exchange(this.process.request(path).GET());
@@ -250,8 +258,8 @@ final class Node implements AutoCloseable {
 			.POST(HttpRequest.BodyPublishers.noBody())
 			.build(), HttpResponse.BodyHandlers.ofString());
 		if (response.statusCode() != 200) {
-			throw new IllegalStateException(this.id + " answered " + response.statusCode() + " to its load hook: "
-					+ response.body());
+			throw new IllegalStateException(
+					this.id + " answered " + response.statusCode() + " to its load hook: " + response.body());
 		}
 	}
 

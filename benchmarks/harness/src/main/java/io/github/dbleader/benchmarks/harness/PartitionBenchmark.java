@@ -18,15 +18,14 @@ import io.github.dbleader.benchmarks.harness.Database.Holder;
 import io.github.dbleader.benchmarks.harness.Database.StatementCounters;
 
 /**
- * The partition benchmark: for each number of partitions P, a partition group of P on this
- * starter's benchmark application. Two processes start together and balance; a third joins
- * a settle time later (time to balance after its join, partitions moved against the
- * minimum ⌊P/3⌋); a quiet
- * window measures the statements of each node from the server's counters; then
- * {@code kill -9} of the node that owns the most (time until the two others own P/2 each,
- * partitions moved against the minimum, which is the killed node's). The owners are polled
- * from the lease table every {@value #POLL_MILLIS} ms, so that a partition that moved twice
- * counts twice.
+ * The partition benchmark: for each number of partitions P, a partition group of P on
+ * this starter's benchmark application. Two processes start together and balance; a third
+ * joins a settle time later (time to balance after its join, partitions moved against the
+ * minimum ⌊P/3⌋); a quiet window measures the statements of each node from the server's
+ * counters; then {@code kill -9} of the node that owns the most (time until the two
+ * others own P/2 each, partitions moved against the minimum, which is the killed node's).
+ * The owners are polled from the lease table every {@value #POLL_MILLIS} ms, so that a
+ * partition that moved twice counts twice.
  */
 final class PartitionBenchmark {
 
@@ -49,8 +48,8 @@ final class PartitionBenchmark {
 
 	private final Duration window;
 
-	PartitionBenchmark(RunSettings settings, Database database, Path work, Duration settleTime,
-			Duration warmUp, Duration window) {
+	PartitionBenchmark(RunSettings settings, Database database, Path work, Duration settleTime, Duration warmUp,
+			Duration window) {
 		this.settings = settings;
 		this.database = database;
 		this.work = work;
@@ -83,8 +82,10 @@ final class PartitionBenchmark {
 			Duration started = Duration.ofNanos(System.nanoTime() - startedAt);
 			log(count, "2 nodes balanced " + started.toMillis() + " ms after the start");
 
-			// A node that joins within the settle time of the oldest member balances at once
-			// (a cluster starting together): wait that long, so the third node is a late joiner.
+			// A node that joins within the settle time of the oldest member balances at
+			// once
+			// (a cluster starting together): wait that long, so the third node is a late
+			// joiner.
 			Thread.sleep(this.settleTime.toMillis());
 			long joinFrom = this.database.now();
 			nodes[2] = start(3, count);
@@ -142,8 +143,8 @@ final class PartitionBenchmark {
 
 	private Node start(int slot, int count) throws IOException {
 		return Node.start(SystemUnderTest.OURS, slot, "partitions-" + count + "-" + slot, this.settings, this.database,
-				this.work.resolve("logs"), List.of("--bench.scale=1",
-						"--leader-election.partitions." + GROUP + ".count=" + count,
+				this.work.resolve("logs"),
+				List.of("--bench.scale=1", "--leader-election.partitions." + GROUP + ".count=" + count,
 						"--leader-election.partitions." + GROUP + ".settle-time=" + this.settleTime.toMillis() + "ms"));
 	}
 
@@ -160,8 +161,8 @@ final class PartitionBenchmark {
 	}
 
 	/**
-	 * The owners of the group's partitions, polled from the lease table, with every change
-	 * of owner seen.
+	 * The owners of the group's partitions, polled from the lease table, with every
+	 * change of owner seen.
 	 */
 	private final class Owners {
 
@@ -208,8 +209,8 @@ final class PartitionBenchmark {
 		}
 
 		/**
-		 * Poll until every partition has a live owner among the nodes and each owns
-		 * ⌊P/N⌋ or ⌈P/N⌉.
+		 * Poll until every partition has a live owner among the nodes and each owns ⌊P/N⌋
+		 * or ⌈P/N⌉.
 		 */
 		Map<String, String> awaitBalanced(int count, List<String> nodes) throws SQLException, InterruptedException {
 			long deadline = System.nanoTime() + BALANCE_TIMEOUT.toNanos();

@@ -41,19 +41,21 @@ final class PartitionReport {
 				load);
 	}
 
-	private String render(List<Point> points, RunSettings settings, String command, Instant startedAt,
-			Duration runtime, Duration settleTime, Duration warmUp, Duration window, String load) {
+	private String render(List<Point> points, RunSettings settings, String command, Instant startedAt, Duration runtime,
+			Duration settleTime, Duration warmUp, Duration window, String load) {
 		long renew = settings.renewInterval().toMillis();
 		line(MARKS.begin());
 		line("## Partitions: balance, moves and cost");
 		line();
-		line(MarkdownSection.measured(startedAt, "`" + command + "`", runtime, load) + " This starter's benchmark application with a partition"
+		line(MarkdownSection.measured(startedAt, "`" + command + "`", runtime, load)
+				+ " This starter's benchmark application with a partition"
 				+ " group of P partitions (`leader-election.partitions.bench.count`), no job, lease "
 				+ settings.lease().toMillis() + " ms, renew interval " + renew + " ms (R), settle time "
-				+ settleTime.toMillis() + " ms, at most 2,000 hand-overs under way per node (the default `max-hand-overs`: two batches),"
-				+ " on the same MariaDB as above."
-				+ " Two processes start together; a third joins; after a warm-up of " + warmUp.toSeconds()
-				+ " s a quiet window of " + window.toSeconds() + " s; then `kill -9` of the node that owns the most.");
+				+ settleTime.toMillis()
+				+ " ms, at most 2,000 hand-overs under way per node (the default `max-hand-overs`: two batches),"
+				+ " on the same MariaDB as above." + " Two processes start together; a third joins; after a warm-up of "
+				+ warmUp.toSeconds() + " s a quiet window of " + window.toSeconds()
+				+ " s; then `kill -9` of the node that owns the most.");
 		line();
 		line("| P | 2 nodes balanced after start | join: balanced after the join (after settling) | join: moved / minimum "
 				+ "| statements per node per s (min-max of 3) | per node per R (max) | kill -9: balanced after "
@@ -65,9 +67,10 @@ final class PartitionReport {
 				line("| " + size + " | failed: " + point.failure().replace("|", "/") + " | | | | | | |");
 				continue;
 			}
-			line("| " + size + " | " + seconds(point.started().toMillis()) + " | " + joinBalance(point.join(), settleTime, renew) + " | "
-					+ point.join().moved() + " / " + point.joinMinimum() + " | " + format(point.minStatementsPerSecond())
-					+ " - " + format(point.maxStatementsPerSecond()) + " | "
+			line("| " + size + " | " + seconds(point.started().toMillis()) + " | "
+					+ joinBalance(point.join(), settleTime, renew) + " | " + point.join().moved() + " / "
+					+ point.joinMinimum() + " | " + format(point.minStatementsPerSecond()) + " - "
+					+ format(point.maxStatementsPerSecond()) + " | "
 					+ format(point.maxStatementsPerSecond() * renew / 1000.0) + " | " + balance(point.crash(), renew)
 					+ " | " + point.crash().moved() + " / " + point.crashMinimum() + " |");
 		}
@@ -117,13 +120,15 @@ final class PartitionReport {
 
 	private static String joinBalance(Change change, Duration settleTime, long renew) {
 		long settled = change.balanceMillis() - settleTime.toMillis();
-		return seconds(change.balanceMillis()) + String.format(Locale.ROOT, " (%.1f s = %.1f R)", settled / 1000.0,
-				(double) settled / renew) + " " + change.perNode().values();
+		return seconds(change.balanceMillis())
+				+ String.format(Locale.ROOT, " (%.1f s = %.1f R)", settled / 1000.0, (double) settled / renew) + " "
+				+ change.perNode().values();
 	}
 
 	private static String balance(Change change, long renew) {
-		return seconds(change.balanceMillis()) + String.format(Locale.ROOT, " (%.1f R)", (double) change.balanceMillis() / renew)
-				+ " " + change.perNode().values();
+		return seconds(change.balanceMillis())
+				+ String.format(Locale.ROOT, " (%.1f R)", (double) change.balanceMillis() / renew) + " "
+				+ change.perNode().values();
 	}
 
 	private static String seconds(long millis) {

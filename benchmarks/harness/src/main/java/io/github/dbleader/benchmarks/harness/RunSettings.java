@@ -7,12 +7,12 @@ import java.time.Duration;
  * Settings of one benchmark run, the same for every system.
  *
  * @param benchmarks the {@code benchmarks} directory (modules built, classpaths written)
- * @param jdbcUrl the MariaDB server, {@code jdbc:mysql://host:port}; the harness creates the
- * database {@value Database#NAME} and its users there
+ * @param jdbcUrl the MariaDB server, {@code jdbc:mysql://host:port}; the harness creates
+ * the database {@value Database#NAME} and its users there
  * @param adminUser a user that may create databases and users and set {@code userstat}
  * @param adminPassword its password
- * @param lease lease L of every system (ShedLock's lockAtMostFor, Spring Integration's lock
- * time to live)
+ * @param lease lease L of every system (ShedLock's lockAtMostFor, Spring Integration's
+ * lock time to live)
  * @param renewInterval renew interval R of this starter; Spring Integration's heart beat,
  * busy wait and pause between tries
  * @param jobInterval the job's period
@@ -38,12 +38,16 @@ record RunSettings(Path benchmarks, String jdbcUrl, String adminUser, String adm
 		}
 	}
 
-	/** @return ShedLock's cron: every node's scheduler fires on the same seconds */
+	/**
+	 * @return ShedLock's cron: every node's scheduler fires on the same seconds
+	 */
 	String shedLockCron() {
 		return "*/" + this.jobInterval.toSeconds() + " * * * * *";
 	}
 
-	/** @return ShedLock's lockAtLeastFor: half the job's period */
+	/**
+	 * @return ShedLock's lockAtLeastFor: half the job's period
+	 */
 	Duration lockAtLeastFor() {
 		return this.jobInterval.dividedBy(2);
 	}
@@ -56,7 +60,9 @@ record RunSettings(Path benchmarks, String jdbcUrl, String adminUser, String adm
 		return this.lease.multipliedBy(10);
 	}
 
-	/** @return how long the pause scenario freezes a node: two leases */
+	/**
+	 * @return how long the pause scenario freezes a node: two leases
+	 */
 	Duration pause() {
 		return this.lease.multipliedBy(2);
 	}

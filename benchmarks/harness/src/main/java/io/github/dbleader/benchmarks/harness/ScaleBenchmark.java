@@ -26,24 +26,27 @@ import io.github.dbleader.benchmarks.harness.Database.StatementCounters;
  * The scale benchmark: for each system and size, a cluster of three processes with that
  * many elections (this starter), roles (Spring Integration, one
  * {@code LockRegistryLeaderInitiator} each) or locks (ShedLock, each tried once per renew
- * interval). Each point waits until every election has a leader, warms up, then measures a
- * quiet window: statements per node from the server's counters, the heartbeat round time
- * from this starter's {@code leader.election.heartbeat} timer, and the changes of holder
- * (which must be none); then {@code kill -9} of the node that leads the most and the time
- * until every one of its elections has another leader.
+ * interval). Each point waits until every election has a leader, warms up, then measures
+ * a quiet window: statements per node from the server's counters, the heartbeat round
+ * time from this starter's {@code leader.election.heartbeat} timer, and the changes of
+ * holder (which must be none); then {@code kill -9} of the node that leads the most and
+ * the time until every one of its elections has another leader.
  */
 final class ScaleBenchmark {
 
 	/**
 	 * What this starter's node logs when a statement of its heartbeat fails: the database
-	 * did not answer (also "database unreachable (statement timed out)"), or answered with an
-	 * error ("heartbeat failing (deadlock or lock wait)" and the like).
+	 * did not answer (also "database unreachable (statement timed out)"), or answered
+	 * with an error ("heartbeat failing (deadlock or lock wait)" and the like).
 	 */
 	private static final List<String> FAILED = List.of("database unreachable", "heartbeat failing (");
 
 	private static final Pattern VALUE = Pattern.compile("\"statistic\":\"(\\w+)\",\"value\":([-0-9.Ee]+)");
 
-	/** The longest wait until every election has a leader before a point is measured anyway. */
+	/**
+	 * The longest wait until every election has a leader before a point is measured
+	 * anyway.
+	 */
 	static final Duration START_TIMEOUT = Duration.ofMinutes(3);
 
 	private final RunSettings settings;
@@ -94,7 +97,8 @@ final class ScaleBenchmark {
 			for (int i = 0; i < nodes.length; i++) {
 				logPositions[i] = nodes[i].logPosition();
 			}
-			// The counters are read right at the window's ends, so that its length is theirs.
+			// The counters are read right at the window's ends, so that its length is
+			// theirs.
 			long from = this.database.now();
 			Map<String, StatementCounters> countersBefore = this.database.statementCounters();
 			sleep(this.window);
@@ -125,8 +129,8 @@ final class ScaleBenchmark {
 					+ ", failed statements " + failedStatements);
 			Failover failover = killTheLeaderOfMost(system, size, nodes);
 			log(system, size, "kill -9: " + failover);
-			return new Point(system, size, allLed, (to - from) / 1000.0, statements, rounds, holdersAfter.size(), changes,
-					failedStatements, failover, null);
+			return new Point(system, size, allLed, (to - from) / 1000.0, statements, rounds, holdersAfter.size(),
+					changes, failedStatements, failover, null);
 		}
 		catch (RuntimeException | SQLException ex) {
 			log(system, size, "failed: " + ex);
@@ -161,12 +165,13 @@ final class ScaleBenchmark {
 			// 10,000 names are about 100 KB: too long for a command line, so a file.
 			Path file = this.work.resolve("scale/elections-" + size + ".properties");
 			Files.createDirectories(file.getParent());
-			Files.writeString(file, "leader-election.elections=" + IntStream.range(0, size)
-				.mapToObj(ScaleBenchmark::electionName)
-				.collect(Collectors.joining(",")) + "\n", StandardCharsets.UTF_8);
+			Files.writeString(file, "leader-election.elections="
+					+ IntStream.range(0, size).mapToObj(ScaleBenchmark::electionName).collect(Collectors.joining(","))
+					+ "\n", StandardCharsets.UTF_8);
 			arguments.add("--spring.config.additional-location=file:" + file);
 			arguments.add("--management.metrics.distribution.percentiles.leader.election.heartbeat=0.5,0.99");
-			// Percentiles over the last minute or so: the window, not the start-up's joins.
+			// Percentiles over the last minute or so: the window, not the start-up's
+			// joins.
 			arguments.add("--management.metrics.distribution.expiry.leader.election.heartbeat=60s");
 		}
 		return arguments;
@@ -177,10 +182,11 @@ final class ScaleBenchmark {
 	}
 
 	/**
-	 * Wait until every election or role has a holder, up to {@link #START_TIMEOUT} (then the
-	 * point is measured as it is, and says so); ShedLock's locks have none between runs, so
-	 * its nodes only need to have started.
-	 * @return how long it took, or {@code null} if not every election had a holder in time
+	 * Wait until every election or role has a holder, up to {@link #START_TIMEOUT} (then
+	 * the point is measured as it is, and says so); ShedLock's locks have none between
+	 * runs, so its nodes only need to have started.
+	 * @return how long it took, or {@code null} if not every election had a holder in
+	 * time
 	 */
 	private Duration awaitAllLed(SystemUnderTest system, int size, long startedAt)
 			throws SQLException, InterruptedException {
@@ -204,8 +210,8 @@ final class ScaleBenchmark {
 				String metric = "/actuator/metrics/leader.election.heartbeat";
 				Map<String, Double> success = values(node.get(metric + "?tag=outcome:success"));
 				Map<String, Double> failure = values(node.get(metric + "?tag=outcome:failure"));
-				double p50 = values(node.get(metric + ".percentile?tag=outcome:success&tag=phi:0.5")).getOrDefault("VALUE",
-						Double.NaN);
+				double p50 = values(node.get(metric + ".percentile?tag=outcome:success&tag=phi:0.5"))
+					.getOrDefault("VALUE", Double.NaN);
 				double p99 = values(node.get(metric + ".percentile?tag=outcome:success&tag=phi:0.99"))
 					.getOrDefault("VALUE", Double.NaN);
 				timers.add(new Timer(success.getOrDefault("COUNT", 0.0).longValue(),
@@ -297,7 +303,8 @@ final class ScaleBenchmark {
 				lastAcquired = Math.max(lastAcquired, holder.acquiredAt());
 			}
 			if (all) {
-				// This starter records when each new holder took over; otherwise the poll's time.
+				// This starter records when each new holder took over; otherwise the
+				// poll's time.
 				long at = (system == SystemUnderTest.OURS) ? lastAcquired : seenAt;
 				return new Failover(victim.id(), keys.size(), OptionalLong.of(at - faultAt));
 			}
@@ -363,8 +370,8 @@ final class ScaleBenchmark {
 	 *
 	 * @param victim the node killed
 	 * @param held how many elections or roles it held
-	 * @param allMovedMillis from the kill until the last of them had another holder; empty
-	 * if not within the lease plus a minute
+	 * @param allMovedMillis from the kill until the last of them had another holder;
+	 * empty if not within the lease plus a minute
 	 */
 	record Failover(String victim, int held, OptionalLong allMovedMillis) {
 
@@ -395,12 +402,16 @@ final class ScaleBenchmark {
 			return new Point(system, size, null, 0, List.of(), List.of(), 0, -1, Map.of(), null, failure);
 		}
 
-		/** @return statements per second of the node that sent the most */
+		/**
+		 * @return statements per second of the node that sent the most
+		 */
 		double maxStatementsPerSecond() {
 			return this.statements.stream().mapToLong(StatementCounters::total).max().orElse(0) / this.seconds;
 		}
 
-		/** @return statements per second of the node that sent the fewest */
+		/**
+		 * @return statements per second of the node that sent the fewest
+		 */
 		double minStatementsPerSecond() {
 			return this.statements.stream().mapToLong(StatementCounters::total).min().orElse(0) / this.seconds;
 		}

@@ -9,8 +9,8 @@ import io.github.dbleader.benchmarks.harness.ScaleBenchmark.Point;
 import io.github.dbleader.benchmarks.harness.ScaleBenchmark.Timer;
 
 /**
- * Writes the scale section of {@code RESULTS.md}. The section sits between two HTML comment
- * markers so that a scale run replaces only it and a full run keeps it.
+ * Writes the scale section of {@code RESULTS.md}. The section sits between two HTML
+ * comment markers so that a scale run replaces only it and a full run keeps it.
  */
 final class ScaleReport {
 
@@ -67,8 +67,9 @@ final class ScaleReport {
 		line(BEGIN);
 		line("## Scale: many elections per node");
 		line();
-		line(MarkdownSection.measured(startedAt, "`" + command + "`", runtime, load) + " Three processes per point, lease "
-				+ settings.lease().toMillis() + " ms, renew interval " + settings.renewInterval().toMillis()
+		line(MarkdownSection.measured(startedAt, "`" + command + "`", runtime, load)
+				+ " Three processes per point, lease " + settings.lease().toMillis() + " ms, renew interval "
+				+ settings.renewInterval().toMillis()
 				+ " ms, on the same MariaDB as above. Each point waits until every election has a leader, warms up "
 				+ warmUp.toSeconds() + " s, and measures a quiet window of " + window.toSeconds() + " s; then `kill -9`"
 				+ " of the node that leads the most.");
@@ -86,10 +87,10 @@ final class ScaleReport {
 			}
 			String allLed = (point.allLed() != null) ? seconds(point.allLed().toMillis())
 					: "not within " + ScaleBenchmark.START_TIMEOUT.toMinutes() + " min";
-			line("| " + name + " | " + allLed + " | "
-					+ format(point.minStatementsPerSecond()) + " - " + format(point.maxStatementsPerSecond()) + " | "
-					+ format(point.maxStatementsPerSecond() * renew) + " | " + rounds(point.rounds()) + " | "
-					+ failed(point) + " | " + changes(point) + " | " + failover(point) + " |");
+			line("| " + name + " | " + allLed + " | " + format(point.minStatementsPerSecond()) + " - "
+					+ format(point.maxStatementsPerSecond()) + " | " + format(point.maxStatementsPerSecond() * renew)
+					+ " | " + rounds(point.rounds()) + " | " + failed(point) + " | " + changes(point) + " | "
+					+ failover(point) + " |");
 		}
 		line();
 		line("- **Statements** are the server's counters (`INFORMATION_SCHEMA.USER_STATISTICS`, `userstat`) of each"

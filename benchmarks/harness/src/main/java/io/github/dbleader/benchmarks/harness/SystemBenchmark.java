@@ -41,7 +41,9 @@ final class SystemBenchmark {
 
 	private final Node[] slots;
 
-	/** Whether the nodes serve the load hook and run with the load benchmark's small pool. */
+	/**
+	 * Whether the nodes serve the load hook and run with the load benchmark's small pool.
+	 */
 	private final boolean loadHook;
 
 	private int started;
@@ -84,7 +86,8 @@ final class SystemBenchmark {
 				if (kind != FaultKind.FORCED || this.system.hasForcedHandover()) {
 					List<FailoverTrial> times = new ArrayList<>();
 					for (int trial = 1; trial <= this.settings.trials(); trial++) {
-						failoverTrial(kind, trial).ifPresentOrElse(times::add, () -> missed.merge(kind, 1, Integer::sum));
+						failoverTrial(kind, trial).ifPresentOrElse(times::add,
+								() -> missed.merge(kind, 1, Integer::sum));
 					}
 					failovers.put(kind, times);
 				}
@@ -103,10 +106,11 @@ final class SystemBenchmark {
 	}
 
 	/**
-	 * The load benchmark ({@code --load}): a quiet baseline window, then the fault suite's
-	 * M2 load ({@link DatabaseLoad}, and every node's application pool held by slow queries,
-	 * renewed every 30 s), then a tail after it; the holder is polled from the database
-	 * throughout, the nodes' logs and (this starter) heartbeat meters are read around it.
+	 * The load benchmark ({@code --load}): a quiet baseline window, then the fault
+	 * suite's M2 load ({@link DatabaseLoad}, and every node's application pool held by
+	 * slow queries, renewed every 30 s), then a tail after it; the holder is polled from
+	 * the database throughout, the nodes' logs and (this starter) heartbeat meters are
+	 * read around it.
 	 * @param baseline the quiet window before the load
 	 * @param load how long the load lasts
 	 * @param tail the window after the load
@@ -151,7 +155,8 @@ final class SystemBenchmark {
 			long grants = 0;
 			long revocations = 0;
 			long warnings = 0;
-			// Changes of leadership as the nodes logged them: +1 granted, -1 revoked, by time.
+			// Changes of leadership as the nodes logged them: +1 granted, -1 revoked, by
+			// time.
 			TreeMap<Long, Integer> changes = new TreeMap<>();
 			for (int i = 0; i < this.slots.length; i++) {
 				for (String line : this.slots[i].logLinesSince(marks[i])) {
@@ -169,8 +174,8 @@ final class SystemBenchmark {
 			LoadOutcome outcome = new LoadOutcome(this.system, (from - baselineFrom) / 1000.0,
 					runs.stream().filter((run) -> run.startedAt() < from).count(), (to - from) / 1000.0,
 					loaded.stream().filter((run) -> run.startedAt() < to).count(), (end - to) / 1000.0,
-					loaded.stream().filter((run) -> run.startedAt() >= to).count(), heavyQueries,
-					watch.changes(), withoutLeaderMillis(changes, end), grants, revocations, nodeChanges, overlaps.size(),
+					loaded.stream().filter((run) -> run.startedAt() >= to).count(), heavyQueries, watch.changes(),
+					withoutLeaderMillis(changes, end), grants, revocations, nodeChanges, overlaps.size(),
 					overlaps.stream().mapToLong(JobRun.Overlap::millis).max().orElse(0), warnings,
 					(roundsBefore.length == 0) ? -1 : roundsAfter[0] - roundsBefore[0],
 					(roundsBefore.length == 0) ? -1 : roundsAfter[1] - roundsBefore[1]);
@@ -183,8 +188,9 @@ final class SystemBenchmark {
 	}
 
 	/**
-	 * The time without a leader by the nodes' own account: one node led when the load began
-	 * (the job ran steadily), and each logged grant adds one, each revocation takes one.
+	 * The time without a leader by the nodes' own account: one node led when the load
+	 * began (the job ran steadily), and each logged grant adds one, each revocation takes
+	 * one.
 	 * @param changes +1 and -1 by the time they were logged
 	 * @param end the end of the window
 	 * @return milliseconds in which no node believed it led
@@ -214,14 +220,18 @@ final class SystemBenchmark {
 		long[] rounds = new long[2];
 		String metric = "/actuator/metrics/leader.election.heartbeat";
 		for (Node node : this.slots) {
-			rounds[0] += ScaleBenchmark.values(node.get(metric + "?tag=outcome:failure")).getOrDefault("COUNT", 0.0)
+			rounds[0] += ScaleBenchmark.values(node.get(metric + "?tag=outcome:failure"))
+				.getOrDefault("COUNT", 0.0)
 				.longValue();
 			rounds[1] += ScaleBenchmark.values(node.get(metric + ".slow")).getOrDefault("COUNT", 0.0).longValue();
 		}
 		return rounds;
 	}
 
-	/** Reset the system's tables, start a node in every slot and wait until the job runs steadily. */
+	/**
+	 * Reset the system's tables, start a node in every slot and wait until the job runs
+	 * steadily.
+	 */
 	private void startCluster() throws Exception {
 		this.database.reset(this.system);
 		for (int slot = 1; slot <= this.slots.length; slot++) {
@@ -277,14 +287,15 @@ final class SystemBenchmark {
 
 	/**
 	 * One failover trial: after a random delay of up to one job period, take leadership
-	 * from the node that ran the latest job run, and measure the time from the fault to the
-	 * start of the first run of another node. Whether the node was in the middle of a run
-	 * is told by its log (the runs it started) and the table (the runs it committed).
+	 * from the node that ran the latest job run, and measure the time from the fault to
+	 * the start of the first run of another node. Whether the node was in the middle of a
+	 * run is told by its log (the runs it started) and the table (the runs it committed).
 	 */
 	private Optional<FailoverTrial> failoverTrial(FaultKind kind, int trial) throws Exception {
 		Node victim;
 		if (this.system.longRun()) {
-			// In the middle of a run whose lock outlived atMostFor: between one and two leases
+			// In the middle of a run whose lock outlived atMostFor: between one and two
+			// leases
 			// after its start.
 			awaitSteadyRuns();
 			victim = awaitNextRunStart();
@@ -305,7 +316,8 @@ final class SystemBenchmark {
 		}
 		Predicate<JobRun> successor = (target != null) ? (run) -> run.nodeId().equals(target.id())
 				: (run) -> !run.nodeId().equals(victim.id());
-		// A run is recorded at its end: a long run shows only a run length after its start.
+		// A run is recorded at its end: a long run shows only a run length after its
+		// start.
 		Duration deadline = this.settings.lease()
 			.multipliedBy(3)
 			.plus(this.settings.jobInterval().multipliedBy(2))
@@ -329,8 +341,8 @@ final class SystemBenchmark {
 	}
 
 	/**
-	 * One pause trial: freeze the node that starts the next job run right after it started,
-	 * for two leases, resume it, and look at the runs around the pause.
+	 * One pause trial: freeze the node that starts the next job run right after it
+	 * started, for two leases, resume it, and look at the runs around the pause.
 	 */
 	private PauseOutcome pauseTrial(int trial) throws Exception {
 		awaitSteadyRuns();
@@ -352,9 +364,9 @@ final class SystemBenchmark {
 		boolean stale = frozenRun.isPresent() && takeover.isPresent()
 				&& frozenRun.get().finishedAt() > takeover.get().startedAt();
 		List<JobRun.Overlap> overlaps = JobRun.overlaps(runs);
-		PauseOutcome outcome = new PauseOutcome(victim.id(), takeover.map((run) -> run.startedAt() - pausedAt).orElse(-1L),
-				frozenRun.isPresent(), stale, overlaps.size(),
-				overlaps.stream().mapToLong(JobRun.Overlap::millis).max().orElse(0));
+		PauseOutcome outcome = new PauseOutcome(victim.id(),
+				takeover.map((run) -> run.startedAt() - pausedAt).orElse(-1L), frozenRun.isPresent(), stale,
+				overlaps.size(), overlaps.stream().mapToLong(JobRun.Overlap::millis).max().orElse(0));
 		log("pause trial " + trial + ": " + outcome);
 		return outcome;
 	}
@@ -390,8 +402,8 @@ final class SystemBenchmark {
 	}
 
 	/**
-	 * Wait until the job runs steadily: its latest run started within two job periods (and
-	 * run lengths), on a node of the cluster.
+	 * Wait until the job runs steadily: its latest run started within two job periods
+	 * (and run lengths), on a node of the cluster.
 	 * @return the node that ran it
 	 */
 	private Node awaitSteadyRuns() throws SQLException, InterruptedException {
@@ -414,12 +426,16 @@ final class SystemBenchmark {
 		throw new IllegalStateException(this.system.label() + ": the job did not run steadily within 60 s");
 	}
 
-	/** @return how long a run works in this system */
+	/**
+	 * @return how long a run works in this system
+	 */
 	private Duration jobDuration() {
 		return this.system.jobDuration(this.settings);
 	}
 
-	/** @return the job's period and a run's work: the longest time between two run starts */
+	/**
+	 * @return the job's period and a run's work: the longest time between two run starts
+	 */
 	private Duration period() {
 		return this.settings.jobInterval().plus(jobDuration());
 	}

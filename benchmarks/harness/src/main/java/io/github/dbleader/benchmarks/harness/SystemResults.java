@@ -15,8 +15,8 @@ import io.github.dbleader.benchmarks.harness.Database.StatementCounters;
  * within its deadline is missing and counted in {@code missedFailovers}
  * @param missedFailovers trials by kind that saw no run elsewhere within the deadline
  * @param pauses outcomes of the pause scenario
- * @param runsDuringFailoverTrials job runs recorded from the steady state to the end of the
- * failover trials
+ * @param runsDuringFailoverTrials job runs recorded from the steady state to the end of
+ * the failover trials
  * @param overlapsDuringFailoverTrials runs of two nodes at once in that span
  */
 record SystemResults(SystemUnderTest system, SteadyState steadyState, Map<FaultKind, List<FailoverTrial>> failovers,
@@ -38,8 +38,8 @@ record SystemResults(SystemUnderTest system, SteadyState steadyState, Map<FaultK
 	 * One failover trial.
 	 *
 	 * @param millis from the fault to the start of the first run of another node
-	 * @param duringRun whether the faulted node was in the middle of a job run: it had logged
-	 * the start of a run whose row was not committed before the fault
+	 * @param duringRun whether the faulted node was in the middle of a job run: it had
+	 * logged the start of a run whose row was not committed before the fault
 	 */
 	record FailoverTrial(long millis, boolean duringRun) {
 	}
@@ -56,17 +56,24 @@ record SystemResults(SystemUnderTest system, SteadyState steadyState, Map<FaultK
 	record SteadyState(double seconds, int runs, int runnerSlot, Map<Integer, Long> runsBySlot,
 			Map<Integer, StatementCounters> statements) {
 
-		/** @return statements of all nodes in the window */
+		/**
+		 * @return statements of all nodes in the window
+		 */
 		long totalStatements() {
 			return this.statements.values().stream().mapToLong(StatementCounters::total).sum();
 		}
 
-		/** @return statements per second of the node that ran the job */
+		/**
+		 * @return statements per second of the node that ran the job
+		 */
 		double runnerPerSecond() {
 			return this.statements.getOrDefault(this.runnerSlot, StatementCounters.NONE).total() / this.seconds;
 		}
 
-		/** @return statements per second of a node that did not run the job, the mean over them */
+		/**
+		 * @return statements per second of a node that did not run the job, the mean over
+		 * them
+		 */
 		double otherPerSecond() {
 			return this.statements.entrySet()
 				.stream()
@@ -76,7 +83,9 @@ record SystemResults(SystemUnderTest system, SteadyState steadyState, Map<FaultK
 				.orElse(0) / this.seconds;
 		}
 
-		/** @return statements of all nodes per job run */
+		/**
+		 * @return statements of all nodes per job run
+		 */
 		double perRun() {
 			return (this.runs > 0) ? (double) totalStatements() / this.runs : Double.NaN;
 		}
@@ -88,14 +97,16 @@ record SystemResults(SystemUnderTest system, SteadyState steadyState, Map<FaultK
 	 * after its run started, for two leases, then resumed.
 	 *
 	 * @param node the frozen node
-	 * @param takeoverMillis from the freeze to the first run of another node, or -1 if none
+	 * @param takeoverMillis from the freeze to the first run of another node, or -1 if
+	 * none
 	 * @param frozenRunCommitted whether the run in progress at the freeze was recorded
-	 * @param staleWrite whether that run was committed after another node had started a run
+	 * @param staleWrite whether that run was committed after another node had started a
+	 * run
 	 * @param overlaps pairs of runs of two nodes at once around the pause
 	 * @param longestOverlapMillis longest such overlap
 	 */
-	record PauseOutcome(String node, long takeoverMillis, boolean frozenRunCommitted, boolean staleWrite,
-			int overlaps, long longestOverlapMillis) {
+	record PauseOutcome(String node, long takeoverMillis, boolean frozenRunCommitted, boolean staleWrite, int overlaps,
+			long longestOverlapMillis) {
 	}
 
 }

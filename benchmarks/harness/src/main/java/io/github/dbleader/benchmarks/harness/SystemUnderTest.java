@@ -5,38 +5,42 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The systems compared (this starter and ShedLock in several modes), each a benchmark application module
- * with its own tables in the benchmark database.
+ * The systems compared (this starter and ShedLock in several modes), each a benchmark
+ * application module with its own tables in the benchmark database.
  */
 enum SystemUnderTest {
 
 	/** This starter: {@code @LeaderOnly} and a fenced transaction. */
 	OURS("this starter", "app-ours", "io.github.dbleader.benchmarks.ours.OursBenchmarkApplication", "job_runs_ours",
 			List.of("leader_election_lease", "leader_election_candidate", "leader_election_lease_fence",
-					"leader_election_lease_nodes"), true),
+					"leader_election_lease_nodes"),
+			true),
 
 	/**
-	 * This starter's cluster-lock mode: {@code @ClusterLock} (released after the run) on the
-	 * same cron job as ShedLock's, and a transaction fenced by the lock.
+	 * This starter's cluster-lock mode: {@code @ClusterLock} (released after the run) on
+	 * the same cron job as ShedLock's, and a transaction fenced by the lock.
 	 */
 	OURS_LOCK("this starter, @ClusterLock", "app-ours", "io.github.dbleader.benchmarks.ours.OursBenchmarkApplication",
-			"job_runs_ours_lock", List.of("leader_election_lease", "leader_election_candidate",
-					"leader_election_lease_fence", "leader_election_lease_nodes"), false),
+			"job_runs_ours_lock",
+			List.of("leader_election_lease", "leader_election_candidate", "leader_election_lease_fence",
+					"leader_election_lease_nodes"),
+			false),
 
 	/**
 	 * The long run of this starter's cluster-lock mode: {@code @ClusterLock} with
 	 * {@code maxFor}, whose lock this node's heartbeat keeps alive while a run of three
-	 * leases (3 x atMostFor) works; the run is recorded in a transaction fenced by the lock
-	 * at its end.
+	 * leases (3 x atMostFor) works; the run is recorded in a transaction fenced by the
+	 * lock at its end.
 	 */
 	OURS_LONG("this starter, @ClusterLock(maxFor) kept alive: long run", "app-ours",
 			"io.github.dbleader.benchmarks.ours.OursBenchmarkApplication", "job_runs_ours_long",
 			List.of("leader_election_lease", "leader_election_candidate", "leader_election_lease_fence",
-					"leader_election_lease_nodes"), false),
+					"leader_election_lease_nodes"),
+			false),
 
 	/**
-	 * The long run of ShedLock: its {@code KeepAliveLockProvider} around the JDBC provider,
-	 * the same runs of three leases.
+	 * The long run of ShedLock: its {@code KeepAliveLockProvider} around the JDBC
+	 * provider, the same runs of three leases.
 	 */
 	SHEDLOCK_LONG("ShedLock, KeepAliveLockProvider: long run", "app-shedlock",
 			"io.github.dbleader.benchmarks.shedlock.ShedLockBenchmarkApplication", "job_runs_shedlock_long",
@@ -45,18 +49,26 @@ enum SystemUnderTest {
 	/**
 	 * ShedLock's annotations on this starter's provider: {@code @SchedulerLock} only, the
 	 * {@code LockProvider} auto-configured by {@code leader-election-shedlock}, the run
-	 * recorded in a transaction fenced by its lock ({@code SchedulerLockContext.runFenced}).
+	 * recorded in a transaction fenced by its lock
+	 * ({@code SchedulerLockContext.runFenced}).
 	 */
 	SHEDLOCK_PROVIDER("@SchedulerLock on this starter's provider", "app-shedlock-provider",
 			"io.github.dbleader.benchmarks.shedlockprovider.ShedLockProviderBenchmarkApplication",
-			"job_runs_shedlock_provider", List.of("leader_election_lease", "leader_election_candidate",
-					"leader_election_lease_fence", "leader_election_lease_nodes"), false),
+			"job_runs_shedlock_provider",
+			List.of("leader_election_lease", "leader_election_candidate", "leader_election_lease_fence",
+					"leader_election_lease_nodes"),
+			false),
 
-	/** ShedLock: {@code @SchedulerLock} on {@code JdbcTemplateLockProvider.usingDbTime()}. */
+	/**
+	 * ShedLock: {@code @SchedulerLock} on {@code JdbcTemplateLockProvider.usingDbTime()}.
+	 */
 	SHEDLOCK("ShedLock", "app-shedlock", "io.github.dbleader.benchmarks.shedlock.ShedLockBenchmarkApplication",
 			"job_runs_shedlock", List.of("shedlock"), false),
 
-	/** Spring Integration: {@code LockRegistryLeaderInitiator} on a {@code JdbcLockRegistry}. */
+	/**
+	 * Spring Integration: {@code LockRegistryLeaderInitiator} on a
+	 * {@code JdbcLockRegistry}.
+	 */
 	INTEGRATION("Spring Integration", "app-integration",
 			"io.github.dbleader.benchmarks.integration.IntegrationBenchmarkApplication", "job_runs_integration",
 			List.of("INT_LOCK"), false);
@@ -99,12 +111,16 @@ enum SystemUnderTest {
 		return this.jobRunsTable;
 	}
 
-	/** @return the tables that hold the system's lease or lock, dropped before its run */
+	/**
+	 * @return the tables that hold the system's lease or lock, dropped before its run
+	 */
 	List<String> lockTables() {
 		return this.lockTables;
 	}
 
-	/** @return whether the system has an operator's forced hand-over (an actuator POST) */
+	/**
+	 * @return whether the system has an operator's forced hand-over (an actuator POST)
+	 */
 	boolean hasForcedHandover() {
 		return this.forcedHandover;
 	}
@@ -154,7 +170,8 @@ enum SystemUnderTest {
 					// The same job, trigger and lock times as ShedLock's.
 					arguments.add("--bench.mode=" + ((this == OURS_LONG) ? "kept-alive-lock" : "lock"));
 					// (app-shedlock-provider has one job and ignores it.)
-					// A node that only takes locks joins no election, so it runs no heartbeat.
+					// A node that only takes locks joins no election, so it runs no
+					// heartbeat.
 					arguments.add("--leader-election.elections=");
 					arguments.add("--bench.job-cron=" + settings.shedLockCron());
 					arguments.add("--bench.lock-at-least-for=" + settings.lockAtLeastFor());

@@ -26,7 +26,8 @@ public class BenchmarkProperties {
 	private Duration jobDuration = Duration.ofMillis(100);
 
 	/**
-	 * Lease: how long leadership or a lock lasts without renewal, the same for every system.
+	 * Lease: how long leadership or a lock lasts without renewal, the same for every
+	 * system.
 	 */
 	private Duration lease = Duration.ofSeconds(3);
 

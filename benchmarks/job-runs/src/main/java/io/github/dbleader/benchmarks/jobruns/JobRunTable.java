@@ -14,7 +14,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * system has one, else 0), and start and end read from the database clock in epoch
  * milliseconds, so that runs of different nodes can be compared with each other.
  *
- * <p>A run logs {@value #STARTED_MESSAGE} when its work begins: the harness watches for it
+ * <p>
+ * A run logs {@value #STARTED_MESSAGE} when its work begins: the harness watches for it
  * to freeze a node in the middle of a run.
  */
 public class JobRunTable {
@@ -54,8 +55,8 @@ public class JobRunTable {
 	}
 
 	/**
-	 * Run the job once: read the database clock, work, and insert the row (whose end is the
-	 * database clock at the insert).
+	 * Run the job once: read the database clock, work, and insert the row (whose end is
+	 * the database clock at the insert).
 	 * @param nodeId this node
 	 * @param term the term the run belongs to, or 0
 	 */

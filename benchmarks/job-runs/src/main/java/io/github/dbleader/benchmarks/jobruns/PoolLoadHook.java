@@ -17,10 +17,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The load benchmark's hook ({@code bench.business-load-port} above 0), the same as the
- * sample's {@code /api/business-load}: {@code POST /business-load?connections=2&seconds=30}
- * holds that many connections of the application's pool with {@code SELECT SLEEP(seconds)}
- * on background threads and answers at once. Served by the JDK's own HTTP server on a port
- * of its own, so that every benchmark application has it, with a web server or without.
+ * sample's {@code /api/business-load}:
+ * {@code POST /business-load?connections=2&seconds=30} holds that many connections of the
+ * application's pool with {@code SELECT SLEEP(seconds)} on background threads and answers
+ * at once. Served by the JDK's own HTTP server on a port of its own, so that every
+ * benchmark application has it, with a web server or without.
  */
 public class PoolLoadHook implements DisposableBean {
 
@@ -64,7 +65,8 @@ public class PoolLoadHook implements DisposableBean {
 			}
 		}
 		byte[] body = (valid ? "holding " + connections + " connections for " + seconds + " s"
-				: "POST with connections 1 to 50 and seconds 1 to 60").getBytes(StandardCharsets.UTF_8);
+				: "POST with connections 1 to 50 and seconds 1 to 60")
+			.getBytes(StandardCharsets.UTF_8);
 		exchange.sendResponseHeaders(valid ? 200 : 400, body.length);
 		exchange.getResponseBody().write(body);
 		exchange.close();

@@ -37,12 +37,16 @@ final class CountingLeaseRepository implements LeaseRepository {
 		this.delegate = delegate;
 	}
 
-	/** @return calls made by the election's own threads */
+	/**
+	 * @return calls made by the election's own threads
+	 */
 	long electionThreadCalls() {
 		return this.electionThreadCalls.sum();
 	}
 
-	/** @return calls made by any other thread */
+	/**
+	 * @return calls made by any other thread
+	 */
 	long otherThreadCalls() {
 		return this.otherThreadCalls.sum();
 	}

@@ -47,15 +47,16 @@ import org.springframework.aop.framework.ProxyFactory;
  *
  * <ul>
  * <li>{@code plainCall}: the baseline, the method called directly;
- * <li>{@code passThroughProxyCall}: the method through a Spring AOP proxy whose only advice
- * proceeds at once, the cost of the proxy alone;
+ * <li>{@code passThroughProxyCall}: the method through a Spring AOP proxy whose only
+ * advice proceeds at once, the cost of the proxy alone;
  * <li>{@code isLeaderOnLeader} / {@code isLeaderOnFollower}: {@link Election#isLeader()};
- * <li>{@code leaderOnlyTaken} / {@code leaderOnlySkipped}: the same method through a Spring
- * AOP proxy with {@link LeaderOnlyAdvisor}, on the leader (the call runs) and on the
- * follower (the call is skipped).
+ * <li>{@code leaderOnlyTaken} / {@code leaderOnlySkipped}: the same method through a
+ * Spring AOP proxy with {@link LeaderOnlyAdvisor}, on the leader (the call runs) and on
+ * the follower (the call is skipped).
  * </ul>
  *
- * <p>The lease repository counts its calls by thread; at the end of each trial the counts
+ * <p>
+ * The lease repository counts its calls by thread; at the end of each trial the counts
  * are appended to the file named by the system property {@value #REPORT_PROPERTY}, so the
  * harness can show that the benchmark thread made no database call.
  */

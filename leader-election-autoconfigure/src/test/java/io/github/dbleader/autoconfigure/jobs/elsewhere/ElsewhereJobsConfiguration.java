@@ -10,8 +10,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * Jobs of a class that the {@code jobs} endpoint's package cannot reach: package-private, with
- * a package-private method, as an application's own job classes often are.
+ * Jobs of a class that the {@code jobs} endpoint's package cannot reach: package-private,
+ * with a package-private method, as an application's own job classes often are.
  */
 @Configuration(proxyBeanMethods = false)
 public class ElsewhereJobsConfiguration {
