@@ -274,7 +274,7 @@ public final class ElectionService implements AutoCloseable {
 			throw new IllegalArgumentException("election name '" + name + "' must not start with '"
 					+ PARTITION_NAME_PREFIX + "', which names the elections of partition groups");
 		}
-		return join(name, TakeOverPolicy.ALWAYS);
+		return join(name, TakeOverPolicy.ALWAYS, LeadershipListener.NONE);
 	}
 
 	/**
@@ -289,7 +289,28 @@ public final class ElectionService implements AutoCloseable {
 	 * does not start with {@value #PARTITION_NAME_PREFIX}
 	 */
 	public Election partitionElection(String name, TakeOverPolicy takeOverPolicy) {
+		return partitionElection(name, takeOverPolicy, LeadershipListener.NONE);
+	}
+
+	/**
+	 * Return the election of one partition of a partition group, joining it on first use
+	 * with a listener of its own; meant for
+	 * {@code io.github.dbleader.election.partition}, whose group learns so which of its
+	 * partitions this node gained and lost without reading partition numbers back out of
+	 * election names.
+	 * @param name election name, starting with {@value #PARTITION_NAME_PREFIX}
+	 * @param takeOverPolicy whether this node may take a free lease of the partition
+	 * @param listener told of this election's changes only ({@code granted},
+	 * {@code revoked}, {@code leaderChanged}), after the service's listener, on the same
+	 * notification thread and in the same order; ignored if the election was joined
+	 * before
+	 * @return the election
+	 * @throws IllegalArgumentException if the name is too long, ends with a space, or
+	 * does not start with {@value #PARTITION_NAME_PREFIX}
+	 */
+	public Election partitionElection(String name, TakeOverPolicy takeOverPolicy, LeadershipListener listener) {
 		Objects.requireNonNull(takeOverPolicy, "takeOverPolicy must not be null");
+		Objects.requireNonNull(listener, "listener must not be null");
 		Election existing = this.elections.get(name);
 		if (existing != null) {
 			return existing;
@@ -299,13 +320,15 @@ public final class ElectionService implements AutoCloseable {
 			throw new IllegalArgumentException(
 					"partition election name '" + name + "' must start with '" + PARTITION_NAME_PREFIX + "'");
 		}
-		return join(name, takeOverPolicy);
+		return join(name, takeOverPolicy, listener);
 	}
 
-	private Election join(String name, TakeOverPolicy takeOverPolicy) {
+	private Election join(String name, TakeOverPolicy takeOverPolicy, LeadershipListener electionListener) {
+		LeadershipListener listener = (electionListener != LeadershipListener.NONE)
+				? new ElectionListeners(this.listener, electionListener) : this.listener;
 		synchronized (this.lifecycleMonitor) {
 			return this.elections.computeIfAbsent(name, (key) -> {
-				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.settings, this.clock, this.listener,
+				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.settings, this.clock, listener,
 						this.notifications, this.database, takeOverPolicy, this.believing);
 				Election created = new Election(loop, this.nodeId, this.repository, this.settings, this.heartbeat,
 						() -> this.fencedTransactionObservation);
@@ -566,8 +589,7 @@ public final class ElectionService implements AutoCloseable {
 		long now = this.membership.get();
 		if (current == null || current.membership() != now) {
 			// A join that the list misses moved the count on after it was read: the next
-			// round
-			// makes it again.
+			// round makes it again.
 			current = new Members(now, this.elections.values().stream().map(Election::loop).toList());
 			this.members = current;
 		}
@@ -621,8 +643,7 @@ public final class ElectionService implements AutoCloseable {
 	/** One check of the watchdog, on its thread; package-private for the simulation. */
 	void checkDeadlines() {
 		// The led elections only (a node with thousands of elections follows most of
-		// them),
-		// and only once the earliest of their beliefs may end.
+		// them), and only once the earliest of their beliefs may end.
 		this.believing.check(this.clock.nanoTime());
 	}
 

@@ -24,6 +24,7 @@ import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.MonotonicClock;
 import io.github.dbleader.election.NoLeaseException;
 import io.github.dbleader.election.NotLeaderException;
@@ -84,6 +85,11 @@ public final class PartitionGroup implements AutoCloseable {
 
 	private final List<PartitionListener> listeners = new CopyOnWriteArrayList<>();
 
+	/**
+	 * The registry's listeners, told of every group's partitions after the group's own.
+	 */
+	private final List<PartitionListener> registryListeners;
+
 	private final List<Election> elections;
 
 	private final Object lifecycleMonitor = new Object();
@@ -114,8 +120,9 @@ public final class PartitionGroup implements AutoCloseable {
 	private Set<String> loggedMembers = Set.of();
 
 	PartitionGroup(ElectionService service, String name, int count, PartitionSettings settings, PartitionPins pins,
-			MonotonicClock clock, Steps steps) {
+			MonotonicClock clock, Steps steps, List<PartitionListener> registryListeners) {
 		this.steps = Objects.requireNonNull(steps, "steps must not be null");
+		this.registryListeners = registryListeners;
 		this.service = Objects.requireNonNull(service, "service must not be null");
 		this.name = validateName(name);
 		if (count < 1 || count > MAX_PARTITIONS) {
@@ -131,7 +138,8 @@ public final class PartitionGroup implements AutoCloseable {
 		List<Election> joined = new ArrayList<>(count);
 		for (int partition = 0; partition < count; partition++) {
 			int number = partition;
-			joined.add(service.partitionElection(electionName(name, partition), (state) -> mayTakeOver(number)));
+			joined.add(service.partitionElection(electionName(name, partition), (state) -> mayTakeOver(number),
+					new PartitionLeadership(number)));
 		}
 		this.elections = List.copyOf(joined);
 	}
@@ -509,20 +517,20 @@ public final class PartitionGroup implements AutoCloseable {
 		return target == null || target.equals(nodeId());
 	}
 
-	void gained(int partition, long term, List<PartitionListener> others) {
+	private void gained(int partition, long term) {
 		for (PartitionListener listener : this.listeners) {
 			notify(() -> listener.partitionGained(this.name, partition, term));
 		}
-		for (PartitionListener listener : others) {
+		for (PartitionListener listener : this.registryListeners) {
 			notify(() -> listener.partitionGained(this.name, partition, term));
 		}
 	}
 
-	void lost(int partition, long term, RevocationReason reason, List<PartitionListener> others) {
+	private void lost(int partition, long term, RevocationReason reason) {
 		for (PartitionListener listener : this.listeners) {
 			notify(() -> listener.partitionLost(this.name, partition, term, reason));
 		}
-		for (PartitionListener listener : others) {
+		for (PartitionListener listener : this.registryListeners) {
 			notify(() -> listener.partitionLost(this.name, partition, term, reason));
 		}
 	}
@@ -603,6 +611,29 @@ public final class PartitionGroup implements AutoCloseable {
 	 */
 	private record Plan(List<@Nullable String> targets, List<String> members, Map<Integer, String> pins,
 			long computedAtNanos) {
+	}
+
+	/**
+	 * The listener of one partition's election: the group hears of it with its number.
+	 */
+	private final class PartitionLeadership implements LeadershipListener {
+
+		private final int partition;
+
+		PartitionLeadership(int partition) {
+			this.partition = partition;
+		}
+
+		@Override
+		public void granted(String election, String nodeId, long term) {
+			gained(this.partition, term);
+		}
+
+		@Override
+		public void revoked(String election, String nodeId, long term, RevocationReason reason) {
+			lost(this.partition, term, reason);
+		}
+
 	}
 
 }
