@@ -303,8 +303,7 @@ final class ElectionLoop {
 			this.nodeIdInUse = true;
 			if (this.heldTerm >= 0) {
 				// The row went stale while this instance could not reach the database,
-				// and
-				// another instance with the same id took it over.
+				// and another instance with the same id took it over.
 				endBelief(RevocationReason.NODE_ID_IN_USE);
 				dropHold();
 			}
@@ -314,10 +313,8 @@ final class ElectionLoop {
 		this.nodeIdInUse = false;
 		if (candidacy != Candidacy.HELD && this.heldTerm >= 0) {
 			// The node's row was gone, or another instance's: the session the lease lived
-			// on
-			// ended, and a follower may have taken the lease without writing that row.
-			// Only
-			// a re-acquire of its own makes it this node's again.
+			// on ended, and a follower may have taken the lease without writing that row.
+			// Only a re-acquire of its own makes it this node's again.
 			endBelief(RevocationReason.EXPIRED);
 			dropHold();
 		}
@@ -339,8 +336,7 @@ final class ElectionLoop {
 	synchronized void campaign(boolean campaigning) {
 		if (this.campaigning && !campaigning) {
 			// Counts as giving the election up: a change decided before that takes the
-			// lease
-			// is not adopted (relinquishments).
+			// lease is not adopted (relinquishments).
 			this.relinquished++;
 			endBelief(RevocationReason.STOOD_DOWN);
 		}
@@ -461,9 +457,8 @@ final class ElectionLoop {
 		noteServer(server, readAtNanos);
 		if (failover && !this.onOtherServer) {
 			// Whatever lease of it the new server holds and did not grant since, the read
-			// that
-			// shows it counts from here: every renewal on the old server came before this
-			// read.
+			// that shows it counts from here: every renewal on the old server came before
+			// this read.
 			this.onOtherServer = true;
 			this.otherServerSinceNanos = readAtNanos;
 		}
@@ -540,8 +535,7 @@ final class ElectionLoop {
 		}
 		if (!this.campaigning) {
 			// Stood down while holding the lease, or a yield of it waited for fenced work
-			// and
-			// was not applied: give it back (again) instead of believing.
+			// and was not applied: give it back (again) instead of believing.
 			endBelief(RevocationReason.STOOD_DOWN);
 			long term = this.heldTerm;
 			dropHold();
@@ -553,20 +547,17 @@ final class ElectionLoop {
 			return LeaseChange.reacquire(this.heldTerm);
 		}
 		// Held, nothing pending, same server. Only this node's refreshes move its session
-		// on:
-		// the one sent at sentNanos, and the unconfirmed ones before it. A session that
-		// did
-		// not move was not refreshed as far as this read knows (the server answering the
-		// refresh was not the one answering the read); one that moved shows a read that
-		// includes the refresh, and so every take-over ordered before it.
+		// on: the one sent at sentNanos, and the unconfirmed ones before it. A session
+		// that did not move was not refreshed as far as this read knows (the server
+		// answering the refresh was not the one answering the read); one that moved shows
+		// a read that includes the refresh, and so every take-over ordered before it.
 		long moved = state.holderVersion() - this.heldVersion;
 		boolean renewed = renewedTerm == this.heldTerm && this.heldVersion >= 0 && moved >= 1
 				&& moved <= 1 + this.unconfirmedRenewals;
 		// A read that shows fewer moves than refreshes were sent may not include this
-		// round's
-		// (a Galera node's own data, answering when the causal read waits too long): what
-		// it
-		// shows may be an unconfirmed refresh only, which counts from when it was sent.
+		// round's (a Galera node's own data, answering when the causal read waits too
+		// long): what it shows may be an unconfirmed refresh only, which counts from when
+		// it was sent.
 		long from = (moved == 1 + this.unconfirmedRenewals) ? sentNanos : this.firstUnconfirmedSentNanos;
 		this.heldVersion = state.holderVersion();
 		this.unconfirmedRenewals = 0;
@@ -584,12 +575,10 @@ final class ElectionLoop {
 		boolean tooRecent = acquiredElsewhereTooRecently(state, readAt);
 		if (this.nodeId.equals(state.leaderId()) && !mayBeAnotherInstancesLease(readAt) && !tooRecent) {
 			// The lease names this node (a hand-over to it, or a restart with the same
-			// id):
-			// believe only once a statement of its own succeeds, and under a new term, so
-			// that fenced work of an earlier process with this id can no longer commit.
-			// An
-			// operator's request on it is carried out, not cleared by the re-acquire
-			// (I6).
+			// id): believe only once a statement of its own succeeds, and under a new
+			// term, so that fenced work of an earlier process with this id can no longer
+			// commit. An operator's request on it is carried out, not cleared by the
+			// re-acquire (I6).
 			String handoverTo = state.handoverTo();
 			if (handoverTo != null && !handoverTo.equals(this.nodeId)) {
 				return LeaseChange.handOver(state.term(), handoverTo);
@@ -630,12 +619,11 @@ final class ElectionLoop {
 		}
 		// Versions only grow: a view that was stale here and is current at the deciding
 		// read shows a row and a session that stayed unchanged all along, and otherwise
-		// the
-		// deciding read shows another version, which starts the observation again. Not
-		// across
-		// a failover: a promoted replica that lost the newest writes may show exactly the
-		// versions watched before an outage, while the holder went on renewing on the old
-		// server meanwhile; the watch starts again with the first read of the new server.
+		// the deciding read shows another version, which starts the observation again.
+		// Not across a failover: a promoted replica that lost the newest writes may show
+		// exactly the versions watched before an outage, while the holder went on
+		// renewing on the old server meanwhile; the watch starts again with the first
+		// read of the new server.
 		if (!this.watching || this.watchedVersion != state.version()
 				|| !Objects.equals(this.watchedHolder, state.leaderId())
 				|| this.watchedHolderVersion != state.holderVersion()
@@ -704,8 +692,7 @@ final class ElectionLoop {
 			String server = state.server();
 			if (server != null && this.readFrom != null && !server.equals(this.readFrom)) {
 				// Decided on one server's read, applied on another (the database failed
-				// over
-				// between them): that one may have lost a newer holder's lease (I3).
+				// over between them): that one may have lost a newer holder's lease (I3).
 				noteServer(state, this.clock.nanoTime());
 				dropHold();
 				return;
@@ -776,8 +763,7 @@ final class ElectionLoop {
 		dropHold();
 		this.candidate = false;
 		// Where the repository reported the database refusing the election's row, that is
-		// the
-		// cause, said once already.
+		// the cause, said once already.
 		if (!reported && ++this.refusedCreations == REFUSED_CREATIONS_WARNED) {
 			logger.warn("Election '{}': the lease exists but this node's reads do not show it ({} rounds in a row), "
 					+ "although the node joins the election every round; '{}' takes no part in it until they do "
