@@ -135,34 +135,8 @@ final class ElectionLoop {
 
 	private long observedSinceNanos;
 
-	/**
-	 * Whether the last read showed the row acquired on another server than the one that
-	 * answered (the database failed over since), and since when this node has read it so.
-	 */
-	private boolean onOtherServer;
-
-	private long otherServerSinceNanos;
-
-	/**
-	 * The server that answered the last read that named one, and since when it answers.
-	 */
-	private @Nullable String readFrom;
-
-	private long readFromSinceNanos;
-
-	/**
-	 * Whether, and when, this node saw another server answer than the one before (a
-	 * failover).
-	 */
-	private boolean serverChanged;
-
-	private long serverChangedAtNanos;
-
-	/**
-	 * Whether a change of the answering server was seen that the heartbeat has not told
-	 * yet.
-	 */
-	private boolean serverChangeUntold;
+	/** Which server answers this election's reads, and since when. */
+	private final AnsweringServer server;
 
 	private @Nullable String seenLeader;
 
@@ -232,6 +206,7 @@ final class ElectionLoop {
 		this.database = database;
 		this.leaseNanos = settings.leaseDuration().toNanos();
 		this.beliefNanos = settings.leaseDuration().minus(settings.guard()).toNanos();
+		this.server = new AnsweringServer(this.leaseNanos);
 	}
 
 	String election() {
@@ -390,12 +365,9 @@ final class ElectionLoop {
 		}
 		if (state != null) {
 			// A read without the lease says nothing of where it was acquired.
-			boolean otherServer = !state.sameServer();
-			if (otherServer && !this.onOtherServer) {
-				this.otherServerSinceNanos = readAtNanos;
+			if (this.server.readShows(state, readAtNanos)) {
+				this.watching = false;
 			}
-			this.onOtherServer = otherServer;
-			noteServer(state, readAtNanos);
 			if (this.refusedCreations >= REFUSED_CREATIONS_WARNED) {
 				logger.info("Election '{}': the lease shows again in this node's reads", this.election);
 			}
@@ -403,41 +375,6 @@ final class ElectionLoop {
 		}
 		return (this.heldTerm >= 0) ? leaderDecision(renewedTerm, renewSentNanos, state, readAtNanos)
 				: followerDecision(state, readAtNanos);
-	}
-
-	/**
-	 * Whether a row acquired on another server (the database failed over since) must not
-	 * be acquired yet: the old server may have granted a newer lease that the new one
-	 * lost (an asynchronous replica promoted without the newest writes), whose holder
-	 * believes until a lease after its last renewal there at most. That renewal came
-	 * before this node's first read of the new server, so a lease after that read its
-	 * belief has ended (I3).
-	 */
-	private boolean acquiredElsewhereTooRecently(LeaseState state, long readAtNanos) {
-		if (this.serverChanged && readAtNanos - this.serverChangedAtNanos < this.leaseNanos) {
-			// Within a lease of a failover seen, also a row this node changed on the new
-			// server itself, deciding on the old one's read.
-			return true;
-		}
-		if (state.sameServer()) {
-			return false;
-		}
-		// Two failovers in a row show rows acquired on another server before and after
-		// the
-		// second: where the repository names the answering server, its change counts too.
-		long since = (this.readFrom != null && this.readFromSinceNanos - this.otherServerSinceNanos > 0)
-				? this.readFromSinceNanos : this.otherServerSinceNanos;
-		return readAtNanos - since < this.leaseNanos;
-	}
-
-	/**
-	 * Note which server answered a read: a read from another server than the last one
-	 * starts the whole-lease watch again (the new server may show what was watched before
-	 * the old one went on without this node), and holds acquisitions of rows acquired
-	 * elsewhere back.
-	 */
-	private void noteServer(LeaseState state, long readAtNanos) {
-		noteServer(state.server(), readAtNanos);
 	}
 
 	/**
@@ -450,29 +387,7 @@ final class ElectionLoop {
 	 * @param readAtNanos when the read returned (monotonic clock)
 	 */
 	void serverAnswered(String server, long readAtNanos) {
-		if (this.stopped || server.equals(this.readFrom)) {
-			return;
-		}
-		boolean failover = this.readFrom != null;
-		noteServer(server, readAtNanos);
-		if (failover && !this.onOtherServer) {
-			// Whatever lease of it the new server holds and did not grant since, the read
-			// that shows it counts from here: every renewal on the old server came before
-			// this read.
-			this.onOtherServer = true;
-			this.otherServerSinceNanos = readAtNanos;
-		}
-	}
-
-	private void noteServer(@Nullable String server, long readAtNanos) {
-		if (server != null && !server.equals(this.readFrom)) {
-			if (this.readFrom != null) {
-				this.serverChanged = true;
-				this.serverChangedAtNanos = readAtNanos;
-				this.serverChangeUntold = true;
-			}
-			this.readFrom = server;
-			this.readFromSinceNanos = readAtNanos;
+		if (!this.stopped && this.server.answered(server, readAtNanos)) {
 			this.watching = false;
 		}
 	}
@@ -483,9 +398,7 @@ final class ElectionLoop {
 	 * @return {@code true} once per change seen
 	 */
 	boolean takeServerChange() {
-		boolean untold = this.serverChangeUntold;
-		this.serverChangeUntold = false;
-		return untold;
+		return this.server.takeChange();
 	}
 
 	private @Nullable LeaseChange leaderDecision(long renewedTerm, long sentNanos, @Nullable LeaseState state,
@@ -498,7 +411,7 @@ final class ElectionLoop {
 			}
 			return null;
 		}
-		if (acquiredElsewhereTooRecently(state, readAtNanos)) {
+		if (this.server.holdsBack(state, readAtNanos)) {
 			// Not even a forced change yet: the new server may have lost a newer holder's
 			// lease (see below), and the node this one hands over to would believe at
 			// once.
@@ -508,7 +421,9 @@ final class ElectionLoop {
 			}
 			// Once, as the belief ends (the rounds within the lease after it come here
 			// too).
-			this.serverChangeUntold |= this.announced != null;
+			if (this.announced != null) {
+				this.server.tellAgain();
+			}
 			endBelief(RevocationReason.SERVER_CHANGED);
 			this.heldVersion = -1;
 			this.unconfirmedRenewals = 0;
@@ -572,7 +487,7 @@ final class ElectionLoop {
 			return this.campaigning ? LeaseChange.create() : null;
 		}
 		observe(state);
-		boolean tooRecent = acquiredElsewhereTooRecently(state, readAt);
+		boolean tooRecent = this.server.holdsBack(state, readAt);
 		if (this.nodeId.equals(state.leaderId()) && !mayBeAnotherInstancesLease(readAt) && !tooRecent) {
 			// The lease names this node (a hand-over to it, or a restart with the same
 			// id): believe only once a statement of its own succeeds, and under a new
@@ -613,7 +528,9 @@ final class ElectionLoop {
 	 * @param readAtNanos when the read returned (monotonic clock)
 	 */
 	void watch(LeaseState state, long readAtNanos) {
-		noteServer(state, readAtNanos);
+		if (this.server.note(state.server(), readAtNanos)) {
+			this.watching = false;
+		}
 		if (this.stopped || this.heldTerm >= 0) {
 			return;
 		}
@@ -689,11 +606,12 @@ final class ElectionLoop {
 	void acquired(long sentNanos, @Nullable LeaseState state) {
 		if (state != null) {
 			this.lastSeen = new Sighting(state, this.clock.nanoTime());
-			String server = state.server();
-			if (server != null && this.readFrom != null && !server.equals(this.readFrom)) {
+			if (this.server.differsFrom(state.server())) {
 				// Decided on one server's read, applied on another (the database failed
 				// over between them): that one may have lost a newer holder's lease (I3).
-				noteServer(state, this.clock.nanoTime());
+				if (this.server.note(state.server(), this.clock.nanoTime())) {
+					this.watching = false;
+				}
 				dropHold();
 				return;
 			}
