@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -110,12 +109,8 @@ public final class PartitionGroup implements AutoCloseable {
 	/** Whether the last balancing step could not read; for one log line per change. */
 	private boolean readFailing;
 
-	/**
-	 * Hand-overs this node requested, by partition: the version of the lease row as seen
-	 * when it requested them. Until the heartbeat reads the row again, the lease last
-	 * seen does not show the request, and the hand-over still counts as under way.
-	 */
-	private final Map<Integer, Long> requestedOnVersion = new HashMap<>();
+	/** The hand-overs the balancing steps ask for. */
+	private final PartitionHandOvers handOvers;
 
 	private Set<String> loggedMembers = Set.of();
 
@@ -142,6 +137,7 @@ public final class PartitionGroup implements AutoCloseable {
 					new PartitionLeadership(number)));
 		}
 		this.elections = List.copyOf(joined);
+		this.handOvers = new PartitionHandOvers(service, this.name, this.elections, settings.maxHandOversPerRound());
 	}
 
 	/**
@@ -442,63 +438,7 @@ public final class PartitionGroup implements AutoCloseable {
 		List<String> memberIds = members.stream().map(Candidate::nodeId).sorted().toList();
 		this.plan = new Plan(targets, memberIds, Map.copyOf(pinned), this.clock.nanoTime());
 		logMembers(memberIds);
-		handOver(targets, leases);
-	}
-
-	private void handOver(List<@Nullable String> targets, List<@Nullable LeaseState> leases) {
-		int underWay = 0;
-		List<Integer> moving = new ArrayList<>();
-		for (int partition = 0; partition < this.count; partition++) {
-			LeaseState lease = leases.get(partition);
-			Long requestedOn = this.requestedOnVersion.remove(partition);
-			// By the row, not by belief: the heartbeat stops believing before it sends
-			// the
-			// hand-over, and the request stays in the row until that statement commits.
-			if (lease == null || !nodeId().equals(lease.leaderId())) {
-				continue;
-			}
-			boolean requestUnseen = requestedOn != null && requestedOn == lease.version();
-			if (requestUnseen) {
-				this.requestedOnVersion.put(partition, requestedOn);
-			}
-			String target = targets.get(partition);
-			if (lease.handoverTo() != null || requestUnseen) {
-				underWay++;
-			}
-			else if (this.elections.get(partition).isLeader() && target != null && !target.equals(nodeId())) {
-				moving.add(partition);
-			}
-		}
-		// All requests of the step in a few statements; each owner's next heartbeat round
-		// then hands them over in one batch per target.
-		Map<String, String> requests = new LinkedHashMap<>();
-		Map<String, Integer> partitions = new HashMap<>();
-		for (int partition : moving) {
-			if (underWay + requests.size() >= this.settings.maxHandOversPerRound()) {
-				logger.debug("Partition group '{}': {} hand-overs under way; the others wait for the next step",
-						this.name, underWay + requests.size());
-				break;
-			}
-			String election = this.elections.get(partition).name();
-			requests.put(election, Objects.requireNonNull(targets.get(partition)));
-			partitions.put(election, partition);
-		}
-		if (requests.isEmpty()) {
-			return;
-		}
-		try {
-			this.service.forceLeaders(requests);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Partition group '{}': could not hand {} partition(s) over; trying at the next step: {}",
-					this.name, requests.size(), ex.toString());
-			return;
-		}
-		requests.forEach((election, target) -> {
-			int partition = partitions.get(election);
-			this.requestedOnVersion.put(partition, Objects.requireNonNull(leases.get(partition)).version());
-			logger.info("Partition group '{}': handing partition {} over to '{}'", this.name, partition, target);
-		});
+		this.handOvers.request(targets, leases);
 	}
 
 	/**
