@@ -7,7 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.ElectionNames;
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
@@ -234,17 +234,19 @@ public class LeaderElectionProperties {
 	 * Determine this node's id.
 	 * @param defaultNodeId the id to use when none is configured
 	 * @return the node id
-	 * @throws InvalidLeaderElectionPropertyException if the configured id is blank or too
-	 * long
+	 * @throws InvalidLeaderElectionPropertyException if the configured id breaks the
+	 * rules of {@link ElectionNames#nodeId}
 	 */
 	public String determineNodeId(String defaultNodeId) {
 		if (this.nodeId == null) {
 			return defaultNodeId;
 		}
-		if (this.nodeId.isBlank() || this.nodeId.length() > ElectionService.MAX_NODE_ID_LENGTH) {
-			throw invalid("node-id", this.nodeId,
-					"the node id is " + (this.nodeId.isBlank() ? "blank" : this.nodeId.length() + " characters long"),
-					"1 to " + ElectionService.MAX_NODE_ID_LENGTH + " characters, unique among running instances");
+		try {
+			ElectionNames.nodeId(this.nodeId);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid("node-id", this.nodeId, ex.getMessage(), "1 to " + ElectionNames.MAX_NODE_ID_LENGTH
+					+ " characters, not ending with a space, unique among running instances");
 		}
 		return this.nodeId;
 	}
@@ -252,17 +254,22 @@ public class LeaderElectionProperties {
 	/**
 	 * Determine the elections to join at start-up.
 	 * @return the election names, without duplicates
-	 * @throws InvalidLeaderElectionPropertyException if a name is blank or too long
+	 * @throws InvalidLeaderElectionPropertyException if a name breaks the rules of
+	 * {@link ElectionNames#election}
 	 */
 	public List<String> determineElections() {
 		// A set: an application with one election per tenant lists 100,000 names.
 		Set<String> names = new LinkedHashSet<>();
 		for (String name : this.elections) {
-			if (name == null || name.isBlank() || name.length() > ElectionService.MAX_ELECTION_NAME_LENGTH) {
-				throw invalid("elections", this.elections,
-						"the election name '" + name + "' is "
-								+ ((name == null || name.isBlank()) ? "blank" : name.length() + " characters long"),
-						"a list of names of 1 to " + ElectionService.MAX_ELECTION_NAME_LENGTH + " characters each");
+			try {
+				ElectionNames.election(name);
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid("elections", this.elections, ex.getMessage(),
+						"a list of names of 1 to " + ElectionNames.MAX_ELECTION_NAME_LENGTH
+								+ " characters each, not ending with a space, not starting with '"
+								+ ElectionNames.LOCK_NAME_PREFIX + "' or '" + ElectionNames.PARTITION_NAME_PREFIX
+								+ "'");
 			}
 			names.add(name);
 		}

@@ -1,5 +1,9 @@
 package io.github.dbleader.autoconfigure;
 
+import java.util.Map;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.ApplicationContextInitializer;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.time.Duration;
@@ -207,6 +211,33 @@ class LeaderElectionAutoConfigurationTests {
 	void tooLongElectionNameFailsStartup() {
 		this.contextRunner.withPropertyValues("leader-election.elections=" + "e".repeat(129))
 			.run(failsWith("leader-election.elections", null, "names of 1 to 128 characters"));
+	}
+
+	@Test
+	void electionNamesTheCoreRefusesFailStartupNamingTheProperty() {
+		// The rules of ElectionNames, checked once: a lock's row, a partition's election
+		// and
+		// a name MySQL would take for another are refused as the property they came from.
+		for (String name : new String[] { "lock:reports", "partition:orders:1", "jobs " }) {
+			this.contextRunner
+				.withInitializer(untrimmed(
+						Map.of("leader-election.elections[0]", "billing", "leader-election.elections[1]", name)))
+				.run(failsWith("leader-election.elections", null, "not starting with 'lock:' or 'partition:'"));
+		}
+	}
+
+	@Test
+	void nodeIdEndingWithASpaceFailsStartupNamingTheProperty() {
+		this.contextRunner.withInitializer(untrimmed(Map.of("leader-election.node-id", "node-a ")))
+			.run(failsWith("leader-election.node-id", "node-a ", "not ending with a space"));
+	}
+
+	/** Properties whose values keep their spaces, which withPropertyValues trims. */
+	private static ApplicationContextInitializer<ConfigurableApplicationContext> untrimmed(
+			Map<String, Object> properties) {
+		return (context) -> context.getEnvironment()
+			.getPropertySources()
+			.addFirst(new MapPropertySource("untrimmed", properties));
 	}
 
 	@Test

@@ -39,25 +39,25 @@ import org.slf4j.LoggerFactory;
  */
 public final class ElectionService implements AutoCloseable {
 
-	/** Longest election name the lease table accepts. */
-	public static final int MAX_ELECTION_NAME_LENGTH = 128;
+	/** Longest election name the lease table accepts ({@link ElectionNames}). */
+	public static final int MAX_ELECTION_NAME_LENGTH = ElectionNames.MAX_ELECTION_NAME_LENGTH;
 
 	/**
 	 * Prefix of the lease rows of cluster locks
 	 * ({@code io.github.dbleader.election.lock}), which share the lease table with
 	 * elections: no election name may start with it.
 	 */
-	public static final String LOCK_NAME_PREFIX = "lock:";
+	public static final String LOCK_NAME_PREFIX = ElectionNames.LOCK_NAME_PREFIX;
 
 	/**
 	 * Prefix of the elections of partition groups
 	 * ({@code io.github.dbleader.election.partition}), named
 	 * {@code partition:<group>:<partition>}: no other election name may start with it.
 	 */
-	public static final String PARTITION_NAME_PREFIX = "partition:";
+	public static final String PARTITION_NAME_PREFIX = ElectionNames.PARTITION_NAME_PREFIX;
 
-	/** Longest node id the lease table accepts. */
-	public static final int MAX_NODE_ID_LENGTH = 255;
+	/** Longest node id the lease table accepts ({@link ElectionNames}). */
+	public static final int MAX_NODE_ID_LENGTH = ElectionNames.MAX_NODE_ID_LENGTH;
 
 	private static final Logger logger = LoggerFactory.getLogger(ElectionService.class);
 
@@ -182,7 +182,7 @@ public final class ElectionService implements AutoCloseable {
 		this.preparation = Objects.requireNonNull(preparation, "preparation must not be null");
 		this.repository = Objects.requireNonNull(repository, "repository must not be null");
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
-		this.nodeId = validateId("node id", nodeId, MAX_NODE_ID_LENGTH);
+		this.nodeId = ElectionNames.nodeId(nodeId);
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 		this.clock = Objects.requireNonNull(clock, "clock must not be null");
 		this.believing = new AnnouncedBeliefs(this.clock.nanoTime());
@@ -265,15 +265,7 @@ public final class ElectionService implements AutoCloseable {
 		if (existing != null) {
 			return existing;
 		}
-		validateId("election name", name, MAX_ELECTION_NAME_LENGTH);
-		if (name.startsWith(LOCK_NAME_PREFIX)) {
-			throw new IllegalArgumentException("election name '" + name + "' must not start with '" + LOCK_NAME_PREFIX
-					+ "', which names the rows of cluster locks");
-		}
-		if (name.startsWith(PARTITION_NAME_PREFIX)) {
-			throw new IllegalArgumentException("election name '" + name + "' must not start with '"
-					+ PARTITION_NAME_PREFIX + "', which names the elections of partition groups");
-		}
+		ElectionNames.election(name);
 		return join(name, TakeOverPolicy.ALWAYS, LeadershipListener.NONE);
 	}
 
@@ -315,11 +307,7 @@ public final class ElectionService implements AutoCloseable {
 		if (existing != null) {
 			return existing;
 		}
-		validateId("election name", name, MAX_ELECTION_NAME_LENGTH);
-		if (!name.startsWith(PARTITION_NAME_PREFIX)) {
-			throw new IllegalArgumentException(
-					"partition election name '" + name + "' must start with '" + PARTITION_NAME_PREFIX + "'");
-		}
+		ElectionNames.partitionElection(name);
 		return join(name, takeOverPolicy, listener);
 	}
 
@@ -655,23 +643,6 @@ public final class ElectionService implements AutoCloseable {
 		else {
 			callback.run();
 		}
-	}
-
-	private static String validateId(String what, String value, int maxLength) {
-		if (value == null || value.isBlank()) {
-			throw new IllegalArgumentException(what + " must not be blank");
-		}
-		if (value.length() > maxLength) {
-			throw new IllegalArgumentException(what + " '" + value + "' is " + value.length()
-					+ " characters long; at most " + maxLength + " are allowed");
-		}
-		if (value.endsWith(" ")) {
-			// MySQL's and MariaDB's collations pad with spaces: 'a' and 'a ' would share
-			// a row.
-			throw new IllegalArgumentException(what + " '" + value + "' must not end with a space, which MySQL and"
-					+ " MariaDB ignore when they compare names");
-		}
-		return value;
 	}
 
 	/**

@@ -15,10 +15,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.Election;
+import io.github.dbleader.election.ElectionNames;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseSighting;
@@ -57,12 +57,10 @@ import org.slf4j.LoggerFactory;
 public final class PartitionGroup implements AutoCloseable {
 
 	/** Longest group name. */
-	public static final int MAX_NAME_LENGTH = 100;
+	public static final int MAX_NAME_LENGTH = ElectionNames.MAX_GROUP_NAME_LENGTH;
 
 	/** Most partitions of a group. */
 	public static final int MAX_PARTITIONS = 100_000;
-
-	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1," + MAX_NAME_LENGTH + "}");
 
 	private static final Logger logger = LoggerFactory.getLogger(PartitionGroup.class);
 
@@ -119,7 +117,7 @@ public final class PartitionGroup implements AutoCloseable {
 		this.steps = Objects.requireNonNull(steps, "steps must not be null");
 		this.registryListeners = registryListeners;
 		this.service = Objects.requireNonNull(service, "service must not be null");
-		this.name = validateName(name);
+		this.name = ElectionNames.group(name);
 		if (count < 1 || count > MAX_PARTITIONS) {
 			throw new IllegalArgumentException(
 					"partition group '" + name + "' must have 1 to " + MAX_PARTITIONS + " partitions but has " + count);
@@ -147,7 +145,7 @@ public final class PartitionGroup implements AutoCloseable {
 	 * @return {@code partition:<group>:<partition>}
 	 */
 	public static String electionName(String group, int partition) {
-		return ElectionService.PARTITION_NAME_PREFIX + group + ":" + partition;
+		return ElectionNames.partitionElection(group, partition);
 	}
 
 	/**
@@ -158,19 +156,7 @@ public final class PartitionGroup implements AutoCloseable {
 	 * ({@code partition:<group>:<n>}), else {@code null}
 	 */
 	public static @Nullable String groupOf(String election) {
-		if (!election.startsWith(ElectionService.PARTITION_NAME_PREFIX)) {
-			return null;
-		}
-		int separator = election.lastIndexOf(':');
-		if (separator <= ElectionService.PARTITION_NAME_PREFIX.length() || separator == election.length() - 1) {
-			return null;
-		}
-		for (int i = separator + 1; i < election.length(); i++) {
-			if (!Character.isDigit(election.charAt(i))) {
-				return null;
-			}
-		}
-		return election.substring(ElectionService.PARTITION_NAME_PREFIX.length(), separator);
+		return ElectionNames.groupOf(election);
 	}
 
 	/**
@@ -494,14 +480,6 @@ public final class PartitionGroup implements AutoCloseable {
 
 	private static Instant latest(Instant a, Instant b) {
 		return a.isAfter(b) ? a : b;
-	}
-
-	private static String validateName(String name) {
-		if (name == null || !NAME.matcher(name).matches()) {
-			throw new IllegalArgumentException("Invalid partition group name '" + name + "': use 1 to "
-					+ MAX_NAME_LENGTH + " letters, digits, '.', '_' or '-'");
-		}
-		return name;
 	}
 
 	/**
