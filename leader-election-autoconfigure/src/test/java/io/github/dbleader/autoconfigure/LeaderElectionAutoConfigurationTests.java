@@ -177,6 +177,8 @@ class LeaderElectionAutoConfigurationTests {
 			jdbc.candidate-table-name| a;drop    | letters, digits or underscores
 			jdbc.candidate-table-name| leader_election_lease | other than 'leader_election_lease'
 			jdbc.candidate-table-name| leader_election_lease_fence | and 'leader_election_lease_fence'
+			jdbc.candidate-table-name| leader_election_lease_nodes | and 'leader_election_lease_fence'
+			jdbc.candidate-table-name| leader_election_lease_pins | other than 'leader_election_lease'
 			jdbc.table-name          | lease_table_name_of_fifty_eight_characters_for_the_test_xy | at most 57 letters
 			jdbc.platform            | oracle    | mysql (also for MariaDB), mariadb, postgresql or h2
 			jdbc.dedicated-pool-size | 0         | at least 1
