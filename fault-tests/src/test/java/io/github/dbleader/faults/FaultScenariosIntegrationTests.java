@@ -217,8 +217,8 @@ class FaultScenariosIntegrationTests {
 		long marksFrom = leader.log().mark();
 		long slowFrom = database.now();
 		leader.proxy().delayReplies(latency);
-		sleep(Duration.ofMillis(L + R)); // longer than a lease: a failing leader would
-											// have been replaced
+		// longer than a lease: a failing leader would have been replaced
+		sleep(Duration.ofMillis(L + R));
 		leader.proxy().delayReplies(Duration.ZERO);
 		long slowUntil = database.now();
 		List<LeaseMonitor.Sighting> sightings = cluster.monitor().since(slowFrom);
@@ -341,15 +341,13 @@ class FaultScenariosIntegrationTests {
 			long heldFrom = database.now();
 			leader.holdApplicationConnections(SampleNode.POOL_SIZE, seconds);
 			// The job waits for a connection at most the sample's connection timeout (1
-			// s) per
-			// run, so a waiter shows up between its runs, not at every poll.
+			// s) per run, so a waiter shows up between its runs, not at every poll.
 			await("the application pool of " + leader.id() + " exhausted").atMost(Duration.ofSeconds(5))
 				.pollInterval(Duration.ofMillis(50))
 				.until(() -> leader.meter("hikaricp.connections.active") == SampleNode.POOL_SIZE
 						&& leader.meter("hikaricp.connections.pending") >= 1);
-			sleep(Duration.ofMillis(Math.max(0, heldFrom + seconds * 1000L - database.now()))); // the
-																								// load
-																								// lasts
+			// the load lasts
+			sleep(Duration.ofMillis(Math.max(0, heldFrom + seconds * 1000L - database.now())));
 			long heldUntil = heldFrom + seconds * 1000L;
 			long renewals = cluster.monitor()
 				.since(heldFrom)
@@ -430,11 +428,8 @@ class FaultScenariosIntegrationTests {
 							"I5 a leader frozen inside a fenced transaction is replaced within L + R + 1 s",
 							"take-over from the frozen leader", pausedAt.get(),
 							(run) -> !run.nodeId().equals(leader.id()), L + R + SLACK);
-					sleep(Duration.ofMillis(Math.max(0, pausedAt.get() + 2 * L - database.now()))); // the
-																									// rest
-																									// of
-																									// the
-																									// pause
+					// the rest of the pause
+					sleep(Duration.ofMillis(Math.max(0, pausedAt.get() + 2 * L - database.now())));
 					long resumedAt = database.now();
 					long marksFrom = leader.log().mark();
 					leader.resume();
@@ -450,8 +445,8 @@ class FaultScenariosIntegrationTests {
 						});
 					assertThat(leader.transitions("revoked")).as("the resumed node counts the revocation")
 						.isEqualTo(revokedBefore + 1);
-					sleep(Duration.ofMillis(2 * R)); // a resumed node that kept writing
-														// would show it now
+					// a resumed node that kept writing would show it now
+					sleep(Duration.ofMillis(2 * R));
 					List<JobRuns.Run> late = JobRuns.since(database, pausedAt.get())
 						.stream()
 						.filter((run) -> run.nodeId().equals(leader.id()) && run.term() == staleTerm)
@@ -488,9 +483,8 @@ class FaultScenariosIntegrationTests {
 				.until(() -> cutAt.get() != 0);
 			NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
 			LeaseMonitor.Sighting lastLease = cluster.monitor().latest().orElseThrow();
-			sleep(Duration.ofMillis(Math.max(0, cutAt.get() + L + 2000 - database.now()))); // the
-																							// outage
-																							// lasts
+			// the outage lasts
+			sleep(Duration.ofMillis(Math.max(0, cutAt.get() + L + 2000 - database.now())));
 			List<SampleNode> believersDuringCut = cluster.believers();
 			long restoredAt = database.now();
 			nodes.forEach((node) -> node.proxy().restore());
@@ -669,12 +663,11 @@ class FaultScenariosIntegrationTests {
 						frozenAt = database.now();
 						nodes.forEach((node) -> node.proxy().cut(Outage.BLACKHOLE));
 						revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(L));
-						sleep(Duration.ofMillis(Math.max(0, frozenAt + frozenFor - database.now()))); // the
-																										// freeze
-																										// lasts
+						// the freeze lasts
+						sleep(Duration.ofMillis(Math.max(0, frozenAt + frozenFor - database.now())));
 						believersWhileFrozen = cluster.believers();
-						answers = watch.stop(); // before the thaw: every answer counted
-												// came during the freeze
+						// before the thaw: every answer counted came during the freeze
+						answers = watch.stop();
 					}
 					LeaseMonitor.Sighting lastLease = cluster.monitor().latest().orElseThrow();
 					long thawedAt = database.now();
@@ -718,9 +711,8 @@ class FaultScenariosIntegrationTests {
 								"a leader cut off from the database is replaced within L + R + 1 s",
 								"first run of a successor", cutAt, (run) -> !run.nodeId().equals(leader.id()),
 								L + R + SLACK);
-						sleep(Duration.ofMillis(Math.max(0, cutAt + 2 * L - database.now()))); // the
-																								// cut
-																								// lasts
+						// the cut lasts
+						sleep(Duration.ofMillis(Math.max(0, cutAt + 2 * L - database.now())));
 						answers = watch.stop();
 					}
 					long restoredAt = database.now();
@@ -788,9 +780,8 @@ class FaultScenariosIntegrationTests {
 					awaitFailover(scenario,
 							"I5 a leader whose fenced connection went half-open is replaced within L + R + 1 s",
 							"take-over", cutAt.get(), (run) -> !run.nodeId().equals(leader.id()), L + R + SLACK);
-					sleep(Duration.ofMillis(Math.max(0, cutAt.get() + 2 * L - database.now()))); // the
-																									// cut
-																									// lasts
+					// the cut lasts
+					sleep(Duration.ofMillis(Math.max(0, cutAt.get() + 2 * L - database.now())));
 					long restoredAt = database.now();
 					leader.proxy().restore();
 					assertThat(jobFailed.atMillis() - cutAt.get())

@@ -109,8 +109,7 @@ class GaleraFaultScenariosIntegrationTests {
 		System.out.println("[test databases] Galera: " + urls.size() + " nodes of cluster " + states.get(0));
 		cluster = Cluster.spreadOver(observer, clusterNodes);
 		// One after the other: three JVMs starting at once on a busy two-core machine can
-		// miss
-		// the sample's one-second connection timeout.
+		// miss the sample's one-second connection timeout.
 		for (int i = 0; i < clusterNodes.size(); i++) {
 			cluster.start(1);
 		}
@@ -141,18 +140,15 @@ class GaleraFaultScenariosIntegrationTests {
 					long pausedAt = awaitSuccessor(scenario, leader,
 							"a leader frozen inside a fenced transaction is replaced within L + R + 1 s", L + R + SLACK,
 							() -> pauseAfter(leader, "fenced_runs"));
-					Thread.sleep(Math.max(0, pausedAt + 2 * L - observer.now())); // the
-																					// rest
-																					// of
-																					// the
-																					// pause
+					// the rest of the pause
+					Thread.sleep(Math.max(0, pausedAt + 2 * L - observer.now()));
 					long resumedAt = observer.now();
 					long marksFrom = leader.log().mark();
 					leader.resume();
 					NodeLog.Transition revoked = awaitRevocation(leader, marksFrom, Duration.ofMillis(R + SLACK));
 					assertThat(revoked.term()).as("the resumed node revokes its stale term").isEqualTo(staleTerm);
-					Thread.sleep(2 * R); // a resumed node that kept writing would show it
-											// now
+					// a resumed node that kept writing would show it now
+					Thread.sleep(2 * R);
 					assertThat(JobRuns.since(observer, pausedAt))
 						.as("no fenced write of the stale term %d after the leader froze", staleTerm)
 						.noneMatch((run) -> run.nodeId().equals(leader.id()) && run.term() == staleTerm);

@@ -68,8 +68,7 @@ final class SampleLaunch {
 	private static SampleLaunch prepare(Path jar) {
 		String name = jar.getFileName().toString().replaceFirst("\\.jar$", "");
 		// One preparation per jar and build, whichever of the suite's JVMs comes first;
-		// the
-		// others, and the later executions' JVMs, wait for it and use it.
+		// the others, and the later executions' JVMs, wait for it and use it.
 		Path launches = ForkLock.targetDirectory().resolve("fault-runs").resolve("launch");
 		Path directory = launches.resolve(name);
 		Path archive = directory.resolve(name + ".jsa");

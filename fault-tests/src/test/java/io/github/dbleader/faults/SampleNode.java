@@ -117,8 +117,7 @@ final class SampleNode implements AutoCloseable {
 						"--spring.datasource.password=" + database.password(),
 						"--spring.datasource.hikari.maximum-pool-size=" + POOL_SIZE,
 						// Tighter than the sample's 3 s: the scenarios bound health's
-						// answer
-						// time by the pool wait
+						// answer time by the pool wait
 						// (FaultScenariosIntegrationTests.HEALTH_BOUND).
 						"--spring.datasource.hikari.connection-timeout=1000",
 						"--leader-election.lease-duration=" + LEASE.toMillis() + "ms",

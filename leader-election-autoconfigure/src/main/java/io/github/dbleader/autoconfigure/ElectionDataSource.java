@@ -40,8 +40,7 @@ final class ElectionDataSource implements DisposableBean {
 			ObjectProvider<DataSource> dataSources) {
 		if (StringUtils.hasText(jdbc.getUrl())) {
 			// The builder creates the pool with setters, so it stays lazy: no connection
-			// and no
-			// thread before the first statement.
+			// and no thread before the first statement.
 			DataSource own = DataSourceBuilder.create()
 				.url(jdbc.getUrl())
 				.username(jdbc.getUsername())

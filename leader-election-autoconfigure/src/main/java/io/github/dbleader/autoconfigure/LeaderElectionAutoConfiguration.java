@@ -132,10 +132,9 @@ public final class LeaderElectionAutoConfiguration {
 		PlatformTransactionManager fencedTransactions = FencedTransactions
 			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
 		// Built at once: its store asks the detector for the platform when a statement
-		// first
-		// needs it, and again after a failure, so the context starts while the database
-		// is away.
-		// A database that answers now but is not supported still stops the start-up.
+		// first needs it, and again after a failure, so the context starts while the
+		// database is away. A database that answers now but is not supported still stops
+		// the start-up.
 		dialectDetector.getDialectIfAnswering();
 		return new JdbcLeaseRepository(new JdbcStore(connectionPool.getDataSource(), fencedTransactions,
 				electionDataSource.getDataSource(), dialectDetector::getDialect, jdbc.determineLeaseTables(),
@@ -148,8 +147,7 @@ public final class LeaderElectionAutoConfiguration {
 			ElectionConnectionPool connectionPool, ObjectProvider<PlatformTransactionManager> transactionManagers,
 			ListableBeanFactory beanFactory, DialectDetector dialectDetector, LeaderElectionProperties properties) {
 		// Locks live in the lease table, on the election's pool; their fenced work joins
-		// the
-		// application's transactions, as the elections' does.
+		// the application's transactions, as the elections' does.
 		PlatformTransactionManager fencedTransactions = FencedTransactions
 			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
 		Supplier<JdbcLockRepository> repository = () -> new JdbcLockRepository(connectionPool.getDataSource(),
@@ -184,8 +182,7 @@ public final class LeaderElectionAutoConfiguration {
 			all.add(new ObservationLeadershipListener(registry, leadershipChangeObservationConvention.getIfUnique()));
 		}
 		// Nothing of the database is needed before the election starts: the platform
-		// (unless
-		// known from a property or the URL) and the tables come when the database
+		// (unless known from a property or the URL) and the tables come when the database
 		// answers.
 		DatabasePreparation preparation = () -> {
 			dialectDetector.getDialect();

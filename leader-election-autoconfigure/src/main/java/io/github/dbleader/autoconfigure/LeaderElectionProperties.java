@@ -7,8 +7,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
-import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.ElectionNames;
 import io.github.dbleader.election.ElectionSettings;
+import io.github.dbleader.election.InvalidElectionSettingsException;
+import io.github.dbleader.election.jdbc.InvalidTableNameException;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
 import org.jspecify.annotations.Nullable;
@@ -205,46 +207,60 @@ public class LeaderElectionProperties {
 	 * do not fit together
 	 */
 	public ElectionSettings determineElectionSettings() {
-		Duration lease = requirePositive("lease-duration", this.leaseDuration);
-		Duration renew = requirePositive("renew-interval", this.renewInterval);
-		Duration guard = (this.guard != null) ? requirePositive("guard", this.guard)
-				: ElectionSettings.defaultGuard(lease);
-		Duration timeout = (this.statementTimeout != null) ? requirePositive("statement-timeout", this.statementTimeout)
-				: ElectionSettings.defaultStatementTimeout(renew);
-		if (guard.compareTo(lease) >= 0) {
-			throw invalid("guard", guard, "the guard must be shorter than lease-duration (" + lease + ")",
-					"a positive duration shorter than lease-duration, by default a fifth of it");
+		// The rules are the core's (ElectionSettings); this names the properties they
+		// came from.
+		Duration guard = (this.guard != null || this.leaseDuration == null) ? this.guard
+				: ElectionSettings.defaultGuard(this.leaseDuration);
+		Duration timeout = (this.statementTimeout != null || this.renewInterval == null) ? this.statementTimeout
+				: ElectionSettings.defaultStatementTimeout(this.renewInterval);
+		try {
+			return new ElectionSettings(this.leaseDuration, this.renewInterval, guard, timeout);
 		}
-		Duration belief = lease.minus(guard);
-		if (renew.multipliedBy(2).compareTo(belief) > 0) {
-			throw invalid("renew-interval", renew,
+		catch (InvalidElectionSettingsException ex) {
+			throw invalid(ex);
+		}
+	}
+
+	private static InvalidLeaderElectionPropertyException invalid(InvalidElectionSettingsException ex) {
+		String property = switch (ex.setting()) {
+			case "leaseDuration" -> "lease-duration";
+			case "renewInterval" -> "renew-interval";
+			case "statementTimeout" -> "statement-timeout";
+			default -> ex.setting();
+		};
+		return switch (ex.rule()) {
+			case POSITIVE -> invalid(property, ex.value(), "the duration must be positive",
+					"a positive duration such as 10s or 500ms");
+			case GUARD_SHORTER_THAN_LEASE ->
+				invalid(property, ex.value(), "the guard must be shorter than lease-duration (" + ex.bound() + ")",
+						"a positive duration shorter than lease-duration, by default a fifth of it");
+			case RENEW_INTERVAL_AT_MOST_HALF_THE_BELIEF -> invalid(property, ex.value(),
 					"a failed renewal must be retried at least once before the leader's belief ends, which needs "
-							+ "renew-interval <= (lease-duration - guard) / 2 = (" + lease + " - " + guard + ") / 2",
-					"at most " + belief.dividedBy(2) + " with these values; or raise lease-duration");
-		}
-		if (timeout.compareTo(renew) >= 0) {
-			throw invalid("statement-timeout", timeout,
-					"a statement must time out before the next renewal is due (renew-interval " + renew + ")",
+							+ "renew-interval <= (lease-duration - guard) / 2 = " + ex.bound(),
+					"at most " + ex.bound() + " with these values; or raise lease-duration");
+			case STATEMENT_TIMEOUT_SHORTER_THAN_RENEW_INTERVAL -> invalid(property, ex.value(),
+					"a statement must time out before the next renewal is due (renew-interval " + ex.bound() + ")",
 					"a positive duration shorter than renew-interval, by default half of it");
-		}
-		return new ElectionSettings(lease, renew, guard, timeout);
+		};
 	}
 
 	/**
 	 * Determine this node's id.
 	 * @param defaultNodeId the id to use when none is configured
 	 * @return the node id
-	 * @throws InvalidLeaderElectionPropertyException if the configured id is blank or too
-	 * long
+	 * @throws InvalidLeaderElectionPropertyException if the configured id breaks the
+	 * rules of {@link ElectionNames#nodeId}
 	 */
 	public String determineNodeId(String defaultNodeId) {
 		if (this.nodeId == null) {
 			return defaultNodeId;
 		}
-		if (this.nodeId.isBlank() || this.nodeId.length() > ElectionService.MAX_NODE_ID_LENGTH) {
-			throw invalid("node-id", this.nodeId,
-					"the node id is " + (this.nodeId.isBlank() ? "blank" : this.nodeId.length() + " characters long"),
-					"1 to " + ElectionService.MAX_NODE_ID_LENGTH + " characters, unique among running instances");
+		try {
+			ElectionNames.nodeId(this.nodeId);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalid("node-id", this.nodeId, ex.getMessage(), "1 to " + ElectionNames.MAX_NODE_ID_LENGTH
+					+ " characters, not ending with a space, unique among running instances");
 		}
 		return this.nodeId;
 	}
@@ -252,28 +268,26 @@ public class LeaderElectionProperties {
 	/**
 	 * Determine the elections to join at start-up.
 	 * @return the election names, without duplicates
-	 * @throws InvalidLeaderElectionPropertyException if a name is blank or too long
+	 * @throws InvalidLeaderElectionPropertyException if a name breaks the rules of
+	 * {@link ElectionNames#election}
 	 */
 	public List<String> determineElections() {
 		// A set: an application with one election per tenant lists 100,000 names.
 		Set<String> names = new LinkedHashSet<>();
 		for (String name : this.elections) {
-			if (name == null || name.isBlank() || name.length() > ElectionService.MAX_ELECTION_NAME_LENGTH) {
-				throw invalid("elections", this.elections,
-						"the election name '" + name + "' is "
-								+ ((name == null || name.isBlank()) ? "blank" : name.length() + " characters long"),
-						"a list of names of 1 to " + ElectionService.MAX_ELECTION_NAME_LENGTH + " characters each");
+			try {
+				ElectionNames.election(name);
+			}
+			catch (IllegalArgumentException ex) {
+				throw invalid("elections", this.elections, ex.getMessage(),
+						"a list of names of 1 to " + ElectionNames.MAX_ELECTION_NAME_LENGTH
+								+ " characters each, not ending with a space, not starting with '"
+								+ ElectionNames.LOCK_NAME_PREFIX + "' or '" + ElectionNames.PARTITION_NAME_PREFIX
+								+ "'");
 			}
 			names.add(name);
 		}
 		return List.copyOf(names);
-	}
-
-	private static Duration requirePositive(String property, Duration value) {
-		if (value.isZero() || value.isNegative()) {
-			throw invalid(property, value, "the duration must be positive", "a positive duration such as 10s or 500ms");
-		}
-		return value;
 	}
 
 	static InvalidLeaderElectionPropertyException invalid(String property, @Nullable Object value, String reason,
@@ -423,22 +437,15 @@ public class LeaderElectionProperties {
 		 * identifier or both are the same
 		 */
 		public LeaseTables determineLeaseTables() {
-			requireIdentifier("jdbc.table-name", this.tableName);
-			requireIdentifier("jdbc.candidate-table-name", this.candidateTableName);
-			if (this.tableName.length() > LeaseTables.MAX_LEASE_TABLE_LENGTH) {
-				throw invalid("jdbc.table-name", this.tableName,
-						"the fence table is named after the lease table with '" + LeaseTables.FENCE_TABLE_SUFFIX
-								+ "' appended, and must fit in 63 characters",
-						"at most " + LeaseTables.MAX_LEASE_TABLE_LENGTH + " letters, digits or underscores");
+			// The rules are the core's (LeaseTables); this names the property each name
+			// came from.
+			try {
+				return new LeaseTables(this.tableName, this.candidateTableName);
 			}
-			String fenceTable = this.tableName + LeaseTables.FENCE_TABLE_SUFFIX;
-			if (this.tableName.equalsIgnoreCase(this.candidateTableName)
-					|| fenceTable.equalsIgnoreCase(this.candidateTableName)) {
-				throw invalid("jdbc.candidate-table-name", this.candidateTableName,
-						"the candidates table must differ from the lease table (jdbc.table-name) and its fence table",
-						"a plain identifier other than '" + this.tableName + "' and '" + fenceTable + "'");
+			catch (InvalidTableNameException ex) {
+				throw invalid((ex.table() == InvalidTableNameException.Table.LEASE) ? "jdbc.table-name"
+						: "jdbc.candidate-table-name", ex.name(), ex.getMessage(), ex.allowed());
 			}
-			return new LeaseTables(this.tableName, this.candidateTableName);
 		}
 
 		/**
@@ -469,13 +476,6 @@ public class LeaderElectionProperties {
 						"a number of at least 1 (2 recommended); or set jdbc.dedicated-pool=false");
 			}
 			return this.dedicatedPoolSize;
-		}
-
-		private static void requireIdentifier(String property, String name) {
-			if (!LeaseTables.isValidName(name)) {
-				throw invalid(property, name, "a table name is written into SQL, so only a plain identifier is safe",
-						"1 to 63 letters, digits or underscores, not starting with a digit");
-			}
 		}
 
 		/** The platforms, as the failure analysis lists them. */

@@ -1,5 +1,9 @@
 package io.github.dbleader.autoconfigure;
 
+import java.util.Map;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.ApplicationContextInitializer;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.time.Duration;
@@ -173,6 +177,8 @@ class LeaderElectionAutoConfigurationTests {
 			jdbc.candidate-table-name| a;drop    | letters, digits or underscores
 			jdbc.candidate-table-name| leader_election_lease | other than 'leader_election_lease'
 			jdbc.candidate-table-name| leader_election_lease_fence | and 'leader_election_lease_fence'
+			jdbc.candidate-table-name| leader_election_lease_nodes | and 'leader_election_lease_fence'
+			jdbc.candidate-table-name| leader_election_lease_pins | other than 'leader_election_lease'
 			jdbc.table-name          | lease_table_name_of_fifty_eight_characters_for_the_test_xy | at most 57 letters
 			jdbc.platform            | oracle    | mysql (also for MariaDB), mariadb, postgresql or h2
 			jdbc.dedicated-pool-size | 0         | at least 1
@@ -207,6 +213,33 @@ class LeaderElectionAutoConfigurationTests {
 	void tooLongElectionNameFailsStartup() {
 		this.contextRunner.withPropertyValues("leader-election.elections=" + "e".repeat(129))
 			.run(failsWith("leader-election.elections", null, "names of 1 to 128 characters"));
+	}
+
+	@Test
+	void electionNamesTheCoreRefusesFailStartupNamingTheProperty() {
+		// The rules of ElectionNames, checked once: a lock's row, a partition's election
+		// and
+		// a name MySQL would take for another are refused as the property they came from.
+		for (String name : new String[] { "lock:reports", "partition:orders:1", "jobs " }) {
+			this.contextRunner
+				.withInitializer(untrimmed(
+						Map.of("leader-election.elections[0]", "billing", "leader-election.elections[1]", name)))
+				.run(failsWith("leader-election.elections", null, "not starting with 'lock:' or 'partition:'"));
+		}
+	}
+
+	@Test
+	void nodeIdEndingWithASpaceFailsStartupNamingTheProperty() {
+		this.contextRunner.withInitializer(untrimmed(Map.of("leader-election.node-id", "node-a ")))
+			.run(failsWith("leader-election.node-id", "node-a ", "not ending with a space"));
+	}
+
+	/** Properties whose values keep their spaces, which withPropertyValues trims. */
+	private static ApplicationContextInitializer<ConfigurableApplicationContext> untrimmed(
+			Map<String, Object> properties) {
+		return (context) -> context.getEnvironment()
+			.getPropertySources()
+			.addFirst(new MapPropertySource("untrimmed", properties));
 	}
 
 	@Test

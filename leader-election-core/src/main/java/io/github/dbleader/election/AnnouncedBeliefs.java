@@ -69,8 +69,7 @@ final class AnnouncedBeliefs {
 			return false;
 		}
 		// Grants during the pass lower the bound from here; the pass then lowers it to
-		// what it
-		// found, so that neither is lost.
+		// what it found, so that neither is lost.
 		this.noEndBefore.set(nowNanos + LONGEST_UNCHECKED_NANOS);
 		long earliest = nowNanos + LONGEST_UNCHECKED_NANOS;
 		for (ElectionLoop loop : this.believing) {

@@ -215,8 +215,7 @@ public enum DatabaseFailureKind {
 		}
 		switch (state) {
 			// Statement timeout or cancel (PostgreSQL, H2), ODBC's timeouts, and MySQL
-			// and
-			// MariaDB's interrupted query (max_statement_time).
+			// and MariaDB's interrupted query (max_statement_time).
 			case "57014", "HYT00", "HYT01", "70100":
 				return TIMED_OUT;
 			// PostgreSQL's insufficient_privilege, in the class of syntax errors.

@@ -135,34 +135,8 @@ final class ElectionLoop {
 
 	private long observedSinceNanos;
 
-	/**
-	 * Whether the last read showed the row acquired on another server than the one that
-	 * answered (the database failed over since), and since when this node has read it so.
-	 */
-	private boolean onOtherServer;
-
-	private long otherServerSinceNanos;
-
-	/**
-	 * The server that answered the last read that named one, and since when it answers.
-	 */
-	private @Nullable String readFrom;
-
-	private long readFromSinceNanos;
-
-	/**
-	 * Whether, and when, this node saw another server answer than the one before (a
-	 * failover).
-	 */
-	private boolean serverChanged;
-
-	private long serverChangedAtNanos;
-
-	/**
-	 * Whether a change of the answering server was seen that the heartbeat has not told
-	 * yet.
-	 */
-	private boolean serverChangeUntold;
+	/** Which server answers this election's reads, and since when. */
+	private final AnsweringServer server;
 
 	private @Nullable String seenLeader;
 
@@ -232,6 +206,7 @@ final class ElectionLoop {
 		this.database = database;
 		this.leaseNanos = settings.leaseDuration().toNanos();
 		this.beliefNanos = settings.leaseDuration().minus(settings.guard()).toNanos();
+		this.server = new AnsweringServer(this.leaseNanos);
 	}
 
 	String election() {
@@ -303,8 +278,7 @@ final class ElectionLoop {
 			this.nodeIdInUse = true;
 			if (this.heldTerm >= 0) {
 				// The row went stale while this instance could not reach the database,
-				// and
-				// another instance with the same id took it over.
+				// and another instance with the same id took it over.
 				endBelief(RevocationReason.NODE_ID_IN_USE);
 				dropHold();
 			}
@@ -314,10 +288,8 @@ final class ElectionLoop {
 		this.nodeIdInUse = false;
 		if (candidacy != Candidacy.HELD && this.heldTerm >= 0) {
 			// The node's row was gone, or another instance's: the session the lease lived
-			// on
-			// ended, and a follower may have taken the lease without writing that row.
-			// Only
-			// a re-acquire of its own makes it this node's again.
+			// on ended, and a follower may have taken the lease without writing that row.
+			// Only a re-acquire of its own makes it this node's again.
 			endBelief(RevocationReason.EXPIRED);
 			dropHold();
 		}
@@ -339,8 +311,7 @@ final class ElectionLoop {
 	synchronized void campaign(boolean campaigning) {
 		if (this.campaigning && !campaigning) {
 			// Counts as giving the election up: a change decided before that takes the
-			// lease
-			// is not adopted (relinquishments).
+			// lease is not adopted (relinquishments).
 			this.relinquished++;
 			endBelief(RevocationReason.STOOD_DOWN);
 		}
@@ -394,12 +365,9 @@ final class ElectionLoop {
 		}
 		if (state != null) {
 			// A read without the lease says nothing of where it was acquired.
-			boolean otherServer = !state.sameServer();
-			if (otherServer && !this.onOtherServer) {
-				this.otherServerSinceNanos = readAtNanos;
+			if (this.server.readShows(state, readAtNanos)) {
+				this.watching = false;
 			}
-			this.onOtherServer = otherServer;
-			noteServer(state, readAtNanos);
 			if (this.refusedCreations >= REFUSED_CREATIONS_WARNED) {
 				logger.info("Election '{}': the lease shows again in this node's reads", this.election);
 			}
@@ -407,41 +375,6 @@ final class ElectionLoop {
 		}
 		return (this.heldTerm >= 0) ? leaderDecision(renewedTerm, renewSentNanos, state, readAtNanos)
 				: followerDecision(state, readAtNanos);
-	}
-
-	/**
-	 * Whether a row acquired on another server (the database failed over since) must not
-	 * be acquired yet: the old server may have granted a newer lease that the new one
-	 * lost (an asynchronous replica promoted without the newest writes), whose holder
-	 * believes until a lease after its last renewal there at most. That renewal came
-	 * before this node's first read of the new server, so a lease after that read its
-	 * belief has ended (I3).
-	 */
-	private boolean acquiredElsewhereTooRecently(LeaseState state, long readAtNanos) {
-		if (this.serverChanged && readAtNanos - this.serverChangedAtNanos < this.leaseNanos) {
-			// Within a lease of a failover seen, also a row this node changed on the new
-			// server itself, deciding on the old one's read.
-			return true;
-		}
-		if (state.sameServer()) {
-			return false;
-		}
-		// Two failovers in a row show rows acquired on another server before and after
-		// the
-		// second: where the repository names the answering server, its change counts too.
-		long since = (this.readFrom != null && this.readFromSinceNanos - this.otherServerSinceNanos > 0)
-				? this.readFromSinceNanos : this.otherServerSinceNanos;
-		return readAtNanos - since < this.leaseNanos;
-	}
-
-	/**
-	 * Note which server answered a read: a read from another server than the last one
-	 * starts the whole-lease watch again (the new server may show what was watched before
-	 * the old one went on without this node), and holds acquisitions of rows acquired
-	 * elsewhere back.
-	 */
-	private void noteServer(LeaseState state, long readAtNanos) {
-		noteServer(state.server(), readAtNanos);
 	}
 
 	/**
@@ -454,30 +387,7 @@ final class ElectionLoop {
 	 * @param readAtNanos when the read returned (monotonic clock)
 	 */
 	void serverAnswered(String server, long readAtNanos) {
-		if (this.stopped || server.equals(this.readFrom)) {
-			return;
-		}
-		boolean failover = this.readFrom != null;
-		noteServer(server, readAtNanos);
-		if (failover && !this.onOtherServer) {
-			// Whatever lease of it the new server holds and did not grant since, the read
-			// that
-			// shows it counts from here: every renewal on the old server came before this
-			// read.
-			this.onOtherServer = true;
-			this.otherServerSinceNanos = readAtNanos;
-		}
-	}
-
-	private void noteServer(@Nullable String server, long readAtNanos) {
-		if (server != null && !server.equals(this.readFrom)) {
-			if (this.readFrom != null) {
-				this.serverChanged = true;
-				this.serverChangedAtNanos = readAtNanos;
-				this.serverChangeUntold = true;
-			}
-			this.readFrom = server;
-			this.readFromSinceNanos = readAtNanos;
+		if (!this.stopped && this.server.answered(server, readAtNanos)) {
 			this.watching = false;
 		}
 	}
@@ -488,9 +398,7 @@ final class ElectionLoop {
 	 * @return {@code true} once per change seen
 	 */
 	boolean takeServerChange() {
-		boolean untold = this.serverChangeUntold;
-		this.serverChangeUntold = false;
-		return untold;
+		return this.server.takeChange();
 	}
 
 	private @Nullable LeaseChange leaderDecision(long renewedTerm, long sentNanos, @Nullable LeaseState state,
@@ -503,7 +411,7 @@ final class ElectionLoop {
 			}
 			return null;
 		}
-		if (acquiredElsewhereTooRecently(state, readAtNanos)) {
+		if (this.server.holdsBack(state, readAtNanos)) {
 			// Not even a forced change yet: the new server may have lost a newer holder's
 			// lease (see below), and the node this one hands over to would believe at
 			// once.
@@ -513,7 +421,9 @@ final class ElectionLoop {
 			}
 			// Once, as the belief ends (the rounds within the lease after it come here
 			// too).
-			this.serverChangeUntold |= this.announced != null;
+			if (this.announced != null) {
+				this.server.tellAgain();
+			}
 			endBelief(RevocationReason.SERVER_CHANGED);
 			this.heldVersion = -1;
 			this.unconfirmedRenewals = 0;
@@ -540,8 +450,7 @@ final class ElectionLoop {
 		}
 		if (!this.campaigning) {
 			// Stood down while holding the lease, or a yield of it waited for fenced work
-			// and
-			// was not applied: give it back (again) instead of believing.
+			// and was not applied: give it back (again) instead of believing.
 			endBelief(RevocationReason.STOOD_DOWN);
 			long term = this.heldTerm;
 			dropHold();
@@ -553,20 +462,17 @@ final class ElectionLoop {
 			return LeaseChange.reacquire(this.heldTerm);
 		}
 		// Held, nothing pending, same server. Only this node's refreshes move its session
-		// on:
-		// the one sent at sentNanos, and the unconfirmed ones before it. A session that
-		// did
-		// not move was not refreshed as far as this read knows (the server answering the
-		// refresh was not the one answering the read); one that moved shows a read that
-		// includes the refresh, and so every take-over ordered before it.
+		// on: the one sent at sentNanos, and the unconfirmed ones before it. A session
+		// that did not move was not refreshed as far as this read knows (the server
+		// answering the refresh was not the one answering the read); one that moved shows
+		// a read that includes the refresh, and so every take-over ordered before it.
 		long moved = state.holderVersion() - this.heldVersion;
 		boolean renewed = renewedTerm == this.heldTerm && this.heldVersion >= 0 && moved >= 1
 				&& moved <= 1 + this.unconfirmedRenewals;
 		// A read that shows fewer moves than refreshes were sent may not include this
-		// round's
-		// (a Galera node's own data, answering when the causal read waits too long): what
-		// it
-		// shows may be an unconfirmed refresh only, which counts from when it was sent.
+		// round's (a Galera node's own data, answering when the causal read waits too
+		// long): what it shows may be an unconfirmed refresh only, which counts from when
+		// it was sent.
 		long from = (moved == 1 + this.unconfirmedRenewals) ? sentNanos : this.firstUnconfirmedSentNanos;
 		this.heldVersion = state.holderVersion();
 		this.unconfirmedRenewals = 0;
@@ -581,15 +487,13 @@ final class ElectionLoop {
 			return this.campaigning ? LeaseChange.create() : null;
 		}
 		observe(state);
-		boolean tooRecent = acquiredElsewhereTooRecently(state, readAt);
+		boolean tooRecent = this.server.holdsBack(state, readAt);
 		if (this.nodeId.equals(state.leaderId()) && !mayBeAnotherInstancesLease(readAt) && !tooRecent) {
 			// The lease names this node (a hand-over to it, or a restart with the same
-			// id):
-			// believe only once a statement of its own succeeds, and under a new term, so
-			// that fenced work of an earlier process with this id can no longer commit.
-			// An
-			// operator's request on it is carried out, not cleared by the re-acquire
-			// (I6).
+			// id): believe only once a statement of its own succeeds, and under a new
+			// term, so that fenced work of an earlier process with this id can no longer
+			// commit. An operator's request on it is carried out, not cleared by the
+			// re-acquire (I6).
 			String handoverTo = state.handoverTo();
 			if (handoverTo != null && !handoverTo.equals(this.nodeId)) {
 				return LeaseChange.handOver(state.term(), handoverTo);
@@ -624,18 +528,19 @@ final class ElectionLoop {
 	 * @param readAtNanos when the read returned (monotonic clock)
 	 */
 	void watch(LeaseState state, long readAtNanos) {
-		noteServer(state, readAtNanos);
+		if (this.server.note(state.server(), readAtNanos)) {
+			this.watching = false;
+		}
 		if (this.stopped || this.heldTerm >= 0) {
 			return;
 		}
 		// Versions only grow: a view that was stale here and is current at the deciding
 		// read shows a row and a session that stayed unchanged all along, and otherwise
-		// the
-		// deciding read shows another version, which starts the observation again. Not
-		// across
-		// a failover: a promoted replica that lost the newest writes may show exactly the
-		// versions watched before an outage, while the holder went on renewing on the old
-		// server meanwhile; the watch starts again with the first read of the new server.
+		// the deciding read shows another version, which starts the observation again.
+		// Not across a failover: a promoted replica that lost the newest writes may show
+		// exactly the versions watched before an outage, while the holder went on
+		// renewing on the old server meanwhile; the watch starts again with the first
+		// read of the new server.
 		if (!this.watching || this.watchedVersion != state.version()
 				|| !Objects.equals(this.watchedHolder, state.leaderId())
 				|| this.watchedHolderVersion != state.holderVersion()
@@ -701,12 +606,12 @@ final class ElectionLoop {
 	void acquired(long sentNanos, @Nullable LeaseState state) {
 		if (state != null) {
 			this.lastSeen = new Sighting(state, this.clock.nanoTime());
-			String server = state.server();
-			if (server != null && this.readFrom != null && !server.equals(this.readFrom)) {
+			if (this.server.differsFrom(state.server())) {
 				// Decided on one server's read, applied on another (the database failed
-				// over
-				// between them): that one may have lost a newer holder's lease (I3).
-				noteServer(state, this.clock.nanoTime());
+				// over between them): that one may have lost a newer holder's lease (I3).
+				if (this.server.note(state.server(), this.clock.nanoTime())) {
+					this.watching = false;
+				}
 				dropHold();
 				return;
 			}
@@ -776,8 +681,7 @@ final class ElectionLoop {
 		dropHold();
 		this.candidate = false;
 		// Where the repository reported the database refusing the election's row, that is
-		// the
-		// cause, said once already.
+		// the cause, said once already.
 		if (!reported && ++this.refusedCreations == REFUSED_CREATIONS_WARNED) {
 			logger.warn("Election '{}': the lease exists but this node's reads do not show it ({} rounds in a row), "
 					+ "although the node joins the election every round; '{}' takes no part in it until they do "

@@ -39,25 +39,25 @@ import org.slf4j.LoggerFactory;
  */
 public final class ElectionService implements AutoCloseable {
 
-	/** Longest election name the lease table accepts. */
-	public static final int MAX_ELECTION_NAME_LENGTH = 128;
+	/** Longest election name the lease table accepts ({@link ElectionNames}). */
+	public static final int MAX_ELECTION_NAME_LENGTH = ElectionNames.MAX_ELECTION_NAME_LENGTH;
 
 	/**
 	 * Prefix of the lease rows of cluster locks
 	 * ({@code io.github.dbleader.election.lock}), which share the lease table with
 	 * elections: no election name may start with it.
 	 */
-	public static final String LOCK_NAME_PREFIX = "lock:";
+	public static final String LOCK_NAME_PREFIX = ElectionNames.LOCK_NAME_PREFIX;
 
 	/**
 	 * Prefix of the elections of partition groups
 	 * ({@code io.github.dbleader.election.partition}), named
 	 * {@code partition:<group>:<partition>}: no other election name may start with it.
 	 */
-	public static final String PARTITION_NAME_PREFIX = "partition:";
+	public static final String PARTITION_NAME_PREFIX = ElectionNames.PARTITION_NAME_PREFIX;
 
-	/** Longest node id the lease table accepts. */
-	public static final int MAX_NODE_ID_LENGTH = 255;
+	/** Longest node id the lease table accepts ({@link ElectionNames}). */
+	public static final int MAX_NODE_ID_LENGTH = ElectionNames.MAX_NODE_ID_LENGTH;
 
 	private static final Logger logger = LoggerFactory.getLogger(ElectionService.class);
 
@@ -182,7 +182,7 @@ public final class ElectionService implements AutoCloseable {
 		this.preparation = Objects.requireNonNull(preparation, "preparation must not be null");
 		this.repository = Objects.requireNonNull(repository, "repository must not be null");
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
-		this.nodeId = validateId("node id", nodeId, MAX_NODE_ID_LENGTH);
+		this.nodeId = ElectionNames.nodeId(nodeId);
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 		this.clock = Objects.requireNonNull(clock, "clock must not be null");
 		this.believing = new AnnouncedBeliefs(this.clock.nanoTime());
@@ -265,16 +265,8 @@ public final class ElectionService implements AutoCloseable {
 		if (existing != null) {
 			return existing;
 		}
-		validateId("election name", name, MAX_ELECTION_NAME_LENGTH);
-		if (name.startsWith(LOCK_NAME_PREFIX)) {
-			throw new IllegalArgumentException("election name '" + name + "' must not start with '" + LOCK_NAME_PREFIX
-					+ "', which names the rows of cluster locks");
-		}
-		if (name.startsWith(PARTITION_NAME_PREFIX)) {
-			throw new IllegalArgumentException("election name '" + name + "' must not start with '"
-					+ PARTITION_NAME_PREFIX + "', which names the elections of partition groups");
-		}
-		return join(name, TakeOverPolicy.ALWAYS);
+		ElectionNames.election(name);
+		return join(name, TakeOverPolicy.ALWAYS, LeadershipListener.NONE);
 	}
 
 	/**
@@ -289,23 +281,42 @@ public final class ElectionService implements AutoCloseable {
 	 * does not start with {@value #PARTITION_NAME_PREFIX}
 	 */
 	public Election partitionElection(String name, TakeOverPolicy takeOverPolicy) {
+		return partitionElection(name, takeOverPolicy, LeadershipListener.NONE);
+	}
+
+	/**
+	 * Return the election of one partition of a partition group, joining it on first use
+	 * with a listener of its own; meant for
+	 * {@code io.github.dbleader.election.partition}, whose group learns so which of its
+	 * partitions this node gained and lost without reading partition numbers back out of
+	 * election names.
+	 * @param name election name, starting with {@value #PARTITION_NAME_PREFIX}
+	 * @param takeOverPolicy whether this node may take a free lease of the partition
+	 * @param listener told of this election's changes only ({@code granted},
+	 * {@code revoked}, {@code leaderChanged}), after the service's listener, on the same
+	 * notification thread and in the same order; ignored if the election was joined
+	 * before
+	 * @return the election
+	 * @throws IllegalArgumentException if the name is too long, ends with a space, or
+	 * does not start with {@value #PARTITION_NAME_PREFIX}
+	 */
+	public Election partitionElection(String name, TakeOverPolicy takeOverPolicy, LeadershipListener listener) {
 		Objects.requireNonNull(takeOverPolicy, "takeOverPolicy must not be null");
+		Objects.requireNonNull(listener, "listener must not be null");
 		Election existing = this.elections.get(name);
 		if (existing != null) {
 			return existing;
 		}
-		validateId("election name", name, MAX_ELECTION_NAME_LENGTH);
-		if (!name.startsWith(PARTITION_NAME_PREFIX)) {
-			throw new IllegalArgumentException(
-					"partition election name '" + name + "' must start with '" + PARTITION_NAME_PREFIX + "'");
-		}
-		return join(name, takeOverPolicy);
+		ElectionNames.partitionElection(name);
+		return join(name, takeOverPolicy, listener);
 	}
 
-	private Election join(String name, TakeOverPolicy takeOverPolicy) {
+	private Election join(String name, TakeOverPolicy takeOverPolicy, LeadershipListener electionListener) {
+		LeadershipListener listener = (electionListener != LeadershipListener.NONE)
+				? new ElectionListeners(this.listener, electionListener) : this.listener;
 		synchronized (this.lifecycleMonitor) {
 			return this.elections.computeIfAbsent(name, (key) -> {
-				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.settings, this.clock, this.listener,
+				ElectionLoop loop = new ElectionLoop(key, this.nodeId, this.settings, this.clock, listener,
 						this.notifications, this.database, takeOverPolicy, this.believing);
 				Election created = new Election(loop, this.nodeId, this.repository, this.settings, this.heartbeat,
 						() -> this.fencedTransactionObservation);
@@ -566,8 +577,7 @@ public final class ElectionService implements AutoCloseable {
 		long now = this.membership.get();
 		if (current == null || current.membership() != now) {
 			// A join that the list misses moved the count on after it was read: the next
-			// round
-			// makes it again.
+			// round makes it again.
 			current = new Members(now, this.elections.values().stream().map(Election::loop).toList());
 			this.members = current;
 		}
@@ -621,8 +631,7 @@ public final class ElectionService implements AutoCloseable {
 	/** One check of the watchdog, on its thread; package-private for the simulation. */
 	void checkDeadlines() {
 		// The led elections only (a node with thousands of elections follows most of
-		// them),
-		// and only once the earliest of their beliefs may end.
+		// them), and only once the earliest of their beliefs may end.
 		this.believing.check(this.clock.nanoTime());
 	}
 
@@ -634,23 +643,6 @@ public final class ElectionService implements AutoCloseable {
 		else {
 			callback.run();
 		}
-	}
-
-	private static String validateId(String what, String value, int maxLength) {
-		if (value == null || value.isBlank()) {
-			throw new IllegalArgumentException(what + " must not be blank");
-		}
-		if (value.length() > maxLength) {
-			throw new IllegalArgumentException(what + " '" + value + "' is " + value.length()
-					+ " characters long; at most " + maxLength + " are allowed");
-		}
-		if (value.endsWith(" ")) {
-			// MySQL's and MariaDB's collations pad with spaces: 'a' and 'a ' would share
-			// a row.
-			throw new IllegalArgumentException(what + " '" + value + "' must not end with a space, which MySQL and"
-					+ " MariaDB ignore when they compare names");
-		}
-		return value;
 	}
 
 	/**

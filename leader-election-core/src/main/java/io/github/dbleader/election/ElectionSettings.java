@@ -36,8 +36,9 @@ public record ElectionSettings(Duration leaseDuration, Duration renewInterval, D
 
 	/**
 	 * Create validated settings.
-	 * @throws IllegalArgumentException if a value is missing, not positive, or the values
+	 * @throws InvalidElectionSettingsException if a value is not positive, or the values
 	 * do not fit together
+	 * @throws NullPointerException if a value is missing
 	 */
 	public ElectionSettings {
 		Objects.requireNonNull(leaseDuration, "leaseDuration must not be null");
@@ -49,17 +50,23 @@ public record ElectionSettings(Duration leaseDuration, Duration renewInterval, D
 		requirePositive("guard", guard);
 		requirePositive("statementTimeout", statementTimeout);
 		if (guard.compareTo(leaseDuration) >= 0) {
-			throw new IllegalArgumentException(
+			throw new InvalidElectionSettingsException("guard", guard,
+					InvalidElectionSettingsException.Rule.GUARD_SHORTER_THAN_LEASE, leaseDuration,
 					"guard (" + guard + ") must be shorter than leaseDuration (" + leaseDuration + ")");
 		}
-		if (renewInterval.multipliedBy(2).compareTo(leaseDuration.minus(guard)) > 0) {
-			throw new IllegalArgumentException("renewInterval (" + renewInterval
-					+ ") must be at most half of leaseDuration minus guard (" + leaseDuration + " - " + guard
-					+ "), so that a failed renewal is retried before the leader's belief ends");
+		Duration belief = leaseDuration.minus(guard);
+		if (renewInterval.multipliedBy(2).compareTo(belief) > 0) {
+			throw new InvalidElectionSettingsException("renewInterval", renewInterval,
+					InvalidElectionSettingsException.Rule.RENEW_INTERVAL_AT_MOST_HALF_THE_BELIEF, belief.dividedBy(2),
+					"renewInterval (" + renewInterval + ") must be at most half of leaseDuration minus guard ("
+							+ leaseDuration + " - " + guard
+							+ "), so that a failed renewal is retried before the leader's belief ends");
 		}
 		if (statementTimeout.compareTo(renewInterval) >= 0) {
-			throw new IllegalArgumentException("statementTimeout (" + statementTimeout
-					+ ") must be shorter than renewInterval (" + renewInterval + ")");
+			throw new InvalidElectionSettingsException("statementTimeout", statementTimeout,
+					InvalidElectionSettingsException.Rule.STATEMENT_TIMEOUT_SHORTER_THAN_RENEW_INTERVAL, renewInterval,
+					"statementTimeout (" + statementTimeout + ") must be shorter than renewInterval (" + renewInterval
+							+ ")");
 		}
 	}
 
@@ -105,7 +112,8 @@ public record ElectionSettings(Duration leaseDuration, Duration renewInterval, D
 
 	private static void requirePositive(String name, Duration value) {
 		if (value.isZero() || value.isNegative()) {
-			throw new IllegalArgumentException(name + " must be positive but was " + value);
+			throw new InvalidElectionSettingsException(name, value, InvalidElectionSettingsException.Rule.POSITIVE,
+					Duration.ZERO, name + " must be positive but was " + value);
 		}
 	}
 

@@ -6,14 +6,11 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
@@ -82,36 +79,11 @@ final class Heartbeat {
 
 	private final long purgeIntervalNanos;
 
-	/** Elections left whose candidates row could not be removed yet. */
-	private final Set<String> pendingRemovals = ConcurrentHashMap.newKeySet();
-
-	/**
-	 * Elections this node left, with when and the highest term it had held in them, for
-	 * {@link #LEFT_REMEMBERED} leases: a failover to a replica that had not applied a
-	 * leave's release and removal shows the lease on this node's live session again,
-	 * which nobody may take over, and the candidacy, which balancing targets. After a
-	 * failover they are left again.
-	 */
-	private final Map<String, Left> recentlyLeft = new ConcurrentHashMap<>();
-
-	/** Whether a failover was seen whose lost leaves have not been checked yet. */
-	private volatile boolean leavesToCheck;
-
-	/**
-	 * Leases given up whose release could not be sent yet, by election: the term given
-	 * up. Left alone, such a lease would expire on its own, or, where the node stays a
-	 * candidate, be re-acquired by it at the next read, as a lease that names this node.
-	 */
-	private final Map<String, Long> pendingYields = new ConcurrentHashMap<>();
+	/** The releases and removals of candidacies this node sends, and sends again. */
+	private final Releases releases;
 
 	/** Whether, as of the last round, another instance uses this node id. */
 	private boolean nodeIdInUse;
-
-	/**
-	 * How many leases a leave is remembered for, to be carried out again after a failover
-	 * that lost it: longer than a replica lags behind where a failover is safe at all.
-	 */
-	static final int LEFT_REMEMBERED = 10;
 
 	/**
 	 * Whether this instance said that it waits to take over a stale row of its node id.
@@ -192,6 +164,7 @@ final class Heartbeat {
 		long belief = settings.leaseDuration().minus(settings.guard()).toNanos();
 		this.budgetNanos = Math.max(renew / 2, (belief - renew) / 2);
 		this.purgeIntervalNanos = purgeAge().toNanos();
+		this.releases = new Releases(nodeId, instanceId, repository, settings, clock);
 	}
 
 	/**
@@ -253,11 +226,10 @@ final class Heartbeat {
 	}
 
 	private boolean round(List<ElectionLoop> loops, long started) {
-		if (loops.isEmpty() && this.pendingRemovals.isEmpty() && this.pendingYields.isEmpty()) {
+		if (loops.isEmpty() && this.releases.nonePending()) {
 			// Nothing to renew or follow (a node that only takes cluster locks): no
-			// statement.
-			// Joining an election later refreshes the node's row in the first round
-			// again.
+			// statement. Joining an election later refreshes the node's row in the first
+			// round again.
 			return true;
 		}
 		long budgetEnd = started + this.budgetNanos;
@@ -273,8 +245,7 @@ final class Heartbeat {
 			// The refresh first: nothing that may wait for application work comes before
 			// it (I9).
 			candidacies(loops, holding);
-			leaveAgainAfterAFailover(loops);
-			removePendingCandidacies(loops);
+			this.releases.afterRefresh(loops);
 		}
 		catch (RuntimeException ex) {
 			renewalsUnconfirmed(loops);
@@ -284,7 +255,7 @@ final class Heartbeat {
 			}
 			return false;
 		}
-		yieldPending();
+		this.releases.beforeRead();
 		long sent = this.rowRefreshedNanos;
 		LeaseReads leases;
 		try {
@@ -298,7 +269,7 @@ final class Heartbeat {
 		long readAt = this.clock.nanoTime();
 		this.database.answered();
 		this.lastRead = new LastRead(leases, readAt);
-		forgetYieldsNoLongerPending(loops, leases);
+		this.releases.afterRead(loops, leases);
 		boolean succeeded = decide(loops, sent, leases, readAt, budgetEnd);
 		purgeWhenDue();
 		return succeeded;
@@ -368,21 +339,18 @@ final class Heartbeat {
 		List<PendingChange> takeOvers = new ArrayList<>();
 		boolean serverChanged = false;
 		// The server that answered, as the leases shown name it, and the elections it
-		// showed
-		// nothing of: a failover holds those back from this read as well.
+		// showed nothing of: a failover holds those back from this read as well.
 		@Nullable String server = null;
 		List<ElectionLoop> notShown = new ArrayList<>();
 		for (ElectionLoop loop : loops) {
-			if (!loop.candidate() || this.pendingYields.containsKey(loop.election())) {
+			if (!loop.candidate() || this.releases.yieldPending(loop.election())) {
 				// Takes no part this round (its candidacy, just now), or gave its lease
-				// up and
-				// waits for the release to go through: it must not take it back.
+				// up and waits for the release to go through: it must not take it back.
 				notShown.add(loop);
 				continue;
 			}
 			// Each lease as the read answered it, composed now by a repository that keeps
-			// a
-			// view of them: no round holds all of them at once.
+			// a view of them: no round holds all of them at once.
 			LeaseState state = leases.lease(loop.election());
 			if (state == null) {
 				notShown.add(loop);
@@ -418,7 +386,7 @@ final class Heartbeat {
 			}
 		}
 		if (serverChanged) {
-			this.leavesToCheck = !this.recentlyLeft.isEmpty();
+			this.releases.failoverSeen();
 			// Followers too: every take-over and re-acquisition on this node now waits a
 			// lease,
 			// and several failovers in a row leave elections without a leader for longer.
@@ -436,20 +404,17 @@ final class Heartbeat {
 			}
 		}
 		// A follower's changes, within the budget: the rest decide again on the next
-		// round's
-		// read. New elections first, from a random place in name order, so that nodes
-		// that
-		// start together mostly create different leases instead of all failing on the
-		// same.
+		// round's read. New elections first, from a random place in name order, so that
+		// nodes that start together mostly create different leases instead of all failing
+		// on the same.
 		creates.sort(Comparator.comparing((PendingChange pending) -> pending.loop().election()));
 		if (!creates.isEmpty()) {
 			Collections.rotate(creates, this.random.nextInt(creates.size()));
 		}
 		succeeded &= carryOutWithinBudget(new Batch(LeaseChange.Kind.CREATE, null), creates, budgetEnd);
 		// Take-overs in random order, so that the nodes of a cluster spread the
-		// take-overs of a
-		// crashed node's many leases between them instead of all trying the same ones
-		// first.
+		// take-overs of a crashed node's many leases between them instead of all trying
+		// the same ones first.
 		Collections.shuffle(takeOvers, this.random);
 		succeeded &= carryOutWithinBudget(new Batch(LeaseChange.Kind.TAKE_OVER, null), takeOvers, budgetEnd);
 		return succeeded;
@@ -508,13 +473,10 @@ final class Heartbeat {
 		}
 		catch (RuntimeException ex) {
 			// Outcome unknown (I3): none is believed; a lease the batch did take names
-			// this
-			// node at the next read, and is re-acquired under a new term before it is. A
-			// hand-over or yield that may not have been applied is held again, without
-			// belief,
-			// so that the next read carries the request out (I6) instead of re-acquiring
-			// the
-			// lease, which would clear it.
+			// this node at the next read, and is re-acquired under a new term before it
+			// is. A hand-over or yield that may not have been applied is held again,
+			// without belief, so that the next read carries the request out (I6) instead
+			// of re-acquiring the lease, which would clear it.
 			for (PendingChange pending : changes) {
 				synchronized (pending.loop()) {
 					if (pending.change().acquires()) {
@@ -552,8 +514,7 @@ final class Heartbeat {
 			}
 			else if (state == null && !relinquished) {
 				// Left as it was (its fence row busy with fenced work, or the row moved
-				// on):
-				// the next round's read says whether to try again.
+				// on): the next round's read says whether to try again.
 				loop.changeNotApplied(change.term());
 			}
 			return;
@@ -566,18 +527,11 @@ final class Heartbeat {
 		}
 		else if (relinquished) {
 			loop.notAcquired();
-			yieldHeld(loop, state.term());
+			this.releases.yieldHeld(loop, state.term());
 		}
 		else {
 			loop.acquired(sent, state);
 		}
-	}
-
-	/**
-	 * An election this node left: when (monotonic clock), and the highest term it had
-	 * held there or -1.
-	 */
-	private record Left(long atNanos, long highestHeldTerm) {
 	}
 
 	/** The leases as a read answered them, and when it returned (monotonic clock). */
@@ -680,8 +634,7 @@ final class Heartbeat {
 		this.rowAnswered = candidacy != Candidacy.IN_USE;
 		if (candidacy == Candidacy.INHERITED) {
 			// Noted at once: the statements after the refresh may fail, and the next
-			// refresh
-			// finds the row held.
+			// refresh finds the row held.
 			this.nodeIdTakenOverNanos = now;
 			this.nodeIdTakenOver = true;
 		}
@@ -739,124 +692,6 @@ final class Heartbeat {
 		}
 	}
 
-	/**
-	 * Send again the releases that failed, in one batch after the refresh: the batch
-	 * skips a lease whose fenced work still runs rather than wait for it, so that a
-	 * release that waits for application work never holds up the refresh that renews
-	 * every other lease (I9). A release that fails again is tried at the next round;
-	 * until it goes through, or the lease is no longer this node's with that term, the
-	 * election decides nothing, so that a node that stays a candidate does not take back
-	 * what it gave up.
-	 */
-	private void yieldPending() {
-		if (this.pendingYields.isEmpty()) {
-			return;
-		}
-		Map<String, Long> batch = new LinkedHashMap<>(this.pendingYields);
-		try {
-			for (LeaseState released : this.repository.yieldAll(this.nodeId, batch)) {
-				Long term = batch.get(released.election());
-				logger.info("Election '{}': released leadership of term {}", released.election(), term);
-				this.pendingYields.remove(released.election(), term);
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Node '{}': could not release {} yet; trying again at the next heartbeat", this.nodeId,
-					batch.keySet(), ex);
-		}
-	}
-
-	/**
-	 * Forget the releases whose leases are no longer this node's with the term given up.
-	 * The read shows only the leases of the elections this node runs; the lease of an
-	 * election left is read on its own: forgetting its release while this node's session
-	 * keeps the lease alive would leave the election without a leader for as long as this
-	 * node runs.
-	 */
-	private void forgetYieldsNoLongerPending(List<ElectionLoop> loops, LeaseReads leases) {
-		if (this.pendingYields.isEmpty()) {
-			// The usual round: no set of every election's name to build.
-			return;
-		}
-		Set<String> running = new HashSet<>();
-		loops.forEach((loop) -> running.add(loop.election()));
-		for (Map.Entry<String, Long> pending : this.pendingYields.entrySet()) {
-			String election = pending.getKey();
-			LeaseState lease;
-			try {
-				lease = running.contains(election) ? leases.lease(election)
-						: this.repository.find(election).orElse(null);
-			}
-			catch (RuntimeException ex) {
-				logger.debug("Node '{}': could not read the lease of '{}' it gave up", this.nodeId, election, ex);
-				continue;
-			}
-			if (lease == null || !this.nodeId.equals(lease.leaderId()) || lease.term() != pending.getValue()) {
-				this.pendingYields.remove(election, pending.getValue());
-			}
-		}
-	}
-
-	/**
-	 * Remember a leave, and forget those too old to matter: the map stays bounded without
-	 * a failover.
-	 */
-	private void rememberLeft(String election, long highestHeldTerm) {
-		long now = this.clock.nanoTime();
-		forgetOldLeaves(now);
-		this.recentlyLeft.put(election, new Left(now, highestHeldTerm));
-	}
-
-	private void forgetOldLeaves(long now) {
-		long remembered = LEFT_REMEMBERED * this.settings.leaseDuration().toNanos();
-		this.recentlyLeft.values().removeIf((left) -> now - left.atNanos() > remembered);
-	}
-
-	/**
-	 * After a failover, leave again the elections this node left recently and does not
-	 * run: remove the candidacy again, and give up the lease where it names this node
-	 * with a term this instance held. A higher term is the lease of another instance with
-	 * this node id, which took the id over while this one was paused and believes in that
-	 * lease: giving it up would let a third node lead beside it (on-demand seed
-	 * 18311141). Statements only once per failover, and only for a node that left an
-	 * election recently.
-	 */
-	private void leaveAgainAfterAFailover(List<ElectionLoop> loops) {
-		if (!this.leavesToCheck) {
-			return;
-		}
-		forgetOldLeaves(this.clock.nanoTime());
-		Set<String> running = new HashSet<>();
-		loops.forEach((loop) -> running.add(loop.election()));
-		for (Map.Entry<String, Left> left : this.recentlyLeft.entrySet()) {
-			String election = left.getKey();
-			if (running.contains(election)) {
-				// Joined again since: the candidacy and the lease are the new join's.
-				this.recentlyLeft.remove(election);
-				continue;
-			}
-			this.pendingRemovals.add(election);
-			long highestHeldTerm = left.getValue().highestHeldTerm();
-			if (highestHeldTerm >= 0) {
-				this.repository.find(election)
-					.filter((lease) -> this.nodeId.equals(lease.leaderId()) && lease.term() <= highestHeldTerm)
-					.ifPresent((lease) -> this.pendingYields.put(election, lease.term()));
-			}
-		}
-		this.leavesToCheck = false;
-	}
-
-	private void removePendingCandidacies(List<ElectionLoop> loops) {
-		for (String election : this.pendingRemovals) {
-			// Joined again since the leave: the candidacy is the new join's, not the
-			// leave's.
-			if (loops.stream().noneMatch((loop) -> loop.election().equals(election))) {
-				this.repository.removeCandidate(election, this.nodeId, this.instanceId);
-			}
-			this.pendingRemovals.remove(election);
-		}
-	}
-
 	private void purgeWhenDue() {
 		long now = this.clock.nanoTime();
 		if (this.purged && now - this.lastPurgeNanos < this.purgeIntervalNanos) {
@@ -873,33 +708,14 @@ final class Heartbeat {
 	}
 
 	/**
-	 * Give up an election's lease: stop believing first, then make the lease vacant so
-	 * that another node takes over within a renew interval (I10). Never interleaves with
-	 * a change of holder of the same election.
+	 * Give up an election's lease ({@link Releases#release}).
 	 * @param loop the election
 	 * @param reason reason announced to listeners
 	 * @param keepCompeting whether this node stays a candidate; if not, it also leaves
 	 * the candidates
 	 */
 	void release(ElectionLoop loop, RevocationReason reason, boolean keepCompeting) {
-		synchronized (loop) {
-			yieldHeld(loop, loop.relinquish(reason, keepCompeting));
-			if (!keepCompeting) {
-				rememberLeft(loop.election(), loop.highestHeldTerm());
-				// Apart from the release: a node that failed to release must still leave
-				// the
-				// candidates, or a forced hand-over to it would be accepted for a whole
-				// lease.
-				try {
-					this.repository.removeCandidate(loop.election(), this.nodeId, this.instanceId);
-				}
-				catch (RuntimeException ex) {
-					this.pendingRemovals.add(loop.election());
-					logger.warn("Election '{}': could not leave the candidates; trying again at the next heartbeat: {}",
-							loop.election(), ex.toString());
-				}
-			}
-		}
+		this.releases.release(loop, reason, keepCompeting);
 	}
 
 	/**
@@ -921,7 +737,7 @@ final class Heartbeat {
 				}
 			}
 		}
-		if (!yieldAllHeld(held)) {
+		if (!this.releases.yieldAll(held, CHANGES_PER_BATCH)) {
 			return;
 		}
 		try {
@@ -931,83 +747,6 @@ final class Heartbeat {
 		catch (RuntimeException ex) {
 			logger.warn("Node '{}': could not leave the candidates; the entries age out within a lease: {}",
 					this.nodeId, ex.toString());
-		}
-	}
-
-	/**
-	 * Make the given leases vacant, a batch at a time. The batch skips a lease whose
-	 * fence row fenced work holds (a job still running as the node stops); each of those
-	 * is then released on its own, which waits for that work to commit, as a change of
-	 * holder must (I5), so that its successor need not wait for the lease to run out. A
-	 * fenced run that outlasts that wait leaves its lease, and the other busy ones of its
-	 * batch, to expire on their own; the next batches are still released.
-	 * @param held the terms held, by election
-	 * @return {@code false} if the database did not answer
-	 */
-	private boolean yieldAllHeld(Map<String, Long> held) {
-		List<Map.Entry<String, Long>> entries = new ArrayList<>(held.entrySet());
-		for (int from = 0; from < entries.size(); from += CHANGES_PER_BATCH) {
-			Map<String, Long> batch = new LinkedHashMap<>();
-			entries.subList(from, Math.min(entries.size(), from + CHANGES_PER_BATCH))
-				.forEach((entry) -> batch.put(entry.getKey(), entry.getValue()));
-			try {
-				for (LeaseState released : this.repository.yieldAll(this.nodeId, batch)) {
-					logger.info("Election '{}': released leadership of term {}", released.election(),
-							batch.remove(released.election()));
-				}
-			}
-			catch (RuntimeException ex) {
-				// Once the database fails to answer, the other leases are left to expire:
-				// a
-				// timeout per batch would hold the shutdown up for as many timeouts.
-				logger.warn("Node '{}': could not release a batch of leases; the leases not released yet expire on "
-						+ "their own: {}", this.nodeId, ex.toString());
-				return false;
-			}
-			yieldBusy(batch);
-		}
-		return true;
-	}
-
-	/**
-	 * Release one at a time the leases a batch skipped, whose fenced work was still
-	 * running. The first that fails (its work outlasted the wait a change of holder
-	 * allows it, half the statement timeout) leaves the others of the batch to expire:
-	 * each would wait as long.
-	 */
-	private void yieldBusy(Map<String, Long> busy) {
-		for (Map.Entry<String, Long> lease : busy.entrySet()) {
-			try {
-				if (this.repository.yield(lease.getKey(), this.nodeId, lease.getValue())) {
-					logger.info("Election '{}': released leadership of term {}", lease.getKey(), lease.getValue());
-				}
-			}
-			catch (RuntimeException ex) {
-				logger.warn(
-						"Node '{}': could not release election '{}' while its fenced work runs; it and the {} "
-								+ "other leases of its batch with fenced work under way expire on their own: {}",
-						this.nodeId, lease.getKey(), busy.size() - 1, ex.toString());
-				return;
-			}
-		}
-	}
-
-	/**
-	 * Make a lease vacant, if this node held one.
-	 * @return {@code false} if the database did not answer
-	 */
-	private boolean yieldHeld(ElectionLoop loop, long term) {
-		try {
-			if (term >= 0 && this.repository.yield(loop.election(), this.nodeId, term)) {
-				logger.info("Election '{}': released leadership of term {}", loop.election(), term);
-			}
-			return true;
-		}
-		catch (RuntimeException ex) {
-			this.pendingYields.put(loop.election(), term);
-			logger.warn("Election '{}': could not release the lease; trying again at the next heartbeat: {}",
-					loop.election(), ex.toString());
-			return false;
 		}
 	}
 

@@ -235,10 +235,8 @@ abstract class AbstractElectionIntegrationTests {
 		this.beliefs = closeAfterTest(new BeliefSampler());
 		this.events = new LeadershipRecorder();
 		// Node ids are per node, not per election: a node that an earlier test left
-		// crashed
-		// (not stopped) would keep its id in use, and look paused, for this test's node
-		// of
-		// the same id.
+		// crashed (not stopped) would keep its id in use, and look paused, for this
+		// test's node of the same id.
 		new JdbcTemplate(this.observerPool).update("DELETE FROM " + this.tables.nodesTable());
 	}
 
@@ -307,8 +305,7 @@ abstract class AbstractElectionIntegrationTests {
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> names.stream().allMatch((name) -> b.election(name).candidates().size() == 2));
 		// Steady state: a renews all its leases (the refresh of its session) and b checks
-		// all
-		// of them, in two statements a round.
+		// all of them, in two statements a round.
 		Map<String, Long> aBefore = snapshot(aCalls);
 		Map<String, Long> bBefore = snapshot(bCalls);
 		long started = System.nanoTime();
@@ -378,8 +375,7 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(first.election().isNodeIdInUseElsewhere()).isFalse();
 		assertThat(duplicate.isLeader()).isFalse();
 		// The first crashes: a successor takes over as usual, and the duplicate's id is
-		// free
-		// once the first one's heartbeats have stopped for a lease.
+		// free once the first one's heartbeats have stopped for a lease.
 		crashAndAwaitSuccessor(first, b, duplicate);
 		await(duplicate + " takes part once the first instance is gone").atMost(AFTER_CRASH.plus(REPORTING_MARGIN))
 			.pollInterval(Duration.ofMillis(20))
@@ -424,8 +420,7 @@ abstract class AbstractElectionIntegrationTests {
 			.pollInterval(Duration.ofMillis(20))
 			.until(() -> duplicate.election().isNodeIdInUseElsewhere());
 		// A lease acquired after the step: the own expiry of one acquired less than the
-		// step
-		// before it stays ahead of the clock (the failure model says so).
+		// step before it stays ahead of the clock (the failure model says so).
 		a.election().forceLeader("b");
 		awaitLeader(b);
 		seenLeading(b);
@@ -546,8 +541,7 @@ abstract class AbstractElectionIntegrationTests {
 	void fencedWorkOfAStaleLeaderIsRejectedAndWritesNothing() throws Exception {
 		HikariDataSource aPool = pool("a", 2);
 		// Fenced work waits for a connection as long as the gate is closed, like a
-		// process
-		// paused between its own check of its belief and the database.
+		// process paused between its own check of its belief and the database.
 		CountDownLatch gate = new CountDownLatch(1);
 		CountDownLatch waiting = new CountDownLatch(1);
 		DataSource paused = new DelegatingDataSource(aPool) {
@@ -620,8 +614,7 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(Duration.ofNanos(System.nanoTime() - cutting)).as("fenced work failed after the cut")
 			.isLessThanOrEqualTo(bound);
 		// The election's own connections were not cut: a still leads, and once the
-		// network
-		// is back its next run commits.
+		// network is back its next run commits.
 		proxy.restore();
 		assertThat(a.election().term()).isEqualTo(term);
 		await("a fenced run commits again").atMost(Duration.ofSeconds(15))
@@ -674,8 +667,7 @@ abstract class AbstractElectionIntegrationTests {
 		ElectionNode b = run.b();
 		long term = run.term();
 		// The fence row is locked, the lease row is not: a's renewals go on for longer
-		// than a
-		// lease, and nobody takes over.
+		// than a lease, and nobody takes over.
 		Duration held = LEASE.plus(RENEW.multipliedBy(3));
 		await("a keeps leading while its fenced transaction is open").during(held)
 			.atMost(held.plus(REPORTING_MARGIN))
@@ -770,8 +762,7 @@ abstract class AbstractElectionIntegrationTests {
 		assertThat(all).as("rounds during the run")
 			.hasSizeGreaterThan(3 * (int) (run.toMillis() / RENEW.toMillis()) / 2);
 		// Their times are the fault suite's and the benchmark's to measure: here they
-		// depend on
-		// what else the machine runs. What waited would have failed its round.
+		// depend on what else the machine runs. What waited would have failed its round.
 		System.out.printf("[heartbeat rounds during a lock run of %s] %d rounds, p50 %s, p99 %s, max %s%n", run,
 				all.size(), all.get(all.size() / 2), all.get((int) Math.ceil(all.size() * 0.99) - 1),
 				all.get(all.size() - 1));
@@ -867,8 +858,7 @@ abstract class AbstractElectionIntegrationTests {
 
 	private void assertFrozenRunFailedAndCommittedNothing(Future<Long> work, long term) {
 		// Where the take-over does not wait (a cluster with node-local locks), it may
-		// abort
-		// the frozen transaction before the server's limit does.
+		// abort the frozen transaction before the server's limit does.
 		Class<?>[] failures = takeOverWaitsForFencedWorkOnAnotherNode()
 				? new Class<?>[] { DataAccessException.class, TransactionException.class } : new Class<?>[] {
 						DataAccessException.class, TransactionException.class, FenceNotConfirmedException.class };
@@ -1219,21 +1209,18 @@ abstract class AbstractElectionIntegrationTests {
 		long crashing = System.nanoTime();
 		leader.halt();
 		// The lease as the crashed leader left it. A renewal still in flight could only
-		// make the
-		// real last renewal later than this one, and so the bounds below weaker, never
-		// wrong.
+		// make the real last renewal later than this one, and so the bounds below weaker,
+		// never wrong.
 		long reading = System.nanoTime();
 		LeaseState left = observer.find(this.electionName).orElseThrow();
 		assertThat(left.leaderId()).isEqualTo(leader.nodeId());
 		// The database read its clock after this JVM read 'reading': on this JVM's clock,
-		// the
-		// last renewal happened no earlier than this.
+		// the last renewal happened no earlier than this.
 		long renewedNoEarlierThan = reading - Duration.between(left.renewedAt(), left.databaseTime()).toNanos();
 		ElectionNode successor = awaitNewLeaderWithin(AFTER_CRASH, crashing, "take-over after a crash", followers);
 		Reign reign = this.beliefs.firstReignOf(successor.nodeId(), crashing).orElseThrow();
 		// Nobody may lead before a whole lease has passed since the last renewal (I3);
-		// the
-		// sampler reads every millisecond, and the database clock has millisecond
+		// the sampler reads every millisecond, and the database clock has millisecond
 		// precision.
 		Duration tolerance = Duration.ofMillis(50);
 		assertThat(Duration.ofNanos(reign.beganAfter() - renewedNoEarlierThan))

@@ -97,9 +97,8 @@ class ElectionLoopTests {
 		this.a.tick();
 		this.b.tick();
 		// a dies; the database clock jumps an hour ahead (e.g. a fail-over to a server
-		// with
-		// another clock): the database says "expired" at once, but b must still wait a
-		// lease.
+		// with another clock): the database says "expired" at once, but b must still wait
+		// a lease.
 		this.repository.advanceDatabaseClock(Duration.ofHours(1));
 		Duration waited = Duration.ZERO;
 		while (!this.b.loop.isLeader()) {
@@ -133,8 +132,7 @@ class ElectionLoopTests {
 		long aStopped = -1;
 		long bStarted = -1;
 		// a renews for a while, then its heartbeat stops (process dead or stuck) while
-		// its
-		// belief runs out on its own; b polls every renew interval.
+		// its belief runs out on its own; b polls every renew interval.
 		for (int step = 0; step < 400; step++) {
 			if (step % 20 == 0) {
 				if (step <= 100) {
@@ -455,14 +453,10 @@ class ElectionLoopTests {
 		duplicate.tick();
 		assertThat(duplicate.election.isNodeIdInUseElsewhere()).isTrue();
 		// The database clock jumps a lease ahead (a fail-over to a server with another
-		// clock):
-		// a's row looks stale at once on it, but a keeps refreshing it, and the duplicate
-		// takes
-		// a node id over only at a version it has seen unchanged for a whole lease on its
-		// own
-		// clock. Until the node ids watched only the database clock, the duplicate took
-		// the id
-		// and a stepped down.
+		// clock): a's row looks stale at once on it, but a keeps refreshing it, and the
+		// duplicate takes a node id over only at a version it has seen unchanged for a
+		// whole lease on its own clock. Until the node ids watched only the database
+		// clock, the duplicate took the id and a stepped down.
 		this.repository.advanceDatabaseClock(L);
 		for (int step = 0; step < 60; step++) {
 			duplicate.tick();

@@ -62,6 +62,43 @@ class ElectionServiceTests {
 	}
 
 	@Test
+	void aPartitionElectionsOwnListenerHearsOfThatElectionOnlyAfterTheServicesListenerEvenOneThatFails() {
+		List<String> heard = new CopyOnWriteArrayList<>();
+		LeadershipListener failing = new LeadershipListener() {
+
+			@Override
+			public void granted(String election, String nodeId, long term) {
+				heard.add("service " + election);
+				throw new IllegalStateException("the service's listener failed");
+			}
+
+		};
+		ElectionService service = new ElectionService(this.repository,
+				ElectionSettings.of(Duration.ofMillis(600), Duration.ofMillis(100)), "a", failing);
+		Election partition = service.partitionElection("partition:g:0", (state) -> true, new LeadershipListener() {
+
+			@Override
+			public void granted(String election, String nodeId, long term) {
+				heard.add("own " + election);
+			}
+
+		});
+		Election other = service.election("other");
+		try {
+			service.start();
+			await().atMost(Duration.ofSeconds(5)).until(() -> partition.isLeader() && other.isLeader());
+			await().atMost(Duration.ofSeconds(5)).until(() -> heard.size() == 3);
+			assertThat(heard).containsOnlyOnce("own partition:g:0")
+				.containsOnlyOnce("service partition:g:0", "service other")
+				.doesNotContain("own other");
+			assertThat(heard.indexOf("service partition:g:0")).isLessThan(heard.indexOf("own partition:g:0"));
+		}
+		finally {
+			service.stop();
+		}
+	}
+
+	@Test
 	void nodeIdLongerThanTheColumnIsRefused() {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new ElectionService(this.repository, ElectionSettings.defaults(), "n".repeat(256),

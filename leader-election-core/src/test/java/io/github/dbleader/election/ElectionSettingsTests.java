@@ -5,6 +5,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
@@ -75,6 +76,29 @@ class ElectionSettingsTests {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> new ElectionSettings(Duration.ofSeconds(10), S1, Duration.ofSeconds(2), S1))
 			.withMessageContaining("statementTimeout (PT1S) must be shorter than renewInterval (PT1S)");
+	}
+
+	@Test
+	void aBrokenRuleNamesTheSettingItsValueAndTheBoundSoThatCallersNeedNotCheckAgain() {
+		assertThatExceptionOfType(InvalidElectionSettingsException.class)
+			.isThrownBy(() -> new ElectionSettings(Duration.ofSeconds(10), Duration.ofSeconds(5), Duration.ofSeconds(2),
+					Duration.ofSeconds(1)))
+			.satisfies((ex) -> {
+				assertThat(ex.setting()).isEqualTo("renewInterval");
+				assertThat(ex.value()).isEqualTo(Duration.ofSeconds(5));
+				assertThat(ex.rule())
+					.isEqualTo(InvalidElectionSettingsException.Rule.RENEW_INTERVAL_AT_MOST_HALF_THE_BELIEF);
+				assertThat(ex.bound()).isEqualTo(Duration.ofSeconds(4));
+			});
+		assertThatExceptionOfType(InvalidElectionSettingsException.class)
+			.isThrownBy(() -> new ElectionSettings(Duration.ofSeconds(10), Duration.ofSeconds(2), Duration.ofSeconds(2),
+					Duration.ofSeconds(2)))
+			.satisfies((ex) -> {
+				assertThat(ex.setting()).isEqualTo("statementTimeout");
+				assertThat(ex.rule())
+					.isEqualTo(InvalidElectionSettingsException.Rule.STATEMENT_TIMEOUT_SHORTER_THAN_RENEW_INTERVAL);
+				assertThat(ex.bound()).isEqualTo(Duration.ofSeconds(2));
+			});
 	}
 
 }

@@ -159,8 +159,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		CountDownLatch changed = new CountDownLatch(1);
 		CompletableFuture<Long> work = openFencedWork(a, term, "open", changed).result();
 		// The fence row is locked on the first node only: the change of holder through
-		// the
-		// second does not wait, and commits.
+		// the second does not wait, and commits.
 		assertThat(b.handOver(this.election, "a", term, "b", Duration.ofMinutes(1))).isTrue();
 		changed.countDown();
 		assertThatThrownBy(() -> work.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
@@ -272,8 +271,7 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		assertThat(b.findAll("b", "b-instance")).extracting(LeaseState::leaderId).containsExactly("a");
 		CompletableFuture<List<LeaseState>> causal;
 		// The second node stops applying the cluster's writes while this connection holds
-		// the
-		// global read lock: it lags, as a loaded node does.
+		// the global read lock: it lags, as a loaded node does.
 		try (Connection lagging = DriverManager.getConnection(this.cluster.urlFor("b-race"), this.username,
 				this.password); Statement statement = lagging.createStatement()) {
 			statement.execute("FLUSH TABLES WITH READ LOCK");
@@ -316,9 +314,8 @@ class GaleraElectionIntegrationTests extends AbstractElectionIntegrationTests {
 		try (Connection lagging = DriverManager.getConnection(this.cluster.urlFor("b-race"), this.username,
 				this.password); Statement statement = lagging.createStatement()) {
 			// The second node cannot apply a write of the work table while this
-			// connection
-			// holds it; the cluster's later writes wait behind that one, as on a loaded
-			// node.
+			// connection holds it; the cluster's later writes wait behind that one, as on
+			// a loaded node.
 			statement.execute("FLUSH TABLES " + RACE_WORK + " WITH READ LOCK");
 			insertWork("held-up", expired.term());
 			assertThat(a.takeOver(this.election, "c", LeaseObservation.of(expired), Duration.ofMinutes(1))).isTrue();

@@ -58,8 +58,7 @@ class HeartbeatTests {
 			assertThat(follower).containsExactly("findAll");
 		}
 		// A follower's row, L = 5 R: a row refreshed two renew intervals ago would be
-		// three
-		// old, more than half a lease, by the next round.
+		// three old, more than half a lease, by the next round.
 		assertThat(refreshed).containsExactly(false, true, false, true, false, true);
 		assertThat(this.names).allMatch(this.a::leads);
 		assertThat(this.names).noneMatch(this.b::leads);
@@ -315,8 +314,7 @@ class HeartbeatTests {
 		this.repository.loseAnswersOf();
 		elapse(R);
 		// The session is now two versions on: this refresh and perhaps the lost one. This
-		// one
-		// was applied (nothing else moves the session), so it counts from when it was
+		// one was applied (nothing else moves the session), so it counts from when it was
 		// sent.
 		this.a.tick();
 		elapse(BELIEF.minus(Duration.ofNanos(1)));
@@ -331,10 +329,8 @@ class HeartbeatTests {
 		this.a.tick();
 		elapse(R);
 		// The refresh reaches another server, which answers that the row is this
-		// instance's,
-		// and the read the first one again: the lease looks held, with nothing pending,
-		// but
-		// the session did not move.
+		// instance's, and the read the first one again: the lease looks held, with
+		// nothing pending, but the session did not move.
 		this.repository.setWritesElsewhere(true);
 		this.a.tick();
 		this.repository.setWritesElsewhere(false);
@@ -363,12 +359,9 @@ class HeartbeatTests {
 	@Test
 	void aLeaveWhoseRemovalFailedIsNotCarriedOutAfterTheElectionWasJoinedAgain() {
 		// The application left x, the removal of the candidacy failed and waits for the
-		// next
-		// round; meanwhile the application joined x again. The retry must not undo the
-		// join
-		// (simulator seed 20009786: a partition of its leaderless time went to leaving
-		// the
-		// candidates again and joining once more).
+		// next round; meanwhile the application joined x again. The retry must not undo
+		// the join (simulator seed 20009786: a partition of its leaderless time went to
+		// leaving the candidates again and joining once more).
 		List.of("x", "y").forEach(this.a::join);
 		this.a.tick();
 		this.repository.failNext("removeCandidate");
@@ -386,13 +379,10 @@ class HeartbeatTests {
 	@Test
 	void aForwardStepOfTheDatabaseClockDoesNotHandANodeIdToASecondInstanceWhileTheFirstMayBelieve() {
 		// a leads x and pauses right after a refresh; a second process with a's node id
-		// starts;
-		// the database clock steps forward, so that a's row looks a lease old on it while
-		// a,
-		// on its own clock, still believes (simulator seed 7123560, a known gap until the
-		// take-over of a node id watched the row for a whole lease on the taker's clock,
-		// as a
-		// follower's take-over of a lease does).
+		// starts; the database clock steps forward, so that a's row looks a lease old on
+		// it while a, on its own clock, still believes (simulator seed 7123560, a known
+		// gap until the take-over of a node id watched the row for a whole lease on the
+		// taker's clock, as a follower's take-over of a lease does).
 		this.a.join("x");
 		this.a.tick();
 		assertThat(this.a.leads("x")).isTrue();
@@ -411,9 +401,8 @@ class HeartbeatTests {
 			sincePause = sincePause.plus(R);
 		}
 		// a's belief has ended on its own clock: the second instance takes the id once it
-		// has
-		// seen the row unchanged for a lease, and leads x once it has watched x for one
-		// too.
+		// has seen the row unchanged for a lease, and leads x once it has watched x for
+		// one too.
 		for (int round = 0; round < 2 * L.dividedBy(R) + 2 && !second.leads("x"); round++) {
 			second.tick();
 			second.clock.advance(R);
@@ -426,10 +415,9 @@ class HeartbeatTests {
 	@Test
 	void instanceThatTakesItsNodeIdOverLeavesTheElectionsItDoesNotRunEvenAfterAFailedAttempt() {
 		// A process with node id "a" ran x and y and crashed; the next one with that id
-		// runs
-		// x alone. Taking the node's row over made y's candidacy its own: it must leave
-		// it,
-		// or a partition group would keep handing it partitions that nothing on it leads.
+		// runs x alone. Taking the node's row over made y's candidacy its own: it must
+		// leave it, or a partition group would keep handing it partitions that nothing on
+		// it leads.
 		List.of("x", "y").forEach(this.a::join);
 		this.a.tick();
 		List.of("x", "y").forEach(this.b::join);
@@ -501,8 +489,7 @@ class HeartbeatTests {
 		this.b.join("x");
 		this.b.tick();
 		// a crashes; a new process with a's node id takes the id over once a's row is a
-		// lease
-		// old, which ends the session a's lease lived on, at the version b has been
+		// lease old, which ends the session a's lease lived on, at the version b has been
 		// watching.
 		FakeNode restarted = new FakeNode("a", "a-restarted", this.repository, this.settings);
 		this.nodes.add(restarted);
@@ -544,10 +531,8 @@ class HeartbeatTests {
 			this.a.tick();
 		}
 		// 220s of rounds at R = 2s: each node purges at its first round, then once every
-		// 10
-		// leases (100s); rows unseen for 100s are found stale at the purge at 200s, and
-		// go at
-		// the next one that finds them unchanged.
+		// 10 leases (100s); rows unseen for 100s are found stale at the purge at 200s,
+		// and go at the next one that finds them unchanged.
 		assertThat(this.repository.liveCandidates("x", Duration.ofDays(1))).extracting(Candidate::nodeId)
 			.containsExactly("a", "crashed");
 		for (int i = 0; i < 50; i++) {
@@ -713,12 +698,10 @@ class HeartbeatTests {
 	@Test
 	void aFailoverIsNamedAtWarnOnceByEveryNodeFollowersToo() {
 		// After a failover no node takes a lease over or acquires one again for a lease;
-		// a few
-		// failovers in a row leave elections without a leader for longer than the silence
-		// the
-		// simulator allows without a WARN line (seed 20048508: partition 0, three
-		// failovers in
-		// four seconds after its holder crashed, no line from the followers that waited).
+		// a few failovers in a row leave elections without a leader for longer than the
+		// silence the simulator allows without a WARN line (seed 20048508: partition 0,
+		// three failovers in four seconds after its holder crashed, no line from the
+		// followers that waited).
 		this.a.join("x");
 		this.a.tick();
 		this.b.join("x");
@@ -826,8 +809,7 @@ class HeartbeatTests {
 		this.b.tick();
 		assertThat(this.a.leads("x")).isTrue();
 		// A failover to a replica that had not applied b's join: b's read no longer shows
-		// the
-		// lease, and b's creation of it fails on the row that exists.
+		// the lease, and b's creation of it fails on the row that exists.
 		this.repository.removeCandidate("x", "b", "b-instance");
 		elapse(R);
 		this.a.tick();
@@ -880,10 +862,8 @@ class HeartbeatTests {
 	@Test
 	void leavingAnElectionWhileItsFencedWorkRunsReleasesTheLeaseOnceTheWorkEnds() {
 		// Simulator seed 2350976: the candidacy was removed at once, so the reads no
-		// longer
-		// showed the lease, the release was forgotten, and the node's live session kept
-		// the
-		// lease held for as long as the process ran.
+		// longer showed the lease, the release was forgotten, and the node's live session
+		// kept the lease held for as long as the process ran.
 		List.of("x", "y").forEach(this.a::join);
 		this.b.join("x");
 		this.a.tick();
@@ -923,9 +903,8 @@ class HeartbeatTests {
 		assertThat(this.a.leads("x")).isFalse();
 		assertThat(this.repository.row("x").handoverTo).isEqualTo("b");
 		// The request stands: the next round hands over, instead of re-acquiring the
-		// lease that
-		// names this node (which would clear the request an operator was answered 200
-		// for).
+		// lease that names this node (which would clear the request an operator was
+		// answered 200 for).
 		elapse(R);
 		assertThat(statementsOfRound(this.a)).contains("handOverAll").doesNotContain("reacquireAll");
 		this.b.tick();
@@ -960,9 +939,8 @@ class HeartbeatTests {
 		first.tick();
 		assertThat(first.leads("x")).isTrue();
 		// The first instance stops for longer than a lease (paused or crashed: nobody
-		// knows);
-		// a second one with the same id takes the id over, and the answer saying so is
-		// lost.
+		// knows); a second one with the same id takes the id over, and the answer saying
+		// so is lost.
 		elapse(L.plus(R));
 		FakeNode second = new FakeNode("d", "d-2", this.repository, this.settings);
 		this.nodes.add(second);
@@ -1023,8 +1001,7 @@ class HeartbeatTests {
 		}
 		assertThat(this.b.leads("x")).isTrue();
 		// a resumes: its refresh is applied, its read shows the lagging copy, where the
-		// session
-		// moved by the unconfirmed refresh only, sent more than a lease ago.
+		// session moved by the unconfirmed refresh only, sent more than a lease ago.
 		a.tick();
 		assertThat(a.leads("x")).isFalse();
 	}
@@ -1032,8 +1009,7 @@ class HeartbeatTests {
 	@Test
 	void followersKeepWatchingWhenTheRefreshHitsPostgreSqlsStatementTimeout() {
 		// PostgreSQL cancels a statement that outlasts statement_timeout with SQLState
-		// 57014,
-		// not with a driver's timeout exception.
+		// 57014, not with a driver's timeout exception.
 		List<String> reads = new ArrayList<>();
 		boolean[] stalled = { false };
 		LeaseRepository repository = (LeaseRepository) Proxy.newProxyInstance(getClass().getClassLoader(),
@@ -1080,8 +1056,7 @@ class HeartbeatTests {
 		second.tick();
 		assertThat(this.repository.instanceOf("d")).isEqualTo("d-2");
 		// Joined after the take-over of the node id: the lease of y names the id, and may
-		// be
-		// the first instance's, only paused.
+		// be the first instance's, only paused.
 		second.join("y");
 		for (int i = 0; i < 4; i++) {
 			elapse(R);
@@ -1155,9 +1130,8 @@ class HeartbeatTests {
 		InMemoryLeaseDatabase lagging = this.repository.copy();
 		beforeTakeOver[0] = () -> {
 			// Between d's read and its take-over: a takes the vacant lease on the
-			// primary, which
-			// then dies; the replica, without a's take-over, is promoted; d's take-over
-			// goes to it.
+			// primary, which then dies; the replica, without a's take-over, is promoted;
+			// d's take-over goes to it.
 			this.a.tick();
 			lagging.failOver("server-2");
 			primary[0] = lagging;
@@ -1171,12 +1145,10 @@ class HeartbeatTests {
 	void aLeaveThatAFailoverLostIsCarriedOutAgainOnTheNewServer() throws Exception {
 		// c leaves x (its partition group left, say): the release and the removal of its
 		// candidacy are applied on the primary, which dies before the replica applied
-		// them.
-		// On the promoted replica, x's lease still names c on c's live session, and c is
-		// still a candidate: nobody may take it over, c no longer reads it, and balancing
-		// would keep targeting c (on-demand seed 12198674: partition 0 without an owner
-		// for
-		// as long as c ran).
+		// them. On the promoted replica, x's lease still names c on c's live session, and
+		// c is still a candidate: nobody may take it over, c no longer reads it, and
+		// balancing would keep targeting c (on-demand seed 12198674: partition 0 without
+		// an owner for as long as c ran).
 		InMemoryLeaseDatabase[] primary = { this.repository };
 		LeaseRepository connection = connectionTo(primary);
 		FakeNode c = new FakeNode("c", "c-instance", connection, this.settings);
@@ -1206,14 +1178,11 @@ class HeartbeatTests {
 	@Test
 	void aLeaveCarriedOutAgainAfterAFailoverGivesUpNoLeaseOfAnotherInstanceWithTheSameNodeId() {
 		// Instance d-1 runs x and y and has left z; it reads from a new server (a
-		// failover),
-		// so it is to leave z again, and then stops for longer than a lease (a pause).
-		// d-2,
-		// with the same node id, takes the id over and leads x on a term of its own. d-1
-		// wakes up and leaves x; its next round leaves again what it left, and must not
-		// give
-		// up d-2's lease, which d-2 goes on believing while another node takes x over
-		// (on-demand seed 18311141: two believers of e0).
+		// failover), so it is to leave z again, and then stops for longer than a lease (a
+		// pause). d-2, with the same node id, takes the id over and leads x on a term of
+		// its own. d-1 wakes up and leaves x; its next round leaves again what it left,
+		// and must not give up d-2's lease, which d-2 goes on believing while another
+		// node takes x over (on-demand seed 18311141: two believers of e0).
 		FakeNode first = new FakeNode("d", "d-1", this.repository, this.settings);
 		this.nodes.add(first);
 		List.of("x", "y", "z").forEach(first::join);
@@ -1249,15 +1218,12 @@ class HeartbeatTests {
 	void aFailoverHoldsBackEveryElectionForALeaseFromTheFirstReadOfTheNewServerAlsoOnesThatReadDidNotShow()
 			throws Exception {
 		// c leads x and y. On the promoted replica x's lease still names c, but c's
-		// candidacy
-		// of x is missing (c left x while fenced work held its lease, and joined again;
-		// the
-		// replica had applied the removal, not the join), so c's first read of the new
-		// server
-		// shows y only. The wait of a lease after a failover (I3) must count from that
-		// read
-		// for x too, not from the read after c joined again: on-demand seed 13113656 (e0
-		// without a leader a round longer than the liveness bound allows).
+		// candidacy of x is missing (c left x while fenced work held its lease, and
+		// joined again; the replica had applied the removal, not the join), so c's first
+		// read of the new server shows y only. The wait of a lease after a failover (I3)
+		// must count from that read for x too, not from the read after c joined again:
+		// on-demand seed 13113656 (e0 without a leader a round longer than the liveness
+		// bound allows).
 		InMemoryLeaseDatabase[] primary = { this.repository };
 		LeaseRepository connection = connectionTo(primary);
 		FakeNode c = new FakeNode("c", "c-instance", connection, this.settings);
@@ -1294,17 +1260,12 @@ class HeartbeatTests {
 	void aHandOverDecidedOnTheOldServersReadAndAppliedOnThePromotedReplicaIsNotBelievedByItsTargetWithinALease()
 			throws Exception {
 		// c holds x with a hand-over to p requested; c reads the primary, which then
-		// dies; its
-		// hand-over goes to the promoted replica, where c still holds x (the replica lost
-		// a
-		// newer take-over of x by another node, which believes until a lease after its
-		// last
-		// renewal on the old server). p, whose first read is of the new server (a process
-		// that started meanwhile, or a partition's election joined just then), must not
-		// take
-		// the handed-over lease as fresh: on-demand seed 16054322 at 2ba2f96 (two owners
-		// of
-		// partition 1 for 0.2 s).
+		// dies; its hand-over goes to the promoted replica, where c still holds x (the
+		// replica lost a newer take-over of x by another node, which believes until a
+		// lease after its last renewal on the old server). p, whose first read is of the
+		// new server (a process that started meanwhile, or a partition's election joined
+		// just then), must not take the handed-over lease as fresh: on-demand seed
+		// 16054322 at 2ba2f96 (two owners of partition 1 for 0.2 s).
 		InMemoryLeaseDatabase[] server = { this.repository };
 		InMemoryLeaseDatabase[] promoted = new InMemoryLeaseDatabase[1];
 		LeaseRepository viaServer = connectionTo(server);
@@ -1332,8 +1293,7 @@ class HeartbeatTests {
 		c.tick();
 		assertThat(c.leads("x")).isTrue();
 		// p runs, in another election; it joins x as the primary dies, so that its first
-		// read
-		// of x is of the new server (a partition's election, as balancing adds it).
+		// read of x is of the new server (a partition's election, as balancing adds it).
 		FakeNode p = new FakeNode("p", "p-instance", viaServer, this.settings);
 		p.join("y");
 		p.tick();
@@ -1349,8 +1309,7 @@ class HeartbeatTests {
 		replica.advanceDatabaseClock(R);
 		c.tick();
 		// No node believes in x on the new server for a lease after its first read of it;
-		// then
-		// c, having waited out the failover, hands x over there, and p leads it.
+		// then c, having waited out the failover, hands x over there, and p leads it.
 		int led = -1;
 		for (int round = 1; round <= L.dividedBy(R) + 4 && led < 0; round++) {
 			p.clock.advance(R);

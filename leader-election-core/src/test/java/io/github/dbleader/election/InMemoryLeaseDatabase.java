@@ -555,8 +555,7 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 			this.nodes.put(nodeId, taken);
 			this.sessions.put(nodeId, instanceId);
 			// Earlier instances' candidacies become this one's, counted from now: a
-			// restarted
-			// process is a new member, as the JDBC claim sets first_seen.
+			// restarted process is a new member, as the JDBC claim sets first_seen.
 			this.candidates.values()
 				.forEach((rows) -> rows.computeIfPresent(nodeId,
 						(key, candidate) -> candidate.instanceId.equals(instanceId) ? candidate
@@ -669,12 +668,9 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 			// does.
 			this.candidates.values().forEach((rows) -> rows.keySet().removeAll(purged));
 			// By the lease row's own expiry, as the JDBC purge searches for them: a lease
-			// that no
-			// candidate runs goes even while its holder's session lives. The delete of
-			// its fence
-			// row waits for fenced work, as any change of its holder does, and times out:
-			// that
-			// lease stays for a later purge.
+			// that no candidate runs goes even while its holder's session lives. The
+			// delete of its fence row waits for fenced work, as any change of its holder
+			// does, and times out: that lease stays for a later purge.
 			this.rows.entrySet()
 				.removeIf((entry) -> entry.getValue().expiresAt < before
 						&& this.candidates.getOrDefault(entry.getKey(), Map.of()).isEmpty()
@@ -706,8 +702,7 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 				throw new NotLeaderException(election, nodeId, "fence check failed");
 			}
 			// The share lock on the fence row is held until the transaction ends, or
-			// until the
-			// server drops the session for holding it open too long.
+			// until the server drops the session for holding it open too long.
 			this.fenceHolds.merge(election, 1, Integer::sum);
 			AtomicBoolean held = new AtomicBoolean(true);
 			Runnable end = () -> {

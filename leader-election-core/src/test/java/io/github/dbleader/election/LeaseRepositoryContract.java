@@ -193,10 +193,9 @@ abstract class LeaseRepositoryContract {
 		Map<String, LeaseObservation> observed = observations(repository, elections.toArray(String[]::new));
 		long e1Term = repository.find("e1").orElseThrow().term();
 		// After b observed them, before its batch: c takes e2 over and a re-acquires e3,
-		// each
-		// for a moment only (run out again, at another version); a gives e4 and e6 up
-		// (vacant:
-		// taken at any version), and an operator asks for e6 to go to c; a hands e5 to b.
+		// each for a moment only (run out again, at another version); a gives e4 and e6
+		// up (vacant: taken at any version), and an operator asks for e6 to go to c; a
+		// hands e5 to b.
 		assertThat(repository.takeOver("e2", "c", observed.get("e2"), MOMENT)).isTrue();
 		assertThat(repository.reacquire("e3", "a", repository.find("e3").orElseThrow().term(), MOMENT)).isTrue();
 		for (String vacant : List.of("e4", "e6")) {
@@ -427,8 +426,7 @@ abstract class LeaseRepositoryContract {
 		advanceDatabaseClock(session);
 		assertThat(repository.find("e1").orElseThrow().expired()).isTrue();
 		// Another instance with the node id does not keep the earlier one's leases alive:
-		// their
-		// session ended at its last version, which a follower's watch goes on with.
+		// their session ended at its last version, which a follower's watch goes on with.
 		LeaseState lastRefreshed = repository.find("e1").orElseThrow();
 		assertThat(repository.heartbeat("a", "a-2", session, watched(repository, "a"))).isEqualTo(Candidacy.INHERITED);
 		assertThat(repository.heartbeat("a", "a-2", session, -1)).isEqualTo(Candidacy.HELD);
@@ -664,8 +662,7 @@ abstract class LeaseRepositoryContract {
 		repository.removeCandidacies("a", "second");
 		assertThat(repository.liveCandidates("e", LEASE)).extracting(Candidate::nodeId).containsExactly("a");
 		// Once the first instance's heartbeats have stopped for that long, the second
-		// takes the
-		// id over, and with it the first one's candidacies.
+		// takes the id over, and with it the first one's candidacies.
 		advanceDatabaseClock(staleAfter.minus(SECOND));
 		assertThat(repository.nodeRow("a", staleAfter)).extracting(NodeRowSighting::stale).isEqualTo(false);
 		assertThat(repository.heartbeat("a", "second", staleAfter, watched(repository, "a")))
@@ -761,8 +758,7 @@ abstract class LeaseRepositoryContract {
 		joinAs(repository, "live", "kept");
 		assertThat(repository.create("kept", "live", LEASE)).isTrue();
 		// A purge age shorter than the time between two refreshes, as after a forward
-		// step of
-		// the database clock longer than the purge age: every row looks stale.
+		// step of the database clock longer than the purge age: every row looks stale.
 		Duration maxAge = MOMENT;
 		Duration step = Duration.ofMillis(20);
 		advanceDatabaseClock(step);

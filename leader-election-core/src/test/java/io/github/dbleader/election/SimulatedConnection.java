@@ -144,8 +144,7 @@ final class SimulatedConnection implements LeaseRepository {
 		T answer = action.apply(server);
 		if (sentInFaults && !this.simulation.faultPhase()) {
 			// Held up by the faults until after them (a process that crashed meanwhile
-			// may
-			// still have its session refreshed so): the quiet phase counts from here.
+			// may still have its session refreshed so): the quiet phase counts from here.
 			this.simulation.faultEndedLate(this.simulation.now());
 		}
 		this.simulation.advanceTo(this.simulation.now() + this.simulation.latency());
@@ -273,8 +272,7 @@ final class SimulatedConnection implements LeaseRepository {
 		this.session = (candidacy != Candidacy.IN_USE) ? instanceId : null;
 		if (candidacy == Candidacy.IN_USE) {
 			// Another instance holds the id: also where this one had it, and a failover
-			// to a
-			// replica that had not applied its take-over handed it back to a crashed
+			// to a replica that had not applied its take-over handed it back to a crashed
 			// instance.
 			this.sessionSince = -1;
 		}

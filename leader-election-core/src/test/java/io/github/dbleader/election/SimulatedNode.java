@@ -120,25 +120,13 @@ final class SimulatedNode {
 	private final Election[] byIndex;
 
 	/**
-	 * Tells the checker of every grant, as it is announced, and the partition groups of
-	 * it.
+	 * Tells the checker of every grant, as it is announced; the partition groups hear of
+	 * their partitions' grants from the listeners their elections were joined with.
 	 */
 	private final LeadershipListener listener = new LeadershipListener() {
 		@Override
 		public void granted(String election, String nodeId, long term) {
 			SimulatedNode.this.simulation.checker().granted(election, nodeId, term);
-			PartitionGroups current = SimulatedNode.this.groups;
-			if (current != null) {
-				current.leadershipListener().granted(election, nodeId, term);
-			}
-		}
-
-		@Override
-		public void revoked(String election, String nodeId, long term, RevocationReason reason) {
-			PartitionGroups current = SimulatedNode.this.groups;
-			if (current != null) {
-				current.leadershipListener().revoked(election, nodeId, term, reason);
-			}
 		}
 	};
 
@@ -328,10 +316,8 @@ final class SimulatedNode {
 		if (duringFaults && !this.simulation.faultPhase()) {
 			// Left during the faults, done after them (its release waited): a join of the
 			// election since (the heal's) may have been undone by the leave's removal of
-			// the
-			// candidacy; the node joins again once a read shows it missing, within two
-			// rounds
-			// (seed 20094587).
+			// the candidacy; the node joins again once a read shows it missing, within
+			// two rounds (seed 20094587).
 			this.simulation.faultEndedLate(this.simulation.now() + 2 * this.settings.renewInterval().toNanos());
 		}
 	}
@@ -417,8 +403,7 @@ final class SimulatedNode {
 		}
 		if (Thread.holdsLock(this.groups)) {
 			// A close of the group holds the registry's monitor further up (its leaves
-			// wait for
-			// the database): in a process, this call would wait for it.
+			// wait for the database): in a process, this call would wait for it.
 			this.simulation.schedule(this.simulation.now() + 1_000_000L, this, this.generation, this::joinGroup);
 			return;
 		}
@@ -593,10 +578,8 @@ final class SimulatedNode {
 			}
 			if (this.holdings.stream().anyMatch((holding) -> Thread.holdsLock(holding.lock()))) {
 				// A statement of a run's own on one of the kept locks is under way
-				// further up the
-				// simulation's one thread: in a process, the keeper would wait for it
-				// (here a little
-				// longer, which only delays the renewal).
+				// further up the simulation's one thread: in a process, the keeper would
+				// wait for it (here a little longer, which only delays the renewal).
 				this.simulation.schedule(this.simulation.now() + 20_000_000L, this, generation, next[0]);
 				return;
 			}
@@ -738,12 +721,9 @@ final class SimulatedNode {
 		end();
 		if (!this.simulation.faultPhase()) {
 			// The faults ended while the stop's statements waited, and the heal found
-			// this
-			// process still running: it starts again now, as every process is up in the
-			// quiet
-			// phase (seed 20003464 of the bounded-liveness check: partition 1 handed to
-			// node c,
-			// which no process ran to the end).
+			// this process still running: it starts again now, as every process is up in
+			// the quiet phase (seed 20003464 of the bounded-liveness check: partition 1
+			// handed to node c, which no process ran to the end).
 			this.simulation.at(this.simulation.now(), "restart " + this.id + " after its stop", () -> {
 				if (!this.running) {
 					start();

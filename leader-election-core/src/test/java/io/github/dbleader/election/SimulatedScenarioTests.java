@@ -67,21 +67,18 @@ class SimulatedScenarioTests {
 		long pause = Simulation.LEASE.toNanos() + 2_000 * MS;
 		first.pauseOnAnswer("findAll", pause);
 		// As it resumes and re-acquires, it pauses again before its next refresh, which
-		// would
-		// have told it that its node id is in use.
+		// would have told it that its node id is in use.
 		simulation.at(simulation.now() + pause, "pause again before the next refresh",
 				() -> first.pauseBeforeSending("heartbeat", 3_000 * MS));
 		// Asked to lead while leading (recorded as an operator's POST to another node's
-		// endpoint
-		// would record it), it re-acquires with a new term.
+		// endpoint would record it), it re-acquires with a new term.
 		simulation.database().tick();
 		simulation.database().server().requestHandover("e0", first.id());
 		simulation.at(simulation.now() + Simulation.LEASE.toNanos() + 200 * MS, "second instance",
 				() -> simulation.startInstance(first.id()));
 		assertThatNoException().isThrownBy(() -> simulation.advanceTo(simulation.now() + 12_000 * MS));
 		// The second process leads in the end, and the first, paused again and again by
-		// the
-		// node id in use, never did since it resumed.
+		// the node id in use, never did since it resumed.
 		assertThat(simulation.believers("e0")).containsExactly(first.id());
 		assertThat(first.believes("e0")).isFalse();
 	}

@@ -189,10 +189,8 @@ final class Simulation {
 
 	private Outcome runSchedule(long length) {
 		// The partition group needs more: a node that rejoined as the faults ended gets
-		// its
-		// share once it has been a member for the settle time, and the group moves at
-		// most a few
-		// partitions a step.
+		// its share once it has been a member for the settle time, and the group moves at
+		// most a few partitions a step.
 		long quiet = 4 * LEASE.toNanos() + 2 * RENEW.toNanos() + PARTITION_SETTINGS.settleTime().toNanos()
 				+ this.partitions * RENEW.toNanos();
 		long faultsEnd = length - quiet;
@@ -213,8 +211,7 @@ final class Simulation {
 		advanceTo(length);
 		// One thread runs every process: a round whose statement waited while another
 		// process's long work ran nested in it returns late, as after a pause of its
-		// process.
-		// The quiet phase lasts from the last such pause, within a bound.
+		// process. The quiet phase lasts from the last such pause, within a bound.
 		long end = length;
 		// Never calm yet (Long.MAX_VALUE): the longest schedule; no overflow.
 		for (long calm = calmSince(); Math.min(calm, length + length) + quiet > end
@@ -247,8 +244,7 @@ final class Simulation {
 	long calmSince() {
 		long calm = Math.max(this.lastFailover, this.backwardStepsUntil);
 		// Per node id: since when a running process of it has held it; never, while none
-		// does
-		// (a restart waiting for the crashed instance's session, or a take-over a
+		// does (a restart waiting for the crashed instance's session, or a take-over a
 		// failover lost).
 		Map<String, Long> heldSince = new HashMap<>();
 		for (SimulatedNode node : this.nodes) {
@@ -406,10 +402,9 @@ final class Simulation {
 		else if (kind < 26) {
 			if (this.nodes.stream().filter((other) -> other.id().equals(node.id())).count() > 1) {
 				// A graceful stop deletes the node's row: with a second process of the id
-				// about, a
-				// third that creates the row anew may adopt the second's lease while the
-				// second,
-				// paused, still believes (a known gap, docs/explanation/invariants.md).
+				// about, a third that creates the row anew may adopt the second's lease
+				// while the second, paused, still believes (a known gap,
+				// docs/explanation/invariants.md).
 				return;
 			}
 			int generation = node.generation();
@@ -432,17 +427,14 @@ final class Simulation {
 		}
 		else if (kind < 50) {
 			// Back only where no term the last failover lost may be handed out again:
-			// terms come
-			// from the database clock, which must not go back past them (I4's
+			// terms come from the database clock, which must not go back past them (I4's
 			// assumption).
 			boolean back = this.random.nextBoolean() && this.now - this.lastLossyFailover > 2 * LEASE.toNanos();
 			// Forward by up to a minute, also while two processes of a node id run: the
-			// take-over
-			// of a node id watches the row for a lease on the taker's clock (on-demand
-			// seeds
-			// 7123560, 5141864 and 1141899 found two believers while it counted the row's
-			// age on
-			// the database clock, and steps were kept away then).
+			// take-over of a node id watches the row for a lease on the taker's clock
+			// (on-demand seeds 7123560, 5141864 and 1141899 found two believers while it
+			// counted the row's age on the database clock, and steps were kept away
+			// then).
 			int forward = 60_000;
 			long step = back ? -(1 + this.random.nextInt((int) LEASE.toMillis())) : (1 + this.random.nextInt(forward));
 			trace("db", "clock steps " + step + " ms");
@@ -496,24 +488,19 @@ final class Simulation {
 	private void lossyFailover() {
 		if (this.now - this.lastBackStep <= LEASE.toNanos()) {
 			// Nor right after a backward step: terms handed out since are ahead of the
-			// clock
-			// until it has caught up (at most a lease here), and a lock, taken at once on
-			// the
-			// promoted replica, would get again a term the lost writes had (I4's
-			// assumption).
+			// clock until it has caught up (at most a lease here), and a lock, taken at
+			// once on the promoted replica, would get again a term the lost writes had
+			// (I4's assumption).
 			return;
 		}
 		if (Stream.concat(this.electionNames.stream(), partitionElectionNames())
 			.anyMatch((name) -> this.database.server().row(name) == null)) {
 			// A replica that lost the creation of a lease row looks like a new database:
-			// a node
-			// creates the lease at once while the old server's first holder may still
-			// believe
-			// (a known gap, docs/explanation/invariants.md). Lease rows outlive their
-			// holders, so
-			// this happens only in the first moments of a new election, or partition
-			// (on-demand
-			// seed 4171724, when this looked at the plain elections only).
+			// a node creates the lease at once while the old server's first holder may
+			// still believe (a known gap, docs/explanation/invariants.md). Lease rows
+			// outlive their holders, so this happens only in the first moments of a new
+			// election, or partition (on-demand seed 4171724, when this looked at the
+			// plain elections only).
 			return;
 		}
 		long lag = (this.random.nextInt(3) == 0) ? 0 : (50 + this.random.nextInt(3_000)) * MS;

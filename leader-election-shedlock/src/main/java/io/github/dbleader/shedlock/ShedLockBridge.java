@@ -102,8 +102,7 @@ public class ShedLockBridge {
 		jdbc.setQueryTimeout((int) Math.max(1, (statementTimeout.toMillis() + 999) / 1000));
 		this.jdbc = new NamedParameterJdbcTemplate(jdbc);
 		// As ShedLock: a transaction of its own, so that a take never joins (nor waits
-		// for the
-		// end of) a transaction of the caller's.
+		// for the end of) a transaction of the caller's.
 		this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 	}

@@ -96,8 +96,7 @@ final class ShedLockStatements {
 		String check = "SELECT " + name + ", " + until + ", " + at + ", " + by + " FROM " + t + " WHERE 1 = 0";
 		if (platform == Platform.POSTGRESQL) {
 			// As ShedLock on PostgreSQL: one statement, and no failed insert that aborts
-			// the
-			// transaction.
+			// the transaction.
 			String upsert = values + " ON CONFLICT (" + name + ") DO UPDATE" + set + " WHERE " + t + "." + until
 					+ " <= " + now;
 			return new ShedLockStatements(null, upsert, extend, unlock, check);

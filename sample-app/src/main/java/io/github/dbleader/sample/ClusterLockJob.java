@@ -43,12 +43,10 @@ public class ClusterLockJob {
 	}
 
 	// atLeastFor keeps a fast run's lock taken past the moment a node whose clock is a
-	// little
-	// behind fires the same trigger; it must stay below the period of the cron
-	// expression.
-	// With sample.lock-job-max-for set, a run keeps its lock alive past atMostFor (up to
-	// that
-	// long), and a crashed holder frees it about a lease after its last renewal.
+	// little behind fires the same trigger; it must stay below the period of the cron
+	// expression. With sample.lock-job-max-for set, a run keeps its lock alive past
+	// atMostFor (up to that long), and a crashed holder frees it about a lease after its
+	// last renewal.
 	@ClusterLock(name = LOCK, atMostFor = "${sample.lock-job-at-most-for:10s}",
 			atLeastFor = "${sample.lock-job-at-least-for:1s}", mode = ClusterLock.Mode.RELEASE_AFTER_RUN,
 			maxFor = "${sample.lock-job-max-for:}")
@@ -66,10 +64,9 @@ public class ClusterLockJob {
 			}
 			else {
 				// The work before the fenced transaction, which only records it: the
-				// database
-				// ends a fenced transaction that stays idle through a run longer than a
-				// lease of a
-				// kept-alive lock (it cannot tell a slow holder from a frozen one).
+				// database ends a fenced transaction that stays idle through a run longer
+				// than a lease of a kept-alive lock (it cannot tell a slow holder from a
+				// frozen one).
 				long startedAt = this.runs.databaseTime();
 				work();
 				lock.runFenced((term) -> {

@@ -58,9 +58,8 @@ public class FencedJob {
 		}
 		catch (DataAccessException | TransactionException ex) {
 			// The database did not answer (no connection within the pool's wait, a
-			// timeout):
-			// nothing was committed, and the next run tries again if this node still
-			// leads.
+			// timeout): nothing was committed, and the next run tries again if this node
+			// still leads.
 			logger.warn("Job run not recorded: the database did not answer: {}", ex.getMessage());
 		}
 	}

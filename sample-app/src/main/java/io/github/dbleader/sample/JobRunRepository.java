@@ -71,8 +71,7 @@ public class JobRunRepository {
 
 	private String createTable() {
 		// A connection of its own, outside the caller's transaction (a fenced one, where
-		// a
-		// failed statement would abort the whole transaction on PostgreSQL).
+		// a failed statement would abort the whole transaction on PostgreSQL).
 		try (Connection connection = this.dataSource.getConnection();
 				Statement statement = connection.createStatement()) {
 			SqlDialect dialect = SqlDialect.forName(connection.getMetaData().getDatabaseProductName());
@@ -85,9 +84,8 @@ public class JobRunRepository {
 			}
 			catch (SQLException ex) {
 				// Another node created it at the same instant: PostgreSQL's CREATE TABLE
-				// IF NOT
-				// EXISTS fails in one of two sessions that run it at once. Fine if it
-				// exists now.
+				// IF NOT EXISTS fails in one of two sessions that run it at once. Fine if
+				// it exists now.
 				try {
 					statement.executeQuery("SELECT COUNT(*) FROM " + this.table + " WHERE 1 = 0").close();
 				}

@@ -88,8 +88,7 @@ class SampleLeaderRolesTests {
 	void leadershipRevokedDuringTheRunRefusesItsFencedWrite() {
 		this.leaderElection.grant(FencedJob.ELECTION, 7);
 		// The run passed @LeaderOnly and is inside its fenced transaction when another
-		// node
-		// takes the lease over.
+		// node takes the lease over.
 		willAnswer((invocation) -> {
 			this.leaderElection.leaderElsewhere(FencedJob.ELECTION, "node-b");
 			return invocation.callRealMethod();

@@ -67,8 +67,7 @@ class SamplePrometheusTests {
 		assertThat(sum(scrapes, "leader_election_partitions_owned", "group=\"orders\"")).isEqualTo(12);
 		assertThat(sum(scrapes, "leader_election_node_state", "")).isZero();
 		// The observations (docs/reference/observations.md): the follower's skipped calls
-		// are
-		// skips, not successes, and the leader's runs completed.
+		// are skips, not successes, and the leader's runs completed.
 		assertThat(sum(scrapes, "leader_election_leader_only_call_seconds_count",
 				"election=\"default\",error=\"none\",outcome=\"skipped\""))
 			.isPositive();

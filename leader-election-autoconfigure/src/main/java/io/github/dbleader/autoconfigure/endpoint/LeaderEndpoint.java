@@ -180,11 +180,9 @@ public class LeaderEndpoint implements AutoCloseable {
 	 */
 	@WriteOperation
 	// Spring Boot 3's actuator (leader-election-spring-boot-3-autoconfigure compiles this
-	// class
-	// too) takes a parameter for optional only with Spring's @Nullable, deprecated in
-	// Spring
-	// Framework 7; without it a POST without a body gets a 400 there. Boot 4 reads
-	// JSpecify's.
+	// class too) takes a parameter for optional only with Spring's @Nullable, deprecated
+	// in Spring Framework 7; without it a POST without a body gets a 400 there. Boot 4
+	// reads JSpecify's.
 	@SuppressWarnings("deprecation")
 	public ElectionDescriptor forceLeader(@Selector String election,
 			@org.springframework.lang.Nullable @Nullable String nodeId) {

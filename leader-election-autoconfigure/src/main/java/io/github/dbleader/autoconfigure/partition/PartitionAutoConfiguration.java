@@ -2,10 +2,10 @@ package io.github.dbleader.autoconfigure.partition;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.event.ApplicationEventPartitionListener;
 import io.github.dbleader.election.partition.PartitionGroups;
 import io.github.dbleader.election.partition.PartitionPins;
 
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -36,11 +36,6 @@ public final class PartitionAutoConfiguration {
 			.forEach(
 					(name, group) -> groups.create(electionService, name, group.getCount(), group.determineSettings()));
 		return groups;
-	}
-
-	@Bean
-	static PartitionLeadershipForwarder partitionLeadershipForwarder(ObjectProvider<PartitionGroups> groups) {
-		return new PartitionLeadershipForwarder(groups);
 	}
 
 	@Bean

@@ -108,8 +108,7 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
 			context.getBean(FailingLeaseRepositoryConfiguration.class).failing().set(true);
 			// Still UP while the heartbeat fails for less than lease - guard (800ms),
-			// with
-			// how long it has failed; then DOWN, and this node no longer leads.
+			// with how long it has failed; then DOWN, and this node no longer leads.
 			await().atMost(Duration.ofSeconds(5))
 				.until(() -> service.election("default").databaseUnreachableFor().isPresent());
 			Health failing = indicator.health();
@@ -138,8 +137,7 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 			HealthIndicator indicator = indicator(context.getBean(ElectionsHealthContributor.class), "default");
 			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 			// The tables of another version, or dropped by hand: the database answers
-			// every
-			// refresh with an error.
+			// every refresh with an error.
 			jdbc.execute("ALTER TABLE leader_election_lease_nodes RENAME TO leader_election_lease_nodes_away");
 			try {
 				await().atMost(Duration.ofSeconds(5))
@@ -176,8 +174,7 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 				CompositeHealthContributor contributor = context.getBean(ElectionsHealthContributor.class);
 				HealthIndicator indicator = indicator(contributor, "default");
 				// A lease that no round can take over: the refresh and the read succeed,
-				// the
-				// take-over fails every round.
+				// the take-over fails every round.
 				BlockedTakeOvers.block(context.getBean(DataSource.class));
 				service.election("blocked");
 				await().atMost(Duration.ofSeconds(5))
@@ -223,8 +220,7 @@ class LeaderElectionHealthContributorAutoConfigurationTests {
 						.containsEntry("error", "database unreachable");
 					assertThat((Duration) health.getDetails().get("leaseAge")).isGreaterThan(Duration.ofSeconds(2));
 					// The lease last seen runs out 3s after it was read: nobody leads, as
-					// far as
-					// this node can tell.
+					// far as this node can tell.
 					await().atMost(Duration.ofSeconds(3))
 						.until(() -> "none".equals(indicator.health().getDetails().get("leader")));
 				}

@@ -93,8 +93,7 @@ class LeaderElectionMetricsAutoConfigurationTests {
 			assertThat(registry.find("leader.election.heartbeat.failures").functionCounters())
 				.allMatch((counter) -> counter.count() == 0);
 			// A lease that no round can take over (once it has watched it for a lease):
-			// every
-			// round fails its take-over.
+			// every round fails its take-over.
 			BlockedTakeOvers.block(context.getBean(DataSource.class));
 			service.election("blocked");
 			await().atMost(Duration.ofSeconds(10)).until(() -> failures(registry, "constraint_violated") >= 2);

@@ -7,7 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration;
 import io.github.dbleader.election.ElectionService;
-import io.github.dbleader.election.LeadershipListener;
+import io.github.dbleader.election.event.PartitionGainedEvent;
 import io.github.dbleader.election.partition.PartitionGroup;
 import io.github.dbleader.election.partition.PartitionGroups;
 import io.github.dbleader.election.partition.PartitionPins;
@@ -53,9 +53,7 @@ class PartitionAutoConfigurationTests {
 	@Test
 	void createsAnEmptyRegistryWithoutGroups() {
 		this.contextRunner.run((context) -> {
-			assertThat(context).hasSingleBean(PartitionGroups.class)
-				.hasSingleBean(PartitionGroupsLifecycle.class)
-				.hasSingleBean(PartitionLeadershipForwarder.class);
+			assertThat(context).hasSingleBean(PartitionGroups.class).hasSingleBean(PartitionGroupsLifecycle.class);
 			assertThat(context.getBean(PartitionGroups.class).groups()).isEmpty();
 		});
 	}
@@ -98,12 +96,6 @@ class PartitionAutoConfigurationTests {
 					.containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5);
 				assertThat(context.getBean(PartitionGroups.class).group("orders").ownedPartitions()).hasSize(6);
 			});
-	}
-
-	@Test
-	void forwarderIsOneOfTheElectionsListeners() {
-		this.contextRunner.run((context) -> assertThat(context.getBeansOfType(LeadershipListener.class))
-			.containsValue(context.getBean(PartitionLeadershipForwarder.class)));
 	}
 
 	@Test

@@ -12,6 +12,7 @@ import io.github.dbleader.autoconfigure.ActuatorClient;
 import io.github.dbleader.autoconfigure.TestApplication;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
+import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcPartitionPins;
 import io.github.dbleader.election.jdbc.LeaseSchema;
@@ -73,7 +74,7 @@ class PartitionsEndpointIntegrationTests {
 		PartitionGroups otherGroups = new PartitionGroups(
 				new JdbcPartitionPins(dataSource, TABLES, SETTINGS.statementTimeout()));
 		otherNode = new ElectionService(new JdbcLeaseRepository(dataSource, SqlDialect.forName(DATABASE.platform()),
-				TABLES, SETTINGS.statementTimeout()), SETTINGS, "part-b", otherGroups.leadershipListener());
+				TABLES, SETTINGS.statementTimeout()), SETTINGS, "part-b", LeadershipListener.NONE);
 		otherGroup = otherGroups.create(otherNode, "orders", 12, new PartitionSettings(Duration.ofSeconds(1), 16));
 		otherNode.start();
 		otherGroup.start();

@@ -145,8 +145,7 @@ public class LeaderOnlyInterceptor extends SkippingMethodInterceptor<LeaderOnlyI
 	private Call proceedIfLeader(MethodInvocation invocation, Settings settings) throws Throwable {
 		Election election = this.electionService.get().election(settings.election());
 		// The term, not isLeader(): one reading of the belief gives both the answer and
-		// the
-		// term the run is recorded with.
+		// the term the run is recorded with.
 		long term = election.term();
 		if (term < 0) {
 			this.runs.get().skipped(settings, election.nodeId());

@@ -160,8 +160,7 @@ public class LeaderOnlyRuns implements AutoCloseable {
 		}
 		History history = history(settings.election());
 		// The hot path of a follower: one volatile read, no lock. The interceptor keeps
-		// one
-		// settings object per method, so identity tells the method.
+		// one settings object per method, so identity tells the method.
 		if (history.skipping != settings) {
 			Instant now = this.wallClock.instant();
 			history.keep(new LeaderOnlyRun(settings.election(), nodeId, -1, settings.method(), now, now,

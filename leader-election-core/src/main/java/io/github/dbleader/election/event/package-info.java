@@ -1,5 +1,6 @@
 /**
- * Leadership changes as Spring {@link org.springframework.context.ApplicationEvent}s, for
+ * Leadership changes, and the partitions of partition groups this node gains and loses,
+ * as Spring {@link org.springframework.context.ApplicationEvent}s, for
  * {@code @EventListener} methods, and as Micrometer observations
  * ({@link io.github.dbleader.election.event.ObservationLeadershipListener}). Depends on
  * spring-context and micrometer-observation only, not on Spring Boot.

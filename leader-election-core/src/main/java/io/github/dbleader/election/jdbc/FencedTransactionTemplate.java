@@ -212,8 +212,7 @@ final class FencedTransactionTemplate {
 			}
 		}
 		// On MariaDB Galera a causal read: a change of holder committed on another node
-		// refuses
-		// the fence at once, not at the commit after the work.
+		// refuses the fence at once, not at the commit after the work.
 		String statement = electionFence ? this.causalFence + fence : fence;
 		List<Integer> held = this.statements.query(statement, parameters, (rs, row) -> rs.getInt(1));
 		return held.size() == 1 && held.get(0) == 1;
@@ -338,10 +337,8 @@ final class FencedTransactionTemplate {
 			}
 			catch (SQLException | RuntimeException ex) {
 				// Usually the connection is broken already (the server dropped the
-				// session
-				// of a stalled holder). Otherwise it keeps the fence's limits: keep it
-				// out
-				// of the pool rather than let other work inherit them.
+				// session of a stalled holder). Otherwise it keeps the fence's limits:
+				// keep it out of the pool rather than let other work inherit them.
 				try {
 					this.connection.abort(Runnable::run);
 				}

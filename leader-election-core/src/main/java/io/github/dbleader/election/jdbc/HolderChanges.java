@@ -71,10 +71,8 @@ final class HolderChanges {
 					.update(this.statements.get().create, election, nodeId, lease.toMillis(),
 							this.sessions.instanceOf(nodeId));
 				// Written at once, not updated first: an update that finds no row locks
-				// the gap
-				// where the row would go, and two nodes creating elections at the same
-				// time
-				// deadlock on each other's gap (InnoDB).
+				// the gap where the row would go, and two nodes creating elections at the
+				// same time deadlock on each other's gap (InnoDB).
 				this.store.jdbc().update(this.store.platformStatements().writeFence, election);
 				return true;
 			});
@@ -125,9 +123,8 @@ final class HolderChanges {
 		}
 		catch (PessimisticLockingFailureException ex) {
 			// Rolled back: none of the chunk's leases created. A deadlock, or a
-			// certification
-			// conflict on Galera: two other nodes raced for a lease that a third one's
-			// rolled-back batch had inserted.
+			// certification conflict on Galera: two other nodes raced for a lease that a
+			// third one's rolled-back batch had inserted.
 			return List.of();
 		}
 		catch (DataAccessException ex) {
@@ -140,8 +137,7 @@ final class HolderChanges {
 					return List.of();
 				}
 				// Tables that take names differing only in case for one: a creation
-				// first, or such
-				// a name, of this chunk or of one created before?
+				// first, or such a name, of this chunk or of one created before?
 				List<String> stored = storedNames(chunk);
 				if (chunk.stream().anyMatch(stored::contains)) {
 					return List.of();

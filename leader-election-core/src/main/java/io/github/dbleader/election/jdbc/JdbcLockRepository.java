@@ -168,8 +168,7 @@ public class JdbcLockRepository implements LockRepository {
 		this.galeraCluster = (clusterIdentity != null && causalRead != null)
 				? ServerLockStatements.of(dialect, lease, clusterIdentity, causalRead) : null;
 		// A lock is free once it has expired; release shortens the expiry, keeping the
-		// holder
-		// for diagnosis. The version changes with every write, as for elections.
+		// holder for diagnosis. The version changes with every write, as for elections.
 		String skipFencedLock = dialect.skipFencedLock(fence);
 		String newTerm = LeaseRows.newTerm(now, dialect.serverIdentity());
 		this.takeLock = "UPDATE " + lease + " SET leader_id = ?, " + newTerm
@@ -180,32 +179,28 @@ public class JdbcLockRepository implements LockRepository {
 		this.lockTerm = "SELECT term FROM " + lease + " WHERE election_name = ? AND leader_id = ? AND expires_at > "
 				+ now;
 		// renewed_at, which nobody renews on a lock row, is the time of its last
-		// extension
-		// (its acquisition until then): a release counts an extension's atLeastFor from
-		// it.
-		// yielded_by marks a released acquisition (the next take clears it), so that no
-		// extension revives it while its atLeastFor keeps it taken.
+		// extension (its acquisition until then): a release counts an extension's
+		// atLeastFor from it. yielded_by marks a released acquisition (the next take
+		// clears it), so that no extension revives it while its atLeastFor keeps it
+		// taken.
 		String heldByTerm = " WHERE election_name = ? AND leader_id = ? AND term = ? AND expires_at > " + now;
 		this.extendLock = "UPDATE " + lease + " SET expires_at = " + now + " + ?, renewed_at = " + now
 				+ ", version = version + 1" + heldByTerm + " AND yielded_by IS NULL";
 		// The keep-alive's batch: each lock by key (the list of names gives the key
-		// ranges, as
-		// for the renewal of leases), each checked with its term.
+		// ranges, as for the renewal of leases), each checked with its term.
 		this.extendLocks = "UPDATE " + dialect.byKey(lease) + " SET expires_at = " + now + " + ?, renewed_at = " + now
 				+ ", version = version + 1 WHERE leader_id = ? AND expires_at > " + now
 				+ " AND yielded_by IS NULL AND election_name IN (";
 		// A time after now counts as now: after the database clock stepped back, the
 		// acquisition and the extension lie in the clock's future, and atLeastFor counted
-		// from
-		// them kept the lock taken for as long as the step.
+		// from them kept the lock taken for as long as the step.
 		this.releaseLock = "UPDATE " + lease + " SET expires_at = LEAST(expires_at, GREATEST(LEAST(acquired_at, " + now
 				+ ") + ?, LEAST(renewed_at, " + now + ") + ?, " + now + ")), yielded_by = leader_id,"
 				+ " version = version + 1" + heldByTerm;
 		// Fenced runs lock the lock's fence row, as those of an election do: a change of
-		// holder
-		// (take, operator's release) writes it and so waits for them (I5), while
-		// extensions,
-		// the keep-alive and the holder's release write only the lease row (I9).
+		// holder (take, operator's release) writes it and so waits for them (I5), while
+		// extensions, the keep-alive and the holder's release write only the lease row
+		// (I9).
 		this.lockFence = dialect.fence(fence, lease, tables.nodesTable());
 		this.writeFence = dialect.writeFence(fence, lease);
 		// A take that skips a held fence row needs the row: locks taken before fence rows
@@ -277,8 +272,7 @@ public class JdbcLockRepository implements LockRepository {
 			}
 			this.seen.add(key);
 			// The caller lets no other try of this lock by this node run meanwhile, so a
-			// row
-			// held by this node is this acquisition's, unless it has expired already.
+			// row held by this node is this acquisition's, unless it has expired already.
 			List<Long> terms = this.jdbc.queryForList(this.lockTerm, Long.class, key, nodeId);
 			return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
 		});
@@ -308,24 +302,19 @@ public class JdbcLockRepository implements LockRepository {
 			return terms.isEmpty() ? OptionalLong.empty() : OptionalLong.of(terms.get(0));
 		}
 		// MySQL and MariaDB: first wait for the fenced runs of an expired lock, for a
-		// bounded
-		// time that the server enforces. The take alone would wait for them as long as
-		// they
-		// last, and in autocommit mode the server would then carry out a take whose
-		// client
-		// gave up (a socket timeout before the query timeout's cancel, or none at all
-		// where
-		// the query timeout rounds up to a whole second), for a node that believes
-		// nothing.
-		// A lock that has not expired is answered here, in this one statement.
+		// bounded time that the server enforces. The take alone would wait for them as
+		// long as they last, and in autocommit mode the server would then carry out a
+		// take whose client gave up (a socket timeout before the query timeout's cancel,
+		// or none at all where the query timeout rounds up to a whole second), for a node
+		// that believes nothing. A lock that has not expired is answered here, in this
+		// one statement.
 		List<Integer> expired = this.jdbc.query(Objects.requireNonNull(this.awaitFencedRuns), (rs, row) -> rs.getInt(1),
 				key);
 		if (expired.isEmpty() || expired.get(0) != 1) {
 			return OptionalLong.empty();
 		}
 		// The new term comes back in the answer as the statement's LAST_INSERT_ID,
-		// without a
-		// statement to read it.
+		// without a statement to read it.
 		GeneratedKeyHolder keys = new GeneratedKeyHolder();
 		int changed = this.jdbc.update((connection) -> {
 			PreparedStatement statement = connection.prepareStatement(takeLockAndFence,
@@ -377,14 +366,12 @@ public class JdbcLockRepository implements LockRepository {
 		String now = dialect.now();
 		return switch (dialect) {
 			// Parameters: the node, the duration, the node, the key. The fence row is
-			// joined
-			// only once the lease row has expired, so a try of a held lock never reads,
-			// and so
-			// never waits for, the fence row that its holder's fenced run holds. The
-			// order in
-			// which MySQL assigns the two rows' columns is not defined, so neither row's
-			// values are read from the other's: both compute the new term from their own
-			// (equal) old term and the statement's one clock reading.
+			// joined only once the lease row has expired, so a try of a held lock never
+			// reads, and so never waits for, the fence row that its holder's fenced run
+			// holds. The order in which MySQL assigns the two rows' columns is not
+			// defined, so neither row's values are read from the other's: both compute
+			// the new term from their own (equal) old term and the statement's one clock
+			// reading.
 			case MYSQL -> {
 				String term = "term = GREATEST(term + 1, " + now + ")";
 				if (!newTerm.startsWith(term)) {
@@ -398,8 +385,7 @@ public class JdbcLockRepository implements LockRepository {
 						+ ") WHERE l.election_name = ? AND l.expires_at <= " + now;
 			}
 			// Parameters: the node, the duration, the key, the key. The fence row, locked
-			// by the
-			// take's condition, gets the holder and term the take answers.
+			// by the take's condition, gets the holder and term the take answers.
 			case POSTGRESQL -> "WITH taken AS (UPDATE " + lease + " SET leader_id = ?, " + newTerm
 					+ " WHERE election_name = ? AND expires_at <= " + now + skipFencedLock
 					+ " RETURNING election_name, leader_id, term) UPDATE " + fence

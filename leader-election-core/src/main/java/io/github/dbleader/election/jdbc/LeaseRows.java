@@ -57,8 +57,7 @@ final class LeaseRows {
 	static String selectElections(SqlDialect dialect, String lease, String nodes, String server) {
 		String now = dialect.now();
 		// The node row is the lease's session while it names the instance that acquired
-		// it; once
-		// another instance took the node id over, that session has ended at
+		// it; once another instance took the node id over, that session has ended at
 		// previous_version.
 		String current = "n.node_id IS NOT NULL AND l.leader_instance IS NOT NULL AND n.instance_id = l.leader_instance";
 		String ended = "n.node_id IS NOT NULL AND l.leader_instance IS NOT NULL AND n.previous_instance = l.leader_instance";
@@ -203,8 +202,7 @@ final class LeaseRows {
 	 */
 	static String noSession(String nodes) {
 		// A scalar subquery, not NOT EXISTS: MariaDB turns the anti-join into a
-		// materialized
-		// scan of the whole nodes table.
+		// materialized scan of the whole nodes table.
 		return "COALESCE((SELECT 1 FROM " + nodes + " WHERE n.node_id = leader_id AND n.instance_id = leader_instance),"
 				+ " 0) = 0";
 	}

@@ -89,8 +89,7 @@ public final class LeaseSchema {
 					tables.nodeIndex(), defaults.deltaIndex(), tables.deltaIndex(), defaults.nodesTable(),
 					tables.nodesTable(), defaults.pinsTable(), tables.pinsTable());
 			// Whole names in one pass: the default lease table's name begins the fence
-			// table's
-			// and the index's.
+			// table's and the index's.
 			return TABLE_NAME.matcher(script).replaceAll((match) -> Matcher.quoteReplacement(names.get(match.group())));
 		}
 		catch (IOException ex) {
@@ -218,9 +217,8 @@ public final class LeaseSchema {
 	private static Set<String> columns(DatabaseMetaData metaData, Connection connection, String table)
 			throws SQLException {
 		// As the database stores unquoted names: as written (MySQL), lower case
-		// (PostgreSQL) or
-		// upper case (H2). The name is a pattern ('_' matches any character): compare
-		// exactly.
+		// (PostgreSQL) or upper case (H2). The name is a pattern ('_' matches any
+		// character): compare exactly.
 		Set<String> found = new HashSet<>();
 		for (String name : new LinkedHashSet<>(
 				List.of(table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT)))) {
@@ -322,9 +320,8 @@ public final class LeaseSchema {
 			}
 			catch (RuntimeException ex) {
 				// Another session created a table, column or index between this one's
-				// check and
-				// its create; each failure means another session got further, so a few
-				// suffice.
+				// check and its create; each failure means another session got further,
+				// so a few suffice.
 				if (attempt == ATTEMPTS) {
 					throw ex;
 				}

@@ -441,39 +441,27 @@ final class LeaseStatements {
 		String pairs = SqlTemplate.PAIRS.marker();
 
 		// Node sessions. Three portable statements instead of an upsert: the row of
-		// another
-		// running instance with the same node id must be left alone, and the caller must
-		// learn
-		// so. Each write of the row moves the session on (version; so the row changes
-		// even on a
-		// second heartbeat within one millisecond, and drivers that count changed rather
-		// than
-		// matched rows, useAffectedRows, count it) and keeps it live for a lease from the
-		// database's now. Not from the stored last_seen, which the refresh used to carry
-		// forward (GREATEST(now, last_seen + 1)): after the database clock stepped back,
-		// that
-		// kept a crashed node's session, its leases and its node id for as long as the
-		// step.
+		// another running instance with the same node id must be left alone, and the
+		// caller must learn so. Each write of the row moves the session on (version; so
+		// the row changes even on a second heartbeat within one millisecond, and drivers
+		// that count changed rather than matched rows, useAffectedRows, count it) and
+		// keeps it live for a lease from the database's now. Not from the stored
+		// last_seen, which the refresh used to carry forward (GREATEST(now, last_seen +
+		// 1)): after the database clock stepped back, that kept a crashed node's session,
+		// its leases and its node id for as long as the step.
 		this.refreshNode = "UPDATE " + nodes + " SET expires_at = " + now + " + ?, last_seen = " + now
 				+ ", version = version + 1 WHERE node_id = ? AND instance_id = ?";
 		// The earlier instance's session ends at its last version, which followers that
-		// watched
-		// it keep watching (assigned first: MySQL assigns from left to right). Only once
-		// that
-		// session has expired: never from a live one. And once last_seen is a lease old,
-		// for a
-		// row that an earlier version refreshed without an expiry; that holds from the
-		// session's expiry on, as a refresh sets the expiry no earlier than a lease after
-		// last_seen (from the statement's now; on PostgreSQL from a later
-		// clock_timestamp(),
-		// as it assigns in the columns' order), so the id may be taken over exactly when
-		// the
-		// session counts expired. And only at the version the taker has watched unchanged
-		// for a
-		// lease on its own clock: the database clock may have stepped forward, and the
-		// earlier
-		// instance, paused since its last refresh, believes for a lease after it on its
-		// own (I3).
+		// watched it keep watching (assigned first: MySQL assigns from left to right).
+		// Only once that session has expired: never from a live one. And once last_seen
+		// is a lease old, for a row that an earlier version refreshed without an expiry;
+		// that holds from the session's expiry on, as a refresh sets the expiry no
+		// earlier than a lease after last_seen (from the statement's now; on PostgreSQL
+		// from a later clock_timestamp(), as it assigns in the columns' order), so the id
+		// may be taken over exactly when the session counts expired. And only at the
+		// version the taker has watched unchanged for a lease on its own clock: the
+		// database clock may have stepped forward, and the earlier instance, paused since
+		// its last refresh, believes for a lease after it on its own (I3).
 		this.inheritNode = "UPDATE " + nodes + " SET previous_instance = instance_id, previous_version = version,"
 				+ " instance_id = ?, first_seen = " + now + ", last_seen = " + now + ", version = version + 1,"
 				+ " expires_at = " + now + " + ? WHERE node_id = ? AND expires_at <= " + now + " AND last_seen <= "
@@ -485,13 +473,10 @@ final class LeaseStatements {
 		this.removeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND instance_id = ?";
 
 		// Candidacies. first_seen restarts too: a restarted process is a new member
-		// (partition
-		// groups let a member settle before it gets partitions). Found by a plain read,
-		// then
-		// claimed by key: an update that ranged over the node's index entries locked the
-		// gaps
-		// around them, and nodes starting together, joining their elections meanwhile,
-		// deadlocked on them (InnoDB).
+		// (partition groups let a member settle before it gets partitions). Found by a
+		// plain read, then claimed by key: an update that ranged over the node's index
+		// entries locked the gaps around them, and nodes starting together, joining their
+		// elections meanwhile, deadlocked on them (InnoDB).
 		this.earlierCandidacies = "SELECT election_name FROM " + candidates + " WHERE node_id = ? AND instance_id <> ?";
 		this.claimCandidacies = new SqlTemplate(
 				"UPDATE " + dialect.byKey(candidates) + " SET instance_id = ?," + " first_seen = " + now
@@ -569,8 +554,7 @@ final class LeaseStatements {
 		this.writeFence = dialect.writeFence(fence, lease);
 
 		// Changes of holder, batched: each row under the single-row statement's
-		// conditions,
-		// with its version or term as an (election, version or term) pair.
+		// conditions, with its version or term as an (election, version or term) pair.
 		String insert = LeaseRows.insertElection(dialect, lease, server);
 		int values = insert.indexOf(" VALUES ") + " VALUES ".length();
 		SqlTemplate.Slot rows = new SqlTemplate.Slot("rows", insert.substring(values), ", ");
@@ -615,15 +599,11 @@ final class LeaseStatements {
 				+ " version = version + 1" + changed + " WHERE election_name = ? AND leader_id IS NOT NULL";
 
 		// Purges. Plain reads find what to purge; the deletes then reach each row by its
-		// key,
-		// with no subquery: a delete that scanned, or whose anti-join the optimizer
+		// key, with no subquery: a delete that scanned, or whose anti-join the optimizer
 		// materialized, would lock rows it does not delete and so queue behind fenced
-		// work
-		// (I9). Each row's delete and its dependants' share a transaction, so that a node
-		// that
-		// comes back, or creates the lease anew, waits for the purge and then writes its
-		// rows
-		// again.
+		// work (I9). Each row's delete and its dependants' share a transaction, so that a
+		// node that comes back, or creates the lease anew, waits for the purge and then
+		// writes its rows again.
 		String stale = " < " + now + " - ?";
 		String limit = " ORDER BY 1 LIMIT " + PURGED_PER_ROUND;
 		// A node row is deleted at the second purge that finds it stale at the same
@@ -634,10 +614,8 @@ final class LeaseStatements {
 		this.purgeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND version = ? AND last_seen" + stale;
 		this.purgeCandidacies = "DELETE FROM " + candidates + " WHERE node_id = ?";
 		// Lock rows are never purged: a node takes a lock by updating the row it knows
-		// exists.
-		// With sessions, almost every lease row's own expiry is old: a search by it alone
-		// would
-		// read the whole table. A slice of keys at a time instead.
+		// exists. With sessions, almost every lease row's own expiry is old: a search by
+		// it alone would read the whole table. A slice of keys at a time instead.
 		this.purgeSliceEnd = "SELECT election_name FROM " + lease + " WHERE election_name > ? ORDER BY election_name"
 				+ " LIMIT 1 OFFSET " + (PURGE_SLICE - 1);
 		String unused = "SELECT election_name FROM " + lease + " l WHERE l.election_name > ? AND expires_at" + stale

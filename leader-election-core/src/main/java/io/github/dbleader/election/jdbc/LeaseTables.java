@@ -58,31 +58,33 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 
 	/**
 	 * Create validated names.
-	 * @throws IllegalArgumentException if a name is not a plain identifier
+	 * @throws InvalidTableNameException if a name is not a plain identifier, the lease
+	 * table's name is too long for its fence table's, or the candidates table would take
+	 * the name of another
 	 */
 	public LeaseTables {
-		validate("lease table", leaseTable);
-		validate("candidate table", candidateTable);
+		validate(InvalidTableNameException.Table.LEASE, "lease table", leaseTable);
+		validate(InvalidTableNameException.Table.CANDIDATE, "candidate table", candidateTable);
 		if (leaseTable.length() > MAX_LEASE_TABLE_LENGTH) {
-			throw new IllegalArgumentException("Invalid lease table name '" + leaseTable + "': at most "
-					+ MAX_LEASE_TABLE_LENGTH + " characters, so that its fence table '" + leaseTable
-					+ FENCE_TABLE_SUFFIX + "' is a valid name too");
+			throw new InvalidTableNameException(InvalidTableNameException.Table.LEASE, leaseTable,
+					"Invalid lease table name '" + leaseTable + "': at most " + MAX_LEASE_TABLE_LENGTH
+							+ " characters, so that its fence table '" + leaseTable + FENCE_TABLE_SUFFIX
+							+ "' is a valid name too",
+					"at most " + MAX_LEASE_TABLE_LENGTH + " letters, digits or underscores");
 		}
+		String others = "a plain identifier other than '" + leaseTable + "', '" + leaseTable + NODES_TABLE_SUFFIX
+				+ "', '" + leaseTable + PINS_TABLE_SUFFIX + "' and '" + leaseTable + FENCE_TABLE_SUFFIX + "'";
 		if (leaseTable.equalsIgnoreCase(candidateTable)) {
-			throw new IllegalArgumentException(
-					"lease table and candidate table must differ but both are '" + leaseTable + "'");
+			throw new InvalidTableNameException(InvalidTableNameException.Table.CANDIDATE, candidateTable,
+					"lease table and candidate table must differ but both are '" + leaseTable + "'", others);
 		}
-		if (candidateTable.equalsIgnoreCase(leaseTable + NODES_TABLE_SUFFIX)) {
-			throw new IllegalArgumentException("candidate table '" + candidateTable
-					+ "' must differ from the nodes table of lease table '" + leaseTable + "'");
-		}
-		if (candidateTable.equalsIgnoreCase(leaseTable + PINS_TABLE_SUFFIX)) {
-			throw new IllegalArgumentException("candidate table '" + candidateTable
-					+ "' must differ from the pins table of lease table '" + leaseTable + "'");
-		}
-		if (candidateTable.equalsIgnoreCase(leaseTable + FENCE_TABLE_SUFFIX)) {
-			throw new IllegalArgumentException("candidate table '" + candidateTable
-					+ "' must differ from the fence table of lease table '" + leaseTable + "'");
+		for (String suffix : new String[] { NODES_TABLE_SUFFIX, PINS_TABLE_SUFFIX, FENCE_TABLE_SUFFIX }) {
+			if (candidateTable.equalsIgnoreCase(leaseTable + suffix)) {
+				throw new InvalidTableNameException(InvalidTableNameException.Table.CANDIDATE, candidateTable,
+						"candidate table '" + candidateTable + "' must differ from the " + suffix.substring(1)
+								+ " table of lease table '" + leaseTable + "'",
+						others);
+			}
 		}
 	}
 
@@ -158,10 +160,12 @@ public record LeaseTables(String leaseTable, String candidateTable) {
 		return new LeaseTables(DEFAULT_LEASE_TABLE, DEFAULT_CANDIDATE_TABLE);
 	}
 
-	private static void validate(String what, String name) {
+	private static void validate(InvalidTableNameException.Table table, String what, String name) {
 		if (!isValidName(name)) {
-			throw new IllegalArgumentException("Invalid " + what + " name '" + name
-					+ "': use 1 to 63 letters, digits or underscores, not starting with a digit");
+			throw new InvalidTableNameException(table, name,
+					"Invalid " + what + " name '" + name
+							+ "': use 1 to 63 letters, digits or underscores, not starting with a digit",
+					"1 to 63 letters, digits or underscores, not starting with a digit");
 		}
 	}
 

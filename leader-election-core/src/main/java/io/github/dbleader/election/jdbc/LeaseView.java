@@ -149,8 +149,7 @@ final class LeaseView implements LeaseReads {
 			keys.add(due.next());
 		}
 		// The next slice in name order, from where the last one ended; after the last
-		// name,
-		// the first again.
+		// name, the first again.
 		Iterator<String> next = this.elections.tailSet(this.rescanFrom, false).iterator();
 		String last = "";
 		for (int taken = 0; taken < this.rescannedPerRound && next.hasNext(); taken++) {
@@ -222,9 +221,8 @@ final class LeaseView implements LeaseReads {
 	synchronized void take(Plan plan, Read read, String nodeId) {
 		if (plan.whole()) {
 			// The names as the node joined them, where it did: the heartbeat asks for
-			// each
-			// lease by its election's own name, and the same instance is found without
-			// comparing the characters (100,000 comparisons a round otherwise).
+			// each lease by its election's own name, and the same instance is found
+			// without comparing the characters (100,000 comparisons a round otherwise).
 			List<String> members = new ArrayList<>(read.members().size());
 			for (String member : read.members()) {
 				members.add(known(member));
@@ -244,8 +242,7 @@ final class LeaseView implements LeaseReads {
 			Set<String> returned = new HashSet<>();
 			for (Row row : read.rows()) {
 				// The view's own instance of the name: rows read again every few hundred
-				// rounds
-				// would otherwise each bring a copy of it.
+				// rounds would otherwise each bring a copy of it.
 				String election = this.elections.ceiling(row.election());
 				if (row.election().equals(election)) {
 					returned.add(election);
@@ -349,8 +346,7 @@ final class LeaseView implements LeaseReads {
 		boolean expired = expiresAt <= now && !(current && session.expiresAt() > now);
 		long holderVersion = current ? session.version() : ended ? session.previousVersion() : -1;
 		// The instants are the row's and the read's own, shared by every lease composed
-		// from
-		// them: a node with 100,000 elections composes as many states every round.
+		// from them: a node with 100,000 elections composes as many states every round.
 		return new LeaseState(row.election(), row.leaderId(), row.term(), row.version(), row.acquiredAt(),
 				longer ? session.lastSeenInstant() : row.renewedAt(),
 				longer ? session.expiresAtInstant() : row.expiresAt(), row.handoverTo(), row.reelectionRequested(),

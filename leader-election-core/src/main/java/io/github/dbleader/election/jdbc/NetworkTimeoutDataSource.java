@@ -144,8 +144,7 @@ final class NetworkTimeoutDataSource extends DelegatingDataSource {
 			}
 			catch (SQLException | RuntimeException ex) {
 				// Usually broken already. Otherwise it keeps the election's timeout: keep
-				// it
-				// from the next borrower rather than let the application inherit it.
+				// it from the next borrower rather than let the application inherit it.
 				try {
 					this.target.abort(Runnable::run);
 				}

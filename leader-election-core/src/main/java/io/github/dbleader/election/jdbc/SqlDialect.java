@@ -23,12 +23,9 @@ public enum SqlDialect {
 		@Override
 		String fence(String fence, String lease, String nodes) {
 			// A locking SELECT: its subquery on the lease row is a plain read. (A SET
-			// whose value
-			// came from this read would save the separate limit, but InnoDB share-locks
-			// every
-			// row that a statement other than a SELECT reads, the lease row too, which
-			// would
-			// stall this node's renewals behind its fenced work.)
+			// whose value came from this read would save the separate limit, but InnoDB
+			// share-locks every row that a statement other than a SELECT reads, the lease
+			// row too, which would stall this node's renewals behind its fenced work.)
 			return "SELECT CASE WHEN " + holds(lease, nodes, BINARY_NODE) + " THEN 1 ELSE 0 END AS held FROM " + fence
 					+ " f WHERE f.election_name = :election" + " LOCK IN SHARE MODE";
 		}
@@ -36,10 +33,8 @@ public enum SqlDialect {
 		@Override
 		String limitFencedSession() {
 			// MySQL has no idle-transaction timeout and no SET LOCAL: the session's
-			// timeouts
-			// drop a holder frozen mid-transaction, which rolls it back and frees the
-			// share
-			// lock. A SELECT cannot set them.
+			// timeouts drop a holder frozen mid-transaction, which rolls it back and
+			// frees the share lock. A SELECT cannot set them.
 			return "SET SESSION " + SESSION_LIMITS;
 		}
 
@@ -58,10 +53,9 @@ public enum SqlDialect {
 		@Override
 		String galeraIdentity() {
 			// The state UUID names the cluster's history of writes: every node of the
-			// cluster
-			// has it, a server with other data (an asynchronous replica, a new cluster)
-			// has
-			// another. Empty where Galera does not run: then the server's own identity.
+			// cluster has it, a server with other data (an asynchronous replica, a new
+			// cluster) has another. Empty where Galera does not run: then the server's
+			// own identity.
 			return "COALESCE((SELECT CONCAT('galera:', NULLIF(variable_value, '')) FROM information_schema.global_status"
 					+ " WHERE variable_name = 'WSREP_CLUSTER_STATE_UUID'), " + serverIdentity() + ")";
 		}
@@ -69,38 +63,32 @@ public enum SqlDialect {
 		@Override
 		String causalRead() {
 			// For this statement only; a session setting would also delay the
-			// application's reads.
-			// In a MariaDB executable comment: drivers (Connector/J) refuse to read a
-			// result of a
-			// statement that starts with SET.
+			// application's reads. In a MariaDB executable comment: drivers (Connector/J)
+			// refuse to read a result of a statement that starts with SET.
 			return "/*M! SET STATEMENT wsrep_sync_wait = 1 FOR */ ";
 		}
 
 		@Override
 		String certifyFence(String fence) {
 			// Only the fence row, by key: no read of the lease row, whose lock would
-			// stall this
-			// node's renewals behind its fenced work.
+			// stall this node's renewals behind its fenced work.
 			return "UPDATE " + fence + " SET fenced_runs = fenced_runs + 1 WHERE election_name = :election";
 		}
 
 		@Override
 		String byKey(String table) {
 			// Without it, a list that covers most of a small table is planned as a scan
-			// of the
-			// whole index, and an UPDATE or DELETE locks every row it reads: it would
-			// wait
-			// for the rows that fenced work holds (I9).
+			// of the whole index, and an UPDATE or DELETE locks every row it reads: it
+			// would wait for the rows that fenced work holds (I9).
 			return table + " FORCE INDEX (PRIMARY)";
 		}
 
 		@Override
 		String boundFenceWait(String fence, Duration bound) {
 			// An UPDATE takes no time limit on MySQL (its innodb_lock_wait_timeout is
-			// whole
-			// seconds, and no hint sets it), a locking SELECT does: MAX_EXECUTION_TIME on
-			// MySQL;
-			// MariaDB ignores the hint and runs the executable comment instead.
+			// whole seconds, and no hint sets it), a locking SELECT does:
+			// MAX_EXECUTION_TIME on MySQL; MariaDB ignores the hint and runs the
+			// executable comment instead.
 			long millis = Math.max(1, bound.toMillis());
 			return "/*M! SET STATEMENT max_statement_time = " + BigDecimal.valueOf(millis, 3).toPlainString()
 					+ " FOR */ SELECT /*+ MAX_EXECUTION_TIME(" + millis + ") */ election_name FROM " + byKey(fence)
@@ -126,9 +114,8 @@ public enum SqlDialect {
 		@Override
 		String boundFenceWait(String fence, Duration bound) {
 			// SET LOCAL: the statements after it in the change's transaction, the write
-			// of the
-			// fence row among them, end at the limit (SQLSTATE 57014, as a query timeout
-			// does).
+			// of the fence row among them, end at the limit (SQLSTATE 57014, as a query
+			// timeout does).
 			return "SELECT set_config('statement_timeout', '" + Math.max(1, bound.toMillis()) + "', true) FROM " + fence
 					+ " WHERE election_name = ?";
 		}
@@ -398,12 +385,9 @@ public enum SqlDialect {
 		String select = "SELECT l.election_name, l.leader_id, l.term FROM " + lease + " l WHERE l.election_name " + key;
 		return switch (this) {
 			// The update names the selected row's columns, not VALUES(), which MySQL
-			// deprecates
-			// (8.0.20); nor the row alias that replaces it (INSERT ... VALUES ... AS
-			// new), which
-			// MariaDB lacks. A reference to the SELECT's table in the update is MySQL's
-			// and
-			// MariaDB's for INSERT ... SELECT.
+			// deprecates (8.0.20); nor the row alias that replaces it (INSERT ... VALUES
+			// ... AS new), which MariaDB lacks. A reference to the SELECT's table in the
+			// update is MySQL's and MariaDB's for INSERT ... SELECT.
 			case MYSQL -> "INSERT INTO " + fence + " (election_name, leader_id, term) " + select
 					+ " ON DUPLICATE KEY UPDATE leader_id = l.leader_id, term = l.term";
 			case POSTGRESQL -> "INSERT INTO " + fence + " (election_name, leader_id, term) " + select

@@ -77,8 +77,7 @@ final class ViewReads {
 		view.take(plan, read, nodeId);
 		if (this.causalReadsFailing) {
 			// The node's own data answered: changes it has not applied yet may carry
-			// times
-			// before the next read's, so that one reads the view whole.
+			// times before the next read's, so that one reads the view whole.
 			view.invalidate();
 		}
 		return view;

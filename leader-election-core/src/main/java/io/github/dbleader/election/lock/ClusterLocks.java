@@ -14,6 +14,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 
+import io.github.dbleader.election.ElectionNames;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.MonotonicClock;
@@ -74,7 +75,7 @@ public class ClusterLocks implements AutoCloseable {
 	public static final String KEY_PREFIX = ElectionService.LOCK_NAME_PREFIX;
 
 	/** Longest lock name: the lease table's key holds 128 characters, prefix included. */
-	public static final int MAX_NAME_LENGTH = 128 - KEY_PREFIX.length();
+	public static final int MAX_NAME_LENGTH = ElectionNames.MAX_LOCK_NAME_LENGTH;
 
 	private static final Logger logger = LoggerFactory.getLogger(ClusterLocks.class);
 
@@ -489,20 +490,7 @@ public class ClusterLocks implements AutoCloseable {
 	 * space
 	 */
 	public static String key(String name) {
-		if (name == null || name.isBlank()) {
-			throw new IllegalArgumentException("lock name must not be blank");
-		}
-		if (name.length() > MAX_NAME_LENGTH) {
-			throw new IllegalArgumentException("lock name '" + name + "' is " + name.length()
-					+ " characters long; at most " + MAX_NAME_LENGTH + " are allowed");
-		}
-		if (name.endsWith(" ")) {
-			// MySQL's and MariaDB's collations pad with spaces: 'a' and 'a ' would share
-			// a row.
-			throw new IllegalArgumentException("lock name '" + name + "' must not end with a space, which MySQL and"
-					+ " MariaDB ignore when they compare names");
-		}
-		return KEY_PREFIX + name;
+		return ElectionNames.lockKey(name);
 	}
 
 	static void validate(Duration atMostFor, Duration atLeastFor) {

@@ -125,8 +125,7 @@ final class LockKeeper implements AutoCloseable {
 			return;
 		}
 		// Before the statement is sent: a slow answer never extends a belief (I2), and
-		// each
-		// belief ends by what the statement sets while it is under way.
+		// each belief ends by what the statement sets while it is under way.
 		long sentAt = this.locks.clock().nanoTime();
 		Map<HeldLock, HeldLock.ExpiryChange> changes = new LinkedHashMap<>();
 		extending.forEach((lock) -> changes.put(lock, lock.sending(sentAt, leaseDuration)));
@@ -153,8 +152,7 @@ final class LockKeeper implements AutoCloseable {
 			return;
 		}
 		// Some were not extended, and which is unknown: find out one by one (rare: a lock
-		// lost
-		// or released).
+		// lost or released).
 		for (HeldLock lock : extending) {
 			if (!lock.renewAlone(leaseDuration)) {
 				this.kept.remove(lock);

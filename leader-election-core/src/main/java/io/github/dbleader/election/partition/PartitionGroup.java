@@ -5,7 +5,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -16,14 +15,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 import io.github.dbleader.election.Candidate;
 import io.github.dbleader.election.Election;
+import io.github.dbleader.election.ElectionNames;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.FencedCallback;
 import io.github.dbleader.election.LeaseSighting;
 import io.github.dbleader.election.LeaseState;
+import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.MonotonicClock;
 import io.github.dbleader.election.NoLeaseException;
 import io.github.dbleader.election.NotLeaderException;
@@ -57,12 +57,10 @@ import org.slf4j.LoggerFactory;
 public final class PartitionGroup implements AutoCloseable {
 
 	/** Longest group name. */
-	public static final int MAX_NAME_LENGTH = 100;
+	public static final int MAX_NAME_LENGTH = ElectionNames.MAX_GROUP_NAME_LENGTH;
 
 	/** Most partitions of a group. */
 	public static final int MAX_PARTITIONS = 100_000;
-
-	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1," + MAX_NAME_LENGTH + "}");
 
 	private static final Logger logger = LoggerFactory.getLogger(PartitionGroup.class);
 
@@ -84,6 +82,11 @@ public final class PartitionGroup implements AutoCloseable {
 
 	private final List<PartitionListener> listeners = new CopyOnWriteArrayList<>();
 
+	/**
+	 * The registry's listeners, told of every group's partitions after the group's own.
+	 */
+	private final List<PartitionListener> registryListeners;
+
 	private final List<Election> elections;
 
 	private final Object lifecycleMonitor = new Object();
@@ -104,20 +107,17 @@ public final class PartitionGroup implements AutoCloseable {
 	/** Whether the last balancing step could not read; for one log line per change. */
 	private boolean readFailing;
 
-	/**
-	 * Hand-overs this node requested, by partition: the version of the lease row as seen
-	 * when it requested them. Until the heartbeat reads the row again, the lease last
-	 * seen does not show the request, and the hand-over still counts as under way.
-	 */
-	private final Map<Integer, Long> requestedOnVersion = new HashMap<>();
+	/** The hand-overs the balancing steps ask for. */
+	private final PartitionHandOvers handOvers;
 
 	private Set<String> loggedMembers = Set.of();
 
 	PartitionGroup(ElectionService service, String name, int count, PartitionSettings settings, PartitionPins pins,
-			MonotonicClock clock, Steps steps) {
+			MonotonicClock clock, Steps steps, List<PartitionListener> registryListeners) {
 		this.steps = Objects.requireNonNull(steps, "steps must not be null");
+		this.registryListeners = registryListeners;
 		this.service = Objects.requireNonNull(service, "service must not be null");
-		this.name = validateName(name);
+		this.name = ElectionNames.group(name);
 		if (count < 1 || count > MAX_PARTITIONS) {
 			throw new IllegalArgumentException(
 					"partition group '" + name + "' must have 1 to " + MAX_PARTITIONS + " partitions but has " + count);
@@ -131,9 +131,11 @@ public final class PartitionGroup implements AutoCloseable {
 		List<Election> joined = new ArrayList<>(count);
 		for (int partition = 0; partition < count; partition++) {
 			int number = partition;
-			joined.add(service.partitionElection(electionName(name, partition), (state) -> mayTakeOver(number)));
+			joined.add(service.partitionElection(electionName(name, partition), (state) -> mayTakeOver(number),
+					new PartitionLeadership(number)));
 		}
 		this.elections = List.copyOf(joined);
+		this.handOvers = new PartitionHandOvers(service, this.name, this.elections, settings.maxHandOversPerRound());
 	}
 
 	/**
@@ -143,7 +145,7 @@ public final class PartitionGroup implements AutoCloseable {
 	 * @return {@code partition:<group>:<partition>}
 	 */
 	public static String electionName(String group, int partition) {
-		return ElectionService.PARTITION_NAME_PREFIX + group + ":" + partition;
+		return ElectionNames.partitionElection(group, partition);
 	}
 
 	/**
@@ -154,19 +156,7 @@ public final class PartitionGroup implements AutoCloseable {
 	 * ({@code partition:<group>:<n>}), else {@code null}
 	 */
 	public static @Nullable String groupOf(String election) {
-		if (!election.startsWith(ElectionService.PARTITION_NAME_PREFIX)) {
-			return null;
-		}
-		int separator = election.lastIndexOf(':');
-		if (separator <= ElectionService.PARTITION_NAME_PREFIX.length() || separator == election.length() - 1) {
-			return null;
-		}
-		for (int i = separator + 1; i < election.length(); i++) {
-			if (!Character.isDigit(election.charAt(i))) {
-				return null;
-			}
-		}
-		return election.substring(ElectionService.PARTITION_NAME_PREFIX.length(), separator);
+		return ElectionNames.groupOf(election);
 	}
 
 	/**
@@ -434,63 +424,7 @@ public final class PartitionGroup implements AutoCloseable {
 		List<String> memberIds = members.stream().map(Candidate::nodeId).sorted().toList();
 		this.plan = new Plan(targets, memberIds, Map.copyOf(pinned), this.clock.nanoTime());
 		logMembers(memberIds);
-		handOver(targets, leases);
-	}
-
-	private void handOver(List<@Nullable String> targets, List<@Nullable LeaseState> leases) {
-		int underWay = 0;
-		List<Integer> moving = new ArrayList<>();
-		for (int partition = 0; partition < this.count; partition++) {
-			LeaseState lease = leases.get(partition);
-			Long requestedOn = this.requestedOnVersion.remove(partition);
-			// By the row, not by belief: the heartbeat stops believing before it sends
-			// the
-			// hand-over, and the request stays in the row until that statement commits.
-			if (lease == null || !nodeId().equals(lease.leaderId())) {
-				continue;
-			}
-			boolean requestUnseen = requestedOn != null && requestedOn == lease.version();
-			if (requestUnseen) {
-				this.requestedOnVersion.put(partition, requestedOn);
-			}
-			String target = targets.get(partition);
-			if (lease.handoverTo() != null || requestUnseen) {
-				underWay++;
-			}
-			else if (this.elections.get(partition).isLeader() && target != null && !target.equals(nodeId())) {
-				moving.add(partition);
-			}
-		}
-		// All requests of the step in a few statements; each owner's next heartbeat round
-		// then hands them over in one batch per target.
-		Map<String, String> requests = new LinkedHashMap<>();
-		Map<String, Integer> partitions = new HashMap<>();
-		for (int partition : moving) {
-			if (underWay + requests.size() >= this.settings.maxHandOversPerRound()) {
-				logger.debug("Partition group '{}': {} hand-overs under way; the others wait for the next step",
-						this.name, underWay + requests.size());
-				break;
-			}
-			String election = this.elections.get(partition).name();
-			requests.put(election, Objects.requireNonNull(targets.get(partition)));
-			partitions.put(election, partition);
-		}
-		if (requests.isEmpty()) {
-			return;
-		}
-		try {
-			this.service.forceLeaders(requests);
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Partition group '{}': could not hand {} partition(s) over; trying at the next step: {}",
-					this.name, requests.size(), ex.toString());
-			return;
-		}
-		requests.forEach((election, target) -> {
-			int partition = partitions.get(election);
-			this.requestedOnVersion.put(partition, Objects.requireNonNull(leases.get(partition)).version());
-			logger.info("Partition group '{}': handing partition {} over to '{}'", this.name, partition, target);
-		});
+		this.handOvers.request(targets, leases);
 	}
 
 	/**
@@ -509,20 +443,20 @@ public final class PartitionGroup implements AutoCloseable {
 		return target == null || target.equals(nodeId());
 	}
 
-	void gained(int partition, long term, List<PartitionListener> others) {
+	private void gained(int partition, long term) {
 		for (PartitionListener listener : this.listeners) {
 			notify(() -> listener.partitionGained(this.name, partition, term));
 		}
-		for (PartitionListener listener : others) {
+		for (PartitionListener listener : this.registryListeners) {
 			notify(() -> listener.partitionGained(this.name, partition, term));
 		}
 	}
 
-	void lost(int partition, long term, RevocationReason reason, List<PartitionListener> others) {
+	private void lost(int partition, long term, RevocationReason reason) {
 		for (PartitionListener listener : this.listeners) {
 			notify(() -> listener.partitionLost(this.name, partition, term, reason));
 		}
-		for (PartitionListener listener : others) {
+		for (PartitionListener listener : this.registryListeners) {
 			notify(() -> listener.partitionLost(this.name, partition, term, reason));
 		}
 	}
@@ -546,14 +480,6 @@ public final class PartitionGroup implements AutoCloseable {
 
 	private static Instant latest(Instant a, Instant b) {
 		return a.isAfter(b) ? a : b;
-	}
-
-	private static String validateName(String name) {
-		if (name == null || !NAME.matcher(name).matches()) {
-			throw new IllegalArgumentException("Invalid partition group name '" + name + "': use 1 to "
-					+ MAX_NAME_LENGTH + " letters, digits, '.', '_' or '-'");
-		}
-		return name;
 	}
 
 	/**
@@ -603,6 +529,29 @@ public final class PartitionGroup implements AutoCloseable {
 	 */
 	private record Plan(List<@Nullable String> targets, List<String> members, Map<Integer, String> pins,
 			long computedAtNanos) {
+	}
+
+	/**
+	 * The listener of one partition's election: the group hears of it with its number.
+	 */
+	private final class PartitionLeadership implements LeadershipListener {
+
+		private final int partition;
+
+		PartitionLeadership(int partition) {
+			this.partition = partition;
+		}
+
+		@Override
+		public void granted(String election, String nodeId, long term) {
+			gained(this.partition, term);
+		}
+
+		@Override
+		public void revoked(String election, String nodeId, long term, RevocationReason reason) {
+			lost(this.partition, term, reason);
+		}
+
 	}
 
 }

@@ -11,14 +11,15 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.MonotonicClock;
-import io.github.dbleader.election.RevocationReason;
+import io.github.dbleader.election.TakeOverPolicy;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The partition groups of a node, by name. Its {@link #leadershipListener()} turns the
- * leadership callbacks of partition elections into their group's
- * {@link PartitionListener} callbacks: give it to the {@link ElectionService} (alone, or
- * among the service's listeners) before creating groups.
+ * The partition groups of a node, by name. Each group joins its partitions' elections
+ * with a listener of their own
+ * ({@link ElectionService#partitionElection(String, TakeOverPolicy, LeadershipListener)}),
+ * which tells the group's {@link PartitionListener listeners}, then this registry's,
+ * which partitions this node gained and lost.
  */
 public final class PartitionGroups {
 
@@ -31,26 +32,6 @@ public final class PartitionGroups {
 	private final PartitionGroup.Steps steps;
 
 	private final List<PartitionListener> listeners = new CopyOnWriteArrayList<>();
-
-	private final LeadershipListener leadershipListener = new LeadershipListener() {
-
-		@Override
-		public void granted(String election, String nodeId, long term) {
-			Partition partition = partition(election);
-			if (partition != null) {
-				partition.group().gained(partition.number(), term, PartitionGroups.this.listeners);
-			}
-		}
-
-		@Override
-		public void revoked(String election, String nodeId, long term, RevocationReason reason) {
-			Partition partition = partition(election);
-			if (partition != null) {
-				partition.group().lost(partition.number(), term, reason, PartitionGroups.this.listeners);
-			}
-		}
-
-	};
 
 	/**
 	 * Create an empty registry.
@@ -73,7 +54,7 @@ public final class PartitionGroups {
 	/**
 	 * Create a group and join the elections of its partitions. It balances once
 	 * {@link PartitionGroup#start() started}.
-	 * @param service the node's election service; its listener must include this registry
+	 * @param service the node's election service
 	 * @param name group name: letters, digits, '.', '_' or '-'
 	 * @param count number of partitions
 	 * @param settings how the group balances
@@ -85,7 +66,8 @@ public final class PartitionGroups {
 		if (this.groups.containsKey(name)) {
 			throw new IllegalStateException("Partition group '" + name + "' exists");
 		}
-		PartitionGroup group = new PartitionGroup(service, name, count, settings, this.pins, this.clock, this.steps);
+		PartitionGroup group = new PartitionGroup(service, name, count, settings, this.pins, this.clock, this.steps,
+				this.listeners);
 		this.groups.put(name, group);
 		return group;
 	}
@@ -127,32 +109,6 @@ public final class PartitionGroups {
 	 */
 	public void addListener(PartitionListener listener) {
 		this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
-	}
-
-	/**
-	 * The listener that the node's {@link ElectionService} must call, so that the groups
-	 * learn which partitions this node gained and lost; it ignores other elections.
-	 * @return the listener
-	 */
-	public LeadershipListener leadershipListener() {
-		return this.leadershipListener;
-	}
-
-	private @Nullable Partition partition(String election) {
-		String name = PartitionGroup.groupOf(election);
-		PartitionGroup group = (name != null) ? this.groups.get(name) : null;
-		if (group == null) {
-			return null;
-		}
-		try {
-			return new Partition(group, Integer.parseInt(election.substring(election.lastIndexOf(':') + 1)));
-		}
-		catch (NumberFormatException ex) {
-			return null;
-		}
-	}
-
-	private record Partition(PartitionGroup group, int number) {
 	}
 
 }

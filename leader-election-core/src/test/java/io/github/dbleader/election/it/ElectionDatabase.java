@@ -260,8 +260,7 @@ public final class ElectionDatabase implements AutoCloseable {
 		config.setMaximumPoolSize(maxPoolSize);
 		config.setMinimumIdle(0);
 		// Generous for a busy machine: a pool also sets the validation timeout as the
-		// network
-		// timeout of a new connection's set-up.
+		// network timeout of a new connection's set-up.
 		config.setConnectionTimeout(2000);
 		config.setValidationTimeout(1000);
 		config.setPoolName("it-" + name);

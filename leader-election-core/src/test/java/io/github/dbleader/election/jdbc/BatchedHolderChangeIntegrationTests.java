@@ -189,9 +189,8 @@ class BatchedHolderChangeIntegrationTests {
 		CompletableFuture<List<LeaseState>> batch;
 		try (Connection other = this.dataSource.getConnection()) {
 			// Under way, not committed, while b's batch starts: a's renewal of e2 (for a
-			// moment:
-			// it stays expired, at the next version) and an operator's request to hand e3
-			// to c.
+			// moment: it stays expired, at the next version) and an operator's request to
+			// hand e3 to c.
 			other.setAutoCommit(false);
 			JdbcTemplate otherJdbc = new JdbcTemplate(new SingleConnectionDataSource(other, true));
 			assertThat(otherJdbc
@@ -222,8 +221,7 @@ class BatchedHolderChangeIntegrationTests {
 		assertThatException().isThrownBy(() -> repository.takeOverAll("b", observed, MOMENT));
 		loseCommit.set(false);
 		// Committed: the rows name b with a new term, and a second batch at the versions
-		// b
-		// observed before takes nothing: b learns the truth from its next read.
+		// b observed before takes nothing: b learns the truth from its next read.
 		Map<String, LeaseState> lost = leases(repository, "e1", "e2");
 		assertThat(lost.values()).extracting(LeaseState::leaderId).containsOnly("b");
 		await("the leases run out again").atMost(Duration.ofSeconds(5))
@@ -333,11 +331,9 @@ class BatchedHolderChangeIntegrationTests {
 		loseDeadlock.set(true);
 
 		// The leases are inserted, then the write of their fence rows is chosen as the
-		// victim
-		// of a deadlock (or, on Galera, of a certification conflict): no exception,
-		// nothing
-		// created, nothing left behind; the next round's read says the leases have no
-		// row.
+		// victim of a deadlock (or, on Galera, of a certification conflict): no
+		// exception, nothing created, nothing left behind; the next round's read says the
+		// leases have no row.
 		assertThat(repository.createAll("a", elections, LEASE)).isEmpty();
 
 		assertThat(loseDeadlock).isFalse();

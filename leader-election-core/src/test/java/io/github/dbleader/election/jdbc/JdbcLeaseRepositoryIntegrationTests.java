@@ -263,10 +263,9 @@ class JdbcLeaseRepositoryIntegrationTests {
 	void purgeLooksThroughTheLeasesASliceAtATimeAndGoesRound(TestDatabase database) {
 		JdbcLeaseRepository repository = repository(database);
 		// 2,500 leases that a node runs, and one nobody runs any more, last in key order.
-		// Set up
-		// as the heartbeat creates leases, a batch at a time, with room for a busy
-		// database: a
-		// single insert of all 2,500 once ran past the 1 s timeout on PostgreSQL in CI.
+		// Set up as the heartbeat creates leases, a batch at a time, with room for a busy
+		// database: a single insert of all 2,500 once ran past the 1 s timeout on
+		// PostgreSQL in CI.
 		JdbcLeaseRepository setUp = new JdbcLeaseRepository(this.dataSource, SqlDialect.forName(database.platform()),
 				TABLES, Duration.ofSeconds(10));
 		List<String> elections = IntStream.range(0, 2_500).mapToObj((i) -> String.format("e%04d", i)).toList();

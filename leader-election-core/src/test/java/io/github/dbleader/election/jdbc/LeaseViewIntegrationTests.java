@@ -183,8 +183,7 @@ class LeaseViewIntegrationTests {
 		LeaseObservation watched = LeaseObservation.of(writer.find("e09").orElseThrow());
 		assertThat(writer.takeOverAll("b", Map.of("e09", watched), LEASE)).hasSize(1);
 		// Marked long ago, as if its commit had been delayed: only the session's row,
-		// which
-		// the take-over wrote, tells a that it lost a lease.
+		// which the take-over wrote, tells a that it lost a lease.
 		this.jdbc.update("UPDATE " + TABLES.leaseTable() + " SET changed_at = 0 WHERE election_name = 'e09'");
 		assertThat(writer.heartbeat("a", "a-1", LEASE, -1)).isEqualTo(Candidacy.HELD);
 

@@ -428,8 +428,7 @@ abstract class LockRepositoryContract {
 			assertThat(onAnotherThread(() -> lock(JOB).held())).isFalse();
 			// The changes of holder last: where one's socket timeout ends it before its
 			// query timeout does, the server keeps its transaction, and the lock on the
-			// lease
-			// row, until the fence is free.
+			// lease row, until the fence is free.
 			OptionalLong took;
 			try {
 				took = onAnotherThread(() -> repository.tryLock(JOB, "b", LOCK));

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.ElectionService;
+import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.it.ElectionDatabase;
@@ -273,7 +274,7 @@ abstract class AbstractPartitionIntegrationTests {
 				SETTINGS.statementTimeout());
 		PartitionGroups groups = new PartitionGroups(
 				new JdbcPartitionPins(pool, this.tables, SETTINGS.statementTimeout()));
-		ElectionService service = new ElectionService(repository, SETTINGS, nodeId, groups.leadershipListener());
+		ElectionService service = new ElectionService(repository, SETTINGS, nodeId, LeadershipListener.NONE);
 		PartitionGroup group = groups.create(service, "orders", COUNT, partitionSettings);
 		Node node = new Node(nodeId, service, group);
 		group.addListener(node);

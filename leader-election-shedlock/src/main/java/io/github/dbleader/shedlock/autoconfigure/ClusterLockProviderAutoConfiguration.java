@@ -35,8 +35,7 @@ import org.springframework.context.annotation.Configuration;
  * {@code JdbcTemplateLockProvider}.
  */
 // By name: this module serves both Spring Boot lines, whose auto-configuration jars each
-// have
-// a class of that name, and depends on neither.
+// have a class of that name, and depends on neither.
 @AutoConfiguration(afterName = "io.github.dbleader.autoconfigure.LeaderElectionAutoConfiguration")
 @ConditionalOnClass(LockProvider.class)
 @ConditionalOnBean(ClusterLocks.class)

@@ -1,5 +1,6 @@
 /**
- * Partition groups' application events and lifecycle, independent of Spring Boot.
+ * Partition groups' lifecycle in an application context, independent of Spring Boot
+ * (their events are the core's, in {@code io.github.dbleader.election.event}).
  */
 @NullMarked
 package io.github.dbleader.autoconfigure.partition;

@@ -271,8 +271,7 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 			return false;
 		}
 		// A granted term is taken as it is; otherwise (a fail-over, a hand-over to this
-		// node
-		// while it leads) the next one, as the database would give.
+		// node while it leads) the next one, as the database would give.
 		Long granted = this.grants.remove(election);
 		row.holdBy(nodeId, (granted != null) ? granted : term + 1, now());
 		return true;
@@ -431,10 +430,8 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 			return false;
 		}
 		// As the database does: taken until the later of atLeastFor after the acquisition
-		// and
-		// the extension's atLeastFor after the last extension, never longer than before.
-		// A time
-		// after now (the clock stepped back) counts as now.
+		// and the extension's atLeastFor after the last extension, never longer than
+		// before. A time after now (the clock stepped back) counts as now.
 		Instant heldUntil = latest(earliest(row.acquiredAt, now).plus(atLeastFor),
 				earliest(row.extendedAt, now).plus(atLeastForAfterExtension), now);
 		row.expiresAt = heldUntil.isBefore(row.expiresAt) ? heldUntil : row.expiresAt;
@@ -544,8 +541,7 @@ final class TestControlledLeaseRepository implements LeaseRepository, LockReposi
 
 		LeaseState state(String election, Instant now, long holderVersion) {
 			// A held lease never expires here (only the test changes its holder); it
-			// shows the
-			// expiry a renewal would give.
+			// shows the expiry a renewal would give.
 			Instant expiresAt = (this.leaderId != null) ? this.renewedAt.plus(SHOWN_LEASE) : this.renewedAt;
 			return new LeaseState(election, this.leaderId, this.term, this.version, this.acquiredAt, this.renewedAt,
 					expiresAt, this.handoverTo, this.reelectionRequested, this.yieldedBy, false, this.sameServer, now,

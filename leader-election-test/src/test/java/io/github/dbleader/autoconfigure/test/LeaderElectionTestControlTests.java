@@ -5,8 +5,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import io.github.dbleader.autoconfigure.partition.PartitionGainedEvent;
-import io.github.dbleader.autoconfigure.partition.PartitionLostEvent;
+import io.github.dbleader.election.event.PartitionGainedEvent;
+import io.github.dbleader.election.event.PartitionLostEvent;
 import io.github.dbleader.election.Election;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.NotLeaderException;

@@ -53,8 +53,7 @@ public class ShedLockBenchmarkApplication {
 		}
 		// The long-run benchmark: ShedLock's keep-alive extends the lock by lockAtMostFor
 		// every half lockAtMostFor while the run runs, on a daemon thread that does not
-		// keep a
-		// terminated process alive.
+		// keep a terminated process alive.
 		return ShortKeepAlive.keepAlive(provider, Executors.newSingleThreadScheduledExecutor((task) -> {
 			Thread thread = new Thread(task, "shedlock-keep-alive");
 			thread.setDaemon(true);

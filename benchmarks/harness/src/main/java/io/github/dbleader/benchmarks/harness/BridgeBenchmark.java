@@ -115,10 +115,9 @@ final class BridgeBenchmark {
 	private Outcome outcome(boolean bridged, Node shedLock, Node provider, List<JobRun> runs, double seconds,
 			long notRecorded) {
 		// A run's trigger is the cron period its start fell in: each run starts within
-		// its
-		// period's first few hundred milliseconds (a scheduler's firing, the provider's
-		// spread of up to 100 ms and its statements), and the nodes and the database read
-		// the one clock of this machine.
+		// its period's first few hundred milliseconds (a scheduler's firing, the
+		// provider's spread of up to 100 ms and its statements), and the nodes and the
+		// database read the one clock of this machine.
 		long period = this.settings.jobInterval().toMillis();
 		Map<Long, Set<String>> nodesByTrigger = new HashMap<>();
 		for (JobRun run : runs) {

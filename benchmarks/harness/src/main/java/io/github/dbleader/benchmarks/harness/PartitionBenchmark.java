@@ -83,9 +83,8 @@ final class PartitionBenchmark {
 			log(count, "2 nodes balanced " + started.toMillis() + " ms after the start");
 
 			// A node that joins within the settle time of the oldest member balances at
-			// once
-			// (a cluster starting together): wait that long, so the third node is a late
-			// joiner.
+			// once (a cluster starting together): wait that long, so the third node is a
+			// late joiner.
 			Thread.sleep(this.settleTime.toMillis());
 			long joinFrom = this.database.now();
 			nodes[2] = start(3, count);

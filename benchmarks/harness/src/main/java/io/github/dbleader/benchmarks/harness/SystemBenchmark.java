@@ -295,8 +295,7 @@ final class SystemBenchmark {
 		Node victim;
 		if (this.system.longRun()) {
 			// In the middle of a run whose lock outlived atMostFor: between one and two
-			// leases
-			// after its start.
+			// leases after its start.
 			awaitSteadyRuns();
 			victim = awaitNextRunStart();
 			sleep(this.settings.lease()

@@ -169,9 +169,8 @@ enum SystemUnderTest {
 				if (this != OURS) {
 					// The same job, trigger and lock times as ShedLock's.
 					arguments.add("--bench.mode=" + ((this == OURS_LONG) ? "kept-alive-lock" : "lock"));
-					// (app-shedlock-provider has one job and ignores it.)
-					// A node that only takes locks joins no election, so it runs no
-					// heartbeat.
+					// (app-shedlock-provider has one job and ignores it.) A node that
+					// only takes locks joins no election, so it runs no heartbeat.
 					arguments.add("--leader-election.elections=");
 					arguments.add("--bench.job-cron=" + settings.shedLockCron());
 					arguments.add("--bench.lock-at-least-for=" + settings.lockAtLeastFor());

@@ -1,4 +1,4 @@
-package io.github.dbleader.autoconfigure.partition;
+package io.github.dbleader.election.event;
 
 import io.github.dbleader.election.partition.PartitionGroups;
 

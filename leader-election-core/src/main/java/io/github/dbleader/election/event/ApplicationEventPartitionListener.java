@@ -1,4 +1,4 @@
-package io.github.dbleader.autoconfigure.partition;
+package io.github.dbleader.election.event;
 
 import io.github.dbleader.election.RevocationReason;
 import io.github.dbleader.election.partition.PartitionGroups;
@@ -8,15 +8,22 @@ import org.springframework.context.ApplicationEventPublisher;
 
 /**
  * Publishes a {@link PartitionGainedEvent} or {@link PartitionLostEvent} for every
- * partition of every group this node gains or loses.
+ * partition of every group this node gains or loses: add it to the node's
+ * {@link PartitionGroups} ({@link PartitionGroups#addListener}). The auto-configuration
+ * does.
  */
-final class ApplicationEventPartitionListener implements PartitionListener {
+public class ApplicationEventPartitionListener implements PartitionListener {
 
 	private final PartitionGroups groups;
 
 	private final ApplicationEventPublisher publisher;
 
-	ApplicationEventPartitionListener(PartitionGroups groups, ApplicationEventPublisher publisher) {
+	/**
+	 * Create a listener.
+	 * @param groups the registry the events name as their source
+	 * @param publisher where the events go
+	 */
+	public ApplicationEventPartitionListener(PartitionGroups groups, ApplicationEventPublisher publisher) {
 		this.groups = groups;
 		this.publisher = publisher;
 	}
