@@ -147,7 +147,7 @@ public final class ElectionNames {
 	 * @param name the lock's name
 	 * @return {@value #LOCK_NAME_PREFIX} followed by the name
 	 * @throws IllegalArgumentException if the name is blank, longer than
-	 * {@value #MAX_LOCK_NAME_LENGTH} characters, or ends with a space
+	 * {@link #MAX_LOCK_NAME_LENGTH} characters, or ends with a space
 	 */
 	public static String lockKey(String name) {
 		return LOCK_NAME_PREFIX + check("lock name", name, MAX_LOCK_NAME_LENGTH);
