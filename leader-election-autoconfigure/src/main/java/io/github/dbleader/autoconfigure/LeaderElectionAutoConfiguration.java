@@ -192,6 +192,7 @@ public final class LeaderElectionAutoConfiguration {
 		ElectionService service = new ElectionService(leaseRepository, properties.determineElectionSettings(),
 				properties.determineNodeId(DefaultNodeId.of(environment)), new CompositeLeadershipListener(all),
 				MonotonicClock.SYSTEM, preparation);
+		service.setRank(properties.determineRank(environment.getProperty("spring.application.version")));
 		if (registry != null) {
 			service.setObservationRegistry(registry);
 			service.setFencedTransactionObservationConvention(fencedTransactionObservationConvention.getIfUnique());

@@ -10,6 +10,7 @@ import java.util.Set;
 import io.github.dbleader.election.ElectionNames;
 import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.InvalidElectionSettingsException;
+import io.github.dbleader.election.RankOrder;
 import io.github.dbleader.election.jdbc.InvalidTableNameException;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
@@ -46,6 +47,20 @@ public class LeaderElectionProperties {
 	 * server when it is known at start-up ("hostname:pid" otherwise).
 	 */
 	private @Nullable String nodeId;
+
+	/**
+	 * Rank of this instance, at most 64 characters: while the instances differ in rank, a
+	 * candidate that outranks an election's leader asks it to hand its leadership over,
+	 * so that a rolling deploy moves each election once, to the first instance of the new
+	 * version that is ready. Ranks compare as versions (1.10.0 above 1.9.2, 1.2-SNAPSHOT
+	 * below 1.2); equal ranks never move leadership, and the partitions of partition
+	 * groups move by their balance only. Defaults to the application's version
+	 * (spring.application.version, which Spring Boot reads from the
+	 * Implementation-Version of the application's jar manifest), or empty, the lowest
+	 * rank, when it is unknown. Set the same value on every instance to turn the moves
+	 * off.
+	 */
+	private @Nullable String rank;
 
 	/**
 	 * How long a lease lasts at the database after each renewal. A crashed leader is
@@ -121,6 +136,14 @@ public class LeaderElectionProperties {
 
 	public void setNodeId(@Nullable String nodeId) {
 		this.nodeId = nodeId;
+	}
+
+	public @Nullable String getRank() {
+		return this.rank;
+	}
+
+	public void setRank(@Nullable String rank) {
+		this.rank = rank;
 	}
 
 	public Duration getLeaseDuration() {
@@ -242,6 +265,26 @@ public class LeaderElectionProperties {
 					"a statement must time out before the next renewal is due (renew-interval " + ex.bound() + ")",
 					"a positive duration shorter than renew-interval, by default half of it");
 		};
+	}
+
+	/**
+	 * Determine the rank of this instance.
+	 * @param applicationVersion the application's version, if known
+	 * @return the rank: the configured one, or the application's version (at most
+	 * {@value RankOrder#MAX_RANK_LENGTH} characters of it), or empty
+	 * @throws InvalidLeaderElectionPropertyException if the configured rank is longer
+	 * than {@value RankOrder#MAX_RANK_LENGTH} characters
+	 */
+	public String determineRank(@Nullable String applicationVersion) {
+		if (this.rank == null) {
+			String version = (applicationVersion != null) ? applicationVersion.strip() : "";
+			return version.substring(0, Math.min(version.length(), RankOrder.MAX_RANK_LENGTH));
+		}
+		if (this.rank.length() > RankOrder.MAX_RANK_LENGTH) {
+			throw invalid("rank", this.rank, "it has " + this.rank.length() + " characters",
+					"at most " + RankOrder.MAX_RANK_LENGTH + " characters, usually the application's version");
+		}
+		return this.rank;
 	}
 
 	/**

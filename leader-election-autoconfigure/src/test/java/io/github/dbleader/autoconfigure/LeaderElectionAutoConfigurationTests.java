@@ -197,6 +197,30 @@ class LeaderElectionAutoConfigurationTests {
 	}
 
 	@Test
+	void rankDefaultsToTheApplicationsVersion() {
+		this.contextRunner.withPropertyValues("spring.application.version=2.7.1")
+			.run((context) -> assertThat(context.getBean(ElectionService.class).rank()).isEqualTo("2.7.1"));
+	}
+
+	@Test
+	void rankIsEmptyWhenTheApplicationsVersionIsUnknown() {
+		this.contextRunner.run((context) -> assertThat(context.getBean(ElectionService.class).rank()).isEmpty());
+	}
+
+	@Test
+	void configuredRankWinsOverTheApplicationsVersion() {
+		this.contextRunner.withPropertyValues("spring.application.version=2.7.1", "leader-election.rank=blue-7")
+			.run((context) -> assertThat(context.getBean(ElectionService.class).rank()).isEqualTo("blue-7"));
+	}
+
+	@Test
+	void tooLongRankFailsStartupNamingTheProperty() {
+		String rank = "9".repeat(65);
+		this.contextRunner.withPropertyValues("leader-election.rank=" + rank)
+			.run(failsWith("leader-election.rank", rank, "at most 64 characters"));
+	}
+
+	@Test
 	void electionsListedTwiceAreJoinedOnceInTheirFirstOrder() {
 		this.contextRunner.withPropertyValues("leader-election.elections=reports,jobs,reports,billing,jobs")
 			.run((context) -> assertThat(context.getBean(LeaderElectionProperties.class).determineElections())

@@ -172,6 +172,13 @@ final class ElectionLoop {
 	private boolean campaigning = true;
 
 	/**
+	 * Whether a candidate of a higher rank may ask for this election's lease
+	 * ({@link #placeByRank}): ordinary elections, not the partitions of a group, which
+	 * their balancing places.
+	 */
+	private volatile boolean placedByRank;
+
+	/**
 	 * How many times this node gave the election up ({@link #relinquish}); guarded by
 	 * this object's monitor.
 	 */
@@ -211,6 +218,31 @@ final class ElectionLoop {
 
 	String election() {
 		return this.election;
+	}
+
+	/**
+	 * Let a candidate of a higher rank ask for this election's lease, or not.
+	 * @param placedByRank whether leadership follows the ranks
+	 */
+	void placeByRank(boolean placedByRank) {
+		this.placedByRank = placedByRank;
+	}
+
+	/**
+	 * Whether, as of this read, this node may ask the holder of the lease to hand it
+	 * over, if it outranks the holder: the election follows the ranks, this node
+	 * campaigns and holds nothing, and the lease is another node's, alive on its session,
+	 * granted by the server that answered, and with no request pending (an operator's is
+	 * never replaced). Call while holding this object's monitor, after {@link #decide}
+	 * for the same read.
+	 * @param state the lease as read
+	 * @return whether to ask, rank permitting
+	 */
+	boolean mayAskToLead(LeaseState state) {
+		return this.placedByRank && this.campaigning && !this.stopped && this.heldTerm < 0 && this.belief == null
+				&& state.leaderId() != null && !state.leaderId().equals(this.nodeId) && !state.expired()
+				&& state.holderVersion() >= 0 && !state.sessionEnded() && state.sameServer()
+				&& state.handoverTo() == null && !state.reelectionRequested();
 	}
 
 	/**

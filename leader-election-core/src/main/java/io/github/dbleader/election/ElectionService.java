@@ -238,6 +238,40 @@ public final class ElectionService implements AutoCloseable {
 	}
 
 	/**
+	 * Set the rank of this running instance, usually the application's version: while the
+	 * instances of a cluster differ in rank, a candidate that outranks the leader of an
+	 * election ({@link RankOrder}) and campaigns asks it to hand its leadership over,
+	 * which it does at its next renewal by the ordinary hand-over, so that a rolling
+	 * deploy moves each election once, to the first instance of the new version that is
+	 * ready. Equal ranks never move leadership; the partitions of a group move by their
+	 * balance only. Set it before {@link #start()}: the node's row carries the rank it
+	 * was written with. By default every instance has the empty rank, the lowest.
+	 * @param rank the rank, at most {@value RankOrder#MAX_RANK_LENGTH} characters
+	 * @throws IllegalArgumentException if the rank is longer
+	 * @throws IllegalStateException if the service was started
+	 */
+	public void setRank(String rank) {
+		Objects.requireNonNull(rank, "rank must not be null");
+		if (rank.length() > RankOrder.MAX_RANK_LENGTH) {
+			throw new IllegalArgumentException("rank must be at most " + RankOrder.MAX_RANK_LENGTH
+					+ " characters, but '" + rank + "' has " + rank.length());
+		}
+		synchronized (this.lifecycleMonitor) {
+			if (this.running) {
+				throw new IllegalStateException("the rank must be set before the election service starts");
+			}
+			this.heartbeat.setRank(rank);
+		}
+	}
+
+	/**
+	 * @return the rank of this running instance ({@link #setRank(String)})
+	 */
+	public String rank() {
+		return this.heartbeat.rank();
+	}
+
+	/**
 	 * @return this node's id
 	 */
 	public String nodeId() {
@@ -320,6 +354,7 @@ public final class ElectionService implements AutoCloseable {
 						this.notifications, this.database, takeOverPolicy, this.believing);
 				Election created = new Election(loop, this.nodeId, this.repository, this.settings, this.heartbeat,
 						() -> this.fencedTransactionObservation);
+				loop.placeByRank(!isPartition(key));
 				if (!this.campaigning && !isPartition(key)) {
 					loop.campaign(false);
 				}

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
+import java.util.TreeMap;
 import java.util.concurrent.Executor;
 
 import org.jspecify.annotations.Nullable;
@@ -141,6 +142,12 @@ final class Heartbeat {
 	/** Whether this round's refresh found the row this instance's and moved it on. */
 	private boolean refreshed;
 
+	/**
+	 * The rank of this running instance ({@link RankOrder}), written with the node's row;
+	 * empty, the lowest, unless set.
+	 */
+	private volatile String rank = "";
+
 	private boolean purged;
 
 	private long lastPurgeNanos;
@@ -165,6 +172,22 @@ final class Heartbeat {
 		this.budgetNanos = Math.max(renew / 2, (belief - renew) / 2);
 		this.purgeIntervalNanos = purgeAge().toNanos();
 		this.releases = new Releases(nodeId, instanceId, repository, settings, clock);
+	}
+
+	/**
+	 * Set the rank of this running instance; before the first round, as the row carries
+	 * the rank it was created or taken over with.
+	 * @param rank the rank
+	 */
+	void setRank(String rank) {
+		this.rank = rank;
+	}
+
+	/**
+	 * @return the rank of this running instance
+	 */
+	String rank() {
+		return this.rank;
 	}
 
 	/**
@@ -337,6 +360,8 @@ final class Heartbeat {
 		Map<Batch, List<PendingChange>> leaders = new LinkedHashMap<>();
 		List<PendingChange> creates = new ArrayList<>();
 		List<PendingChange> takeOvers = new ArrayList<>();
+		// By holder: the leases this node outranks its holder in, and asks for.
+		Map<String, List<String>> asks = new TreeMap<>();
 		boolean serverChanged = false;
 		// The server that answered, as the leases shown name it, and the elections it
 		// showed nothing of: a failover holds those back from this read as well.
@@ -365,6 +390,11 @@ final class Heartbeat {
 				LeaseChange change = loop.decide(renewedTerm, sent, state, readAt);
 				serverChanged |= loop.takeServerChange();
 				if (change == null) {
+					if (state != null && loop.mayAskToLead(state)
+							&& RankOrder.INSTANCE.outranks(this.rank, state.holderRank())) {
+						asks.computeIfAbsent(Objects.requireNonNull(state.leaderId()), (key) -> new ArrayList<>())
+							.add(loop.election());
+					}
 					continue;
 				}
 				PendingChange pending = new PendingChange(loop, change, loop.relinquishments());
@@ -403,6 +433,7 @@ final class Heartbeat {
 						changes.subList(from, Math.min(changes.size(), from + CHANGES_PER_BATCH)), server);
 			}
 		}
+		succeeded &= askToLead(asks, budgetEnd);
 		// A follower's changes, within the budget: the rest decide again on the next
 		// round's read. New elections first, from a random place in name order, so that
 		// nodes that start together mostly create different leases instead of all failing
@@ -418,6 +449,34 @@ final class Heartbeat {
 		Collections.shuffle(takeOvers, this.random);
 		succeeded &= carryOutWithinBudget(new Batch(LeaseChange.Kind.TAKE_OVER, null), takeOvers, budgetEnd);
 		return succeeded;
+	}
+
+	/**
+	 * Ask the holders of lower rank for their leases, within the budget: each carries its
+	 * hand-over out at its next renewal (a rolling deploy so moves leadership once, to
+	 * the first instance of the new version that is ready). A request that was not
+	 * recorded (the holder changed, or a request is pending) is decided again on the next
+	 * read.
+	 * @return whether the database answered
+	 */
+	private boolean askToLead(Map<String, List<String>> asks, long budgetEnd) {
+		for (Map.Entry<String, List<String>> ask : asks.entrySet()) {
+			if (this.clock.nanoTime() - budgetEnd > 0) {
+				break;
+			}
+			try {
+				int asked = this.repository.askToLead(this.nodeId, ask.getKey(), ask.getValue());
+				if (asked > 0) {
+					logger.info("Node '{}' (rank '{}') asked '{}', of a lower rank, to hand over {} of its leases",
+							this.nodeId, this.rank, ask.getKey(), asked);
+				}
+			}
+			catch (RuntimeException ex) {
+				this.database.failed(ex);
+				return false;
+			}
+		}
+		return true;
 	}
 
 	/**
@@ -623,8 +682,8 @@ final class Heartbeat {
 		long inherit = (this.watchedNodeVersion >= 0
 				&& now - this.watchedNodeSinceNanos >= this.settings.leaseDuration().toNanos())
 						? this.watchedNodeVersion : -1;
-		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.settings.leaseDuration(),
-				inherit);
+		Candidacy candidacy = this.repository.heartbeat(this.nodeId, this.instanceId, this.rank,
+				this.settings.leaseDuration(), inherit);
 		if (candidacy == Candidacy.HELD && !this.rowAnswered) {
 			// The row is this instance's, and the answer that said how was lost: it may
 			// have

@@ -314,6 +314,48 @@ public interface LeaseRepository {
 	Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion);
 
 	/**
+	 * Record that this node is alive, as
+	 * {@link #heartbeat(String, String, Duration, long)} does, with the rank of this
+	 * running instance ({@link RankOrder}) in the row it creates or takes over, where
+	 * followers read it with the session of each lease it holds
+	 * ({@link LeaseState#holderRank()}). This default keeps no rank: a repository that
+	 * keeps none answers every holder's rank as {@code null}, and leadership then never
+	 * moves by rank.
+	 * @param nodeId this node
+	 * @param instanceId token of this running instance, the same for all its heartbeats
+	 * @param rank the rank of this running instance, the same for all its heartbeats
+	 * @param staleAfter age after which another instance's row may be taken over: the
+	 * lease
+	 * @param inheritVersion the version of another instance's row that may be taken over,
+	 * or {@code -1} to take none over
+	 * @return whether this instance may use the node id, and how it got it
+	 */
+	default Candidacy heartbeat(String nodeId, String instanceId, String rank, Duration staleAfter,
+			long inheritVersion) {
+		return heartbeat(nodeId, instanceId, staleAfter, inheritVersion);
+	}
+
+	/**
+	 * Ask the holder of each listed lease to hand it over to this node: record a request
+	 * to move leadership to {@code nodeId} on each lease that {@code holderId} still
+	 * holds and that has no request pending (an operator's hand-over or re-election is
+	 * never replaced), in a few statements. The holder carries each out at its next
+	 * renewal by the ordinary hand-over. A candidate of a higher rank than the holder's
+	 * calls this.
+	 * <p>
+	 * This default refuses: only a repository that keeps ranks answers a holder's rank,
+	 * and without one no candidate asks.
+	 * @param nodeId this node, the candidate that asks
+	 * @param holderId the node that holds the leases
+	 * @param elections the elections whose leases to ask for
+	 * @return how many requests were recorded
+	 * @throws UnsupportedOperationException if the repository keeps no ranks
+	 */
+	default int askToLead(String nodeId, String holderId, Collection<String> elections) {
+		throw new UnsupportedOperationException(getClass().getName() + " keeps no ranks");
+	}
+
+	/**
 	 * Read the row of a node id, as an instance that found it another's does to watch it.
 	 * @param nodeId the node id
 	 * @param staleAfter age after which the row counts as stale (database clock): the

@@ -61,11 +61,13 @@ final class FakeNode {
 	 * @return the election
 	 */
 	Election join(String name, TakeOverPolicy policy) {
-		return this.elections.computeIfAbsent(name,
-				(key) -> new Election(
-						new ElectionLoop(key, this.id, this.settings, this.clock, this.listener, this.notifications,
-								this.heartbeat.database(), policy, this.beliefs),
-						this.id, this.repository, this.settings, this.heartbeat));
+		return this.elections.computeIfAbsent(name, (key) -> {
+			ElectionLoop loop = new ElectionLoop(key, this.id, this.settings, this.clock, this.listener,
+					this.notifications, this.heartbeat.database(), policy, this.beliefs);
+			// As the service places them: every election but the partitions of a group.
+			loop.placeByRank(!key.startsWith(ElectionService.PARTITION_NAME_PREFIX));
+			return new Election(loop, this.id, this.repository, this.settings, this.heartbeat);
+		});
 	}
 
 	ElectionLoop loop(String name) {

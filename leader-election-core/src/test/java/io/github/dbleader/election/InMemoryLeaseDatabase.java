@@ -505,6 +505,27 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 		});
 	}
 
+	/**
+	 * Only where the holder still holds the lease and no request is pending, as the JDBC
+	 * statement records them.
+	 */
+	@Override
+	public int askToLead(String nodeId, String holderId, Collection<String> elections) {
+		return write("askToLead", () -> {
+			int recorded = 0;
+			for (String election : elections) {
+				Row row = this.rows.get(election);
+				if (row != null && holderId.equals(row.leaderId) && row.handoverTo == null
+						&& !row.reelectionRequested) {
+					row.handoverTo = nodeId;
+					row.version++;
+					recorded++;
+				}
+			}
+			return recorded;
+		});
+	}
+
 	@Override
 	public boolean requestReelection(String election) {
 		return write("requestReelection", () -> {
@@ -521,6 +542,15 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 
 	@Override
 	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion) {
+		return heartbeat(nodeId, instanceId, "", staleAfter, inheritVersion);
+	}
+
+	/**
+	 * The rank goes into a row created or taken over, as the JDBC statements write it.
+	 */
+	@Override
+	public Candidacy heartbeat(String nodeId, String instanceId, String rank, Duration staleAfter,
+			long inheritVersion) {
 		return write("heartbeat", () -> {
 			NodeRow row = this.nodes.get(nodeId);
 			Candidacy candidacy;
@@ -547,6 +577,7 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 			}
 			NodeRow taken = new NodeRow(instanceId, this.databaseMillis, (row != null) ? row.version + 1 : 1,
 					expiresAt);
+			taken.rank = rank;
 			if (row != null) {
 				// The earlier instance's session ends at its last version.
 				taken.previousInstance = row.instanceId;
@@ -750,7 +781,7 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 				Instant.ofEpochMilli(renewedAt), Instant.ofEpochMilli(expiry), row.handoverTo, row.reelectionRequested,
 				row.yieldedBy, expiry <= now, Objects.equals(this.serverIdentity, row.serverIdentity),
 				Instant.ofEpochMilli(now), (session != null) ? session.version : ended ? node.previousVersion : -1,
-				ended, this.serverIdentity);
+				ended, this.serverIdentity, (session != null) ? session.rank : null);
 	}
 
 	private void newTerm(Row row, Duration lease, @Nullable String instanceId) {
@@ -809,6 +840,8 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 
 		private long previousVersion;
 
+		private String rank = "";
+
 		NodeRow(String instanceId, long seen, long version, long expiresAt) {
 			this.instanceId = instanceId;
 			this.lastSeen = seen;
@@ -820,6 +853,7 @@ final class InMemoryLeaseDatabase implements LeaseRepository {
 			NodeRow copy = new NodeRow(this.instanceId, this.lastSeen, this.version, this.expiresAt);
 			copy.previousInstance = this.previousInstance;
 			copy.previousVersion = this.previousVersion;
+			copy.rank = this.rank;
 			return copy;
 		}
 

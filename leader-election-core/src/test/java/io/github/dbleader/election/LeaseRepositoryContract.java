@@ -396,6 +396,61 @@ abstract class LeaseRepositoryContract {
 		assertThat(repository.find("missing")).isEmpty();
 	}
 
+	/**
+	 * A candidate's requests for leases are recorded only where the holder still holds
+	 * the lease and no request is pending, and an operator's request or re-election is
+	 * never replaced.
+	 */
+	@Test
+	void aCandidatesRequestsForLeasesAreRecordedOnlyWhereTheHolderHoldsThemAndNoRequestIsPending() {
+		LeaseRepository repository = repository();
+		for (String election : List.of("e1", "e2", "e3", "e4")) {
+			assertThat(repository.create(election, "a", LEASE)).isTrue();
+		}
+		assertThat(repository.requestHandover("e2", "c")).isTrue();
+		assertThat(repository.requestReelection("e3")).isTrue();
+		assertThat(repository.handOver("e4", "a", repository.find("e4").orElseThrow().term(), "c", LEASE)).isTrue();
+		long version = repository.find("e1").orElseThrow().version();
+
+		assertThat(repository.askToLead("b", "a", List.of("e1", "e2", "e3", "e4", "missing"))).isEqualTo(1);
+
+		LeaseState e1 = repository.find("e1").orElseThrow();
+		assertThat(e1.handoverTo()).isEqualTo("b");
+		assertThat(e1.leaderId()).isEqualTo("a");
+		assertThat(e1.version()).isGreaterThan(version);
+		assertThat(repository.find("e2").orElseThrow().handoverTo()).isEqualTo("c");
+		assertThat(repository.find("e3").orElseThrow().reelectionRequested()).isTrue();
+		assertThat(repository.find("e3").orElseThrow().handoverTo()).isNull();
+		assertThat(repository.find("e4").orElseThrow().handoverTo()).isNull();
+		// Asked again: the request is pending.
+		assertThat(repository.askToLead("c", "a", List.of("e1"))).isZero();
+		assertThat(repository.find("e1").orElseThrow().handoverTo()).isEqualTo("b");
+	}
+
+	/**
+	 * The rank of the instance whose session keeps a lease alive comes with the lease, as
+	 * every read answers it; a lease without a live session has none.
+	 */
+	@Test
+	void theRankOfTheHoldersInstanceComesWithItsLeases() {
+		LeaseRepository repository = repository();
+		assertThat(repository.heartbeat("a", "a-1", "1.10.0", LEASE, -1)).isEqualTo(Candidacy.CREATED);
+		repository.join("a", "a-1", List.of("e1", "e2"));
+		assertThat(repository.createAll("a", List.of("e1", "e2"), LEASE)).hasSize(2);
+		assertThat(repository.heartbeat("b", "b-1", "2", LEASE, -1)).isEqualTo(Candidacy.CREATED);
+		repository.join("b", "b-1", List.of("e1"));
+		// A refresh keeps the rank the row was written with.
+		assertThat(repository.heartbeat("a", "a-1", "1.10.0", LEASE, -1)).isEqualTo(Candidacy.HELD);
+
+		assertThat(repository.find("e1").orElseThrow().holderRank()).isEqualTo("1.10.0");
+		assertThat(repository.findAll("b", "b-1")).singleElement()
+			.satisfies((lease) -> assertThat(lease.holderRank()).isEqualTo("1.10.0"));
+		assertThat(repository.readAll("a", "a-1").lease("e2").holderRank()).isEqualTo("1.10.0");
+		assertThat(repository.readAll("b", "b-1").lease("e1").holderRank()).isEqualTo("1.10.0");
+		assertThat(repository.yield("e2", "a", repository.find("e2").orElseThrow().term())).isTrue();
+		assertThat(repository.find("e2").orElseThrow().holderRank()).isNull();
+	}
+
 	@Test
 	void leasesLiveOnTheSessionOfTheInstanceThatAcquiredThemWhichTheRefreshAloneRenews() {
 		LeaseRepository repository = repository();

@@ -261,14 +261,25 @@ final class SimulatedConnection implements LeaseRepository {
 	}
 
 	@Override
+	public int askToLead(String nodeId, String holderId, Collection<String> elections) {
+		return send("askToLead", null, (server) -> server.askToLead(nodeId, holderId, elections));
+	}
+
+	@Override
 	public boolean requestReelection(String election) {
 		return send("requestReelection", null, (server) -> server.requestReelection(election));
 	}
 
 	@Override
 	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion) {
+		return heartbeat(nodeId, instanceId, "", staleAfter, inheritVersion);
+	}
+
+	@Override
+	public Candidacy heartbeat(String nodeId, String instanceId, String rank, Duration staleAfter,
+			long inheritVersion) {
 		Candidacy candidacy = send("heartbeat", null,
-				(server) -> server.heartbeat(nodeId, instanceId, staleAfter, inheritVersion));
+				(server) -> server.heartbeat(nodeId, instanceId, rank, staleAfter, inheritVersion));
 		this.session = (candidacy != Candidacy.IN_USE) ? instanceId : null;
 		if (candidacy == Candidacy.IN_USE) {
 			// Another instance holds the id: also where this one had it, and a failover

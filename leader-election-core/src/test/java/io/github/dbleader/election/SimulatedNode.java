@@ -219,6 +219,8 @@ final class SimulatedNode {
 		this.afterRound.clear();
 		this.service = new ElectionService(this.connection, this.settings, this.id, instanceId, this.listener,
 				processClock, DatabasePreparation.NONE, new Random(random.nextLong()), this::scheduled);
+		String rank = this.simulation.rankOfNewProcess();
+		this.service.setRank(rank);
 		this.holdings.clear();
 		this.locks = ClusterLocksWithoutThreads.create(
 				new SimulatedLockConnection(this.simulation, this.database, this.connection, this.generation), this.id,
@@ -231,7 +233,7 @@ final class SimulatedNode {
 				processClock, this::balancingSteps);
 		joinGroup();
 		this.simulation.trace(this.instanceId,
-				"started as " + instanceId + " (drift " + String.format("%.4f", drift) + ")");
+				"started as " + instanceId + " (rank " + rank + ", drift " + String.format("%.4f", drift) + ")");
 		this.service.start();
 	}
 

@@ -93,6 +93,9 @@ final class Simulation {
 
 	private int instances;
 
+	/** The version that starting processes run ({@link #rankOfNewProcess}). */
+	private int deployedVersion = 1;
+
 	private final List<String> electionNames;
 
 	/** The cluster locks the processes' application runs take. */
@@ -698,6 +701,19 @@ final class Simulation {
 	 */
 	int nextInstance() {
 		return ++this.instances;
+	}
+
+	/**
+	 * The rank of a process that starts now: the version deployed, which now and then
+	 * moves on (a rolling deploy begins), so that processes of the old version run beside
+	 * those of the new and leadership moves by rank.
+	 * @return the rank
+	 */
+	String rankOfNewProcess() {
+		if (this.random.nextInt(4) == 0) {
+			this.deployedVersion++;
+		}
+		return "1." + this.deployedVersion;
 	}
 
 	/**

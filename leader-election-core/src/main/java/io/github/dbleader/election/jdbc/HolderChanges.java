@@ -414,6 +414,17 @@ final class HolderChanges {
 		return recorded;
 	}
 
+	/**
+	 * Record the requests in one statement per chunk of
+	 * {@value LeaseRows#MAX_ROWS_PER_UPDATE}, each row by key and only while the holder
+	 * holds it with no request pending.
+	 */
+	int askToLead(String nodeId, String holderId, Collection<String> elections) {
+		this.views.changing(elections);
+		return this.store.updateListed(this.store.platformStatements().askToLead, List.of(nodeId, holderId),
+				new ArrayList<>(new TreeSet<>(elections)), LeaseRows.MAX_ROWS_PER_UPDATE);
+	}
+
 	boolean requestReelection(String election) {
 		this.views.changing(List.of(election));
 		return OutsideCallerTransaction

@@ -259,13 +259,24 @@ public class JdbcLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
+	public int askToLead(String nodeId, String holderId, Collection<String> elections) {
+		return this.holderChanges.askToLead(nodeId, holderId, elections);
+	}
+
+	@Override
 	public boolean requestReelection(String election) {
 		return this.holderChanges.requestReelection(election);
 	}
 
 	@Override
 	public Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion) {
-		return this.sessions.heartbeat(nodeId, instanceId, staleAfter, inheritVersion);
+		return heartbeat(nodeId, instanceId, "", staleAfter, inheritVersion);
+	}
+
+	@Override
+	public Candidacy heartbeat(String nodeId, String instanceId, String rank, Duration staleAfter,
+			long inheritVersion) {
+		return this.sessions.heartbeat(nodeId, instanceId, rank, staleAfter, inheritVersion);
 	}
 
 	@Override

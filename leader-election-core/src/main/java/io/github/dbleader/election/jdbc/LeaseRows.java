@@ -71,15 +71,17 @@ final class LeaseRows {
 				+ " CASE WHEN l.server_identity = " + server + " THEN 1 ELSE 0 END AS same_server, " + now
 				+ " AS db_now, CASE WHEN " + current + " THEN n.version WHEN " + ended
 				+ " THEN n.previous_version ELSE -1 END AS holder_version, CASE WHEN " + current + " THEN 0 WHEN "
-				+ ended + " THEN 1 ELSE 0 END AS session_ended, " + server + " AS answering_server FROM " + lease
-				+ " l LEFT JOIN " + sessions(dialect, nodes) + " ON n.node_id = l.leader_id";
+				+ ended + " THEN 1 ELSE 0 END AS session_ended, " + server + " AS answering_server, CASE WHEN "
+				+ current + " THEN n.node_rank END AS holder_rank FROM " + lease + " l LEFT JOIN "
+				+ sessions(dialect, nodes) + " ON n.node_id = l.leader_id";
 	}
 
 	/**
 	 * The heartbeat's read of a node's view ({@link LeaseView}), up to its lease rows:
 	 * every node row (a session each) with the database clock and the answering server's
-	 * identity, then, after {@code UNION ALL}, the lease rows in the same columns. Its
-	 * first column tells the kinds apart (0 a node row, 1 a lease row);
+	 * identity (and the rank of the instance, in the column of the lease rows'
+	 * {@code yielded_by}), then, after {@code UNION ALL}, the lease rows in the same
+	 * columns. Its first column tells the kinds apart (0 a node row, 1 a lease row);
 	 * {@link #viewWhole}, {@link #viewChanged} and {@link #viewByKey} add the lease rows.
 	 * One statement, so one snapshot, and one statement of the round rather than two. A
 	 * node row comes even from an empty nodes table (with a null node id), for the clock.
@@ -92,7 +94,7 @@ final class LeaseRows {
 		// In the positions of the lease rows' columns (VIEW_ROW); the types agree with
 		// theirs.
 		return "SELECT 0, n.node_id, n.instance_id, n.version, n.takeovers, n.previous_version, n.last_seen,"
-				+ " n.expires_at, n.previous_instance, FALSE, NULL, " + server + ", NULL, " + dialect.now()
+				+ " n.expires_at, n.previous_instance, FALSE, n.node_rank, " + server + ", NULL, " + dialect.now()
 				+ " FROM (SELECT 1 AS one) d LEFT JOIN " + nodes + " n ON 1 = 1";
 	}
 
@@ -160,8 +162,10 @@ final class LeaseRows {
 			read.clock(rs.getLong(14), rs.getString(12));
 			if (name != null) {
 				read.sessions()
-					.put(read.shared(name), new LeaseView.Session(read.shared(rs.getString(3)), rs.getLong(4),
-							rs.getLong(8), rs.getLong(7), read.shared(rs.getString(9)), rs.getLong(6), rs.getLong(5)));
+					.put(read.shared(name),
+							new LeaseView.Session(read.shared(rs.getString(3)), rs.getLong(4), rs.getLong(8),
+									rs.getLong(7), read.shared(rs.getString(9)), rs.getLong(6), rs.getLong(5),
+									read.shared(rs.getString(11))));
 			}
 			return;
 		}
@@ -344,20 +348,20 @@ final class LeaseRows {
 	static LeaseState mapElection(ResultSet rs) throws SQLException {
 		// The answering server too: a change decided on one server's read and applied on
 		// another's (a failover between them) is not believed.
-		return map(rs, rs.getLong(14), rs.getInt(15) == 1, rs.getString(16));
+		return map(rs, rs.getLong(14), rs.getInt(15) == 1, rs.getString(16), rs.getString(17));
 	}
 
 	private static LeaseState map(ResultSet rs, long holderVersion, boolean sessionEnded) throws SQLException {
-		return map(rs, holderVersion, sessionEnded, null);
+		return map(rs, holderVersion, sessionEnded, null, null);
 	}
 
-	private static LeaseState map(ResultSet rs, long holderVersion, boolean sessionEnded, @Nullable String server)
-			throws SQLException {
+	private static LeaseState map(ResultSet rs, long holderVersion, boolean sessionEnded, @Nullable String server,
+			@Nullable String holderRank) throws SQLException {
 		// In the order of COLUMNS, then expired, same_server and db_now.
 		return new LeaseState(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4), instant(rs, 5),
 				instant(rs, 6), Instant.ofEpochMilli(rs.getLong(7)), rs.getString(8), rs.getBoolean(9),
 				rs.getString(10), rs.getInt(11) == 1, rs.getInt(12) == 1, Instant.ofEpochMilli(rs.getLong(13)),
-				holderVersion, sessionEnded, server);
+				holderVersion, sessionEnded, server, holderRank);
 	}
 
 	private static @Nullable Instant instant(ResultSet rs, int column) throws SQLException {

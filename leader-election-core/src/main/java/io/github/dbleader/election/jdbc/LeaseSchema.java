@@ -258,7 +258,8 @@ public final class LeaseSchema {
 					new AddedColumn(tables.nodesTable(), "expires_at", counter),
 					new AddedColumn(tables.nodesTable(), "takeovers", counter),
 					new AddedColumn(tables.nodesTable(), "previous_instance", "VARCHAR(64) NULL"),
-					new AddedColumn(tables.nodesTable(), "previous_version", counter));
+					new AddedColumn(tables.nodesTable(), "previous_version", counter),
+					new AddedColumn(tables.nodesTable(), "node_rank", "VARCHAR(64) NOT NULL DEFAULT ''"));
 		}
 
 	}

@@ -63,8 +63,8 @@ final class LeaseStatements {
 
 	/**
 	 * Takes a node id over from an earlier instance whose session expired, at the version
-	 * the taker watched; parameters: the instance id, the lease, the node id, the lease
-	 * again and the version.
+	 * the taker watched, with the taker's rank; parameters: the instance id, the rank,
+	 * the lease, the node id, the lease again and the version.
 	 */
 	final String inheritNode;
 
@@ -76,8 +76,8 @@ final class LeaseStatements {
 	final String readNode;
 
 	/**
-	 * Creates the row of a node id; parameters: the node id, the instance id and the
-	 * lease.
+	 * Creates the row of a node id; parameters: the node id, the instance id, its rank
+	 * and the lease.
 	 */
 	final String insertNode;
 
@@ -369,6 +369,13 @@ final class LeaseStatements {
 	/** Records a re-election request of a held lease; parameter: the election. */
 	final String requestReelection;
 
+	/**
+	 * Records a candidate's requests that the holder of listed leases, of a lower rank,
+	 * hand them over to it, where the holder still holds them and no request is pending;
+	 * parameters: the candidate, the holder, then the elections.
+	 */
+	final SqlTemplate askToLead;
+
 	// ---- Purges
 
 	/** Node rows not seen for an age, with their versions; parameter: the age. */
@@ -463,13 +470,14 @@ final class LeaseStatements {
 		// database clock may have stepped forward, and the earlier instance, paused since
 		// its last refresh, believes for a lease after it on its own (I3).
 		this.inheritNode = "UPDATE " + nodes + " SET previous_instance = instance_id, previous_version = version,"
-				+ " instance_id = ?, first_seen = " + now + ", last_seen = " + now + ", version = version + 1,"
-				+ " expires_at = " + now + " + ? WHERE node_id = ? AND expires_at <= " + now + " AND last_seen <= "
-				+ now + " - ? AND version = ?";
+				+ " instance_id = ?, node_rank = ?, first_seen = " + now + ", last_seen = " + now
+				+ ", version = version + 1," + " expires_at = " + now + " + ? WHERE node_id = ? AND expires_at <= "
+				+ now + " AND last_seen <= " + now + " - ? AND version = ?";
 		this.readNode = "SELECT version, CASE WHEN expires_at <= " + now + " AND last_seen <= " + now
 				+ " - ? THEN 1 ELSE 0 END FROM " + nodes + " WHERE node_id = ?";
-		this.insertNode = "INSERT INTO " + nodes + " (node_id, instance_id, first_seen, last_seen, version, expires_at)"
-				+ " VALUES (?, ?, " + now + ", " + now + ", 1, " + now + " + ?)";
+		this.insertNode = "INSERT INTO " + nodes
+				+ " (node_id, instance_id, node_rank, first_seen, last_seen, version, expires_at) VALUES (?, ?, ?, "
+				+ now + ", " + now + ", 1, " + now + " + ?)";
 		this.removeNode = "DELETE FROM " + nodes + " WHERE node_id = ? AND instance_id = ?";
 
 		// Candidacies. first_seen restarts too: a restarted process is a new member
@@ -595,6 +603,9 @@ final class LeaseStatements {
 		this.requestHandoverAll = new SqlTemplate("UPDATE " + dialect.byKey(lease) + " SET handover_to = ?,"
 				+ " reelection_requested = FALSE, version = version + 1" + changed
 				+ " WHERE leader_id = ? AND election_name IN (" + names + ")", SqlTemplate.NAMES);
+		this.askToLead = new SqlTemplate("UPDATE " + dialect.byKey(lease) + " SET handover_to = ?,"
+				+ " version = version + 1" + changed + " WHERE leader_id = ? AND handover_to IS NULL"
+				+ " AND reelection_requested = FALSE AND election_name IN (" + names + ")", SqlTemplate.NAMES);
 		this.requestReelection = "UPDATE " + lease + " SET reelection_requested = TRUE, handover_to = NULL,"
 				+ " version = version + 1" + changed + " WHERE election_name = ? AND leader_id IS NOT NULL";
 

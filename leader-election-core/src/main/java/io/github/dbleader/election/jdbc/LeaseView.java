@@ -351,7 +351,7 @@ final class LeaseView implements LeaseReads {
 				longer ? session.lastSeenInstant() : row.renewedAt(),
 				longer ? session.expiresAtInstant() : row.expiresAt(), row.handoverTo(), row.reelectionRequested(),
 				row.yieldedBy(), expired, row.serverIdentity() != null && row.serverIdentity().equals(read.server()),
-				read.time(), holderVersion, !current && ended, read.server());
+				read.time(), holderVersion, !current && ended, read.server(), current ? session.rank() : null);
 	}
 
 	/**
@@ -492,16 +492,19 @@ final class LeaseView implements LeaseReads {
 	 * node id over
 	 * @param previousVersion the version that session ended at
 	 * @param takeovers how many take-overs wrote the row
+	 * @param rank the rank of the instance that uses the node id, or {@code null} where
+	 * the read did not have it
 	 * @param expiresAtInstant {@code expiresAt} as an instant, shared by the leases that
 	 * live on it
 	 * @param lastSeenInstant {@code lastSeen} as an instant, shared likewise
 	 */
 	record Session(String instanceId, long version, long expiresAt, long lastSeen, @Nullable String previousInstance,
-			long previousVersion, long takeovers, Instant expiresAtInstant, Instant lastSeenInstant) {
+			long previousVersion, long takeovers, @Nullable String rank, Instant expiresAtInstant,
+			Instant lastSeenInstant) {
 
 		Session(String instanceId, long version, long expiresAt, long lastSeen, @Nullable String previousInstance,
-				long previousVersion, long takeovers) {
-			this(instanceId, version, expiresAt, lastSeen, previousInstance, previousVersion, takeovers,
+				long previousVersion, long takeovers, @Nullable String rank) {
+			this(instanceId, version, expiresAt, lastSeen, previousInstance, previousVersion, takeovers, rank,
 					Instant.ofEpochMilli(expiresAt), Instant.ofEpochMilli(lastSeen));
 		}
 

@@ -57,7 +57,7 @@ final class NodeSessions {
 		return this.sessions.get(nodeId);
 	}
 
-	Candidacy heartbeat(String nodeId, String instanceId, Duration staleAfter, long inheritVersion) {
+	Candidacy heartbeat(String nodeId, String instanceId, String rank, Duration staleAfter, long inheritVersion) {
 		LeaseStatements statements = this.store.platformStatements();
 		JdbcTemplate jdbc = this.store.jdbc();
 		long millis = staleAfter.toMillis();
@@ -70,12 +70,12 @@ final class NodeSessions {
 		this.views.invalidate(nodeId);
 		Candidacy candidacy;
 		if (inheritVersion >= 0
-				&& jdbc.update(statements.inheritNode, instanceId, millis, nodeId, millis, inheritVersion) == 1) {
+				&& jdbc.update(statements.inheritNode, instanceId, rank, millis, nodeId, millis, inheritVersion) == 1) {
 			candidacy = Candidacy.INHERITED;
 		}
 		else {
 			try {
-				jdbc.update(statements.insertNode, nodeId, instanceId, millis);
+				jdbc.update(statements.insertNode, nodeId, instanceId, rank, millis);
 				candidacy = Candidacy.CREATED;
 			}
 			catch (DuplicateKeyException ex) {

@@ -60,6 +60,9 @@ CREATE TABLE IF NOT EXISTS leader_election_lease_nodes (
   -- The session that ended when another instance took the node id over, at its last version.
   previous_instance VARCHAR(64) NULL,
   previous_version  BIGINT       NOT NULL DEFAULT 0,
+  -- The rank of the running instance (usually the application's version): a candidate of a
+  -- higher rank asks the leader to hand over, so a rolling deploy moves leadership once.
+  node_rank         VARCHAR(64)  NOT NULL DEFAULT '',
   PRIMARY KEY (node_id)
 );
 

@@ -86,8 +86,8 @@ class LeaseSchemaIntegrationTests {
 			database.dropTables(this.dataSource, TABLES.allTables().toArray(String[]::new));
 			LeaseSchema.create(this.dataSource, dialect, TABLES);
 			JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
-			for (String column : List.of("version", "expires_at", "takeovers", "previous_instance",
-					"previous_version")) {
+			for (String column : List.of("version", "expires_at", "takeovers", "previous_instance", "previous_version",
+					"node_rank")) {
 				jdbc.execute("ALTER TABLE " + TABLES.nodesTable() + " DROP COLUMN " + column);
 			}
 			CyclicBarrier start = new CyclicBarrier(NODES);

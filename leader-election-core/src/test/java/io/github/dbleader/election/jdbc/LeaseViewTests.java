@@ -89,14 +89,14 @@ class LeaseViewTests {
 		otherServer.clock(1_500, "another server");
 		assertThat(view.needsWhole(otherServer, "a")).as("another server").isTrue();
 		LeaseView.Read takenOver = read(1_500, List.of());
-		takenOver.sessions().put("a", new LeaseView.Session("a-1", 8, 4_000, 1_000, null, 0, 1));
+		takenOver.sessions().put("a", new LeaseView.Session("a-1", 8, 4_000, 1_000, null, 0, 1, null));
 		assertThat(view.needsWhole(takenOver, "a")).as("a take-over wrote the session").isTrue();
 	}
 
 	@Test
 	void aLeaseLivesOnTheSessionOfTheInstanceThatAcquiredIt() {
 		LeaseView.Read read = read(1_000, List.of());
-		read.sessions().put("b", new LeaseView.Session("b-2", 9, 4_000, 900, "b-1", 5, 0));
+		read.sessions().put("b", new LeaseView.Session("b-2", 9, 4_000, 900, "b-1", 5, 0, null));
 		LeaseView.Row current = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100),
 				Instant.ofEpochMilli(200), null, false, null, "server", "b-2");
 		LeaseView.Row ended = new LeaseView.Row("e", "b", 7, 3, Instant.ofEpochMilli(100), Instant.ofEpochMilli(100),
@@ -131,7 +131,8 @@ class LeaseViewTests {
 		assertThat(view.lease("e5")).as("nothing read yet").isNull();
 		LeaseView.Read first = view.newRead();
 		first.clock(1_000, first.shared(new String("server")));
-		first.sessions().put("a", new LeaseView.Session(first.shared(new String("a-1")), 4, 4_000, 1_000, null, 0, 0));
+		first.sessions()
+			.put("a", new LeaseView.Session(first.shared(new String("a-1")), 4, 4_000, 1_000, null, 0, 0, null));
 		first.members().addAll(ELECTIONS);
 		LeaseView.Row row = new LeaseView.Row("e5", first.shared(new String("a")), 7, 3, Instant.ofEpochMilli(100),
 				Instant.ofEpochMilli(100), Instant.ofEpochMilli(200), null, false, null,
@@ -142,7 +143,7 @@ class LeaseViewTests {
 		LeaseView.Read second = view.newRead();
 		second.clock(1_500, second.shared(new String("server")));
 		second.sessions()
-			.put("a", new LeaseView.Session(second.shared(new String("a-1")), 5, 4_500, 1_500, null, 0, 0));
+			.put("a", new LeaseView.Session(second.shared(new String("a-1")), 5, 4_500, 1_500, null, 0, 0, null));
 		// A partial read: the slice (e0, e1) and what changed, which is nothing.
 		view.take(view.plan(), second, "a");
 		LeaseState lease = view.lease("e5");
@@ -176,7 +177,7 @@ class LeaseViewTests {
 	private static LeaseView.Read read(long now, List<String> members) {
 		LeaseView.Read read = new LeaseView.Read();
 		read.clock(now, "server");
-		read.sessions().put("a", new LeaseView.Session("a-1", 1, now + 3_000, now, null, 0, 0));
+		read.sessions().put("a", new LeaseView.Session("a-1", 1, now + 3_000, now, null, 0, 0, null));
 		read.members().addAll(members);
 		return read;
 	}

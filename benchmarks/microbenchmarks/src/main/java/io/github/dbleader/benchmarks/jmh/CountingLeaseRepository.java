@@ -164,6 +164,19 @@ final class CountingLeaseRepository implements LeaseRepository {
 	}
 
 	@Override
+	public Candidacy heartbeat(String nodeId, String instanceId, String rank, Duration staleAfter,
+			long inheritVersion) {
+		count();
+		return this.delegate.heartbeat(nodeId, instanceId, rank, staleAfter, inheritVersion);
+	}
+
+	@Override
+	public int askToLead(String nodeId, String holderId, Collection<String> elections) {
+		count();
+		return this.delegate.askToLead(nodeId, holderId, elections);
+	}
+
+	@Override
 	public @Nullable NodeRowSighting nodeRow(String nodeId, Duration staleAfter) {
 		count();
 		return this.delegate.nodeRow(nodeId, staleAfter);
