@@ -178,12 +178,25 @@ final class Cluster implements AutoCloseable {
 	 * @param count how many
 	 */
 	void start(int count) {
+		start(count, List.of());
+	}
+
+	/**
+	 * Start processes in parallel with arguments of their own, after the cluster's, and
+	 * wait until each has started (its application is ready).
+	 * @param count how many
+	 * @param arguments their further arguments
+	 * @return the processes
+	 */
+	List<SampleNode> start(int count, List<String> arguments) {
+		List<String> all = new ArrayList<>(this.arguments);
+		all.addAll(arguments);
 		List<SampleNode> starting = new ArrayList<>();
 		try {
 			for (int i = 0; i < count; i++) {
 				FaultDatabase nodeDatabase = this.nodeDatabases.get(this.started % this.nodeDatabases.size());
 				String id = "fault-" + (char) ('a' + this.started++);
-				SampleNode node = SampleNode.start(id, id, this.jar, nodeDatabase, this.logDirectory, this.arguments);
+				SampleNode node = SampleNode.start(id, id, this.jar, nodeDatabase, this.logDirectory, all);
 				this.databaseOfNode.put(node, nodeDatabase);
 				this.nodes.add(node);
 				starting.add(node);
@@ -195,6 +208,7 @@ final class Cluster implements AutoCloseable {
 		await("processes " + starting + " started").atMost(START_TIMEOUT)
 			.pollInterval(Duration.ofMillis(200))
 			.until(() -> starting.stream().allMatch(SampleNode::hasStarted));
+		return starting;
 	}
 
 	/**
