@@ -3,7 +3,6 @@ package io.github.dbleader.autoconfigure;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -126,19 +125,8 @@ public final class LeaderElectionAutoConfiguration {
 	LeaseRepository leaderElectionLeaseRepository(ElectionDataSource electionDataSource,
 			ElectionConnectionPool connectionPool, ObjectProvider<PlatformTransactionManager> transactionManagers,
 			ListableBeanFactory beanFactory, DialectDetector dialectDetector, LeaderElectionProperties properties) {
-		LeaderElectionProperties.Jdbc jdbc = properties.getJdbc();
-		// Fenced work joins the application's transactions, so it runs on the election's
-		// DataSource itself and a transaction manager of it, not on the election's pool.
-		PlatformTransactionManager fencedTransactions = FencedTransactions
-			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
-		// Built at once: its store asks the detector for the platform when a statement
-		// first needs it, and again after a failure, so the context starts while the
-		// database is away. A database that answers now but is not supported still stops
-		// the start-up.
-		dialectDetector.getDialectIfAnswering();
-		return new JdbcLeaseRepository(new JdbcStore(connectionPool.getDataSource(), fencedTransactions,
-				electionDataSource.getDataSource(), dialectDetector::getDialect, jdbc.determineLeaseTables(),
-				properties.determineElectionSettings().statementTimeout()));
+		return new JdbcLeaseRepository(store(electionDataSource, connectionPool, transactionManagers, beanFactory,
+				dialectDetector, properties));
 	}
 
 	@Bean
@@ -148,20 +136,38 @@ public final class LeaderElectionAutoConfiguration {
 			ListableBeanFactory beanFactory, DialectDetector dialectDetector, LeaderElectionProperties properties) {
 		// Locks live in the lease table, on the election's pool; their fenced work joins
 		// the application's transactions, as the elections' does.
-		PlatformTransactionManager fencedTransactions = FencedTransactions
-			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
-		Supplier<JdbcLockRepository> repository = () -> new JdbcLockRepository(connectionPool.getDataSource(),
-				fencedTransactions, electionDataSource.getDataSource(), dialectDetector.getDialect(),
-				properties.getJdbc().determineLeaseTables(), properties.determineElectionSettings().statementTimeout());
-		return (dialectDetector.getDialectIfAnswering() != null) ? repository.get()
-				: DeferredRepository.create(JdbcLockRepository.class, repository);
+		return new JdbcLockRepository(store(electionDataSource, connectionPool, transactionManagers, beanFactory,
+				dialectDetector, properties));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	PartitionPins leaderElectionPartitionPins(ElectionConnectionPool connectionPool,
+	PartitionPins leaderElectionPartitionPins(ElectionConnectionPool connectionPool, DialectDetector dialectDetector,
 			LeaderElectionProperties properties) {
-		return new JdbcPartitionPins(connectionPool.getDataSource(), properties.getJdbc().determineLeaseTables(),
+		// The pins' statements need no platform, and no fenced work runs on their store.
+		return new JdbcPartitionPins(new JdbcStore(connectionPool.getDataSource(), dialectDetector::getDialect,
+				properties.getJdbc().determineLeaseTables(),
+				properties.determineElectionSettings().statementTimeout()));
+	}
+
+	/**
+	 * The store of a repository of leases or locks: the election's pool for its
+	 * statements, the application's transactions for fenced work.
+	 */
+	private static JdbcStore store(ElectionDataSource electionDataSource, ElectionConnectionPool connectionPool,
+			ObjectProvider<PlatformTransactionManager> transactionManagers, ListableBeanFactory beanFactory,
+			DialectDetector dialectDetector, LeaderElectionProperties properties) {
+		// Fenced work joins the application's transactions, so it runs on the election's
+		// DataSource itself and a transaction manager of it, not on the election's pool.
+		PlatformTransactionManager fencedTransactions = FencedTransactions
+			.determineTransactionManager(electionDataSource, transactionManagers, beanFactory);
+		// Built at once: the store asks the detector for the platform when a statement
+		// first needs it, and again after a failure, so the context starts while the
+		// database is away. A database that answers now but is not supported still stops
+		// the start-up.
+		dialectDetector.getDialectIfAnswering();
+		return new JdbcStore(connectionPool.getDataSource(), fencedTransactions, electionDataSource.getDataSource(),
+				dialectDetector::getDialect, properties.getJdbc().determineLeaseTables(),
 				properties.determineElectionSettings().statementTimeout());
 	}
 

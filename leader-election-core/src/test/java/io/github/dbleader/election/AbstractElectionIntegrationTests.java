@@ -46,6 +46,7 @@ import io.github.dbleader.election.it.LeadershipRecorder.Event;
 import io.github.dbleader.election.it.SteppedDatabaseClock;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.lock.ClusterLocks;
 import io.github.dbleader.election.lock.HeldLock;
 import io.github.dbleader.election.jdbc.LeaseTables;
@@ -727,8 +728,8 @@ abstract class AbstractElectionIntegrationTests {
 				service.election(this.electionName + "-" + nodeId + i);
 			}
 			services.add(service);
-			locks.add(new ClusterLocks(new JdbcLockRepository(pool, new DataSourceTransactionManager(pool), pool,
-					dialect(), this.tables, STATEMENT_TIMEOUT), nodeId));
+			locks.add(new ClusterLocks(new JdbcLockRepository(new JdbcStore(pool,
+					new DataSourceTransactionManager(pool), pool, dialect(), this.tables, STATEMENT_TIMEOUT)), nodeId));
 		}
 		services.forEach(ElectionService::start);
 		await().atMost(AFTER_CRASH)

@@ -6,6 +6,7 @@ import java.util.Map;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.jdbc.LeaseSchema;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
@@ -50,7 +51,8 @@ abstract class AbstractClusterLockProviderIntegrationTests extends AbstractExten
 			LeaseSchema.create(pool, dialect, TABLES);
 			return pool;
 		});
-		this.locks = new ClusterLocks(new JdbcLockRepository(dataSource, dialect, TABLES, Duration.ofSeconds(5)),
+		this.locks = new ClusterLocks(
+				new JdbcLockRepository(new JdbcStore(dataSource, dialect, TABLES, Duration.ofSeconds(5))),
 				"shedlock-test");
 		this.provider = new ClusterLockProvider(this.locks);
 	}

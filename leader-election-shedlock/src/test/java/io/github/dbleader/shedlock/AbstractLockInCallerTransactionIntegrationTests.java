@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.aop.ClusterLock;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.jdbc.LeaseSchema;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
@@ -74,7 +75,8 @@ abstract class AbstractLockInCallerTransactionIntegrationTests {
 		this.otherJdbc.execute("DROP TABLE IF EXISTS " + CALLER_TABLE);
 		this.otherJdbc.execute("CREATE TABLE " + CALLER_TABLE + " (id VARCHAR(64) PRIMARY KEY)");
 		this.otherNode = new ClusterLocks(
-				new JdbcLockRepository(this.otherNodePool, dialect, TABLES, Duration.ofSeconds(5)), "other-node");
+				new JdbcLockRepository(new JdbcStore(this.otherNodePool, dialect, TABLES, Duration.ofSeconds(5))),
+				"other-node");
 		this.application = new SpringApplicationBuilder(LockingApplication.class).web(WebApplicationType.NONE)
 			.properties("spring.datasource.url=" + database.url(), "spring.datasource.username=" + database.username(),
 					"spring.datasource.password=" + database.password(), "spring.jmx.enabled=false",

@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.jdbc.LeaseSchema;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
@@ -285,8 +286,8 @@ abstract class AbstractShedLockBridgeIntegrationTests {
 	}
 
 	private ClusterLocks clusterLocks(String nodeId) {
-		return new ClusterLocks(new JdbcLockRepository(this.dataSource, SqlDialect.forName(this.database.platform()),
-				TABLES, STATEMENT_TIMEOUT), nodeId);
+		return new ClusterLocks(new JdbcLockRepository(new JdbcStore(this.dataSource,
+				SqlDialect.forName(this.database.platform()), TABLES, STATEMENT_TIMEOUT)), nodeId);
 	}
 
 	private static LockConfiguration config(String name, Duration atLeastFor) {

@@ -7,6 +7,7 @@ import java.util.Optional;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.jdbc.LeaseSchema;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
@@ -95,8 +96,8 @@ class ClusterLockProviderStatementsIntegrationTests {
 
 	private static Node node(WireStatements wire, SqlDialect dialect, String id) {
 		HikariDataSource application = wire.dataSource(2);
-		JdbcLockRepository repository = new JdbcLockRepository(wire.dataSource(2),
-				new JdbcTransactionManager(application), application, dialect, TABLES, Duration.ofSeconds(2));
+		JdbcLockRepository repository = new JdbcLockRepository(new JdbcStore(wire.dataSource(2),
+				new JdbcTransactionManager(application), application, dialect, TABLES, Duration.ofSeconds(2)));
 		return new Node(id, new ClusterLockProvider(new ClusterLocks(repository, id)), new JdbcTemplate(application),
 				dialect.currentTimeMillis());
 	}

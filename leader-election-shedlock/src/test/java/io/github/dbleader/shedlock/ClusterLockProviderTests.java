@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.UUID;
 
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.jdbc.LeaseSchema;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
@@ -38,8 +39,8 @@ class ClusterLockProviderTests {
 		SimpleDriverDataSource dataSource = new SimpleDriverDataSource(new Driver(),
 				"jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
 		LeaseSchema.create(dataSource, SqlDialect.H2, LeaseTables.defaults());
-		JdbcLockRepository repository = new JdbcLockRepository(dataSource, SqlDialect.H2, LeaseTables.defaults(),
-				Duration.ofSeconds(5));
+		JdbcLockRepository repository = new JdbcLockRepository(
+				new JdbcStore(dataSource, SqlDialect.H2, LeaseTables.defaults(), Duration.ofSeconds(5)));
 		this.locks = new ClusterLocks(repository, "here");
 		this.elsewhere = new ClusterLocks(repository, "elsewhere");
 		this.provider = new ClusterLockProvider(this.locks);

@@ -15,6 +15,7 @@ import io.github.dbleader.autoconfigure.LeaderElectionProperties;
 import io.github.dbleader.autoconfigure.TestApplication;
 import io.github.dbleader.election.ElectionService;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
 import io.github.dbleader.election.lock.LockRepository;
@@ -206,7 +207,8 @@ class EndpointErrorsTests {
 				LeaderElectionProperties properties) {
 			Duration statementTimeout = properties.determineElectionSettings().statementTimeout();
 			return fault.faulty(
-					new JdbcLockRepository(dataSource, SqlDialect.H2, LeaseTables.defaults(), statementTimeout),
+					new JdbcLockRepository(
+							new JdbcStore(dataSource, SqlDialect.H2, LeaseTables.defaults(), statementTimeout)),
 					statementTimeout);
 		}
 

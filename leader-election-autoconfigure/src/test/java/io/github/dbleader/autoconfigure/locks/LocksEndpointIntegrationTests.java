@@ -12,6 +12,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.autoconfigure.ActuatorClient;
 import io.github.dbleader.autoconfigure.TestApplication;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.jdbc.LeaseSchema;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
@@ -64,8 +65,9 @@ class LocksEndpointIntegrationTests {
 				"leader-election.jdbc.candidate-table-name=" + TABLES.candidateTable(),
 				"leader-election.jdbc.initialize-schema=never", "management.endpoints.web.exposure.include=locks",
 				"management.endpoint.locks.access=unrestricted");
-		otherNode = new ClusterLocks(new JdbcLockRepository(dataSource, SqlDialect.forName(DATABASE.platform()), TABLES,
-				Duration.ofSeconds(5)), "locks-b");
+		otherNode = new ClusterLocks(new JdbcLockRepository(
+				new JdbcStore(dataSource, SqlDialect.forName(DATABASE.platform()), TABLES, Duration.ofSeconds(5))),
+				"locks-b");
 	}
 
 	@AfterAll

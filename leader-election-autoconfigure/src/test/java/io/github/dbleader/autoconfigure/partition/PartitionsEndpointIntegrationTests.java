@@ -15,6 +15,7 @@ import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.LeadershipListener;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcPartitionPins;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.jdbc.LeaseSchema;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import io.github.dbleader.election.jdbc.SqlDialect;
@@ -71,8 +72,8 @@ class PartitionsEndpointIntegrationTests {
 				"management.endpoints.web.exposure.include=partitions",
 				"management.endpoint.partitions.access=unrestricted");
 		thisGroup = application.getBean(PartitionGroups.class).group("orders");
-		PartitionGroups otherGroups = new PartitionGroups(
-				new JdbcPartitionPins(dataSource, TABLES, SETTINGS.statementTimeout()));
+		PartitionGroups otherGroups = new PartitionGroups(new JdbcPartitionPins(new JdbcStore(dataSource,
+				SqlDialect.forName(DATABASE.platform()), TABLES, SETTINGS.statementTimeout())));
 		otherNode = new ElectionService(new JdbcLeaseRepository(dataSource, SqlDialect.forName(DATABASE.platform()),
 				TABLES, SETTINGS.statementTimeout()), SETTINGS, "part-b", LeadershipListener.NONE);
 		otherGroup = otherGroups.create(otherNode, "orders", 12, new PartitionSettings(Duration.ofSeconds(1), 16));
@@ -177,8 +178,9 @@ class PartitionsEndpointIntegrationTests {
 	void refusesAPinToANodeThatIsNotAMember() throws Exception {
 		HttpResponse<String> response = send("POST", "/orders", "{\"partition\":0,\"nodeId\":\"part-gone\"}");
 		assertThat(response.statusCode()).isEqualTo(400);
-		assertThat(new JdbcPartitionPins(dataSource, TABLES, SETTINGS.statementTimeout()).pins("orders"))
-			.doesNotContainValue("part-gone");
+		assertThat(new JdbcPartitionPins(
+				new JdbcStore(dataSource, SqlDialect.forName(DATABASE.platform()), TABLES, SETTINGS.statementTimeout()))
+			.pins("orders")).doesNotContainValue("part-gone");
 	}
 
 	@Test

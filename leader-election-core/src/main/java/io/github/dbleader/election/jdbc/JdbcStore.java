@@ -21,10 +21,13 @@ import org.springframework.transaction.PlatformTransactionManager;
  * statement timeout as query timeout and network timeout, transactions on it for changes
  * of holder, the application's transactions for fenced work, the tables, and the
  * statements for the platform and the kind of server that answers
- * ({@link LeaseStatements}), chosen lazily: the platform when a repository first needs it
- * (so a platform that only the database can tell is asked for when the database answers,
- * and asked again after a failure), the kind of server at the first statement whose text
- * depends on it.
+ * ({@link LeaseStatements}, with the cluster locks' {@link LockStatements}), chosen
+ * lazily: the platform when a repository first needs it (so a platform that only the
+ * database can tell is asked for when the database answers, and asked again after a
+ * failure), the kind of server at the first statement whose text depends on it. The
+ * partition pins' statements ({@link PinStatements}) need neither. The repositories of
+ * leases ({@link JdbcLeaseRepository}), of cluster locks ({@link JdbcLockRepository}) and
+ * of partition pins ({@link JdbcPartitionPins}) are each built on a store.
  */
 public final class JdbcStore {
 
@@ -67,6 +70,9 @@ public final class JdbcStore {
 
 	private volatile @Nullable FencedTransactionTemplate fencedTransactions;
 
+	/** The pins' statements, the same on every platform. */
+	private final PinStatements pins;
+
 	/**
 	 * Create a store.
 	 * @param electionDataSource data source for the election's statements
@@ -97,6 +103,7 @@ public final class JdbcStore {
 				new NetworkTimeoutDataSource(electionDataSource, statementTimeout.dividedBy(2)));
 		this.causalOrLocalJdbc.setQueryTimeout(this.jdbc.getQueryTimeout());
 		this.transactions = new DataSourceTransactionManager(Objects.requireNonNull(this.jdbc.getDataSource()));
+		this.pins = new PinStatements(tables);
 	}
 
 	/**
@@ -122,6 +129,20 @@ public final class JdbcStore {
 	 * @param statementTimeout limit of every election statement
 	 */
 	public JdbcStore(DataSource dataSource, SqlDialect dialect, LeaseTables tables, Duration statementTimeout) {
+		this(dataSource, known(dialect), tables, statementTimeout);
+	}
+
+	/**
+	 * Create a store whose election statements and fenced work share one data source, on
+	 * a platform asked for when first needed.
+	 * @param dataSource the data source
+	 * @param dialect the platform, asked for when first needed and until it answers; it
+	 * may throw while the database cannot tell
+	 * @param tables table names
+	 * @param statementTimeout limit of every election statement
+	 */
+	public JdbcStore(DataSource dataSource, Supplier<SqlDialect> dialect, LeaseTables tables,
+			Duration statementTimeout) {
 		this(dataSource, new DataSourceTransactionManager(dataSource), dataSource, dialect, tables, statementTimeout);
 	}
 
@@ -216,6 +237,14 @@ public final class JdbcStore {
 			this.answering = statements;
 		}
 		return statements;
+	}
+
+	/**
+	 * @return the partition pins' statements, which need neither the platform nor the
+	 * kind of server
+	 */
+	PinStatements pinStatements() {
+		return this.pins;
 	}
 
 	/**

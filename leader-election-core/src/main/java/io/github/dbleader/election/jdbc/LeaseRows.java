@@ -377,37 +377,35 @@ final class LeaseRows {
 
 	/**
 	 * Run an update of rows listed by key and term, one statement per chunk of
-	 * {@value #MAX_ROWS_PER_UPDATE}: the statement ends with an open
-	 * {@code election_name IN (} list, which gives the plan its key ranges (a list of
-	 * pairs alone is no range on MariaDB), and each row is then checked with its term.
+	 * {@value #MAX_ROWS_PER_UPDATE}: the statement lists the keys
+	 * ({@link SqlTemplate#NAMES}), which gives the plan its key ranges (a list of pairs
+	 * alone is no range on MariaDB), and then each row's key with its term
+	 * ({@link SqlTemplate#PAIRS}).
 	 * @param jdbc where
-	 * @param sql the statement up to and including {@code election_name IN (}
+	 * @param statement the statement: a duration in milliseconds, the holder, the keys,
+	 * then the (key, term) pairs
 	 * @param heldTerms the rows' keys and terms
 	 * @param millis the first parameter (a duration in milliseconds)
 	 * @param nodeId the second parameter (the holder)
 	 * @return the rows changed, summed over the chunks
 	 */
-	static int updateByKeyAndTerm(JdbcTemplate jdbc, String sql, Map<String, Long> heldTerms, long millis,
+	static int updateByKeyAndTerm(JdbcTemplate jdbc, SqlTemplate statement, Map<String, Long> heldTerms, long millis,
 			String nodeId) {
 		List<Map.Entry<String, Long>> held = List.copyOf(heldTerms.entrySet());
 		int changed = 0;
 		for (int from = 0; from < held.size(); from += MAX_ROWS_PER_UPDATE) {
 			List<Map.Entry<String, Long>> chunk = held.subList(from, Math.min(held.size(), from + MAX_ROWS_PER_UPDATE));
-			StringBuilder statement = new StringBuilder(sql.length() + chunk.size() * 12).append(sql);
 			List<Object> args = new ArrayList<>(2 + chunk.size() * 3);
 			args.add(millis);
 			args.add(nodeId);
 			for (Map.Entry<String, Long> row : chunk) {
-				statement.append((args.size() == 2) ? "?" : ", ?");
 				args.add(row.getKey());
 			}
-			statement.append(") AND (election_name, term) IN (");
-			for (int i = 0; i < chunk.size(); i++) {
-				statement.append((i == 0) ? "(?, ?)" : ", (?, ?)");
-				args.add(chunk.get(i).getKey());
-				args.add(chunk.get(i).getValue());
+			for (Map.Entry<String, Long> row : chunk) {
+				args.add(row.getKey());
+				args.add(row.getValue());
 			}
-			changed += jdbc.update(statement.append(')').toString(), args.toArray());
+			changed += jdbc.update(statement.render(chunk.size()), args.toArray());
 		}
 		return changed;
 	}

@@ -10,8 +10,10 @@ import org.jspecify.annotations.Nullable;
  * server: a platform ({@link SqlDialect}), and on MySQL and MariaDB whether the server is
  * a node of a MariaDB Galera cluster. Each statement is one field. A statement that lists
  * a variable number of rows is a {@link SqlTemplate} whose slots each statement sent
- * expands for its rows. {@code docs/reference/statements.md} lists them all, generated
- * from this class ({@code StatementsReferenceTests}).
+ * expands for its rows. The cluster locks' statements are a catalog of their own for the
+ * same kind of server ({@link #locks}), and the partition pins' one for every kind
+ * ({@link PinStatements}). {@code docs/reference/statements.md} lists them all, generated
+ * from these classes ({@code StatementsReferenceTests}).
  *
  * <p>
  * Parameters are positional ({@code ?}) unless named ({@code :election}); the comments
@@ -427,6 +429,11 @@ final class LeaseStatements {
 	final String fenceView;
 
 	/**
+	 * The cluster locks' statements for the same kind of server, a catalog of their own.
+	 */
+	final LockStatements locks;
+
+	/**
 	 * Render the statements.
 	 * @param dialect the platform
 	 * @param galeraCluster whether for a node of a MariaDB Galera cluster; only where the
@@ -644,6 +651,8 @@ final class LeaseStatements {
 				+ " THEN 1 ELSE 0 END FROM " + lease + " l WHERE l.election_name = f.election_name"
 				+ " AND l.leader_id = f.leader_id AND l.term = f.term) AS valid FROM " + fence
 				+ " f WHERE f.election_name = ?";
+
+		this.locks = new LockStatements(dialect, server, read, tables, statementTimeout);
 	}
 
 	/**

@@ -76,8 +76,8 @@ class JdbcLockIntegrationTests {
 	 * Another node's repository on the same tables, counting the statements it prepares.
 	 */
 	private JdbcLockRepository node(TestDatabase database) {
-		return new JdbcLockRepository(new CountingDataSource(this.dataSource, this.statements),
-				SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1));
+		return new JdbcLockRepository(new JdbcStore(new CountingDataSource(this.dataSource, this.statements),
+				SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1)));
 	}
 
 	private long expiresAt(String key) {
@@ -120,8 +120,8 @@ class JdbcLockIntegrationTests {
 	void lockStatementsInsideTheCallersTransactionGiveTheirConnectionBackAtOnce(TestDatabase database) {
 		repository(database);
 		try (HikariDataSource lockPool = database.dataSource(database.url(), 2)) {
-			JdbcLockRepository locks = new JdbcLockRepository(lockPool, SqlDialect.forName(database.platform()), TABLES,
-					Duration.ofSeconds(1));
+			JdbcLockRepository locks = new JdbcLockRepository(
+					new JdbcStore(lockPool, SqlDialect.forName(database.platform()), TABLES, Duration.ofSeconds(1)));
 			TransactionTemplate caller = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
 			caller.setName("caller");
 			caller.setReadOnly(true);
@@ -244,8 +244,10 @@ class JdbcLockIntegrationTests {
 		SqlDialect dialect = SqlDialect.forName(database.platform());
 		try (SteppedDatabaseClock clock = SteppedDatabaseClock.on(dialect, this.dataSource)) {
 			DataSource stepped = clock.dataSource(this.dataSource);
-			JdbcLockRepository a = new JdbcLockRepository(stepped, dialect, TABLES, Duration.ofSeconds(1));
-			JdbcLockRepository b = new JdbcLockRepository(stepped, dialect, TABLES, Duration.ofSeconds(1));
+			JdbcLockRepository a = new JdbcLockRepository(
+					new JdbcStore(stepped, dialect, TABLES, Duration.ofSeconds(1)));
+			JdbcLockRepository b = new JdbcLockRepository(
+					new JdbcStore(stepped, dialect, TABLES, Duration.ofSeconds(1)));
 			long term = a.tryLock("lock:job", "a", AT_MOST).orElseThrow();
 			assertThat(a.extendLock("lock:job", "a", term, AT_MOST)).isTrue();
 			clock.step(Duration.ofSeconds(-60));
@@ -415,8 +417,8 @@ class JdbcLockIntegrationTests {
 	@EnumSource(TestDatabase.class)
 	void aTakeThatGaveUpWaitingForAFencedRunTakesNothingOnceTheRunHasEnded(TestDatabase database) throws Exception {
 		JdbcLockRepository a = repository(database);
-		JdbcLockRepository b = new JdbcLockRepository(this.dataSource, SqlDialect.forName(database.platform()), TABLES,
-				Duration.ofMillis(1500));
+		JdbcLockRepository b = new JdbcLockRepository(new JdbcStore(this.dataSource,
+				SqlDialect.forName(database.platform()), TABLES, Duration.ofMillis(1500)));
 		long term = awaitLock(a, "a");
 		CountDownLatch fenced = new CountDownLatch(1);
 		CountDownLatch finish = new CountDownLatch(1);

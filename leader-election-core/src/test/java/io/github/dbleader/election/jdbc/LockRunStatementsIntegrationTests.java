@@ -105,8 +105,8 @@ class LockRunStatementsIntegrationTests {
 
 	private static Node node(WireStatements wire, SqlDialect dialect, String id) {
 		HikariDataSource application = wire.dataSource(2);
-		JdbcLockRepository repository = new JdbcLockRepository(wire.dataSource(2),
-				new JdbcTransactionManager(application), application, dialect, TABLES, Duration.ofSeconds(2));
+		JdbcLockRepository repository = new JdbcLockRepository(new JdbcStore(wire.dataSource(2),
+				new JdbcTransactionManager(application), application, dialect, TABLES, Duration.ofSeconds(2)));
 		return new Node(id, new ClusterLocks(repository, id), new JdbcTemplate(application),
 				dialect.currentTimeMillis());
 	}

@@ -48,7 +48,8 @@ class NetworkTimeoutDataSourceIntegrationTests {
 		SingleConnectionDataSource pool = pool(database);
 		Duration statementTimeout = Duration.ofSeconds(1);
 		JdbcLeaseRepository leases = new JdbcLeaseRepository(pool, dialect(database), TABLES, statementTimeout);
-		JdbcLockRepository locks = new JdbcLockRepository(pool, dialect(database), TABLES, statementTimeout);
+		JdbcLockRepository locks = new JdbcLockRepository(
+				new JdbcStore(pool, dialect(database), TABLES, statementTimeout));
 		restoredAfter(database, () -> leases.heartbeat("a", "a-1", Duration.ofSeconds(30), -1));
 		// A change of holder: a transaction of the election's own.
 		restoredAfter(database, () -> leases.create("e", "a", Duration.ofSeconds(30)));

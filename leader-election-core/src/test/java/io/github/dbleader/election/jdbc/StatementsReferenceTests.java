@@ -18,31 +18,38 @@ class StatementsReferenceTests {
 
 	private static final Path PAGE = Path.of("../docs/reference/statements.md");
 
-	private static final Path SOURCE = Path.of("src/main/java/io/github/dbleader/election/jdbc/LeaseStatements.java");
+	private static final Path SOURCES = Path.of("src/main/java/io/github/dbleader/election/jdbc");
 
 	@Test
 	void committedStatementsPageIsTheOneTheCatalogGenerates() throws Exception {
-		String generated = new StatementsReference(SOURCE).render();
-		GeneratedPage.check(PAGE, generated, "LeaseStatements", StatementsReference.REGENERATE);
+		String generated = new StatementsReference(SOURCES).render();
+		GeneratedPage.check(PAGE, generated, "LeaseStatements, LockStatements and PinStatements",
+				StatementsReference.REGENERATE);
 	}
 
 	@Test
 	void everyStatementOfTheCatalogIsOnThePageAndItsLinesJoinToTheTextSent() throws Exception {
-		String page = new StatementsReference(SOURCE).render();
+		String page = new StatementsReference(SOURCES).render();
 		for (SqlDialect dialect : SqlDialect.values()) {
 			LeaseStatements statements = new LeaseStatements(dialect, false, LeaseTables.defaults(),
 					Duration.ofSeconds(1));
-			for (Field field : LeaseStatements.class.getDeclaredFields()) {
-				if (field.getType() != String.class && field.getType() != SqlTemplate.class) {
-					continue;
-				}
-				assertThat(page).as("the page lists %s", field.getName()).contains("#### `" + field.getName() + "`");
-				Object value = field.get(statements);
-				if (value != null) {
-					String sql = value.toString();
-					assertThat(StatementsReference.joined(StatementsReference.lines(sql))).as(field.getName())
-						.isEqualTo(sql);
-				}
+			everyStatementIsOnThePage(page, statements);
+			everyStatementIsOnThePage(page, statements.locks);
+		}
+		everyStatementIsOnThePage(page, new PinStatements(LeaseTables.defaults()));
+	}
+
+	private static void everyStatementIsOnThePage(String page, Object statements) throws Exception {
+		for (Field field : statements.getClass().getDeclaredFields()) {
+			if (field.getType() != String.class && field.getType() != SqlTemplate.class) {
+				continue;
+			}
+			assertThat(page).as("the page lists %s", field.getName()).contains("#### `" + field.getName() + "`");
+			Object value = field.get(statements);
+			if (value != null) {
+				String sql = value.toString();
+				assertThat(StatementsReference.joined(StatementsReference.lines(sql))).as(field.getName())
+					.isEqualTo(sql);
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.dbleader.election.it.ContractTables;
 import io.github.dbleader.election.jdbc.JdbcLockRepository;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 
@@ -27,8 +28,8 @@ abstract class JdbcLockRepositoryContract extends LockRepositoryContract {
 
 	@Override
 	protected LockRepository createRepository() {
-		return new JdbcLockRepository(this.tables.create(), this.tables.dialect(), this.tables.names(),
-				Duration.ofSeconds(1));
+		return new JdbcLockRepository(
+				new JdbcStore(this.tables.create(), this.tables.dialect(), this.tables.names(), Duration.ofSeconds(1)));
 	}
 
 	@Override

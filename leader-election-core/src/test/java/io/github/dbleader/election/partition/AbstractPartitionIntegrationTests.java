@@ -21,6 +21,7 @@ import io.github.dbleader.election.ElectionSettings;
 import io.github.dbleader.election.it.ElectionDatabase;
 import io.github.dbleader.election.jdbc.JdbcLeaseRepository;
 import io.github.dbleader.election.jdbc.JdbcPartitionPins;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.election.jdbc.LeaseTables;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -272,8 +273,8 @@ abstract class AbstractPartitionIntegrationTests {
 		this.resources.push(pool);
 		JdbcLeaseRepository repository = new JdbcLeaseRepository(pool, this.database.dialect(), this.tables,
 				SETTINGS.statementTimeout());
-		PartitionGroups groups = new PartitionGroups(
-				new JdbcPartitionPins(pool, this.tables, SETTINGS.statementTimeout()));
+		PartitionGroups groups = new PartitionGroups(new JdbcPartitionPins(
+				new JdbcStore(pool, this.database.dialect(), this.tables, SETTINGS.statementTimeout())));
 		ElectionService service = new ElectionService(repository, SETTINGS, nodeId, LeadershipListener.NONE);
 		PartitionGroup group = groups.create(service, "orders", COUNT, partitionSettings);
 		Node node = new Node(nodeId, service, group);

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import io.github.dbleader.election.it.ContractTables;
 import io.github.dbleader.election.jdbc.JdbcPartitionPins;
+import io.github.dbleader.election.jdbc.JdbcStore;
 import io.github.dbleader.test.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 
@@ -26,7 +27,8 @@ abstract class JdbcPartitionPinsContract extends PartitionPinsContract {
 
 	@Override
 	protected PartitionPins createPins() {
-		return new JdbcPartitionPins(this.tables.create(), this.tables.names(), Duration.ofSeconds(2));
+		return new JdbcPartitionPins(
+				new JdbcStore(this.tables.create(), this.tables.dialect(), this.tables.names(), Duration.ofSeconds(2)));
 	}
 
 	@AfterEach
