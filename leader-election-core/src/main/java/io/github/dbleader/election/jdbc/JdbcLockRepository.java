@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -130,6 +131,9 @@ public class JdbcLockRepository implements LockRepository {
 	 */
 	private final @Nullable String addMissingFence;
 
+	/** The read that chooses a lock's permit to try. */
+	private final PermitStatements permits;
+
 	/** Locks whose fence row this repository has made sure of. */
 	private final Set<String> fenced = ConcurrentHashMap.newKeySet();
 
@@ -212,6 +216,7 @@ public class JdbcLockRepository implements LockRepository {
 		this.forceRelease = "UPDATE " + lease + " SET leader_id = NULL, term = GREATEST(term + 1, " + now
 				+ "), version = version + 1, expires_at = " + now + " WHERE election_name = ?";
 		this.findTerm = "SELECT term FROM " + lease + " WHERE election_name = ?";
+		this.permits = new PermitStatements(dialect, tables);
 	}
 
 	/**
@@ -393,6 +398,21 @@ public class JdbcLockRepository implements LockRepository {
 					+ " WHERE f.election_name = taken.election_name RETURNING taken.term";
 			case H2 -> null;
 		};
+	}
+
+	/**
+	 * Which of the locks are free: one read by key of those held, whatever their number.
+	 */
+	@Override
+	public List<String> freeLocks(List<String> keys) {
+		if (keys.isEmpty()) {
+			return List.of();
+		}
+		return OutsideCallerTransaction.run(() -> {
+			Set<String> held = new HashSet<>(
+					this.jdbc.queryForList(this.permits.heldAmong(keys.size()), String.class, keys.toArray()));
+			return keys.stream().filter((key) -> !held.contains(key)).toList();
+		});
 	}
 
 	/**
