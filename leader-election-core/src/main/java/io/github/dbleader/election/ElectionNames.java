@@ -1,5 +1,7 @@
 package io.github.dbleader.election;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
@@ -29,6 +31,19 @@ public final class ElectionNames {
 
 	/** Longest lock name: the lease table's key holds its prefix too. */
 	public static final int MAX_LOCK_NAME_LENGTH = MAX_ELECTION_NAME_LENGTH - LOCK_NAME_PREFIX.length();
+
+	/**
+	 * What joins a lock's name and the number of one of its permits in the name of the
+	 * permit's row ({@link #permitKeys}): {@code <name>::permit-<n>}. A lock that is
+	 * taken, rather than read or released, may not have a name that ends like that
+	 * ({@link #lockName}), so that no lock is a permit of another.
+	 */
+	public static final String PERMIT_SEPARATOR = "::permit-";
+
+	/** Most permits a lock may have ({@link #permitKeys}). */
+	public static final int MAX_PERMITS = 1000;
+
+	private static final Pattern PERMIT_NAME = Pattern.compile(".*" + Pattern.quote(PERMIT_SEPARATOR) + "[0-9]+");
 
 	/**
 	 * Prefix of the elections of partition groups
@@ -143,7 +158,8 @@ public final class ElectionNames {
 	}
 
 	/**
-	 * The row of a cluster lock in the lease table.
+	 * The row of a cluster lock in the lease table, or of a permit of one, as
+	 * {@code ClusterLocks.findLocks} names it ({@link #permitKeys}).
 	 * @param name the lock's name
 	 * @return {@value #LOCK_NAME_PREFIX} followed by the name
 	 * @throws IllegalArgumentException if the name is blank, longer than
@@ -151,6 +167,57 @@ public final class ElectionNames {
 	 */
 	public static String lockKey(String name) {
 		return LOCK_NAME_PREFIX + check("lock name", name, MAX_LOCK_NAME_LENGTH);
+	}
+
+	/**
+	 * Check the name of a lock that is taken ({@code ClusterLocks.tryLock},
+	 * {@code @ClusterLock}).
+	 * @param name the lock's name
+	 * @return the name
+	 * @throws IllegalArgumentException if {@link #lockKey} refuses it, or it ends with
+	 * {@value #PERMIT_SEPARATOR} and digits, which names a permit of another lock
+	 */
+	public static String lockName(String name) {
+		lockKey(name);
+		if (PERMIT_NAME.matcher(name).matches()) {
+			throw new IllegalArgumentException("lock name '" + name + "' must not end with '" + PERMIT_SEPARATOR
+					+ "' and a number, which names a permit of lock '"
+					+ name.substring(0, name.lastIndexOf(PERMIT_SEPARATOR)) + "'");
+		}
+		return name;
+	}
+
+	/**
+	 * The rows of the permits of a lock that up to {@code permits} holders may hold at
+	 * once: the first is the lock's own row ({@link #lockKey}), so a lock is a lock of
+	 * one permit, and permit {@code n > 1} is the lock row of
+	 * {@code <name>}{@value #PERMIT_SEPARATOR}{@code <n>}.
+	 * @param name the lock's name
+	 * @param permits how many permits
+	 * @return the rows, permit 1 first
+	 * @throws IllegalArgumentException if {@link #lockName} refuses the name, if
+	 * {@code permits} is not between 1 and {@value #MAX_PERMITS}, or if the name of the
+	 * last permit is longer than {@link #MAX_LOCK_NAME_LENGTH} characters
+	 */
+	public static List<String> permitKeys(String name, int permits) {
+		lockName(name);
+		if (permits < 1 || permits > MAX_PERMITS) {
+			throw new IllegalArgumentException(
+					"permits of lock '" + name + "' (" + permits + ") must be between 1 and " + MAX_PERMITS);
+		}
+		List<String> keys = new ArrayList<>(permits);
+		keys.add(lockKey(name));
+		for (int permit = 2; permit <= permits; permit++) {
+			String permitName = name + PERMIT_SEPARATOR + permit;
+			if (permitName.length() > MAX_LOCK_NAME_LENGTH) {
+				throw new IllegalArgumentException("lock name '" + name + "' is too long for " + permits
+						+ " permits: the name of its last permit, '" + name + PERMIT_SEPARATOR + permits + "', is "
+						+ (name.length() + PERMIT_SEPARATOR.length() + String.valueOf(permits).length())
+						+ " characters long; at most " + MAX_LOCK_NAME_LENGTH + " are allowed");
+			}
+			keys.add(LOCK_NAME_PREFIX + permitName);
+		}
+		return keys;
 	}
 
 	private static String check(String what, String value, int maxLength) {

@@ -78,6 +78,11 @@ final class SimulatedLockConnection implements LockRepository {
 	}
 
 	@Override
+	public List<String> freeLocks(List<String> keys) {
+		return send("freeLocks " + keys, null, (locks) -> locks.freeLocks(keys));
+	}
+
+	@Override
 	public boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
 		return send("extendLock " + key, null, (locks) -> locks.extendLock(key, nodeId, term, atMostFor));
 	}

@@ -16,6 +16,10 @@ import org.springframework.aot.hint.annotation.Reflective;
  * takes each run, and the check costs one statement per call.
  *
  * <p>
+ * With {@link #permits()} above 1, up to that many calls run at once across the cluster
+ * (for example at most three runs of a job at once), each under a permit of its own.
+ *
+ * <p>
  * A skipped call returns what a skipped {@code @LeaderOnly} call returns ({@code null},
  * {@link java.util.Optional#empty()} or a primitive zero). Inside the method,
  * {@code ClusterLocks.currentLock()} gives the held lock, for fenced work.
@@ -72,6 +76,20 @@ public @interface ClusterLock {
 	 * @return the shortest hold
 	 */
 	String atLeastFor() default "0s";
+
+	/**
+	 * How many calls may run at once across the cluster, each under a permit of its own
+	 * ({@code ClusterLocks.tryPermit}): 1 (the default) for one at a time, under the lock
+	 * itself. With more, each call holds one of the lock's permits, a lock of its own
+	 * named {@code <name>::permit-<n>} from the second on, with its own term for fenced
+	 * work, its own extensions and keep-alive; {@code ClusterLocks.currentLock()} gives
+	 * it. A try costs one statement more than a lock's (a read of which permits are
+	 * free), whatever the count. Methods that share a lock name should give the same
+	 * count: at most the largest count run at once. The name of the last permit must fit
+	 * in the lock names' length limit.
+	 * @return the number of permits, 1 to 1000
+	 */
+	int permits() default 1;
 
 	/**
 	 * What happens to the lock when the run ends.

@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
+import io.github.dbleader.election.ElectionNames;
 import io.github.dbleader.election.lock.ClusterLocks;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -41,22 +42,23 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 		Object[] result = new Object[1];
 		Throwable[] failure = new Throwable[1];
 		boolean ran = this.clusterLocks.get()
-			.runLocked(settings.name(), settings.atMostFor(), settings.atLeastFor(), settings.release(), (lock) -> {
-				GuardedCall.started(lock.term());
-				if (settings.maxFor() != null) {
-					lock.keepAlive(settings.maxFor());
-					if (settings.interruptOnLoss()) {
-						Thread run = Thread.currentThread();
-						lock.onLost(run::interrupt);
-					}
-				}
-				try {
-					result[0] = invocation.proceed();
-				}
-				catch (Throwable ex) {
-					failure[0] = ex;
-				}
-			});
+			.runLocked(settings.name(), settings.permits(), settings.atMostFor(), settings.atLeastFor(),
+					settings.release(), (lock) -> {
+						GuardedCall.started(lock.term());
+						if (settings.maxFor() != null) {
+							lock.keepAlive(settings.maxFor());
+							if (settings.interruptOnLoss()) {
+								Thread run = Thread.currentThread();
+								lock.onLost(run::interrupt);
+							}
+						}
+						try {
+							result[0] = invocation.proceed();
+						}
+						catch (Throwable ex) {
+							failure[0] = ex;
+						}
+					});
 		if (failure[0] != null) {
 			throw failure[0];
 		}
@@ -65,7 +67,8 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 
 	@Override
 	String skipReason(Settings settings) {
-		return "lock '" + settings.name() + "' is held elsewhere";
+		return (settings.permits() == 1) ? "lock '" + settings.name() + "' is held elsewhere"
+				: "every permit of lock '" + settings.name() + "' is held";
 	}
 
 	@Override
@@ -76,14 +79,14 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 		}
 		String name = annotation.name().isEmpty() ? targetClass.getSimpleName() + "." + method.getName()
 				: annotation.name();
-		ClusterLocks.key(name);
+		ElectionNames.permitKeys(name, annotation.permits());
 		Duration maxFor = annotation.maxFor().isEmpty() ? null
 				: optionalDuration(annotation.maxFor(), "maxFor", method);
 		if (annotation.interruptOnLoss() && maxFor == null) {
 			throw new IllegalStateException("interruptOnLoss of @ClusterLock on " + method + " needs maxFor:"
 					+ " only a kept-alive lock is watched for its loss");
 		}
-		return new Settings(name, duration(annotation.atMostFor(), "atMostFor", method),
+		return new Settings(name, annotation.permits(), duration(annotation.atMostFor(), "atMostFor", method),
 				duration(annotation.atLeastFor(), "atLeastFor", method),
 				annotation.mode() == ClusterLock.Mode.RELEASE_AFTER_RUN, maxFor, annotation.interruptOnLoss());
 	}
@@ -111,8 +114,8 @@ public class ClusterLockInterceptor extends SkippingMethodInterceptor<ClusterLoc
 		}
 	}
 
-	record Settings(String name, Duration atMostFor, Duration atLeastFor, boolean release, @Nullable Duration maxFor,
-			boolean interruptOnLoss) {
+	record Settings(String name, int permits, Duration atMostFor, Duration atLeastFor, boolean release,
+			@Nullable Duration maxFor, boolean interruptOnLoss) {
 	}
 
 }

@@ -3,6 +3,7 @@ package io.github.dbleader.election.jdbc;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -183,6 +184,21 @@ public class JdbcLockRepository implements LockRepository {
 			writeFence(key);
 		}
 		return OptionalLong.of(((Number) keys.getKeyList().get(0).values().iterator().next()).longValue());
+	}
+
+	/**
+	 * Which of the locks are free: one read by key of those held, whatever their number.
+	 */
+	@Override
+	public List<String> freeLocks(List<String> keys) {
+		if (keys.isEmpty()) {
+			return List.of();
+		}
+		return OutsideCallerTransaction.run(() -> {
+			Set<String> held = new HashSet<>(this.store.jdbc()
+				.queryForList(statements().heldAmong.render(keys.size()), String.class, keys.toArray()));
+			return keys.stream().filter((key) -> !held.contains(key)).toList();
+		});
 	}
 
 	/**

@@ -107,6 +107,14 @@ final class LockStatements {
 	final String findLocks;
 
 	/**
+	 * Which of listed lock rows are held, by key (the choice of a permit to try,
+	 * {@code ClusterLocks.tryPermit}): a plain read that locks nothing, so it never waits
+	 * for a fenced run or a take under way; missing and expired rows are the free ones;
+	 * parameters: the keys.
+	 */
+	final SqlTemplate heldAmong;
+
+	/**
 	 * Render the statements.
 	 * @param dialect the platform
 	 * @param server SQL expression of the identity of the server that answers
@@ -168,6 +176,8 @@ final class LockStatements {
 		this.forceRelease = "UPDATE " + lease + " SET leader_id = NULL, term = GREATEST(term + 1, " + now
 				+ "), version = version + 1, expires_at = " + now + " WHERE election_name = ?";
 		this.findTerm = "SELECT term FROM " + lease + " WHERE election_name = ?";
+		this.heldAmong = new SqlTemplate("SELECT election_name FROM " + dialect.byKey(lease) + " WHERE expires_at > "
+				+ now + " AND election_name IN (" + SqlTemplate.NAMES.marker() + ")", SqlTemplate.NAMES);
 	}
 
 	/**

@@ -11,8 +11,10 @@ import java.util.Deque;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 
 import io.github.dbleader.election.ElectionNames;
 import io.github.dbleader.election.ElectionService;
@@ -68,6 +70,11 @@ import org.slf4j.LoggerFactory;
  * <p>
  * A lock named {@code n} is the lease table's row {@value #KEY_PREFIX}{@code n};
  * elections must not use names with that prefix.
+ *
+ * <p>
+ * A lock may also have several permits, up to as many holders at once
+ * ({@link #tryPermit}): each permit is a lock row of its own, with its own term, fenced
+ * work, extensions and keep-alive.
  */
 public class ClusterLocks implements AutoCloseable {
 
@@ -78,6 +85,13 @@ public class ClusterLocks implements AutoCloseable {
 	public static final int MAX_NAME_LENGTH = ElectionNames.MAX_LOCK_NAME_LENGTH;
 
 	private static final Logger logger = LoggerFactory.getLogger(ClusterLocks.class);
+
+	/**
+	 * How many free permits a try of a lock's permits takes at most: a second one when
+	 * another node took the first meanwhile, and never more, so that a try costs the same
+	 * number of statements whatever the number of permits.
+	 */
+	private static final int MAX_PERMIT_TAKES = 2;
 
 	private static final LockCallObservationConvention DEFAULT_OBSERVATION_CONVENTION = new DefaultLockCallObservationConvention();
 
@@ -99,6 +113,12 @@ public class ClusterLocks implements AutoCloseable {
 	 * cannot see a later acquisition by this node.
 	 */
 	private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * Counts the tries of permits, so that the runs of one node, like those of different
+	 * nodes, start at different free permits.
+	 */
+	private final AtomicInteger permitTries = new AtomicInteger();
 
 	/** The locks of the runs on each thread, innermost last. */
 	private final ThreadLocal<@Nullable Deque<HeldLock>> current = new ThreadLocal<>();
@@ -270,16 +290,82 @@ public class ClusterLocks implements AutoCloseable {
 	 * @throws IllegalArgumentException if the name or the durations are invalid
 	 */
 	public Optional<HeldLock> tryLock(String name, Duration atMostFor, Duration atLeastFor) {
-		String key = key(name);
+		String key = key(ElectionNames.lockName(name));
 		validate(atMostFor, atLeastFor);
-		Optional<HeldLock> held = take(name, key, atMostFor, atLeastFor);
+		return told(name, take(name, key, atMostFor, atLeastFor));
+	}
+
+	/**
+	 * Try to take one of the permits of a lock that up to {@code permits} holders may
+	 * hold at once across the cluster. Each permit is a lock of its own (the first is the
+	 * lock {@code name} itself, permit {@code n > 1} the lock
+	 * <code>name{@value ElectionNames#PERMIT_SEPARATOR}n</code>), so the held permit has
+	 * its own term, fenced work, extensions, keep-alive and release, as a lock has, and
+	 * {@link HeldLock#name()} names the permit. One permit ({@code permits == 1}) is the
+	 * lock itself: this is {@link #tryLock}. With more, the try reads which of the
+	 * permits are free (one statement that locks nothing), then takes one as
+	 * {@link #tryLock} takes a lock, and another if a node took that one meanwhile: the
+	 * statements do not grow with {@code permits}.
+	 * <p>
+	 * The count belongs to the caller: callers of one lock with different counts share
+	 * its first permits, so at most the largest count hold it at once, and a caller with
+	 * a smaller count gets a permit only while one of its own is free. Never throws for a
+	 * database failure, as {@link #tryLock}.
+	 * @param name the lock's name
+	 * @param permits how many holders may hold the lock at once, 1 to
+	 * {@value ElectionNames#MAX_PERMITS}
+	 * @param atMostFor how long the permit is held at most, also after a crash of this
+	 * node
+	 * @param atLeastFor how long after its acquisition a released permit stays taken; at
+	 * most {@code atMostFor}
+	 * @return the held permit, or empty if other holders (here or elsewhere) hold every
+	 * permit
+	 * @throws IllegalArgumentException if the name, the count or the durations are
+	 * invalid, or the permits' names would be too long ({@link ElectionNames#permitKeys})
+	 */
+	public Optional<HeldLock> tryPermit(String name, int permits, Duration atMostFor, Duration atLeastFor) {
+		List<String> keys = ElectionNames.permitKeys(name, permits);
+		validate(atMostFor, atLeastFor);
+		return told(name, (permits == 1) ? take(name, keys.get(0), atMostFor, atLeastFor)
+				: takePermit(name, keys, atMostFor, atLeastFor));
+	}
+
+	private Optional<HeldLock> told(String name, Optional<HeldLock> held) {
 		if (held.isPresent()) {
-			this.listener.acquired(name, held.get().term());
+			this.listener.acquired(held.get().name(), held.get().term());
 		}
 		else {
 			this.listener.skipped(name);
 		}
 		return held;
+	}
+
+	private Optional<HeldLock> takePermit(String name, List<String> keys, Duration atMostFor, Duration atLeastFor) {
+		List<String> free;
+		try {
+			free = this.repository.freeLocks(keys);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not read the permits of lock '" + name + "'; the run is skipped: " + ex);
+			return Optional.empty();
+		}
+		// Tries that meet start at different free permits, so that most take the first
+		// they try.
+		int start = Math.floorMod(this.nodeId.hashCode() + this.permitTries.getAndIncrement(),
+				Math.max(1, free.size()));
+		int takes = 0;
+		for (int i = 0; i < free.size() && takes < MAX_PERMIT_TAKES; i++) {
+			String key = free.get((start + i) % free.size());
+			if (this.inFlight.contains(key)) {
+				continue;
+			}
+			takes++;
+			Optional<HeldLock> held = take(key.substring(KEY_PREFIX.length()), key, atMostFor, atLeastFor);
+			if (held.isPresent()) {
+				return held;
+			}
+		}
+		return Optional.empty();
 	}
 
 	private Optional<HeldLock> take(String name, String key, Duration atMostFor, Duration atLeastFor) {
@@ -318,7 +404,29 @@ public class ClusterLocks implements AutoCloseable {
 	 */
 	public boolean runLocked(String name, Duration atMostFor, Duration atLeastFor, boolean releaseAfterRun,
 			LockedTask task) throws Exception {
-		Optional<LockedRun> started = startRun(name, atMostFor, atLeastFor);
+		return run(startRun(name, atMostFor, atLeastFor), releaseAfterRun, task);
+	}
+
+	/**
+	 * Run a task under one of the permits of a lock ({@link #tryPermit}), or skip it if
+	 * other runs hold every permit: at most {@code permits} runs at once across the
+	 * cluster. The task can reach its permit through {@link #currentLock()}.
+	 * @param name the lock's name
+	 * @param permits how many runs may run at once
+	 * @param atMostFor how long the permit is held at most
+	 * @param atLeastFor how long after its acquisition the permit stays taken
+	 * @param releaseAfterRun whether to release the permit when the task ends (otherwise
+	 * it expires after {@code atMostFor})
+	 * @param task the task
+	 * @return whether the task ran
+	 * @throws Exception what the task threw
+	 */
+	public boolean runLocked(String name, int permits, Duration atMostFor, Duration atLeastFor, boolean releaseAfterRun,
+			LockedTask task) throws Exception {
+		return run(startRun(name, permits, atMostFor, atLeastFor), releaseAfterRun, task);
+	}
+
+	private boolean run(Optional<LockedRun> started, boolean releaseAfterRun, LockedTask task) throws Exception {
 		if (started.isEmpty()) {
 			return false;
 		}
@@ -352,6 +460,27 @@ public class ClusterLocks implements AutoCloseable {
 	 * @throws IllegalArgumentException if the name or the durations are invalid
 	 */
 	public Optional<LockedRun> startRun(String name, Duration atMostFor, Duration atLeastFor) {
+		return startRun(name, atLeastFor, () -> tryLock(name, atMostFor, atLeastFor));
+	}
+
+	/**
+	 * Start a run under one of the permits of a lock ({@link #tryPermit}) whose end the
+	 * caller reports, as {@link #startRun(String, Duration, Duration)} does under a lock.
+	 * @param name the lock's name
+	 * @param permits how many runs may run at once
+	 * @param atMostFor how long the permit is held at most, also after a crash of this
+	 * node
+	 * @param atLeastFor how long after its acquisition a released permit stays taken; at
+	 * most {@code atMostFor}
+	 * @return the run, or empty if other runs hold every permit
+	 * @throws IllegalArgumentException if the name, the count or the durations are
+	 * invalid
+	 */
+	public Optional<LockedRun> startRun(String name, int permits, Duration atMostFor, Duration atLeastFor) {
+		return startRun(name, atLeastFor, () -> tryPermit(name, permits, atMostFor, atLeastFor));
+	}
+
+	private Optional<LockedRun> startRun(String name, Duration atLeastFor, Supplier<Optional<HeldLock>> take) {
 		spread(atLeastFor);
 		LockCallContext context = new LockCallContext(name);
 		Observation observation = LeaderElectionObservationDocumentation.LOCK_CALL
@@ -360,7 +489,7 @@ public class ClusterLocks implements AutoCloseable {
 			.start();
 		Optional<HeldLock> held;
 		try {
-			held = tryLock(name, atMostFor, atLeastFor);
+			held = take.get();
 		}
 		catch (RuntimeException ex) {
 			context.setOutcome(LockCallContext.Outcome.FAILED);
@@ -483,7 +612,8 @@ public class ClusterLocks implements AutoCloseable {
 	}
 
 	/**
-	 * The row of a lock in the lease table.
+	 * The row of a lock in the lease table, or of a permit of one, as {@link #findLocks}
+	 * names it ({@link #tryPermit}).
 	 * @param name the lock's name
 	 * @return {@value #KEY_PREFIX} followed by the name
 	 * @throws IllegalArgumentException if the name is blank, too long or ends with a

@@ -1,9 +1,11 @@
 package io.github.dbleader.election.lock;
 
 import java.time.Duration;
-import java.util.Map;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 import io.github.dbleader.election.FencedCallback;
 import org.jspecify.annotations.Nullable;
@@ -28,6 +30,26 @@ public interface LockRepository {
 	 * @return the term of this acquisition, or empty if another node holds the lock
 	 */
 	OptionalLong tryLock(String key, String nodeId, Duration atMostFor);
+
+	/**
+	 * Which of the given locks a {@link #tryLock try} could take now: those that have
+	 * expired by the database clock (or were released), and those that have no row yet.
+	 * The permits of a lock ({@link ClusterLocks#tryPermit}) use it to choose a permit to
+	 * try: one statement whatever the number of keys, which locks no row and waits for no
+	 * fenced run. A hint only: another node may take a listed lock before this node's try
+	 * does. This default reads every lock ({@link #findLocks}).
+	 * @param keys the locks' rows
+	 * @return the free ones, in the order given
+	 */
+	default List<String> freeLocks(List<String> keys) {
+		Set<String> held = new HashSet<>();
+		for (LockState lock : findLocks()) {
+			if (lock.held()) {
+				held.add(ClusterLocks.KEY_PREFIX + lock.name());
+			}
+		}
+		return keys.stream().filter((key) -> !held.contains(key)).toList();
+	}
 
 	/**
 	 * Extend the lock of this acquisition: one conditional statement on the lock's row,

@@ -3,11 +3,14 @@ package io.github.dbleader.election.jdbc;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.dbleader.election.lock.ClusterLocks;
+import io.github.dbleader.election.lock.HeldLock;
 import io.github.dbleader.test.TestDatabase;
 import io.github.dbleader.test.WireStatements;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -67,6 +70,66 @@ class LockRunStatementsIntegrationTests {
 			assertThat(cost.perRun()).as("statements per run, three nodes, the job's two included (printed above)")
 				.isLessThanOrEqualTo(MAX_STATEMENTS_PER_RUN);
 		}
+	}
+
+	/**
+	 * Issue 38: what a try of the permits of a lock costs, in statements the server runs,
+	 * for 1, 3 and 10 permits, in steady state (every permit's row exists and this node
+	 * has seen it): a take (one permit free) and a try that finds every permit held. They
+	 * do not grow with the number of permits; a lock of one permit is the lock itself.
+	 */
+	@ParameterizedTest
+	@EnumSource(value = TestDatabase.class, names = { "MYSQL", "MARIADB", "POSTGRESQL" })
+	void aTryOfAPermitCostsTheSameStatementsWhateverTheNumberOfPermits(TestDatabase database) throws Exception {
+		SqlDialect dialect = freshTables(database);
+		try (WireStatements wire = WireStatements.through(database)) {
+			Node a = node(wire, dialect, "a");
+			Node b = node(wire, dialect, "b");
+			Map<Integer, List<Integer>> costs = new TreeMap<>();
+			for (int permits : new int[] { 1, 3, 10 }) {
+				String name = "permits" + permits;
+				// Warm-up: each node takes and releases every permit once (it sees each
+				// permit's row), then node a holds all but one.
+				for (Node node : List.of(a, b)) {
+					List<HeldLock> warmUp = new ArrayList<>();
+					for (int i = 0; i < permits; i++) {
+						warmUp.add(node.locks()
+							.tryPermit(name, permits, Duration.ofSeconds(30), Duration.ZERO)
+							.orElseThrow());
+					}
+					warmUp.forEach(HeldLock::release);
+				}
+				for (int i = 0; i < permits - 1; i++) {
+					a.locks().tryPermit(name, permits, Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
+				}
+				int before = wire.count();
+				HeldLock taken = b.locks()
+					.tryPermit(name, permits, Duration.ofSeconds(30), Duration.ZERO)
+					.orElseThrow();
+				int take = wire.count() - before;
+				before = wire.count();
+				assertThat(a.locks().tryPermit(name, permits, Duration.ofSeconds(30), Duration.ZERO)).isEmpty();
+				int refused = wire.count() - before;
+				taken.release();
+				costs.put(permits, List.of(take, refused));
+			}
+			System.out.printf("%s: statements per permit take and refused try, by number of permits: %s%n", database,
+					costs);
+			assertThat(costs.get(10)).as("statements for 10 permits and for 3 (printed above)").isEqualTo(costs.get(3));
+			assertThat(costs.get(1).get(1)).as("a refused try, one permit or several").isEqualTo(costs.get(3).get(1));
+			assertThat(costs.get(1).get(0)).as("a lock of one permit is the lock: one statement fewer")
+				.isEqualTo(costs.get(3).get(0) - 1);
+		}
+	}
+
+	/** Creates the lease tables afresh, off the wire. */
+	private static SqlDialect freshTables(TestDatabase database) {
+		SqlDialect dialect = SqlDialect.forName(database.platform());
+		try (HikariDataSource direct = database.dataSource(1)) {
+			database.dropTables(direct, TABLES.allTables().toArray(String[]::new));
+			LeaseSchema.create(direct, dialect, TABLES);
+		}
+		return dialect;
 	}
 
 	/**

@@ -97,6 +97,16 @@ public class InMemoryLockRepository implements LockRepository {
 		return answer(OptionalLong.of(term));
 	}
 
+	/** One read, as the JDBC repository sends: missing and expired rows are free. */
+	@Override
+	public synchronized List<String> freeLocks(List<String> keys) {
+		statement();
+		return keys.stream().filter((key) -> {
+			Row row = this.rows.get(key);
+			return row == null || row.expiresAt <= this.databaseMillis;
+		}).toList();
+	}
+
 	@Override
 	public synchronized boolean extendLock(String key, String nodeId, long term, Duration atMostFor) {
 		write();

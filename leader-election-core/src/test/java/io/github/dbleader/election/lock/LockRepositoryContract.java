@@ -1,15 +1,20 @@
 package io.github.dbleader.election.lock;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 import io.github.dbleader.election.FencedCallback;
@@ -513,6 +518,111 @@ abstract class LockRepositoryContract {
 		assertThat(lock(mixed).holder()).isEqualTo("c");
 		assertThat(repository.extendLock(mixed, "c", mixedTerm, LOCK)).isTrue();
 		assertThat(lock(upper).term()).isGreaterThan(upperTerm);
+	}
+
+	/** A node's cluster locks on this repository, on the system's monotonic clock. */
+	private ClusterLocks node(String nodeId) {
+		return new ClusterLocks(this.repository, nodeId);
+	}
+
+	@Test
+	void freeLocksAreTheMissingExpiredAndReleasedOnesInOneRead() {
+		LockRepository repository = repository();
+		String held = JOB + "::permit-2";
+		String released = JOB + "::permit-3";
+		String expired = JOB + "::permit-4";
+		String missing = JOB + "::permit-5";
+		long heldTerm = repository.tryLock(held, "a", LOCK).orElseThrow();
+		long releasedTerm = repository.tryLock(released, "a", LOCK).orElseThrow();
+		repository.tryLock(expired, "a", SECOND).orElseThrow();
+		assertThat(repository.releaseLock(released, "a", releasedTerm, Duration.ZERO, Duration.ZERO)).isTrue();
+		advanceDatabaseClock(SECOND.multipliedBy(2));
+		assertThat(repository.freeLocks(List.of(missing, held, expired, released))).containsExactly(missing, expired,
+				released);
+		assertThat(repository.freeLocks(List.of(held))).isEmpty();
+		assertThat(repository.extendLock(held, "a", heldTerm, LOCK)).isTrue();
+	}
+
+	@Test
+	void atMostNHoldPermitsAtOnceAndAReleasedOrExpiredPermitIsTakenAgain() {
+		List<HeldLock> held = new ArrayList<>();
+		for (String node : List.of("a", "b", "c")) {
+			held.add(node(node).tryPermit("job", 3, LOCK, Duration.ZERO).orElseThrow());
+		}
+		assertThat(held).extracting(HeldLock::name).containsExactlyInAnyOrder("job", "job::permit-2", "job::permit-3");
+		assertThat(node("d").tryPermit("job", 3, LOCK, Duration.ZERO)).isEmpty();
+		assertThat(repository().findLocks()).extracting(LockState::name)
+			.containsExactly("job", "job::permit-2", "job::permit-3");
+		assertThat(held.get(1).release()).isTrue();
+		HeldLock again = node("d").tryPermit("job", 3, LOCK, Duration.ZERO).orElseThrow();
+		assertThat(again.name()).isEqualTo(held.get(1).name());
+		assertThat(again.term()).isGreaterThan(held.get(1).term());
+		advanceDatabaseClock(LOCK.plus(SECOND));
+		HeldLock afterExpiry = node("e").tryPermit("job", 3, LOCK, Duration.ZERO).orElseThrow();
+		HeldLock before = (afterExpiry.name().equals(again.name())) ? again
+				: held.stream().filter((lock) -> lock.name().equals(afterExpiry.name())).findFirst().orElseThrow();
+		assertThat(afterExpiry.term()).isGreaterThan(before.term());
+	}
+
+	@Test
+	void eachPermitHoldersFencedWorkRunsUnderItsTermAndIsRefusedOnceThePermitIsLost() {
+		HeldLock a = node("a").tryPermit("job", 2, LOCK, Duration.ZERO).orElseThrow();
+		HeldLock b = node("b").tryPermit("job", 2, LOCK, Duration.ZERO).orElseThrow();
+		assertThat(a.<Long>runFenced((term) -> term)).isEqualTo(a.term());
+		assertThat(b.<Long>runFenced((term) -> term)).isEqualTo(b.term());
+		// An extension keeps one permit past the other's expiry.
+		assertThat(a.extend(LOCK.multipliedBy(3))).isTrue();
+		advanceDatabaseClock(LOCK.plus(SECOND));
+		HeldLock c = node("c").tryPermit("job", 2, LOCK, Duration.ZERO).orElseThrow();
+		assertThat(c.name()).isEqualTo(b.name());
+		assertThat(node("d").tryPermit("job", 2, LOCK, Duration.ZERO)).isEmpty();
+		assertThat(a.<Long>runFenced((term) -> term)).isEqualTo(a.term());
+		assertThatExceptionOfType(LockNotHeldException.class).isThrownBy(() -> b.runFenced((term) -> term));
+		assertThat(c.<Long>runFenced((term) -> term)).isEqualTo(c.term());
+	}
+
+	/**
+	 * Nodes that run a task under three permits at once, from several threads each, as
+	 * the scheduler calls a {@code @ClusterLock(permits = 3)} method: never more than
+	 * three runs at once, and three do run at once.
+	 */
+	@Test
+	void runsUnderThreePermitsFromSeveralNodesAtOnceNeverExceedThree() throws Exception {
+		List<ClusterLocks> nodes = List.of(node("a"), node("b"), node("c"), node("d"), node("e"));
+		AtomicInteger running = new AtomicInteger();
+		AtomicInteger most = new AtomicInteger();
+		ExecutorService threads = Executors.newFixedThreadPool(10);
+		try {
+			for (int round = 0; round < 5; round++) {
+				CountDownLatch three = new CountDownLatch(3);
+				List<CompletableFuture<Boolean>> calls = new ArrayList<>();
+				for (int call = 0; call < 10; call++) {
+					ClusterLocks locks = nodes.get(call % nodes.size());
+					calls.add(CompletableFuture.supplyAsync(() -> {
+						try {
+							return locks.runLocked("job", 3, LOCK, Duration.ZERO, true, (lock) -> {
+								most.accumulateAndGet(running.incrementAndGet(), Math::max);
+								three.countDown();
+								// Runs overlap until three have started (or a while has
+								// passed): the others find every permit held.
+								three.await(2, TimeUnit.SECONDS);
+								running.decrementAndGet();
+							});
+						}
+						catch (Exception ex) {
+							throw new IllegalStateException(ex);
+						}
+					}, threads));
+				}
+				for (CompletableFuture<Boolean> call : calls) {
+					call.get(30, TimeUnit.SECONDS);
+				}
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+		assertThat(most.get()).isEqualTo(3);
 	}
 
 }
