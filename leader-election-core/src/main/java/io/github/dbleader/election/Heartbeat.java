@@ -148,6 +148,15 @@ final class Heartbeat {
 	 */
 	private volatile String rank = "";
 
+	/**
+	 * The last holder's rank compared with this instance's, and the answer: a follower's
+	 * round compares every election's holder, and the holders of a cluster share a few
+	 * ranks, so the comparison (which parses both) runs once per distinct rank in a row.
+	 */
+	private @Nullable String comparedRank;
+
+	private boolean comparedOutranks;
+
 	private boolean purged;
 
 	private long lastPurgeNanos;
@@ -390,8 +399,7 @@ final class Heartbeat {
 				LeaseChange change = loop.decide(renewedTerm, sent, state, readAt);
 				serverChanged |= loop.takeServerChange();
 				if (change == null) {
-					if (state != null && loop.mayAskToLead(state)
-							&& RankOrder.INSTANCE.outranks(this.rank, state.holderRank())) {
+					if (state != null && loop.mayAskToLead(state) && outranks(state.holderRank())) {
 						asks.computeIfAbsent(Objects.requireNonNull(state.leaderId()), (key) -> new ArrayList<>())
 							.add(loop.election());
 					}
@@ -449,6 +457,21 @@ final class Heartbeat {
 		Collections.shuffle(takeOvers, this.random);
 		succeeded &= carryOutWithinBudget(new Batch(LeaseChange.Kind.TAKE_OVER, null), takeOvers, budgetEnd);
 		return succeeded;
+	}
+
+	/**
+	 * Whether this instance outranks a holder of that rank; the empty rank outranks none.
+	 */
+	private boolean outranks(@Nullable String holderRank) {
+		String own = this.rank;
+		if (own.isEmpty() || holderRank == null) {
+			return false;
+		}
+		if (!holderRank.equals(this.comparedRank)) {
+			this.comparedOutranks = RankOrder.INSTANCE.outranks(own, holderRank);
+			this.comparedRank = holderRank;
+		}
+		return this.comparedOutranks;
 	}
 
 	/**
