@@ -161,6 +161,12 @@ final class Heartbeat {
 
 	private long lastPurgeNanos;
 
+	/**
+	 * Whether the last purge failed: a purge that keeps failing alone (the round itself
+	 * going through) would otherwise let the rows of crashed nodes pile up unseen.
+	 */
+	private boolean purgeFailing;
+
 	Heartbeat(String nodeId, String instanceId, LeaseRepository repository, ElectionSettings settings,
 			MonotonicClock clock, DatabaseStatus database, LeadershipListener listener, Executor notifier,
 			Random random) {
@@ -783,9 +789,22 @@ final class Heartbeat {
 		this.lastPurgeNanos = now;
 		try {
 			this.repository.purge(purgeAge());
+			if (this.purgeFailing) {
+				this.purgeFailing = false;
+				logger.info("Node '{}': the purge of unused rows went through again", this.nodeId);
+			}
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Node '{}': could not purge unused rows; trying again in {}", this.nodeId, purgeAge(), ex);
+			if (!this.purgeFailing) {
+				this.purgeFailing = true;
+				logger.warn(
+						"Node '{}': could not purge unused rows; trying again every {} (further failures at DEBUG): {}",
+						this.nodeId, purgeAge(), ex.toString());
+			}
+			else {
+				logger.debug("Node '{}': could not purge unused rows again; trying again in {}", this.nodeId,
+						purgeAge(), ex);
+			}
 		}
 	}
 

@@ -520,6 +520,25 @@ class HeartbeatTests {
 	}
 
 	@Test
+	void aFailedPurgeWarnsOnceAndItsRecoveryIsTold() {
+		try (CapturedLog log = CapturedLog.of(Heartbeat.class)) {
+			this.repository.failNext("purge");
+			this.a.join("x");
+			this.a.tick();
+			for (int i = 0; i < 60; i++) {
+				elapse(R);
+				this.a.tick();
+			}
+			assertThat(this.repository.statements()).as("the failed purge and the next")
+				.filteredOn("purge"::equals)
+				.hasSize(2);
+			assertThat(log.events()).filteredOn((event) -> event.getFormattedMessage().contains("purge"))
+				.extracting(ch.qos.logback.classic.spi.ILoggingEvent::getLevel)
+				.containsExactly(ch.qos.logback.classic.Level.WARN, ch.qos.logback.classic.Level.INFO);
+		}
+	}
+
+	@Test
 	void crashedNodesCandidaciesAndTheLeasesNobodyRunsArePurgedAfterTwentyLeases() {
 		FakeNode crashed = node("crashed");
 		List.of("x", "gone").forEach(crashed::join);

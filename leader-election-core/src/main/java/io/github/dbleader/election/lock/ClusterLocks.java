@@ -120,6 +120,8 @@ public class ClusterLocks implements AutoCloseable {
 	 */
 	private final AtomicInteger permitTries = new AtomicInteger();
 
+	private final FailingTries failingTries = new FailingTries(logger);
+
 	/** The locks of the runs on each thread, innermost last. */
 	private final ThreadLocal<@Nullable Deque<HeldLock>> current = new ThreadLocal<>();
 
@@ -292,7 +294,7 @@ public class ClusterLocks implements AutoCloseable {
 	public Optional<HeldLock> tryLock(String name, Duration atMostFor, Duration atLeastFor) {
 		String key = key(ElectionNames.lockName(name));
 		validate(atMostFor, atLeastFor);
-		return told(name, take(name, key, atMostFor, atLeastFor));
+		return told(name, take(name, name, key, atMostFor, atLeastFor));
 	}
 
 	/**
@@ -326,7 +328,7 @@ public class ClusterLocks implements AutoCloseable {
 	public Optional<HeldLock> tryPermit(String name, int permits, Duration atMostFor, Duration atLeastFor) {
 		List<String> keys = ElectionNames.permitKeys(name, permits);
 		validate(atMostFor, atLeastFor);
-		return told(name, (permits == 1) ? take(name, keys.get(0), atMostFor, atLeastFor)
+		return told(name, (permits == 1) ? take(name, name, keys.get(0), atMostFor, atLeastFor)
 				: takePermit(name, keys, atMostFor, atLeastFor));
 	}
 
@@ -346,9 +348,10 @@ public class ClusterLocks implements AutoCloseable {
 			free = this.repository.freeLocks(keys);
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not read the permits of lock '" + name + "'; the run is skipped: " + ex);
+			this.failingTries.failed(name, "read which of its permits are free", ex);
 			return Optional.empty();
 		}
+		this.failingTries.reached(name);
 		// Tries that meet start at different free permits, so that most take the first
 		// they try.
 		int start = Math.floorMod(this.nodeId.hashCode() + this.permitTries.getAndIncrement(),
@@ -360,7 +363,7 @@ public class ClusterLocks implements AutoCloseable {
 				continue;
 			}
 			takes++;
-			Optional<HeldLock> held = take(key.substring(KEY_PREFIX.length()), key, atMostFor, atLeastFor);
+			Optional<HeldLock> held = take(name, key.substring(KEY_PREFIX.length()), key, atMostFor, atLeastFor);
 			if (held.isPresent()) {
 				return held;
 			}
@@ -368,7 +371,11 @@ public class ClusterLocks implements AutoCloseable {
 		return Optional.empty();
 	}
 
-	private Optional<HeldLock> take(String name, String key, Duration atMostFor, Duration atLeastFor) {
+	/**
+	 * @param lock the lock's name as the application gave it, for the log
+	 * @param name the name of the row taken: the lock's, or one of its permits'
+	 */
+	private Optional<HeldLock> take(String lock, String name, String key, Duration atMostFor, Duration atLeastFor) {
 		if (!this.inFlight.add(key)) {
 			return Optional.empty();
 		}
@@ -376,13 +383,14 @@ public class ClusterLocks implements AutoCloseable {
 			// Before the statement is sent: a slow answer never extends the belief.
 			long sentAt = this.clock.nanoTime();
 			OptionalLong term = this.repository.tryLock(key, this.nodeId, atMostFor);
+			this.failingTries.reached(lock);
 			if (term.isEmpty()) {
 				return Optional.empty();
 			}
 			return Optional.of(new HeldLock(this, name, key, term.getAsLong(), sentAt, atMostFor, atLeastFor));
 		}
 		catch (RuntimeException ex) {
-			logger.debug("Could not try lock '" + name + "'; the run is skipped: " + ex);
+			this.failingTries.failed(lock, "try it", ex);
 			return Optional.empty();
 		}
 		finally {
