@@ -1,5 +1,6 @@
 package io.github.dbleader.benchmarks.harness;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -187,6 +188,48 @@ final class ResultsReport {
 		line();
 	}
 
+	/**
+	 * The failover times split into the triggers that passed without a run and the wait
+	 * for the first trigger after the fault, where runs start at triggers.
+	 */
+	private void triggerWaits() {
+		List<String> rows = new ArrayList<>();
+		for (SystemResults system : this.run.systems()) {
+			for (Map.Entry<FaultKind, List<FailoverTrial>> entry : system.failovers().entrySet()) {
+				List<FailoverTrial> trials = entry.getValue()
+					.stream()
+					.filter((trial) -> trial.triggersSkipped() >= 0)
+					.toList();
+				if (trials.isEmpty()) {
+					continue;
+				}
+				long atFirst = trials.stream().filter((trial) -> trial.triggersSkipped() == 0).count();
+				long skipped = trials.stream().mapToLong(FailoverTrial::triggersSkipped).sum();
+				Distribution waits = Distribution.of(trials.stream().map(FailoverTrial::triggerWait).toList());
+				rows.add("| " + system.system().label() + " | " + entry.getKey().label() + " | " + trials.size() + " | "
+						+ atFirst + " | " + skipped + " | " + seconds(waits.median()) + " | " + seconds(waits.min())
+						+ " | " + seconds(waits.max()) + " |");
+			}
+		}
+		if (rows.isEmpty()) {
+			return;
+		}
+		long period = this.run.settings().jobInterval().toMillis();
+		line("Where every run starts at a trigger of its node's scheduler (the columns above but the locks and"
+				+ " the long runs), a failover time splits into the triggers of the node that ran first that came"
+				+ " after the fault and passed without a run (a trigger every " + seconds(period) + ", so each"
+				+ " adds a whole period) and the wait from the fault to the first of them. That wait depends only"
+				+ " on where the fault falls between two triggers: the faults come at a random point of the period,"
+				+ " so for any system that runs the job at most once per trigger it is spread evenly over one period,"
+				+ " with a median of half of it (" + seconds(period / 2) + "), however fast its hand-over.");
+		line();
+		line("| system | fault | trials | ran at the first trigger after the fault | triggers that passed without a run"
+				+ " | wait for the first trigger: median | min | max |");
+		line("|---|---|---|---|---|---|---|---|");
+		rows.forEach(this::line);
+		line();
+	}
+
 	private void failover() {
 		if (this.run.systems().isEmpty()) {
 			return;
@@ -232,6 +275,7 @@ final class ResultsReport {
 			}
 		}
 		line();
+		triggerWaits();
 		line("Job runs of two nodes at once from the start of the steady state to the end of the failover trials:");
 		line();
 		for (SystemResults system : this.run.systems()) {

@@ -327,7 +327,9 @@ final class SystemBenchmark {
 			.filter((run) -> run.nodeId().equals(victim.id()) && run.finishedAt() <= faultAt)
 			.count();
 		boolean duringRun = runsStarted > runsCommitted;
-		Optional<FailoverTrial> failover = first.map((run) -> new FailoverTrial(run.startedAt() - faultAt, duringRun));
+		long periodMillis = this.system.runsStartAtTriggers() ? this.settings.jobInterval().toMillis() : 0;
+		Optional<FailoverTrial> failover = first
+			.map((run) -> new FailoverTrial(run.startedAt() - faultAt, duringRun, periodMillis));
 		log(kind.label() + " trial " + trial + ": " + victim.id() + (duringRun ? " (during a run)" : "") + " -> "
 				+ first.map((run) -> run.nodeId() + " after " + (run.startedAt() - faultAt) + " ms")
 					.orElse("no run elsewhere within " + deadline.toMillis() + " ms"));

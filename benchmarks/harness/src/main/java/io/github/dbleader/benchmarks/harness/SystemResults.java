@@ -40,8 +40,29 @@ record SystemResults(SystemUnderTest system, SteadyState steadyState, Map<FaultK
 	 * @param millis from the fault to the start of the first run of another node
 	 * @param duringRun whether the faulted node was in the middle of a job run: it had
 	 * logged the start of a run whose row was not committed before the fault
+	 * @param periodMillis the job's period where each run starts at a trigger of its node
+	 * ({@link SystemUnderTest#runsStartAtTriggers()}), else 0
 	 */
-	record FailoverTrial(long millis, boolean duringRun) {
+	record FailoverTrial(long millis, boolean duringRun, long periodMillis) {
+
+		/**
+		 * The triggers of the node that ran first after the fault that came after the
+		 * fault and did not run: its triggers come every period, so the first one after
+		 * the fault came a whole number of periods before the run.
+		 * @return how many, or -1 where runs do not start at triggers
+		 */
+		long triggersSkipped() {
+			return (this.periodMillis > 0) ? this.millis / this.periodMillis : -1;
+		}
+
+		/**
+		 * @return from the fault to the first trigger after it of the node that ran
+		 * first, or -1 where runs do not start at triggers
+		 */
+		long triggerWait() {
+			return (this.periodMillis > 0) ? this.millis % this.periodMillis : -1;
+		}
+
 	}
 
 	/**

@@ -134,6 +134,16 @@ enum SystemUnderTest {
 	}
 
 	/**
+	 * @return whether each run starts at a trigger of its node's scheduler, so that the
+	 * triggers between a fault and the first run after it can be told from that run's
+	 * start: not the long runs (recorded at their end) nor this starter's locks, whose
+	 * tries wait a random spread after the trigger
+	 */
+	boolean runsStartAtTriggers() {
+		return this == OURS || this == SHEDLOCK || this == INTEGRATION;
+	}
+
+	/**
 	 * @param settings the run's settings
 	 * @return how long each job run works: three leases in a long run, else the run's
 	 * setting
