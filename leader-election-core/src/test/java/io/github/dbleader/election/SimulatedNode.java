@@ -606,8 +606,10 @@ final class SimulatedNode {
 		long startedAt = this.simulation.now();
 		LockHolding[] holding = new LockHolding[1];
 		try {
-			boolean ran = this.locks.runLocked(name, work.atMostFor(), work.atLeastFor(), work.release(), (lock) -> {
-				holding[0] = new LockHolding(name, lock, startedAt, this.simulation.now());
+			int permits = Simulation.permits(name);
+			ClusterLocks.LockedTask task = (lock) -> {
+				// The row it holds: the lock's own, or that of another of its permits.
+				holding[0] = new LockHolding(lock.name(), lock, startedAt, this.simulation.now());
 				this.holdings.add(holding[0]);
 				this.simulation.trace(this.instanceId,
 						"runs under lock " + name + " term " + lock.term() + " for " + work.steps().length + " steps");
@@ -635,7 +637,10 @@ final class SimulatedNode {
 						}
 					}
 				}
-			});
+			};
+			boolean ran = (permits == 1)
+					? this.locks.runLocked(name, work.atMostFor(), work.atLeastFor(), work.release(), task)
+					: this.locks.runLocked(name, permits, work.atMostFor(), work.atLeastFor(), work.release(), task);
 			if (!ran) {
 				this.simulation.trace(this.instanceId, "lock " + name + " not taken");
 			}
@@ -680,6 +685,18 @@ final class SimulatedNode {
 	 */
 	boolean tryLockOnce(String name) {
 		return this.locks.tryLock(name, Duration.ofSeconds(1), Duration.ZERO).map(HeldLock::release).isPresent();
+	}
+
+	/**
+	 * Try one of a lock's permits once, as a fresh run would, and give it back at once.
+	 * @param name the lock's name
+	 * @param permits how many permits it has
+	 * @return whether one was taken
+	 */
+	boolean tryPermitOnce(String name, int permits) {
+		return this.locks.tryPermit(name, permits, Duration.ofSeconds(1), Duration.ZERO)
+			.map(HeldLock::release)
+			.isPresent();
 	}
 
 	/**
@@ -833,7 +850,8 @@ final class SimulatedNode {
 	/**
 	 * A lock run under way, as its task sees it.
 	 *
-	 * @param name the lock's name
+	 * @param name the name of the row it holds: the lock's, or that of another of its
+	 * permits ({@link HeldLock#name()})
 	 * @param lock the acquisition
 	 * @param startedAt simulated time the run started, before its try was sent
 	 * @param acquiredAt simulated time the try's answer arrived

@@ -98,8 +98,23 @@ final class Simulation {
 
 	private final List<String> electionNames;
 
+	/**
+	 * The lock whose runs take one of {@link #PERMITS} permits; the others are plain
+	 * locks.
+	 */
+	static final String PERMIT_LOCK = "p0";
+
+	/** How many runs of {@link #PERMIT_LOCK} may hold it at once. */
+	static final int PERMITS = 2;
+
 	/** The cluster locks the processes' application runs take. */
 	private final List<String> lockNames;
+
+	/**
+	 * The locks' rows, as their holders name them ({@code HeldLock#name}): a lock's own,
+	 * then those of its other permits.
+	 */
+	private final List<String> lockRows;
 
 	/** How many partitions the partition group has. */
 	private final int partitions;
@@ -166,7 +181,11 @@ final class Simulation {
 		this.partitions = partitions;
 		this.random = new Random(seed);
 		this.electionNames = IntStream.range(0, electionCount).mapToObj((i) -> "e" + i).toList();
-		this.lockNames = List.of("l0", "l1", "l2");
+		this.lockNames = List.of("l0", "l1", "l2", PERMIT_LOCK);
+		this.lockRows = this.lockNames.stream()
+			.flatMap((name) -> ElectionNames.permitKeys(name, permits(name)).stream())
+			.map((key) -> key.substring(ElectionNames.LOCK_NAME_PREFIX.length()))
+			.toList();
 		this.database = new SimulatedDatabase(this);
 		this.checker = new SimulationChecker(this);
 		SimulationLog.register(this);
@@ -224,12 +243,12 @@ final class Simulation {
 		}
 		this.checker.checkLive(end);
 		this.checker.checkPartitionsLive(end);
-		this.lockNames.forEach((name) -> this.checker.checkLockLive(name, LONGEST_LOCK_HOLD));
+		this.lockNames.forEach((name) -> this.checker.checkLockLive(name, permits(name), LONGEST_LOCK_HOLD));
 		long quietFrom = Math.max(faultsEnd, calmSince());
 		long[] leaderless = this.checker.longestLeaderless(quietFrom, end);
 		return new Outcome(this.seed, this.nodes.size(), this.electionNames.size(), this.eventsRun,
 				this.checker.grants(), this.checker.commits(), this.checker.lockRuns(),
-				Math.max(0, this.checker.electionsSettledAt() - quietFrom),
+				this.checker.allPermitsHeldTimes(), Math.max(0, this.checker.electionsSettledAt() - quietFrom),
 				Math.max(0, this.checker.partitionsSettledAt() - quietFrom), (leaderless != null) ? leaderless[1] : 0,
 				(leaderless != null) ? this.electionNames.get((int) leaderless[0]) + ((leaderless[2] > quietFrom)
 						? " from " + (leaderless[2] - quietFrom) / 1_000_000 + " ms after the quiet phase began"
@@ -760,6 +779,21 @@ final class Simulation {
 		return this.lockNames;
 	}
 
+	/**
+	 * @return the rows of every lock, each held by one run at most
+	 */
+	List<String> lockRows() {
+		return this.lockRows;
+	}
+
+	/**
+	 * @param name one of {@link #lockNames()}
+	 * @return how many runs may hold it at once
+	 */
+	static int permits(String name) {
+		return PERMIT_LOCK.equals(name) ? PERMITS : 1;
+	}
+
 	long seed() {
 		return this.seed;
 	}
@@ -854,6 +888,8 @@ final class Simulation {
 	 * @param grants how many grants of leadership
 	 * @param commits how many fenced commits, elections' and locks'
 	 * @param lockRuns how many acquisitions of cluster locks
+	 * @param allPermitsHeld how often every permit of {@link #PERMIT_LOCK} came to be
+	 * held at once
 	 */
 	/**
 	 * What a schedule ran.
@@ -863,7 +899,8 @@ final class Simulation {
 	 * @param partitionsSettled the same for the partitions' owners
 	 */
 	record Outcome(long seed, int nodes, int elections, long events, int grants, int commits, int lockRuns,
-			long electionsSettled, long partitionsSettled, long longestLeaderless, String leaderlessElection) {
+			int allPermitsHeld, long electionsSettled, long partitionsSettled, long longestLeaderless,
+			String leaderlessElection) {
 	}
 
 }

@@ -128,10 +128,29 @@ final class SimulationChecker {
 
 	private int lockRuns;
 
+	/**
+	 * Where {@link Simulation#PERMIT_LOCK}'s rows are in {@link Simulation#lockRows()}.
+	 */
+	private final int[] permitRows;
+
+	/**
+	 * Whether every permit of {@link Simulation#PERMIT_LOCK} was held at the last check.
+	 */
+	private boolean allPermitsHeld;
+
+	/**
+	 * How often every permit of {@link Simulation#PERMIT_LOCK} came to be held at once.
+	 */
+	private int allPermitsHeldTimes;
+
 	private int commits;
 
 	SimulationChecker(Simulation simulation) {
 		this.simulation = simulation;
+		this.permitRows = ElectionNames.permitKeys(Simulation.PERMIT_LOCK, Simulation.PERMITS)
+			.stream()
+			.mapToInt((key) -> simulation.lockRows().indexOf(key.substring(ElectionNames.LOCK_NAME_PREFIX.length())))
+			.toArray();
 		this.leaderlessSince = new long[simulation.electionNames().size()];
 		this.partitionOwners = new int[simulation.partitions()];
 		this.believers = new int[simulation.electionNames().size()];
@@ -403,10 +422,13 @@ final class SimulationChecker {
 					continue;
 				}
 				if (believers == null) {
-					believers = new SimulatedNode.LockHolding[this.simulation.lockNames().size()];
+					believers = new SimulatedNode.LockHolding[this.simulation.lockRows().size()];
 					believing = new SimulatedNode[believers.length];
 				}
-				int index = this.simulation.lockNames().indexOf(holding.name());
+				// By row: each permit of a lock is held by one run at most, so that no
+				// more
+				// runs hold a lock than it has permits.
+				int index = this.simulation.lockRows().indexOf(holding.name());
 				SimulatedNode.LockHolding other = believers[index];
 				if (other != null) {
 					SimulatedNode.LockHolding first = (other.acquiredAt() <= holding.acquiredAt()) ? other : holding;
@@ -421,6 +443,22 @@ final class SimulationChecker {
 				believing[index] = nodes.get(i);
 			}
 		}
+		boolean all = believers != null;
+		for (int row = 0; all && row < this.permitRows.length; row++) {
+			all = believers[this.permitRows[row]] != null;
+		}
+		if (all && !this.allPermitsHeld) {
+			this.allPermitsHeldTimes++;
+		}
+		this.allPermitsHeld = all;
+	}
+
+	/**
+	 * @return how often every permit of {@link Simulation#PERMIT_LOCK} came to be held at
+	 * once, by as many runs
+	 */
+	int allPermitsHeldTimes() {
+		return this.allPermitsHeldTimes;
 	}
 
 	/**
@@ -484,36 +522,46 @@ final class SimulationChecker {
 	}
 
 	/**
-	 * Liveness of a lock at the end of the quiet phase: a lock no process believes it
-	 * holds is taken by a node that tries it, once its row has expired, which is no later
-	 * than the longest hold a run asks for.
+	 * Liveness of a lock at the end of the quiet phase: a lock with a permit no process
+	 * believes it holds is taken by a node that tries it, once that permit's row has
+	 * expired, which is no later than the longest hold a run asks for.
 	 * @param name the lock's name
+	 * @param permits how many permits it has
 	 * @param longest the longest {@code atMostFor} or lease a run asks for
 	 */
-	void checkLockLive(String name, Duration longest) {
+	void checkLockLive(String name, int permits, Duration longest) {
 		List<SimulatedNode> nodes = this.simulation.nodes();
-		if (nodes.stream()
-			.anyMatch((node) -> node.holdings()
-				.stream()
-				.anyMatch((holding) -> holding.name().equals(name) && holding.lock().isHeld()))) {
+		SimulatedDatabase database = this.simulation.database();
+		boolean anyFree = false;
+		for (String key : ElectionNames.permitKeys(name, permits)) {
+			String row = key.substring(ElectionNames.LOCK_NAME_PREFIX.length());
+			if (nodes.stream()
+				.anyMatch((node) -> node.holdings()
+					.stream()
+					.anyMatch((holding) -> holding.name().equals(row) && holding.lock().isHeld()))) {
+				continue;
+			}
+			anyFree = true;
+			InMemoryLockRepository.Row held = database.locks().row(key);
+			if (held != null) {
+				long left = held.expiresAt() - database.millis();
+				if (left > longest.toMillis()) {
+					fail("lock " + row + " is held by nobody who believes it, and its row " + held + " expires in "
+							+ left + " ms, past the longest hold asked for");
+				}
+				this.simulation.advanceTo(this.simulation.now() + Math.max(0, left + 1) * 1_000_000L);
+			}
+		}
+		if (!anyFree) {
 			return;
 		}
-		SimulatedDatabase database = this.simulation.database();
-		String key = ClusterLocks.key(name);
-		InMemoryLockRepository.Row row = database.locks().row(key);
-		if (row != null) {
-			long left = row.expiresAt() - database.millis();
-			if (left > longest.toMillis()) {
-				fail("lock " + name + " is held by nobody who believes it, and its row " + row + " expires in " + left
-						+ " ms, past the longest hold asked for");
-			}
-			this.simulation.advanceTo(this.simulation.now() + Math.max(0, left + 1) * 1_000_000L);
-		}
 		SimulatedNode node = nodes.stream().filter((any) -> any.running() && !any.paused()).findFirst().orElseThrow();
-		if (!node.tryLockOnce(name)) {
-			fail("after the quiet phase, at " + this.simulation.now() / 1e9 + " s, lock " + name
-					+ " is believed held by nobody and its row has expired, and " + node.label()
-					+ " could not take it (row: " + database.locks().row(key) + ")");
+		boolean taken = (permits == 1) ? node.tryLockOnce(name) : node.tryPermitOnce(name, permits);
+		if (!taken) {
+			fail("after the quiet phase, at " + this.simulation.now() / 1e9 + " s, lock " + name + " has a permit"
+					+ " believed held by nobody whose row has expired, and " + node.label() + " could not take one"
+					+ " (rows: " + ElectionNames.permitKeys(name, permits).stream().map(database.locks()::row).toList()
+					+ ")");
 		}
 	}
 

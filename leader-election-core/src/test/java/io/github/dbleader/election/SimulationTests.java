@@ -111,7 +111,13 @@ class SimulationTests {
 		long grants = outcomes.stream().mapToLong(Simulation.Outcome::grants).sum();
 		long commits = outcomes.stream().mapToLong(Simulation.Outcome::commits).sum();
 		long lockRuns = outcomes.stream().mapToLong(Simulation.Outcome::lockRuns).sum();
+		long allPermitsHeld = outcomes.stream().mapToLong(Simulation.Outcome::allPermitsHeld).sum();
 		assertThat(outcomes).hasSize(count);
+		// The permits' checks only mean something where runs held them all at once; a
+		// run of a thousand schedules or more always has some.
+		assertThat((count < 1_000) ? 1 : allPermitsHeld)
+			.as("times every permit of %s was held at once", Simulation.PERMIT_LOCK)
+			.isPositive();
 		Simulation.Outcome slowestElections = outcomes.stream()
 			.max(java.util.Comparator.comparingLong(Simulation.Outcome::electionsSettled))
 			.orElseThrow();
@@ -136,9 +142,10 @@ class SimulationTests {
 				leaderless[leaderless.length * 999 / 1000] / 1e9, longestLeaderless.longestLeaderless() / 1e9,
 				longestLeaderless.seed(), longestLeaderless.leaderlessElection());
 		System.out.printf("[simulation] %d schedules (seeds %d to %d), %s of simulated time each, on %d threads: "
-				+ "0 violations, %d events, %d grants, %d lock acquisitions, %d fenced commits, in %.1f s (%.2f ms a"
-				+ " schedule per thread)%n", count, first, first + count - 1, SCHEDULE_LENGTH, threads, events, grants,
-				lockRuns, commits, took.toMillis() / 1e3, took.toNanos() / 1e6 * threads / count);
+				+ "0 violations, %d events, %d grants, %d lock acquisitions (every permit of %s held at once %d times),"
+				+ " %d fenced commits, in %.1f s (%.2f ms a schedule per thread)%n", count, first, first + count - 1,
+				SCHEDULE_LENGTH, threads, events, grants, lockRuns, Simulation.PERMIT_LOCK, allPermitsHeld, commits,
+				took.toMillis() / 1e3, took.toNanos() / 1e6 * threads / count);
 	}
 
 	/**
