@@ -155,6 +155,9 @@ final class Heartbeat {
 	 */
 	private @Nullable String comparedRank;
 
+	/** This instance's rank when {@link #comparedOutranks} was computed. */
+	private @Nullable String comparedOwnRank;
+
 	private boolean comparedOutranks;
 
 	private boolean purged;
@@ -473,9 +476,10 @@ final class Heartbeat {
 		if (own.isEmpty() || holderRank == null) {
 			return false;
 		}
-		if (!holderRank.equals(this.comparedRank)) {
+		if (!holderRank.equals(this.comparedRank) || !own.equals(this.comparedOwnRank)) {
 			this.comparedOutranks = RankOrder.INSTANCE.outranks(own, holderRank);
 			this.comparedRank = holderRank;
+			this.comparedOwnRank = own;
 		}
 		return this.comparedOutranks;
 	}

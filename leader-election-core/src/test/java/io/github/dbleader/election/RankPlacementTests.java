@@ -70,6 +70,20 @@ class RankPlacementTests {
 	}
 
 	@Test
+	void aRankSetAgainIsComparedAgain() {
+		FakeNode a = node("a", "2.0.0");
+		a.join("x");
+		rounds(2);
+		FakeNode b = node("b", "2.0.0");
+		b.join("x");
+		rounds(4);
+		assertThat(leaders("x")).containsExactly("a");
+		b.heartbeat.setRank("3.0.0");
+		rounds(6);
+		assertThat(leaders("x")).containsExactly("b");
+	}
+
+	@Test
 	void aLowerRankNeverAsks() {
 		FakeNode a = node("a", "2.0.0");
 		a.join("x");
