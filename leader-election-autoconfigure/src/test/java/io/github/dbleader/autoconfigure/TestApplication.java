@@ -30,17 +30,14 @@ public class TestApplication {
 	 */
 	public static ConfigurableApplicationContext start(TestDatabase database, boolean web, Class<?>[] sources,
 			String... properties) {
+		// The empty rank, as the bare election services that tests run beside it have:
+		// Spring Boot would take the application's version from the jar of the class with
+		// main(), surefire's booter, and the application would then ask every such node
+		// for its leases.
 		List<String> all = new ArrayList<>(
 				List.of("spring.datasource.url=" + database.url(), "spring.datasource.username=" + database.username(),
 						"spring.datasource.password=" + database.password(), "spring.jmx.enabled=false",
-						"server.port=0", "spring.main.banner-mode=off",
-						// The rank of the bare election services that tests run beside
-						// it:
-						// Spring Boot would take the application's version from the jar
-						// of
-						// the class with main(), surefire's booter, and the application
-						// would then ask every such node for its leases.
-						"leader-election.rank="));
+						"server.port=0", "spring.main.banner-mode=off", "leader-election.rank="));
 		all.addAll(List.of(properties));
 		List<Class<?>> allSources = new ArrayList<>(List.of(TestApplication.class));
 		allSources.addAll(List.of(sources));

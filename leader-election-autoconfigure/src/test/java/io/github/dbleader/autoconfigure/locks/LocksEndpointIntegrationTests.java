@@ -59,13 +59,11 @@ class LocksEndpointIntegrationTests {
 		jdbc = new JdbcTemplate(dataSource);
 		jdbc.execute("DROP TABLE IF EXISTS boot_locks_work");
 		jdbc.execute("CREATE TABLE boot_locks_work (id INT PRIMARY KEY)");
+		// The release waits for the fenced transaction in flight within the statement
+		// timeout, set well above the 700 ms the test holds it: the default (1 s, half
+		// the renew interval) left a loaded machine 300 ms, and it answered 503.
 		application = TestApplication.start(DATABASE, true, new Class<?>[0], "leader-election.node-id=locks-a",
 				"leader-election.lease-duration=10s", "leader-election.renew-interval=2s",
-				// The release waits for the fenced transaction in flight within the
-				// statement
-				// timeout: well above the 700 ms the test holds it (half the renew
-				// interval,
-				// 1 s, left a loaded machine 300 ms and answered 503 now and then).
 				"leader-election.statement-timeout=1900ms", "leader-election.jdbc.table-name=" + TABLES.leaseTable(),
 				"leader-election.jdbc.candidate-table-name=" + TABLES.candidateTable(),
 				"leader-election.jdbc.initialize-schema=never", "management.endpoints.web.exposure.include=locks",
